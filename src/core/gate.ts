@@ -1,0 +1,30 @@
+import type { RuleAction } from './policy.ts';
+import type { Risk } from './tool.ts';
+
+/** One path a call will touch, as the decider sees it (before any I/O). */
+export interface GateTarget {
+  /** As the model and the person see it (folder-prefixed in multi-root). */
+  readonly display: string;
+  /** The policy's verdict for this path: `default` = no rule matched. */
+  readonly action: RuleAction | 'default';
+  readonly rule?: string;
+}
+
+export interface GateCall {
+  readonly tool: string;
+  readonly risk: Risk;
+  /** One line: what the call does, e.g. `search "TODO" in src`. */
+  readonly summary: string;
+  readonly targets: readonly GateTarget[];
+  /** True when any target matched an `ask` rule: the decider must ask the person every time. */
+  readonly secret: boolean;
+}
+
+export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';
+
+export interface Verdict {
+  readonly allow: boolean;
+  readonly decidedBy: DecidedBy;
+  /** For a refusal: why, shown to the model. */
+  readonly reason?: string;
+}

@@ -1,0 +1,173 @@
+import { SandboxError, refused, fromFsError } from './errors.ts';
+import type { WorkspaceFs } from './ports.ts';
+
+export interface WorkspaceRoot {
+  /** The folder's name, the first path segment in a multi-root workspace. */
+  readonly name: string;
+  /** The backend's address of the folder (a path for node fs, a URI string for VS Code). */
+  readonly address: string;
+  /** The folder's local filesystem path, when it has one (absolute model paths are mapped with it). */
+  readonly localPath?: string;
+}
+
+/** A model path after the pure, lexical checks: no I/O has happened yet. */
+export interface ModelPath {
+  readonly root: WorkspaceRoot;
+  /** Relative to the root, "/"-separated, no "." or ".." segments; "" is the root itself. */
+  readonly rel: string;
+  /** How the model and the person see it: `rel`, prefixed with the folder name in multi-root. */
+  readonly display: string;
+}
+
+/** A model path checked on disk. */
+export interface ResolvedPath extends ModelPath {
+  readonly address: string;
+  readonly exists: boolean;
+  /** Where the path really leads, relative to the root's real location (differs from `rel` through symlinks). */
+  readonly realRel: string;
+}
+
+const MAX_PATH_CHARS = 4096;
+const MAX_SEGMENT_BYTES = 255;
+// Security: characters that render like "." "/" or "\" and would let a path read as something else to the person.
+const LOOKALIKES = /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F8\uFF3C\u29F5\u2216\uFE68\u3002\uFF61]/u;
+// Security: invisible and bidi-control characters make a path display differently from what it opens.
+const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/u;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
+const PERCENT_ENCODED_SEPARATOR = /%(2e|2f|5c|00|25)/i;
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
+
+function refuse(raw: string, why: string, next = 'Give a path relative to the workspace folder, such as "src/index.ts".'): SandboxError {
+  return refused(`Path ${JSON.stringify(raw)} was refused: ${why}. ${next}`);
+}
+
+function folderList(roots: readonly WorkspaceRoot[]): string {
+  return roots.map((r) => `"${r.name}"`).join(', ');
+}
+
+/**
+ * Pure lexical translation of a model path. Refuses every form that could name something outside
+ * the workspace or display as something other than what it opens.
+ */
+export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[]): ModelPath {
+  if (roots.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', 'No workspace folder is open, so there is nothing to address. Ask the user to open a folder.');
+  if (raw.length > MAX_PATH_CHARS) throw refuse(raw.slice(0, 80) + '…', `it is ${raw.length} characters long, over the limit of ${MAX_PATH_CHARS}`);
+  if (raw.includes('\0')) throw refuse(raw, 'it contains a NUL byte');
+  if (CONTROL.test(raw)) throw refuse(raw, 'it contains a control character');
+  if (INVISIBLE.test(raw)) throw refuse(raw, 'it contains an invisible or text-direction character that would make it display differently from what it opens');
+  if (LOOKALIKES.test(raw)) throw refuse(raw, 'it contains a character that looks like ".", "/" or "\\" but is not one');
+  if (raw.startsWith('~')) throw refuse(raw, 'home-directory paths ("~") are outside the workspace');
+  if (/^[a-z]:/i.test(raw)) throw refuse(raw, 'it is a Windows drive path');
+  if (raw.includes('\\')) throw refuse(raw, 'it contains a backslash; UNC paths and "\\" separators are not accepted', 'Use "/" between segments, relative to the workspace folder.');
+  if (raw.startsWith('//')) throw refuse(raw, 'it is a network (UNC-style) path');
+  if (URI_SCHEME.test(raw)) throw refuse(raw, 'URIs are not accepted');
+  if (PERCENT_ENCODED_SEPARATOR.test(raw)) throw refuse(raw, 'it contains a percent-encoded ".", "/", "\\", "%" or NUL; paths are taken literally and never decoded');
+  const separatorsOf = (s: string): string => s.replace(/[^./\\]/g, '');
+  if (separatorsOf(raw.normalize('NFKC')) !== separatorsOf(raw)) throw refuse(raw, 'it contains a compatibility character that normalizes to ".", "/" or "\\"');
+
+  let rest = raw;
+  let root: WorkspaceRoot | undefined;
+  if (raw.startsWith('/')) {
+    const owner = roots.find((r) => r.localPath !== undefined && (raw === r.localPath || raw.startsWith(r.localPath.endsWith('/') ? r.localPath : r.localPath + '/')));
+    if (!owner || owner.localPath === undefined) throw refuse(raw, 'it is an absolute path outside the workspace folders');
+    root = owner;
+    rest = raw.slice(owner.localPath.length);
+  }
+
+  const segments: string[] = [];
+  for (const segment of rest.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') throw refuse(raw, 'it contains a ".." segment');
+    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) throw refuse(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+    if (/[. ]$/.test(segment)) throw refuse(raw, `the segment "${segment}" ends with a dot or a space, which some filesystems silently strip`);
+    if (WINDOWS_DEVICE.test(segment)) throw refuse(raw, `"${segment}" is a reserved device name`);
+    segments.push(segment);
+  }
+
+  if (!root) {
+    if (roots.length === 1) {
+      root = roots[0]!;
+    } else {
+      const first = segments.shift();
+      root = roots.find((r) => r.name === first);
+      if (!root) throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Path ${JSON.stringify(raw)} does not start with a workspace folder name. This workspace has several folders (${folderList(roots)}): start the path with one of them, e.g. "${roots[0]!.name}/src".`);
+    }
+  }
+  const rel = segments.join('/');
+  const display = roots.length > 1 ? [root.name, rel].filter(Boolean).join('/') : rel === '' ? '.' : rel;
+  return { root, rel, display };
+}
+
+export function isWithin(parent: string, child: string): boolean {
+  if (child === parent) return true;
+  const base = parent.endsWith('/') ? parent : parent + '/';
+  return child.startsWith(base);
+}
+
+function relativeTo(parent: string, child: string): string {
+  if (child === parent) return '';
+  return child.slice((parent.endsWith('/') ? parent : parent + '/').length);
+}
+
+function errnoCode(e: unknown): string {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
+}
+
+export interface ResolveOptions {
+  /** Security: writes refuse any symlinked component, even one that stays inside the root. */
+  readonly forWrite?: boolean;
+}
+
+/**
+ * The one I/O step of path translation: walks each component with lstat and refuses links that
+ * dangle, loop or leave the root (and, for writes, any link at all).
+ */
+export async function resolveOnDisk(path: ModelPath, fs: WorkspaceFs, options: ResolveOptions = {}): Promise<ResolvedPath> {
+  const segments = path.rel === '' ? [] : path.rel.split('/');
+  const address = fs.join(path.root.address, ...segments);
+  if (!fs.capabilities.symlinks) {
+    let exists = true;
+    try { await fs.stat(address); } catch (e) { if (!['ENOENT', 'FileNotFound'].includes(errnoCode(e))) throw fromFsError(e, path.display, 'inspect'); exists = false; }
+    return { ...path, address, exists, realRel: path.rel };
+  }
+  let rootReal: string;
+  try { rootReal = await fs.realpath(path.root.address); } catch (e) { throw fromFsError(e, path.root.name, 'open the workspace folder'); }
+
+  let current = path.root.address;
+  let currentReal = rootReal;
+  for (let i = 0; i < segments.length; i++) {
+    current = fs.join(current, segments[i]!);
+    let type: string;
+    try {
+      type = (await fs.lstat(current)).type;
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'ENOENT') {
+        const tail = segments.slice(i).join('/');
+        return { ...path, address, exists: false, realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/') };
+      }
+      if (code === 'ENOTDIR') throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder. Check the path with list_directory.`);
+      throw fromFsError(e, path.display, 'inspect');
+    }
+    if (type === 'symlink') {
+      const shown = segments.slice(0, i + 1).join('/');
+      if (options.forWrite) throw refuse(path.display, `"${shown}" is a symbolic link, and writes never go through links`, 'Write to the real file path instead.');
+      let real: string;
+      try {
+        real = await fs.realpath(current);
+      } catch (e) {
+        const code = errnoCode(e);
+        if (code === 'ELOOP') throw refuse(path.display, `"${shown}" is a symbolic link loop`, 'Use a path without links.');
+        if (code === 'ENOENT') throw refuse(path.display, `"${shown}" is a dangling symbolic link (its target does not exist)`, 'Use a path without links.');
+        throw fromFsError(e, path.display, 'inspect');
+      }
+      if (!isWithin(rootReal, real)) throw refuse(path.display, `"${shown}" is a symbolic link that leads outside the workspace folder`, 'Only files inside the workspace can be used.');
+      currentReal = real;
+    } else {
+      currentReal = currentReal + '/' + segments[i]!;
+    }
+  }
+  return { ...path, address, exists: true, realRel: relativeTo(rootReal, currentReal) };
+}

@@ -1,0 +1,77 @@
+import type { Verdict, GateCall } from './gate.ts';
+
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface FileStat {
+  readonly type: EntryType;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface DirEntry {
+  readonly name: string;
+  readonly type: EntryType;
+}
+
+/** What a filesystem backend can do. A tool whose needs are missing is not registered. */
+export interface FsCapabilities {
+  /** Reads can be streamed in chunks (bounded memory for any file size). */
+  readonly streaming: boolean;
+  /** lstat/realpath exist, so symlinks can be detected and refused. */
+  readonly symlinks: boolean;
+  /** Addresses are local filesystem paths that ripgrep can search. */
+  readonly localPaths: boolean;
+  readonly writable: boolean;
+  /** rename() within a folder is atomic. */
+  readonly atomicRename: boolean;
+}
+
+/**
+ * The filesystem as the core sees it. An address is whatever the backend uses to name a
+ * location (an absolute path for node fs, a URI string for VS Code); the core never parses it,
+ * it only builds children with `join`.
+ */
+export interface WorkspaceFs {
+  readonly capabilities: FsCapabilities;
+  join(address: string, ...segments: string[]): string;
+  /** The local filesystem path of an address, when `capabilities.localPaths`. */
+  localPath(address: string): string | undefined;
+  stat(address: string): Promise<FileStat>;
+  /** Does not follow a final symlink. Only when `capabilities.symlinks`. */
+  lstat(address: string): Promise<FileStat>;
+  /** Only when `capabilities.symlinks`. */
+  realpath(address: string): Promise<string>;
+  readDirectory(address: string): Promise<DirEntry[]>;
+  readFile(address: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Chunks of the file; only when `capabilities.streaming`. */
+  readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+  writeFile(address: string, data: Uint8Array): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  mkdir(address: string): Promise<void>;
+  delete(address: string): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface AuditEntry {
+  readonly tool: string;
+  readonly target: string;
+  readonly verdict: 'allowed' | 'refused' | 'invalid';
+  readonly decidedBy: string;
+  readonly durationMs: number;
+  readonly outcome: string;
+}
+
+/** The audit trail: every call, its verdict, its duration. Never file contents. */
+export interface Log {
+  audit(entry: AuditEntry): void;
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** The decider. The core ships no default: every host wires one. */
+export type Gate = (call: GateCall, signal: AbortSignal) => Promise<Verdict>;
+
+export const systemClock: Clock = { now: () => Date.now() };

@@ -1,0 +1,190 @@
+import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
+import type { GateCall, GateTarget, Verdict } from './gate.ts';
+import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
+import type { Policy } from './policy.ts';
+import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
+import type { SandboxSearch } from './search/port.ts';
+import type { Capability, Risk, SchemaDeclaration, Tool, ToolContext, ToolOutcome } from './tool.ts';
+import { validateInput } from './schema.ts';
+import { ArtifactStore } from './artifacts/store.ts';
+import { MediaStore } from './media/store.ts';
+
+export interface SessionLimits {
+  /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
+  readonly artifactBudgetBytes: number;
+  /** Memory budget for staged media, in bytes. */
+  readonly mediaBudgetBytes: number;
+  /** Largest file a backend without streaming may read, in bytes. */
+  readonly nonStreamingMaxBytes: number;
+}
+
+export const DEFAULT_LIMITS: SessionLimits = {
+  artifactBudgetBytes: 4 * 1024 ** 3,
+  mediaBudgetBytes: 256 * 1024 ** 2,
+  nonStreamingMaxBytes: 64 * 1024 ** 2,
+};
+
+export interface SessionOptions {
+  readonly fs: WorkspaceFs;
+  readonly roots: () => readonly WorkspaceRoot[];
+  readonly gate: Gate;
+  /** Read on every call, so changed settings apply to the next call. */
+  readonly policy: () => Policy;
+  readonly search?: SandboxSearch;
+  readonly clock: Clock;
+  readonly log: Log;
+  /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
+  readonly spoolDir: string;
+  readonly limits?: () => SessionLimits;
+  /** Tools the host allows at all (e.g. no write tools in an untrusted workspace). */
+  readonly allowWrites?: () => boolean;
+}
+
+/** The outcome of the validate → policy steps: what the gate will be asked. */
+export interface PreparedCall {
+  readonly tool: Tool;
+  readonly call: GateCall;
+  readonly paths: readonly ModelPath[];
+  execute(ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/**
+ * One host's tool session: the ports, the stores that live across calls (artifacts, media), and
+ * the pipeline every call runs: validate → policy → gate → translate path → open.
+ */
+export class Session {
+  readonly fs: WorkspaceFs;
+  readonly gate: Gate;
+  readonly search: SandboxSearch | undefined;
+  readonly clock: Clock;
+  readonly log: Log;
+  readonly artifacts: ArtifactStore;
+  readonly media: MediaStore;
+  private readonly options: SessionOptions;
+
+  constructor(options: SessionOptions) {
+    this.options = options;
+    this.fs = options.fs;
+    this.gate = options.gate;
+    this.search = options.search;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes });
+    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes });
+  }
+
+  get roots(): readonly WorkspaceRoot[] { return this.options.roots(); }
+  get policy(): Policy { return this.options.policy(); }
+  get limits(): SessionLimits { return this.options.limits?.() ?? DEFAULT_LIMITS; }
+  get declaration(): SchemaDeclaration { return { supportsFollow: this.search?.supportsFollow ?? false }; }
+
+  /** Pure lexical translation of a model path against the current workspace folders. */
+  normalize(raw: string): ModelPath { return normalizeModelPath(raw, this.roots); }
+
+  /** Every workspace folder as a target (for tools whose `path` is optional). */
+  allRoots(): ModelPath[] {
+    const roots = this.roots;
+    return roots.map((root) => ({ root, rel: '', display: roots.length > 1 ? root.name : '.' }));
+  }
+
+  hasCapability(capability: Capability): boolean {
+    const caps = this.fs.capabilities;
+    switch (capability) {
+      case 'streaming': return caps.streaming;
+      case 'symlinks': return caps.symlinks;
+      case 'writable': return caps.writable && (this.options.allowWrites?.() ?? true);
+      case 'search': return this.search !== undefined && caps.localPaths;
+    }
+  }
+
+  /** Validates and classifies a call without touching the filesystem. */
+  prepare(tool: Tool, raw: unknown): PreparedCall {
+    const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
+    const prepared = tool.prepare(input, this);
+    const policy = this.policy;
+    const targets: GateTarget[] = prepared.targets.paths.map((p) => {
+      const decision = policy.decide(p.rel, tool.risk);
+      return { display: p.display, action: decision.action, ...(decision.rule ? { rule: decision.rule } : {}) };
+    });
+    const call: GateCall = { tool: tool.name, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
+    return { tool, call, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
+  }
+
+  /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
+  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolOutcome> {
+    const started = this.clock.now();
+    let prepared: PreparedCall | undefined;
+    let verdict: Verdict | undefined;
+    try {
+      if (tool.risk === 'write' && !this.hasCapability('writable')) {
+        throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted. Tell the user what you wanted to change instead.`);
+      }
+      prepared = this.prepare(tool, raw);
+      const denied = prepared.call.targets.find((t) => t.action === 'deny');
+      if (denied) {
+        verdict = { allow: false, decidedBy: 'rule' };
+        throw refused(`${tool.name} on "${denied.display}" was refused by the rule "${denied.rule}" (${tool.risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+      }
+      if (signal.aborted) throw cancelled();
+      verdict = await this.gate(prepared.call, signal);
+      if (!verdict.allow) {
+        const target = prepared.call.targets[0]?.display;
+        throw refused(verdict.reason ?? `The user declined ${tool.name}${target ? ` on "${target}"` : ''}. Do not retry the same call; ask the user what they want instead.`);
+      }
+      if (signal.aborted) throw cancelled();
+      const ctx = this.context(prepared, signal);
+      const outcome = await prepared.execute(ctx);
+      this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
+      return outcome;
+    } catch (e) {
+      const code = isSandboxError(e) ? e.code : 'E_BUG';
+      this.audit(tool, prepared, verdict, started, code, prepared === undefined ? 'invalid' : undefined);
+      throw e;
+    }
+  }
+
+  private context(prepared: PreparedCall, signal: AbortSignal): ToolContext {
+    const gated = new Set(prepared.paths.map((p) => `${p.root.name}\u0000${p.rel}`));
+    return {
+      session: this,
+      signal,
+      resolve: async (path: ModelPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
+        // Security: a tool may only open what the gate was asked about (or something below it).
+        const covered = [...gated].some((key) => {
+          const [rootName, rel] = key.split('\u0000') as [string, string];
+          return rootName === path.root.name && (rel === '' || path.rel === rel || path.rel.startsWith(rel + '/'));
+        });
+        if (!covered) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
+        if (signal.aborted) throw cancelled();
+        const resolved = await resolveOnDisk(path, this.fs, options);
+        if (resolved.realRel !== resolved.rel) this.checkRealTarget(prepared.tool.risk, resolved);
+        return resolved;
+      },
+    };
+  }
+
+  /** Security: a link inside the workspace must not launder a denied or secret path. */
+  private checkRealTarget(risk: Risk, resolved: ResolvedPath): void {
+    const lexical = this.policy.decide(resolved.rel, risk).action;
+    const real = this.policy.decide(resolved.realRel, risk);
+    if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
+      throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}). Use the real path so the user is asked about it.`);
+    }
+  }
+
+  private audit(tool: Tool, prepared: PreparedCall | undefined, verdict: Verdict | undefined, started: number, outcome: string, forced?: 'invalid'): void {
+    this.log.audit({
+      tool: tool.name,
+      target: prepared?.call.targets.map((t) => t.display).join(', ') ?? '',
+      verdict: forced ?? (verdict?.allow ? 'allowed' : 'refused'),
+      decidedBy: verdict?.decidedBy ?? (forced ? 'validation' : 'rule'),
+      durationMs: this.clock.now() - started,
+      outcome,
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.artifacts.dispose();
+    this.media.clear();
+  }
+}

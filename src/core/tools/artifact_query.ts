@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.ts';
+import { notImplemented } from './pending.ts';
+
+export const artifactQuerySchema = () => z.strictObject({
+  callId: z.string().min(1).describe('The callId from open_json_file or open_markdown_file.'),
+  select: z.string().describe('For JSON: an RFC 6901 JSON Pointer ("" is the whole document, "/scripts/test"). For Markdown: a heading path separated by "/" ("Install/Linux").'),
+});
+
+export const artifactQuery = defineTool({
+  name: 'artifact_query',
+  displayName: 'Query Artifact',
+  userDescription: 'Select a JSON subtree or a Markdown section from an opened artifact.',
+  description: 'Selects part of a structured artifact: for a JSON artifact a JSON Pointer gives that subtree (deep levels summarized, size-bounded); for a Markdown artifact a heading path gives that section\'s line range and text. An unknown selection lists the valid ones near it.',
+  risk: 'read',
+  requires: [],
+  icon: 'symbol-structure',
+  schema: artifactQuerySchema,
+  targets: (input, session) => {
+    const path = session.artifacts.target(input.callId);
+    return { paths: [path], summary: `query ${path.display} at ${JSON.stringify(input.select)}` };
+  },
+  run: notImplemented('artifact_query'),
+  render: (result: unknown) => JSON.stringify(result),
+});

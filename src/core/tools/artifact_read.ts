@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.ts';
+import { notImplemented } from './pending.ts';
+
+export const ARTIFACT_PAGE_MAX_LINES = 2000;
+
+export const artifactReadSchema = () => z.strictObject({
+  callId: z.string().min(1).describe('The callId from open_file, open_json_file or open_markdown_file.'),
+  offset: z.number().int().min(1).optional().describe('First line to return, 1-based (default 1).'),
+  limit: z.number().int().min(1).max(ARTIFACT_PAGE_MAX_LINES).optional().describe(`Number of lines to return (default and maximum ${ARTIFACT_PAGE_MAX_LINES}; a page is also capped at 50 KiB).`),
+});
+
+export const artifactRead = defineTool({
+  name: 'artifact_read',
+  displayName: 'Read Artifact',
+  userDescription: 'Read a page of lines from an opened artifact.',
+  description: 'Reads a page of an artifact opened by open_file: line-numbered text from the 1-based line `offset`, `limit` lines (at most 2,000 lines or 50 KiB per page; lines over 2,000 characters are cut with a marker). The result says startLine, endLine, truncated, and nextOffset when more follows: pass nextOffset as offset to continue. Prefer artifact_grep to find the lines you need first.',
+  risk: 'read',
+  requires: [],
+  icon: 'book',
+  schema: artifactReadSchema,
+  targets: (input, session) => {
+    const path = session.artifacts.target(input.callId);
+    return { paths: [path], summary: `read ${path.display} from line ${input.offset ?? 1}` };
+  },
+  run: notImplemented('artifact_read'),
+  render: (result: unknown) => JSON.stringify(result),
+});

@@ -1,0 +1,32 @@
+import type { Tool } from '../tool.ts';
+import type { ToolName } from './names.ts';
+import { openFile } from './open_file.ts';
+import { openJsonFile } from './open_json_file.ts';
+import { openMarkdownFile } from './open_markdown_file.ts';
+import { artifactRead } from './artifact_read.ts';
+import { artifactGrep } from './artifact_grep.ts';
+import { artifactQuery } from './artifact_query.ts';
+import { listDirectory } from './list_directory.ts';
+import { searchFiles } from './search_files.ts';
+import { findFiles } from './find_files.ts';
+import { stageFile } from './stage_file.ts';
+import { applyPatch } from './apply_patch.ts';
+import { saveMedia } from './save_media.ts';
+import { listMedia } from './list_media.ts';
+
+/** Every tool, by name: the compiler catches a name without a tool. */
+export const TOOLS: Readonly<Record<ToolName, Tool>> = {
+  open_file: openFile,
+  open_json_file: openJsonFile,
+  open_markdown_file: openMarkdownFile,
+  artifact_read: artifactRead,
+  artifact_grep: artifactGrep,
+  artifact_query: artifactQuery,
+  list_directory: listDirectory,
+  search_files: searchFiles,
+  find_files: findFiles,
+  stage_file: stageFile,
+  apply_patch: applyPatch,
+  save_media: saveMedia,
+  list_media: listMedia,
+};
