@@ -17,12 +17,11 @@ export const rulesSchema = z.array(ruleSchema);
  * provider's logs, so they are asked every time, and search/find skip them.
  */
 export const SECRET_GLOBS: readonly string[] = [
-  '.env', '.env.*', '*.env', '.envrc',
+  '*.env', '.env', '.env.*', '.envrc',
   '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx', '*.gpg', '*.asc',
   'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
   '.npmrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials',
-  '.git/config', '**/.git/config', '**/.ssh/**', '.ssh/**', '**/.aws/**', '.aws/**', '**/.gnupg/**', '.gnupg/**',
-  '.docker/config.json', '**/.docker/config.json', '.kube/config', '**/.kube/config',
+  '**/.git/config', '**/.ssh/**', '**/.aws/**', '**/.gnupg/**', '**/.docker/config.json', '**/.kube/config',
   'credentials.json', 'service-account*.json', '*.tfvars', 'secrets.y*ml',
 ];
 
@@ -30,7 +29,6 @@ export const SECRET_GLOBS: readonly string[] = [
 export const DEFAULT_RULES: readonly Rule[] = [
   ...SECRET_GLOBS.map((glob): Rule => ({ glob, read: 'ask', write: 'ask' })),
   // Security: writing into .git can rewrite hooks, which run code on the next git command.
-  { glob: '.git/**', write: 'deny' },
   { glob: '**/.git/**', write: 'deny' },
 ];
 
@@ -43,13 +41,16 @@ export interface PolicyDecision {
 interface CompiledRule {
   readonly rule: Rule;
   readonly matches: (path: string) => boolean;
+  /** A path this glob matches, to test whether two rules can overlap. */
+  readonly example: string;
 }
 
 function compile(rule: Rule): CompiledRule {
   const matcher = picomatch(rule.glob, { dot: true, basename: !rule.glob.includes('/') });
   // "secrets/**" should also cover the folder "secrets" itself.
   const folderMatcher = rule.glob.endsWith('/**') ? picomatch(rule.glob.slice(0, -3), { dot: true }) : undefined;
-  return { rule, matches: (p) => matcher(p) || (folderMatcher?.(p) ?? false) };
+  const example = rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x';
+  return { rule, example, matches: (p) => matcher(p) || (folderMatcher?.(p) ?? false) };
 }
 
 /** deny / ask / allow rules over workspace-folder-relative paths, per risk; the last match wins. */
@@ -86,14 +87,16 @@ export class Policy {
 
   /**
    * Globs that ripgrep must exclude so it never opens them: every deny/ask rule for `risk` that no
-   * later rule could relax. Results are filtered with `hidesFromSearch` as well.
+   * later allow rule could overlap. Results are always filtered with `hidesFromSearch` as well, so an
+   * overlap judged wrongly here can only cost an exclusion, never leak a path.
    */
   searchExclusions(risk: Risk): string[] {
     const out: string[] = [];
     this.compiled.forEach(({ rule }, i) => {
       const action = rule[risk];
       if (action !== 'deny' && action !== 'ask') return;
-      const relaxedLater = this.compiled.slice(i + 1).some((later) => later.rule[risk] === 'allow');
+      const relaxedLater = this.compiled.slice(i + 1).some((later) =>
+        later.rule[risk] === 'allow' && (later.matches(this.compiled[i]!.example) || this.compiled[i]!.matches(later.example)));
       if (!relaxedLater) out.push(rule.glob);
     });
     return out;

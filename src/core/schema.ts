@@ -12,7 +12,7 @@ export function pathArgument(what: string): z.ZodString {
  * caller can never name a bound and silently get an unbounded result.
  */
 export function boundArgument(description: string): z.ZodNumber {
-  return z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe(description);
+  return z.number().int().min(1).describe(description);
 }
 
 /**

@@ -1,0 +1,54 @@
+// Bundles the extension and the CLI. `--production` minifies; `--watch` rebuilds on change.
+import * as esbuild from 'esbuild';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints build start/finish, and errors as file:line:col so editors and terminals link them. */
+const reporter = {
+  name: 'reporter',
+  setup(build) {
+    build.onStart(() => console.log(`[build] started ${build.initialOptions.outfile}`));
+    build.onEnd((result) => {
+      for (const { text, location } of [...result.errors, ...result.warnings]) {
+        const where = location ? `${location.file}:${location.line}:${location.column + 1}` : '(unknown)';
+        console.error(`${where}: ${text}`);
+      }
+      console.log(`[build] finished ${build.initialOptions.outfile} (${result.errors.length} errors, ${result.warnings.length} warnings)`);
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node22',
+  external: ['vscode'],
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'silent',
+  plugins: [reporter],
+};
+
+const entries = [
+  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+
+mkdirSync('dist', { recursive: true });
+// The sources are ESM; the bundles are CommonJS, whatever the root package.json says.
+writeFileSync(path.join('dist', 'package.json'), '{ "type": "commonjs" }\n');
+
+const contexts = await Promise.all(entries.map((entry) => esbuild.context({ ...common, ...entry })));
+if (watch) {
+  await Promise.all(contexts.map((ctx) => ctx.watch()));
+  console.log('[watch] watching for changes');
+} else {
+  const results = await Promise.allSettled(contexts.map((ctx) => ctx.rebuild()));
+  await Promise.all(contexts.map((ctx) => ctx.dispose()));
+  if (results.some((r) => r.status === 'rejected')) process.exit(1);
+}

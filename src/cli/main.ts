@@ -1,0 +1,127 @@
+import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { createInterface } from 'node:readline';
+import { NodeFs } from '../core/fs/node-fs.ts';
+import { Session } from '../core/session.ts';
+import { parseRules } from '../core/policy.ts';
+import { isToolName } from '../core/registry.ts';
+import { TOOLS } from '../core/tools/index.ts';
+import { SandboxError, isSandboxError } from '../core/errors.ts';
+import type { Gate } from '../core/ports.ts';
+import { createSearchBackend } from './search.ts';
+import { USAGE, UsageError, parseArgs, readPolicyFile, type CliArgs } from './args.ts';
+
+interface CallOutcome { readonly line: string; readonly ok: boolean }
+
+function cliGate(args: CliArgs): Gate {
+  return async (call) => {
+    if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call. Do not retry.` };
+    if (call.secret && !args.allowSecrets) {
+      const secret = call.targets.find((t) => t.action === 'ask');
+      return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${secret?.display}" was refused: it matches the secret rule "${secret?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets). Do not retry with another spelling of the path.` };
+    }
+    return { allow: true, decidedBy: 'cli' };
+  };
+}
+
+function folders(paths: readonly string[]): { name: string; address: string; localPath: string }[] {
+  return paths.map((p) => {
+    const real = realpathSync(nodePath.resolve(p));
+    if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
+    return { name: nodePath.basename(real), address: real, localPath: real };
+  });
+}
+
+async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
+  try {
+    if (typeof toolName !== 'string' || !isToolName(toolName)) {
+      throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`);
+    }
+    const outcome = await session.invoke(TOOLS[toolName], input, signal);
+    return { line: JSON.stringify({ result: outcome.result }), ok: true };
+  } catch (e) {
+    const error = isSandboxError(e) ? e.toJSON() : { code: 'E_INTERNAL', message: e instanceof Error ? e.message : String(e) };
+    return { line: JSON.stringify({ error }), ok: false };
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`${e.message ? `workspace-tools: ${e.message}\n\n` : ''}${USAGE}\n`);
+    return 2;
+  }
+  const roots = folders(args.roots);
+  const parsedRules = parseRules(args.policyFile ? readPolicyFile(args.policyFile) : []);
+  if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
+  const spoolDir = mkdtempSync(nodePath.join(tmpdir(), 'workspace-tools-cli-'));
+  const fs = new NodeFs();
+  const search = createSearchBackend();
+  const session = new Session({
+    fs,
+    roots: () => roots,
+    gate: cliGate(args),
+    policy: () => parsedRules.policy,
+    ...(search ? { search } : {}),
+    clock: { now: () => Date.now() },
+    log: {
+      audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
+      info: () => {},
+      warn: (message) => process.stderr.write(`workspace-tools: ${message}\n`),
+    },
+    spoolDir,
+  });
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    if (args.tool !== undefined) {
+      let input: unknown;
+      try {
+        input = args.input === undefined ? {} : JSON.parse(args.input);
+      } catch (e) {
+        process.stdout.write(JSON.stringify({ error: { code: 'E_SANDBOX_INVALID_INPUT', message: `The arguments are not valid JSON (${e instanceof Error ? e.message : String(e)}). Pass one JSON object.` } }) + '\n');
+        return 1;
+      }
+      const outcome = await runCall(session, args.tool, input, controller.signal);
+      process.stdout.write(outcome.line + '\n');
+      return outcome.ok ? 0 : 1;
+    }
+    let failures = 0;
+    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    for await (const raw of lines) {
+      if (raw.trim() === '') continue;
+      let request: { tool?: unknown; input?: unknown };
+      try {
+        request = JSON.parse(raw) as { tool?: unknown; input?: unknown };
+      } catch {
+        failures++;
+        process.stdout.write(JSON.stringify({ error: { code: 'E_SANDBOX_INVALID_INPUT', message: 'This line is not valid JSON. Send one object per line: {"tool": "...", "input": {...}}.' } }) + '\n');
+        continue;
+      }
+      const outcome = await runCall(session, request.tool, request.input ?? {}, controller.signal);
+      if (!outcome.ok) failures++;
+      process.stdout.write(outcome.line + '\n');
+      if (controller.signal.aborted) break;
+    }
+    return failures === 0 ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await session.dispose();
+    rmSync(spoolDir, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (e: unknown) => {
+    process.stderr.write(`workspace-tools: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = e instanceof UsageError ? 2 : 1;
+  },
+);

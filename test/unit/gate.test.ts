@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { NodeFs } from '../../src/core/fs/node-fs.ts';
+import { TOOLS } from '../../src/core/tools/index.ts';
+import { SandboxError } from '../../src/core/errors.ts';
+import { testSession } from './harness.ts';
+
+/** A real node fs backend that counts every call made through the port. */
+class CountingFs extends NodeFs {
+  calls = 0;
+  constructor() {
+    super();
+    const proto = NodeFs.prototype as unknown as Record<string, unknown>;
+    for (const method of ['stat', 'lstat', 'realpath', 'readDirectory', 'readFile', 'readStream', 'writeFile', 'rename', 'mkdir', 'delete'] as const) {
+      const original = proto[method] as (...args: unknown[]) => unknown;
+      (this as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => { this.calls++; return original.apply(this, args); };
+    }
+  }
+}
+
+const isRefused = (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED';
+
+test('a call the gate denies never reaches the filesystem port', async () => {
+  const fs = new CountingFs();
+  const t = testSession({ allow: false, fs });
+  try {
+    writeFileSync(nodePath.join(t.root, 'a.txt'), 'hello');
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, {}), isRefused);
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'a.txt' }), isRefused);
+    assert.equal(t.gate.calls.length, 2);
+    assert.equal(fs.calls, 0);
+  } finally { await t.dispose(); }
+});
+
+test('a deny rule refuses without asking the gate and without touching the filesystem', async () => {
+  const fs = new CountingFs();
+  const t = testSession({ rules: [{ glob: 'private/**', read: 'deny' }], fs });
+  try {
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'private/x' }), (e: unknown) => isRefused(e) && /refused by the rule "private\/\*\*"/.test((e as Error).message));
+    assert.equal(t.gate.calls.length, 0);
+    assert.equal(fs.calls, 0);
+    assert.equal(t.log.entries[0]?.decidedBy, 'rule');
+  } finally { await t.dispose(); }
+});
+
+test('the gate sees the tool, the risk, the summary and each target with its rule', async () => {
+  const t = testSession();
+  try {
+    mkdirSync(nodePath.join(t.root, '.ssh'));
+    await t.session.invoke(TOOLS.list_directory, { path: '.ssh', max_depth: 1 });
+    assert.deepEqual(t.gate.calls[0], {
+      tool: 'list_directory', risk: 'read', summary: 'list .ssh (depth 1)', secret: true,
+      targets: [{ display: '.ssh', action: 'ask', rule: '**/.ssh/**' }],
+    });
+  } finally { await t.dispose(); }
+});
+
+test('an approved call runs and is audited with its verdict and decider, without contents', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(nodePath.join(t.root, 'notes.txt'), 'SECRET-CONTENT');
+    const outcome = await t.session.invoke(TOOLS.list_directory, {});
+    assert.equal(outcome.text, '.: 1 entries\nnotes.txt  14 B');
+    assert.equal(t.log.entries.length, 1);
+    const entry = t.log.entries[0]!;
+    assert.equal(entry.tool, 'list_directory');
+    assert.equal(entry.verdict, 'allowed');
+    assert.equal(entry.decidedBy, 'test');
+    assert.equal(entry.target, '.');
+    assert.doesNotMatch(JSON.stringify(t.log.entries), /SECRET-CONTENT/);
+  } finally { await t.dispose(); }
+});
+
+test('a symlink inside the workspace cannot launder a secret past its ask rule', async () => {
+  const { symlinkSync } = await import('node:fs');
+  const t = testSession();
+  try {
+    mkdirSync(nodePath.join(t.root, '.ssh'));
+    symlinkSync('.ssh', nodePath.join(t.root, 'innocent'));
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'innocent' }), (e: unknown) => isRefused(e) && /link to a path that the rule "\*\*\/\.ssh\/\*\*" protects/.test((e as Error).message));
+    assert.equal(t.gate.calls[0]?.secret, false);
+  } finally { await t.dispose(); }
+});
+
+test('write tools are refused when the host disallows writes (untrusted workspace)', async () => {
+  const t = testSession({ overrides: { allowWrites: () => false } });
+  try {
+    await assert.rejects(t.session.invoke(TOOLS.stage_file, { path: 'a.txt', content: 'x' }), (e: unknown) => isRefused(e) && /read-only or not trusted/.test((e as Error).message));
+    assert.equal(t.gate.calls.length, 0);
+  } finally { await t.dispose(); }
+});

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { TOOLS } from '../../src/core/tools/index.ts';
+import { SandboxError } from '../../src/core/errors.ts';
+import { testSession } from './harness.ts';
+
+function tree(root: string): void {
+  mkdirSync(nodePath.join(root, 'src', 'lib'), { recursive: true });
+  mkdirSync(nodePath.join(root, 'private'));
+  writeFileSync(nodePath.join(root, 'README.md'), '# hi\n');
+  writeFileSync(nodePath.join(root, 'src', 'b.ts'), 'export {};\n');
+  writeFileSync(nodePath.join(root, 'src', 'a.ts'), 'a');
+  writeFileSync(nodePath.join(root, 'src', 'lib', 'deep.ts'), 'deep');
+  writeFileSync(nodePath.join(root, 'private', 'canary.txt'), 'CANARY');
+  writeFileSync(nodePath.join(root, 'zz-denied.log'), 'x');
+  symlinkSync('src', nodePath.join(root, 'src-link'));
+}
+
+test('lists folders first, sorted, with types and sizes, as an indented tree', async () => {
+  const t = testSession({ rules: [{ glob: 'private/**', read: 'deny' }, { glob: '*.log', read: 'deny' }] });
+  try {
+    tree(t.root);
+    const outcome = await t.session.invoke(TOOLS.list_directory, {});
+    assert.equal(outcome.text, [
+      '.: 7 entries',
+      'src/',
+      '  lib/',
+      '    deep.ts  4 B',
+      '  a.ts  1 B',
+      '  b.ts  11 B',
+      'README.md  5 B',
+      'src-link@ (symlink, not followed)',
+    ].join('\n'));
+    assert.doesNotMatch(JSON.stringify(outcome.result), /private|canary|zz-denied/);
+  } finally { await t.dispose(); }
+});
+
+test('max_depth bounds the descent; omitted means the whole tree', async () => {
+  const t = testSession();
+  try {
+    tree(t.root);
+    const shallow = await t.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
+    assert.equal(shallow.text, 'src: 3 entries\nlib/\na.ts  1 B\nb.ts  11 B');
+    const deep = await t.session.invoke(TOOLS.list_directory, { path: 'src' });
+    assert.equal(deep.text, 'src: 4 entries\nlib/\n  deep.ts  4 B\na.ts  1 B\nb.ts  11 B');
+  } finally { await t.dispose(); }
+});
+
+test('listing a file or a missing folder is a narrated error', async () => {
+  const t = testSession();
+  try {
+    tree(t.root);
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'README.md' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /"README.md" is a file, not a folder\. Open it with open_file instead\./.test(e.message));
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'nope' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_NOT_FOUND' && /"nope" does not exist/.test(e.message));
+  } finally { await t.dispose(); }
+});
+
+test('multi-root: every folder is listed under its name', async () => {
+  const t = testSession({ folders: ['web', 'api'] });
+  try {
+    mkdirSync(nodePath.join(t.root, 'web'));
+    mkdirSync(nodePath.join(t.root, 'api'));
+    writeFileSync(nodePath.join(t.root, 'api', 'main.go'), 'package main\n');
+    const outcome = await t.session.invoke(TOOLS.list_directory, {});
+    assert.equal(outcome.text, 'web: empty folder\n\napi: 1 entries\nmain.go  13 B');
+    const one = await t.session.invoke(TOOLS.list_directory, { path: 'api' });
+    assert.equal(one.text, 'api: 1 entries\nmain.go  13 B');
+  } finally { await t.dispose(); }
+});

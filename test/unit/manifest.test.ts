@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { languageModelToolEntries } from '../../src/core/manifest.ts';
+import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOLS } from '../../src/core/tools/index.ts';
+
+interface Manifest {
+  name: string; publisher: string; displayName: string; main: string;
+  engines: { vscode: string; node: string };
+  bin: Record<string, string>;
+  capabilities: { untrustedWorkspaces: { supported: string; description: string }; virtualWorkspaces: { supported: string; description: string } };
+  contributes: { languageModelTools: unknown[] };
+}
+const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Manifest;
+
+test('package.json languageModelTools equal the entries generated from the zod schemas', () => {
+  assert.deepEqual(manifest.contributes.languageModelTools, JSON.parse(JSON.stringify(languageModelToolEntries())));
+});
+
+test('the manifest lists all 13 tools of the design, in order', () => {
+  assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [
+    'open_file', 'open_json_file', 'open_markdown_file', 'artifact_read', 'artifact_grep', 'artifact_query',
+    'list_directory', 'search_files', 'find_files', 'stage_file', 'apply_patch', 'save_media', 'list_media',
+  ]);
+  assert.equal(TOOL_NAMES.length, 13);
+});
+
+test('every tool schema is a strict object (unknown arguments are rejected)', () => {
+  for (const entry of languageModelToolEntries()) {
+    assert.equal(entry.inputSchema['type'], 'object', entry.name);
+    assert.equal(entry.inputSchema['additionalProperties'], false, entry.name);
+    assert.equal(entry.canBeReferencedInPrompt, true);
+    assert.match(entry.icon, /^\$\([a-z-]+\)$/);
+  }
+});
+
+test('find_files has no ignore_case or literal; follow accepts only false with the bundled backend', () => {
+  const find = languageModelToolEntries().find((e) => e.name === 'find_files')!;
+  const props = find.inputSchema['properties'] as Record<string, { const?: unknown; type?: string }>;
+  assert.equal('ignore_case' in props, false);
+  assert.equal('literal' in props, false);
+  assert.equal(props['follow']?.const, false);
+});
+
+test('the descriptions of stage_file and save_media lead with the unsaved-mutation trap', () => {
+  assert.match(TOOLS.stage_file.description, /^The edit is in memory; nothing changes on disk until save_media/);
+  assert.match(TOOLS.save_media.description, /^This is the step that makes an edit real/);
+});
+
+test('the manifest is a real extension manifest', () => {
+  assert.equal(manifest.name, 'workspace-tools');
+  assert.equal(manifest.publisher, 'workspace-tools');
+  assert.equal(manifest.displayName, 'Workspace Tools');
+  assert.equal(manifest.main, './dist/extension.js');
+  assert.deepEqual(manifest.bin, { 'workspace-tools': './dist/cli.js' });
+  assert.match(manifest.engines.vscode, /^\^1\.(\d+)\.\d+$/);
+  assert.ok(Number(/^\^1\.(\d+)/.exec(manifest.engines.vscode)![1]) >= 100);
+  assert.equal(manifest.engines.node, '>=22');
+  assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+  assert.equal(manifest.capabilities.virtualWorkspaces.supported, 'limited');
+  assert.ok(manifest.capabilities.untrustedWorkspaces.description.length > 20);
+  assert.ok(manifest.capabilities.virtualWorkspaces.description.length > 20);
+});

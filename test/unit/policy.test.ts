@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Policy, parseRules, SECRET_GLOBS } from '../../src/core/policy.ts';
+
+test('the built-in secret list is asked for reads and writes', () => {
+  const policy = new Policy([]);
+  for (const path of ['.env', '.env.local', 'app/.env.production', 'certs/server.pem', 'tls.key', 'id_rsa', 'home/id_ed25519.pub', '.npmrc', '.netrc', '.git/config', 'sub/.git/config', '.ssh/config', 'a/.ssh/known_hosts', 'store.p12', '.aws/credentials']) {
+    assert.equal(policy.decide(path, 'read').action, 'ask', path);
+    assert.equal(policy.decide(path, 'write').action, path.includes('.git/') ? 'deny' : 'ask', path);
+  }
+  for (const path of ['src/env.ts', 'README.md', 'keys.ts', 'package.json', '.gitignore', 'docs/ssh.md']) {
+    assert.equal(policy.decide(path, 'read').action, 'default', path);
+  }
+  assert.ok(SECRET_GLOBS.length >= 20);
+});
+
+test('writes into .git are denied by default', () => {
+  assert.equal(new Policy([]).decide('.git/hooks/pre-commit', 'write').action, 'deny');
+  assert.equal(new Policy([]).decide('.git/hooks/pre-commit', 'read').action, 'default');
+});
+
+test('the last matching rule wins, per risk', () => {
+  const policy = new Policy([
+    { glob: 'logs/**', read: 'deny', write: 'deny' },
+    { glob: 'logs/public/**', read: 'allow' },
+    { glob: '.env.example', read: 'allow' },
+  ]);
+  assert.deepEqual(policy.decide('logs/a.log', 'read'), { action: 'deny', rule: 'logs/**' });
+  assert.deepEqual(policy.decide('logs/public/a.log', 'read'), { action: 'allow', rule: 'logs/public/**' });
+  assert.deepEqual(policy.decide('logs/public/a.log', 'write'), { action: 'deny', rule: 'logs/**' });
+  assert.deepEqual(policy.decide('.env.example', 'read'), { action: 'allow', rule: '.env.example' });
+  assert.deepEqual(policy.decide('.env', 'read'), { action: 'ask', rule: '.env' });
+});
+
+test('a folder rule covers the folder itself, so search never enters it', () => {
+  const policy = new Policy([{ glob: 'private/**', read: 'deny' }]);
+  assert.equal(policy.decide('private', 'read').action, 'deny');
+  assert.equal(policy.hidesFromSearch('private/deep/file.txt', 'read'), true);
+  assert.equal(policy.hidesFromSearch('public/file.txt', 'read'), false);
+});
+
+test('search exclusions keep deny and ask globs that no later rule relaxes', () => {
+  const policy = new Policy([{ glob: 'private/**', read: 'deny' }, { glob: '*.pem', read: 'allow' }]);
+  const exclusions = policy.searchExclusions('read');
+  assert.ok(exclusions.includes('private/**'));
+  assert.ok(exclusions.includes('.env'));
+  assert.equal(exclusions.includes('*.pem'), false);
+  assert.deepEqual(new Policy([{ glob: 'logs/**', read: 'deny' }, { glob: 'logs/public/**', read: 'allow' }], { includeDefaults: false }).searchExclusions('read'), []);
+});
+
+test('invalid rules never allow: the policy asks for everything and reports each problem', () => {
+  const bad = parseRules([{ glob: 'a/**', read: 'maybe' }, { pattern: 'x' }]);
+  assert.equal(bad.errors.length >= 2, true);
+  assert.match(bad.errors.join('\n'), /workspaceTools\.rules\[0\]\["read"\]/);
+  assert.equal(bad.policy.decide('src/index.ts', 'read').action, 'ask');
+  assert.equal(bad.policy.decide('src/index.ts', 'write').action, 'ask');
+  assert.deepEqual(parseRules('not a list').policy.decide('x', 'read').action, 'ask');
+  const good = parseRules([{ glob: 'dist/**', write: 'deny' }]);
+  assert.deepEqual(good.errors, []);
+  assert.equal(good.policy.decide('dist/a.js', 'write').action, 'deny');
+});
