@@ -1,13 +1,15 @@
 import type * as vscode from 'vscode';
-import { activateWorkspaceTools } from './vscode/activate.ts';
+import { activateWorkspaceTools, type TestApi } from './vscode/activate.ts';
 
-let deactivateHook: (() => Promise<void>) | undefined;
+let cleanup: (() => Promise<void>) | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  deactivateHook = await activateWorkspaceTools(context);
+export async function activate(context: vscode.ExtensionContext): Promise<TestApi | undefined> {
+  const activated = await activateWorkspaceTools(context);
+  cleanup = activated.dispose;
+  return activated.exports;
 }
 
 export async function deactivate(): Promise<void> {
-  await deactivateHook?.();
-  deactivateHook = undefined;
+  await cleanup?.();
+  cleanup = undefined;
 }

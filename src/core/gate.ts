@@ -10,8 +10,16 @@ export interface GateTarget {
   readonly rule?: string;
 }
 
+/**
+ * Where a call comes from. `chat`: VS Code already showed its own confirmation (or the person
+ * auto-approved the tool). `api`: another extension invoked the tool outside a chat turn, so nobody
+ * has confirmed anything yet. `palette`: the person ran a command. `headless`: CLI or tests.
+ */
+export type CallOrigin = 'chat' | 'api' | 'palette' | 'headless';
+
 export interface GateCall {
   readonly tool: string;
+  readonly origin: CallOrigin;
   readonly risk: Risk;
   /** One line: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;

@@ -1,5 +1,5 @@
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
-import type { GateCall, GateTarget, Verdict } from './gate.ts';
+import type { CallOrigin, GateCall, GateTarget, Verdict } from './gate.ts';
 import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
@@ -98,7 +98,7 @@ export class Session {
   }
 
   /** Validates and classifies a call without touching the filesystem. */
-  prepare(tool: Tool, raw: unknown): PreparedCall {
+  prepare(tool: Tool, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
     const policy = this.policy;
@@ -106,12 +106,12 @@ export class Session {
       const decision = policy.decide(p.rel, tool.risk);
       return { display: p.display, action: decision.action, ...(decision.rule ? { rule: decision.rule } : {}) };
     });
-    const call: GateCall = { tool: tool.name, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
+    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
     return { tool, call, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
-  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolOutcome> {
+  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal, origin: CallOrigin = 'headless'): Promise<ToolOutcome> {
     const started = this.clock.now();
     let prepared: PreparedCall | undefined;
     let verdict: Verdict | undefined;
@@ -119,7 +119,7 @@ export class Session {
       if (tool.risk === 'write' && !this.hasCapability('writable')) {
         throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted. Tell the user what you wanted to change instead.`);
       }
-      prepared = this.prepare(tool, raw);
+      prepared = this.prepare(tool, raw, origin);
       const denied = prepared.call.targets.find((t) => t.action === 'deny');
       if (denied) {
         verdict = { allow: false, decidedBy: 'rule' };

@@ -1,6 +1,118 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import * as os from 'node:os';
+import * as nodePath from 'node:path';
+import { NodeFs } from '../core/fs/node-fs.ts';
+import { Session } from '../core/session.ts';
+import type { WorkspaceFs } from '../core/ports.ts';
+import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
+import { AuditLog } from './audit-log.ts';
+import { VscodeGate, modalDecider, type Decider } from './gate.ts';
+import { LanguageModelToolRegistrations } from './lm-tools.ts';
+import { readSettings, SECTION, type Settings } from './settings.ts';
+import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hooks.ts';
+import { allFoldersLocal, workspaceRoots } from './uri.ts';
+import { VscodeWorkspaceFs } from './vscode-fs.ts';
+import { registerCommands } from './commands.ts';
+import { createSearch } from './search.ts';
+
+/** What the extension host holds for one window; commands and views are small functions over it. */
+export interface Host {
+  readonly context: vscode.ExtensionContext;
+  readonly session: Session;
+  readonly settings: () => Settings;
+  readonly gate: VscodeGate;
+  readonly log: AuditLog;
+  readonly tools: LanguageModelToolRegistrations;
+  /** Whether the node fast path serves the workspace (addresses are filesystem paths). */
+  readonly local: boolean;
+}
+
+/** Exposed as the extension's exports only in the test host. */
+export interface TestApi {
+  readonly host: Host;
+  readonly decider: ScriptedDecider | undefined;
+}
+
+function spoolFolder(context: vscode.ExtensionContext): string {
+  const base = context.storageUri ?? context.globalStorageUri;
+  const root = base.scheme === 'file' ? base.fsPath : os.tmpdir();
+  return nodePath.join(root, 'artifacts');
+}
+
+function createFs(local: boolean): WorkspaceFs {
+  if (local) return new NodeFs();
+  const first = vscode.workspace.workspaceFolders?.[0];
+  const writable = first ? vscode.workspace.fs.isWritableFileSystem(first.uri.scheme) !== false : false;
+  return new VscodeWorkspaceFs(writable);
+}
 
 /** Wires the VS Code adapters to the core; returns the cleanup to run on deactivate. */
-export async function activateWorkspaceTools(_context: vscode.ExtensionContext): Promise<() => Promise<void>> {
-  return async () => {};
+export async function activateWorkspaceTools(context: vscode.ExtensionContext): Promise<{ dispose: () => Promise<void>; exports: TestApi | undefined }> {
+  const log = new AuditLog();
+  context.subscriptions.push(log);
+
+  let settings = readSettings();
+  const reportRuleErrors = (current: Settings): void => {
+    if (current.ruleErrors.length === 0) return;
+    const text = `workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`;
+    log.warn(text);
+    void vscode.window.showWarningMessage(text, 'Open Settings').then((choice) => {
+      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.rules`);
+    });
+  };
+  reportRuleErrors(settings);
+
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const local = allFoldersLocal(folders);
+  const fs = createFs(local);
+  const rg = local ? locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot }) : undefined;
+  if (!local) log.info('Workspace is not on the local disk: reading through workspace.fs without streaming; search tools are not available.');
+  else if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
+  else log.info(`ripgrep: ${rg.path} (${rg.source})`);
+  const search = rg ? createSearch(rg.path) : undefined;
+
+  const decider: ScriptedDecider | undefined = scriptedDeciderFromEnvironment(context.extensionMode);
+  if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
+  const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
+
+  let roots = workspaceRoots(folders, local);
+  const session = new Session({
+    fs,
+    roots: () => roots,
+    gate: gate.gate,
+    policy: () => settings.policy,
+    ...(search ? { search } : {}),
+    clock: { now: () => Date.now() },
+    log,
+    spoolDir: spoolFolder(context),
+    limits: () => settings.limits,
+    allowWrites: () => vscode.workspace.isTrusted,
+  });
+
+  const tools = new LanguageModelToolRegistrations(() => session);
+  context.subscriptions.push(tools);
+  const host: Host = { context, session, settings: () => settings, gate, log, tools, local };
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(SECTION)) return;
+      const previous = settings;
+      settings = readSettings();
+      if (settings.ruleErrors.join() !== previous.ruleErrors.join()) reportRuleErrors(settings);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => tools.sync()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      const next = vscode.workspace.workspaceFolders ?? [];
+      if (allFoldersLocal(next) !== local) log.warn('The workspace folders changed between local and remote; reload the window for Workspace Tools to switch backends.');
+      roots = workspaceRoots(next, local);
+    }),
+  );
+  registerCommands(host);
+  tools.sync();
+  log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);
+
+  return {
+    dispose: async () => { await session.dispose(); },
+    exports: context.extensionMode === vscode.ExtensionMode.Test ? { host, decider } : undefined,
+  };
 }

@@ -51,7 +51,7 @@ test('the gate sees the tool, the risk, the summary and each target with its rul
     mkdirSync(nodePath.join(t.root, '.ssh'));
     await t.session.invoke(TOOLS.list_directory, { path: '.ssh', max_depth: 1 });
     assert.deepEqual(t.gate.calls[0], {
-      tool: 'list_directory', risk: 'read', summary: 'list .ssh (depth 1)', secret: true,
+      tool: 'list_directory', origin: 'headless', risk: 'read', summary: 'list .ssh (depth 1)', secret: true,
       targets: [{ display: '.ssh', action: 'ask', rule: '**/.ssh/**' }],
     });
   } finally { await t.dispose(); }

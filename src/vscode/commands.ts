@@ -1,0 +1,77 @@
+import * as vscode from 'vscode';
+import { isCancellation, isSandboxError } from '../core/errors.ts';
+import { TOOLS } from '../core/tools/index.ts';
+import type { ToolName } from '../core/tools/names.ts';
+import type { ToolOutcome } from '../core/tool.ts';
+import type { ListDirectoryResult } from '../core/tools/list_directory.ts';
+import type { Host } from './activate.ts';
+import { fileUri } from './uri.ts';
+
+/**
+ * Runs a tool for the person from the palette: the same tool, the same gate (a modal dialog is the
+ * decider), with progress and cancellation. Returns undefined when refused or failed (already shown).
+ */
+export async function runForPerson(host: Host, name: ToolName, input: unknown): Promise<ToolOutcome | undefined> {
+  try {
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Workspace Tools: ${TOOLS[name].displayName}`, cancellable: true },
+      (_progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        return host.session.invoke(TOOLS[name], input, controller.signal, 'palette');
+      },
+    );
+  } catch (e) {
+    if (isCancellation(e)) return undefined;
+    if (!isSandboxError(e)) throw e;
+    if (e.code === 'E_SANDBOX_REFUSED') void vscode.window.showInformationMessage(e.message);
+    else void vscode.window.showErrorMessage(e.message);
+    return undefined;
+  }
+}
+
+/** The active editor's path as the tools name it, to prefill an input box. */
+export function activeModelPath(host: Host): string | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  if (!uri || uri.scheme !== 'file') return undefined;
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  if (!folder) return undefined;
+  const rel = vscode.workspace.asRelativePath(uri, false);
+  return host.session.roots.length > 1 ? `${folder.name}/${rel}` : rel;
+}
+
+/** Opens a workspace file (display path as the tools give it) at a 1-based line. */
+export async function openAt(host: Host, display: string, line?: number): Promise<void> {
+  const path = host.session.normalize(display);
+  const uri = fileUri(path.root, path.rel, host.local);
+  const selection = line ? new vscode.Range(line - 1, 0, line - 1, 0) : undefined;
+  await vscode.window.showTextDocument(uri, { preview: true, ...(selection ? { selection } : {}) });
+}
+
+async function listDirectoryCommand(host: Host): Promise<void> {
+  const path = await vscode.window.showInputBox({ title: 'Workspace Tools: List Directory', prompt: 'Folder, relative to the workspace (empty: the workspace)', value: '' });
+  if (path === undefined) return;
+  const outcome = await runForPerson(host, 'list_directory', path.trim() ? { path: path.trim(), max_depth: 1 } : { max_depth: 1 });
+  if (!outcome) return;
+  const results = outcome.result as ListDirectoryResult[];
+  const items = results.flatMap((r) => r.entries.map((e) => ({
+    label: `${e.type === 'directory' ? '$(folder)' : '$(file)'} ${e.path}`,
+    description: e.type === 'file' ? `${e.size ?? '?'} B` : e.type,
+    target: r.path === '.' ? e.path : `${r.path}/${e.path}`,
+    isFile: e.type === 'file',
+  })));
+  const picked = await vscode.window.showQuickPick(items, { title: `${results.map((r) => r.path).join(', ')}: ${items.length} entries` });
+  if (picked?.isFile) await openAt(host, picked.target);
+}
+
+export function registerCommands(host: Host): void {
+  const register = (id: string, run: (...args: unknown[]) => unknown): void => {
+    host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  };
+  register('workspaceTools.showAuditLog', () => host.log.channel.show(true));
+  register('workspaceTools.resetApprovals', () => {
+    const count = host.gate.resetApprovals();
+    void vscode.window.showInformationMessage(`Workspace Tools: forgot ${count} session approval${count === 1 ? '' : 's'}. Every call will be confirmed again.`);
+  });
+  register('workspaceTools.listDirectory', () => listDirectoryCommand(host));
+}

@@ -1,0 +1,95 @@
+import * as vscode from 'vscode';
+import type { GateCall, Verdict } from '../core/gate.ts';
+import type { Gate } from '../core/ports.ts';
+
+export type Answer = 'allow-once' | 'allow-session' | 'decline';
+
+export interface ConfirmRequest {
+  readonly message: string;
+  readonly detail: string;
+  /** Secrets are never remembered: only "Allow Once" is offered. */
+  readonly rememberable: boolean;
+  readonly call: GateCall;
+}
+
+/** Who answers a modal confirmation: the person, or (in the test host only) a scripted decider. */
+export interface Decider {
+  confirm(request: ConfirmRequest): Promise<Answer>;
+}
+
+const ALLOW_ONCE = 'Allow Once';
+const ALLOW_SESSION = 'Allow for This Session';
+
+/** The person, through VS Code's modal dialog: the call waits until they answer. */
+export const modalDecider: Decider = {
+  async confirm(request) {
+    const buttons = request.rememberable ? [ALLOW_ONCE, ALLOW_SESSION] : [ALLOW_ONCE];
+    const answer = await vscode.window.showWarningMessage(request.message, { modal: true, detail: request.detail }, ...buttons);
+    return answer === ALLOW_ONCE ? 'allow-once' : answer === ALLOW_SESSION ? 'allow-session' : 'decline';
+  },
+};
+
+function verb(call: GateCall): string {
+  return call.risk === 'write' ? 'write' : 'read';
+}
+
+export function describeCall(call: GateCall): { message: string; detail: string } {
+  const targets = call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace';
+  const secret = call.targets.find((t) => t.action === 'ask');
+  const message = secret
+    ? `Allow ${call.tool} to ${verb(call)} the protected file "${secret.display}"?`
+    : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
+  const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
+  if (secret) lines.push(`"${secret.display}" matches the rule "${secret.rule}" (workspaceTools.rules): what is read goes to the language model and its provider's logs, and cannot be taken back.`);
+  if (call.origin === 'api') lines.push('Another extension asked for this call outside a chat confirmation.');
+  return { message, detail: lines.join('\n') };
+}
+
+export interface VscodeGateOptions {
+  readonly decider: () => Decider;
+  /** In an untrusted workspace every call confirms, even those VS Code would auto-approve. */
+  readonly trusted: () => boolean;
+}
+
+/**
+ * The VS Code host's gate. Chat calls were already confirmed by VS Code (or auto-approved by the
+ * person's own choice); secrets are asked in a modal every time regardless; palette and other
+ * extensions' calls are asked in a modal, which can remember the tool for this session.
+ */
+export class VscodeGate {
+  private readonly approvals = new Set<string>();
+  private readonly options: VscodeGateOptions;
+
+  constructor(options: VscodeGateOptions) {
+    this.options = options;
+  }
+
+  /** Forgets every "Allow for This Session" answer. */
+  resetApprovals(): number {
+    const count = this.approvals.size;
+    this.approvals.clear();
+    return count;
+  }
+
+  readonly gate: Gate = async (call): Promise<Verdict> => {
+    if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    const trusted = this.options.trusted();
+    // Security: a secret is asked every time, even when VS Code auto-approves the tool.
+    const mustAsk = call.secret || !trusted || call.origin !== 'chat';
+    if (!mustAsk) return { allow: true, decidedBy: 'person' };
+    const key = `${call.tool}`;
+    const rememberable = !call.secret && trusted;
+    if (rememberable && this.approvals.has(key)) return { allow: true, decidedBy: 'person' };
+    const answer = await this.options.decider().confirm({ ...describeCall(call), rememberable, call });
+    if (answer === 'allow-session' && rememberable) this.approvals.add(key);
+    if (answer !== 'decline') return { allow: true, decidedBy: 'person' };
+    const secret = call.targets.find((t) => t.action === 'ask');
+    return {
+      allow: false,
+      decidedBy: 'person',
+      reason: secret
+        ? `The user declined ${call.tool} on the protected file "${secret.display}". Do not retry or look for its contents another way; ask the user for what you need.`
+        : `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}. Do not retry the same call; ask the user what they want instead.`,
+    };
+  };
+}

@@ -1,0 +1,109 @@
+import * as vscode from 'vscode';
+import { isSandboxError } from '../core/errors.ts';
+import { availableTools } from '../core/registry.ts';
+import type { Session } from '../core/session.ts';
+import type { Tool, ToolOutcome } from '../core/tool.ts';
+import type { GateCall } from '../core/gate.ts';
+import type { ToolName } from '../core/tools/names.ts';
+
+/** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
+export type ConfirmationExtras = (tool: Tool, input: unknown) => vscode.MarkdownString | undefined;
+
+/** Work a host feature does after a successful call (e.g. diagnostics after a save). */
+export type AfterInvoke = (tool: Tool, input: unknown, outcome: ToolOutcome, token: vscode.CancellationToken) => Promise<string | undefined>;
+
+export interface ToolHostHooks {
+  readonly confirmationExtras?: ConfirmationExtras;
+  readonly afterInvoke?: AfterInvoke;
+}
+
+function signalOf(token: vscode.CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+function targetList(call: GateCall): string {
+  return call.targets.map((t) => `\`${t.display}\``).join(', ') || 'the workspace';
+}
+
+/** The chat confirmation for one call: no side effects, nothing opened on disk. */
+export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks): vscode.PreparedToolInvocation {
+  let call: GateCall;
+  try {
+    call = session.prepare(tool, input, 'chat').call;
+  } catch {
+    // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
+    return { invocationMessage: `${tool.displayName}: checking arguments` };
+  }
+  const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
+  if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
+  if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
+  const message = new vscode.MarkdownString();
+  message.appendMarkdown(`**${call.summary}**\n\n`);
+  message.appendMarkdown(`- Path: ${targetList(call)}\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
+  const secret = call.targets.find((t) => t.action === 'ask');
+  if (secret) message.appendMarkdown(`- \`${secret.display}\` matches the protected rule \`${secret.rule}\`: you will also be asked in a dialog.\n`);
+  const extras = hooks.confirmationExtras?.(tool, input);
+  if (extras) {
+    message.appendMarkdown('\n');
+    message.appendMarkdown(extras.value);
+    message.isTrusted = extras.isTrusted ?? false;
+  }
+  return {
+    invocationMessage,
+    confirmationMessages: { title: `${tool.displayName}: ${call.targets.map((t) => t.display).join(', ') || 'workspace'}`, message },
+  };
+}
+
+/**
+ * Keeps the registered language model tools in step with what the session can serve (trust,
+ * capabilities): a tool that cannot run is not registered at all.
+ */
+export class LanguageModelToolRegistrations implements vscode.Disposable {
+  private readonly registered = new Map<ToolName, vscode.Disposable>();
+  private readonly session: () => Session;
+  private readonly hooks: ToolHostHooks;
+
+  constructor(session: () => Session, hooks: ToolHostHooks = {}) {
+    this.session = session;
+    this.hooks = hooks;
+  }
+
+  sync(): void {
+    const wanted = new Set(availableTools(this.session()).map((t) => t.name));
+    for (const [name, registration] of this.registered) {
+      if (!wanted.has(name)) { registration.dispose(); this.registered.delete(name); }
+    }
+    for (const tool of availableTools(this.session())) {
+      if (!this.registered.has(tool.name)) this.registered.set(tool.name, this.register(tool));
+    }
+  }
+
+  get names(): string[] { return [...this.registered.keys()]; }
+
+  private register(tool: Tool): vscode.Disposable {
+    return vscode.lm.registerTool<unknown>(tool.name, {
+      prepareInvocation: (options) => confirmationFor(this.session(), tool, options.input, this.hooks),
+      invoke: async (options, token) => {
+        const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
+        try {
+          const outcome = await this.session().invoke(tool, options.input, signalOf(token), origin);
+          const after = await this.hooks.afterInvoke?.(tool, options.input, outcome, token);
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(after ? `${outcome.text}\n${after}` : outcome.text)]);
+        } catch (e) {
+          if (!isSandboxError(e)) throw e;
+          const error = new Error(`${e.code}: ${e.message}`);
+          error.name = e.code;
+          throw error;
+        }
+      },
+    });
+  }
+
+  dispose(): void {
+    for (const registration of this.registered.values()) registration.dispose();
+    this.registered.clear();
+  }
+}

@@ -1,0 +1,51 @@
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { parseRules, type Policy } from '../core/policy.ts';
+import type { SessionLimits } from '../core/session.ts';
+
+export const SECTION = 'workspaceTools';
+const MiB = 1024 * 1024;
+
+const numberSetting = (fallback: number, min: number, max: number) => z.number().int().min(min).max(max).catch(fallback);
+
+const settingsSchema = z.object({
+  writeRoots: z.array(z.string().min(1)).nullable().catch(null),
+  openDiffOnStage: z.boolean().catch(true),
+  artifactDiskBudgetMB: numberSetting(4096, 16, 1024 * 1024),
+  mediaMemoryBudgetMB: numberSetting(256, 1, 16 * 1024),
+  nonStreamingMaxMB: numberSetting(64, 1, 4096),
+});
+
+export interface Settings {
+  readonly policy: Policy;
+  /** Problems with the person's rules; non-empty means the policy asks for everything. */
+  readonly ruleErrors: readonly string[];
+  /** Workspace-relative folders that save_media may write under; null = every workspace folder. */
+  readonly writeRoots: readonly string[] | null;
+  readonly openDiffOnStage: boolean;
+  readonly limits: SessionLimits;
+}
+
+/** Reads every workspaceTools.* setting into typed values; an invalid value falls back to the safe default. */
+export function readSettings(): Settings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const rules = parseRules(config.get<unknown>('rules', []));
+  const raw = settingsSchema.parse({
+    writeRoots: config.get<unknown>('writeRoots', null),
+    openDiffOnStage: config.get<unknown>('review.openDiffOnStage', true),
+    artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
+    mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
+    nonStreamingMaxMB: config.get<unknown>('nonStreamingMaxMB', 64),
+  });
+  return {
+    policy: rules.policy,
+    ruleErrors: rules.errors,
+    writeRoots: raw.writeRoots,
+    openDiffOnStage: raw.openDiffOnStage,
+    limits: {
+      artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,
+      mediaBudgetBytes: raw.mediaMemoryBudgetMB * MiB,
+      nonStreamingMaxBytes: raw.nonStreamingMaxMB * MiB,
+    },
+  };
+}
