@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SchemaDeclaration, Tool } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 import { TOOL_NAMES } from './tools/names.ts';

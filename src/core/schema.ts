@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidInput } from './errors.ts';
 import type { SchemaDeclaration } from './tool.ts';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ModelPath, ResolvedPath, ResolveOptions } from './paths.ts';
 import type { Session } from './session.ts';
 import type { ToolName } from './tools/names.ts';

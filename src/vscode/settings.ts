@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseRules, type Policy } from '../core/policy.ts';
 import type { SessionLimits } from '../core/session.ts';
 

@@ -1,9 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { SandboxError, invalidInput } from '../errors.ts';
 import { defineTool } from '../tool.ts';
-import { notImplemented } from './pending.ts';
+import { applyEdits, applyUnified, type PatchOutcome } from '../media/patch.ts';
+import { decodeText, encodeText, lineCounts } from '../media/text.ts';
 
 const editSchema = z.strictObject({
-  find: z.string().min(1).describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
+  find: z.string().min(1, { error: 'find is empty, and an empty find would match everywhere; give the exact text to replace' }).describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
   replace: z.string().describe('Text to put in its place.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
 });
@@ -14,14 +16,30 @@ export const applyPatchSchema = () => z.strictObject({
     editSchema,
     z.array(editSchema).min(1),
     z.strictObject({ unified: z.string().min(1).describe('A unified diff against the media\'s content.') }),
-  ]).describe('One {find, replace, replace_all?} edit, a list of them applied in order, or {unified: "<unified diff>"}.'),
+  ], { error: 'expected one {find, replace, replace_all?} edit with a non-empty find, a non-empty list of such edits, or {unified: "<unified diff>"}, with no other keys' }).describe('One {find, replace, replace_all?} edit, a list of them applied in order, or {unified: "<unified diff>"}.'),
 });
+
+export interface ApplyPatchResult {
+  readonly media_id: string;
+  readonly parent_id: string;
+  readonly path: string;
+  readonly added: number;
+  readonly removed: number;
+  readonly bytes: number;
+  readonly lines: number;
+  /** 1-based edits that matched only with line endings normalized (omitted when none). */
+  readonly normalized_line_endings?: readonly number[];
+}
+
+export function renderApplyPatch(r: ApplyPatchResult): string {
+  return `${JSON.stringify(r)}\n${r.media_id} is in memory only (${r.parent_id} stays valid); nothing changes on disk until save_media with media_id "${r.media_id}".`;
+}
 
 export const applyPatch = defineTool({
   name: 'apply_patch',
   displayName: 'Apply Patch',
   userDescription: 'Apply find/replace edits or a unified diff to a staged file (writes nothing).',
-  description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized), a list of them, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines.',
+  description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized; the file keeps its own line endings), a list of them applied in order, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines; an empty find or a find equal to its replace is rejected.',
   risk: 'write',
   requires: ['writable'],
   icon: 'diff',
@@ -30,6 +48,32 @@ export const applyPatch = defineTool({
     const path = session.media.target(input.media_id);
     return { paths: [path], summary: `patch staged ${path.display}` };
   },
-  run: notImplemented('apply_patch'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (input, ctx): Promise<ApplyPatchResult> => {
+    const store = ctx.session.media;
+    const parent = store.get(input.media_id);
+    const subject = { mediaId: parent.id, display: parent.path.display };
+    const decoded = parent.encoding === 'binary' ? undefined : decodeText(parent.bytes);
+    if (decoded === undefined) {
+      throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text. Stage a text file, or replace the whole file with stage_file and content.`);
+    }
+    const patch = input.patch;
+    const outcome: PatchOutcome = 'unified' in patch
+      ? applyUnified(decoded.text, patch.unified, subject)
+      : applyEdits(decoded.text, Array.isArray(patch) ? patch : [patch], parent.eol, subject);
+    if (outcome.text === decoded.text) {
+      throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made. Give the change you want in replace.`);
+    }
+    const child = store.derive(parent.id, encodeText(outcome.text, decoded.encoding));
+    const counts = lineCounts(decoded.text, outcome.text);
+    return {
+      media_id: child.id,
+      parent_id: parent.id,
+      path: child.path.display,
+      ...counts,
+      bytes: child.bytes.byteLength,
+      lines: child.lines,
+      ...(outcome.normalizedEdits.length ? { normalized_line_endings: outcome.normalizedEdits } : {}),
+    };
+  },
+  render: renderApplyPatch,
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type SchemaDeclaration } from '../tool.ts';
 import { boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
 import { notImplemented } from './pending.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { boundArgument } from '../schema.ts';
 import { SandboxError, cancelled, fromFsError } from '../errors.ts';

@@ -1,23 +1,64 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import type { Eol, MediaEncoding } from '../media/text.ts';
 
 export const stageFileSchema = () => z.strictObject({
   path: pathArgument('The file to stage (existing, or new when content is given)'),
   content: z.string().optional().describe('The full new content. Omit to stage the file\'s current bytes for patching.'),
 });
 
+export interface StageFileResult {
+  readonly media_id: string;
+  readonly path: string;
+  readonly bytes: number;
+  readonly lines: number;
+  readonly encoding: MediaEncoding;
+  readonly eol: Eol;
+  readonly isNew: boolean;
+}
+
+export function renderStageFile(r: StageFileResult): string {
+  const next = r.isNew
+    ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
+    : `Nothing is written yet: patch it with apply_patch, then call save_media with the final media_id.`;
+  return `${JSON.stringify(r)}\n${next}`;
+}
+
 export const stageFile = defineTool({
   name: 'stage_file',
   displayName: 'Stage File',
   userDescription: 'Stage an in-memory copy of a file for editing (writes nothing).',
-  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with apply_patch), or, with content, the full content of a new or replaced file. Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
+  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with apply_patch), or, with content, the full content of a new or replaced file (written in the existing file\'s encoding and line endings). Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
   risk: 'write',
   requires: ['writable'],
   icon: 'git-stage',
   schema: stageFileSchema,
   targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : ''}` }),
-  run: notImplemented('stage_file'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (input, ctx): Promise<StageFileResult> => {
+    const { fs, media: store } = ctx.session;
+    const path = ctx.session.normalize(input.path);
+    if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder, not a file. Give stage_file the path of a file.`);
+    // Security: staged for writing, so a symlinked component is refused now rather than at save time.
+    const resolved = await ctx.resolve(path, { forWrite: true });
+    const contentBytes = input.content === undefined ? 0 : Buffer.byteLength(input.content);
+    let disk: Uint8Array | undefined;
+    if (resolved.exists) {
+      if (ctx.signal.aborted) throw cancelled();
+      try {
+        const stat = await fs.stat(resolved.address);
+        if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged. Use list_directory to see what it holds.`);
+        store.ensureRoom(path.display, stat.size + contentBytes);
+        disk = await fs.readFile(resolved.address, ctx.signal);
+      } catch (e) {
+        throw fromFsError(e, path.display, 'read');
+      }
+    } else if (input.content === undefined) {
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`);
+    }
+    const media = store.stage(path, disk, input.content);
+    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew };
+  },
+  render: renderStageFile,
 });
