@@ -6,6 +6,8 @@ export interface FileStat {
   readonly type: EntryType;
   readonly size: number;
   readonly mtimeMs: number;
+  /** POSIX permission bits, where the backend has them (kept when a save replaces the file). */
+  readonly mode?: number;
 }
 
 export interface DirEntry {
@@ -47,6 +49,8 @@ export interface WorkspaceFs {
   readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
   writeFile(address: string, data: Uint8Array): Promise<void>;
   rename(from: string, to: string): Promise<void>;
+  /** Sets POSIX permission bits, where the backend has them (a save through a temp file keeps the original's). */
+  chmod?(address: string, mode: number): Promise<void>;
   mkdir(address: string): Promise<void>;
   delete(address: string): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { Capability, Risk, SchemaDeclaration, Tool, ToolContext, ToolOutcom
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
+import type { WriteRoots } from './media/write-roots.ts';
 
 export interface SessionLimits {
   /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
@@ -36,6 +37,8 @@ export interface SessionOptions {
   /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
   readonly spoolDir: string;
   readonly limits?: () => SessionLimits;
+  /** Where save_media may write, read on every save; absent: every workspace folder. */
+  readonly writeRoots?: () => WriteRoots;
   /** Tools the host allows at all (e.g. no write tools in an untrusted workspace). */
   readonly allowWrites?: () => boolean;
 }
@@ -70,7 +73,7 @@ export class Session {
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes });
-    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes });
+    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}) });
   }
 
   get roots(): readonly WorkspaceRoot[] { return this.options.roots(); }

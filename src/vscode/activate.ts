@@ -13,6 +13,7 @@ import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hoo
 import { allFoldersLocal, workspaceRoots } from './uri.ts';
 import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
+import { parseWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
@@ -52,15 +53,25 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   context.subscriptions.push(log);
 
   let settings = readSettings();
-  const reportRuleErrors = (current: Settings): void => {
-    if (current.ruleErrors.length === 0) return;
-    const text = `workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`;
-    log.warn(text);
-    void vscode.window.showWarningMessage(text, 'Open Settings').then((choice) => {
-      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.rules`);
-    });
+  const settingErrors = (current: Settings): string[] => {
+    const errors: string[] = [];
+    if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
+    errors.push(...parseWriteRoots(current.writeRoots, workspaceRoots(vscode.workspace.workspaceFolders ?? [], allFoldersLocal(vscode.workspace.workspaceFolders ?? []))).errors);
+    return errors;
   };
-  reportRuleErrors(settings);
+  /** Each distinct problem is reported once, in a notification and the audit log. */
+  const reported = new Set<string>();
+  const reportSettingErrors = (current: Settings): void => {
+    for (const text of settingErrors(current)) {
+      if (reported.has(text)) continue;
+      reported.add(text);
+      log.warn(text);
+      void vscode.window.showWarningMessage(text, 'Open Settings').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+      });
+    }
+  };
+  reportSettingErrors(settings);
 
   const folders = vscode.workspace.workspaceFolders ?? [];
   const local = allFoldersLocal(folders);
@@ -86,6 +97,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     log,
     spoolDir: spoolFolder(context),
     limits: () => settings.limits,
+    writeRoots: () => parseWriteRoots(settings.writeRoots, roots).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
   });
 
@@ -96,9 +108,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
-      const previous = settings;
       settings = readSettings();
-      if (settings.ruleErrors.join() !== previous.ruleErrors.join()) reportRuleErrors(settings);
+      reportSettingErrors(settings);
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => tools.sync()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {

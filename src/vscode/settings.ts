@@ -9,7 +9,6 @@ const MiB = 1024 * 1024;
 const numberSetting = (fallback: number, min: number, max: number) => z.number().int().min(min).max(max).catch(fallback);
 
 const settingsSchema = z.object({
-  writeRoots: z.array(z.string().min(1)).nullable().catch(null),
   openDiffOnStage: z.boolean().catch(true),
   artifactDiskBudgetMB: numberSetting(4096, 16, 1024 * 1024),
   mediaMemoryBudgetMB: numberSetting(256, 1, 16 * 1024),
@@ -20,8 +19,8 @@ export interface Settings {
   readonly policy: Policy;
   /** Problems with the person's rules; non-empty means the policy asks for everything. */
   readonly ruleErrors: readonly string[];
-  /** Workspace-relative folders that save_media may write under; null = every workspace folder. */
-  readonly writeRoots: readonly string[] | null;
+  /** The raw workspaceTools.writeRoots value; parsed against the current folders on every save. */
+  readonly writeRoots: unknown;
   readonly openDiffOnStage: boolean;
   readonly limits: SessionLimits;
 }
@@ -31,7 +30,6 @@ export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SECTION);
   const rules = parseRules(config.get<unknown>('rules', []));
   const raw = settingsSchema.parse({
-    writeRoots: config.get<unknown>('writeRoots', null),
     openDiffOnStage: config.get<unknown>('review.openDiffOnStage', true),
     artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
     mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
@@ -40,7 +38,8 @@ export function readSettings(): Settings {
   return {
     policy: rules.policy,
     ruleErrors: rules.errors,
-    writeRoots: raw.writeRoots,
+    // Security: parsed by parseWriteRoots, which narrows (never widens) on an invalid value.
+    writeRoots: config.get<unknown>('writeRoots', null),
     openDiffOnStage: raw.openDiffOnStage,
     limits: {
       artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,

@@ -27,12 +27,12 @@ export class NodeFs implements WorkspaceFs {
 
   async stat(address: string): Promise<FileStat> {
     const s = await fsp.stat(address);
-    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs };
+    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777 };
   }
 
   async lstat(address: string): Promise<FileStat> {
     const s = await fsp.lstat(address);
-    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs };
+    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777 };
   }
 
   realpath(address: string): Promise<string> {
@@ -59,6 +59,10 @@ export class NodeFs implements WorkspaceFs {
 
   async rename(from: string, to: string): Promise<void> {
     await fsp.rename(from, to);
+  }
+
+  async chmod(address: string, mode: number): Promise<void> {
+    await fsp.chmod(address, mode);
   }
 
   async mkdir(address: string): Promise<void> {

@@ -39,7 +39,7 @@ export const applyPatch = defineTool({
   name: 'apply_patch',
   displayName: 'Apply Patch',
   userDescription: 'Apply find/replace edits or a unified diff to a staged file (writes nothing).',
-  description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized; the file keeps its own line endings), a list of them applied in order, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines; an empty find or a find equal to its replace is rejected.',
+  description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized), a list of them, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines.',
   risk: 'write',
   requires: ['writable'],
   icon: 'diff',

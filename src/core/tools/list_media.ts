@@ -1,8 +1,45 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import { notImplemented } from './pending.ts';
 
 export const listMediaSchema = () => z.strictObject({});
+
+export interface ListedMedia {
+  readonly media_id: string;
+  readonly path: string;
+  readonly added: number;
+  readonly removed: number;
+  readonly is_new: boolean;
+  readonly age_s: number;
+  readonly parent_id?: string;
+  /** Why saving it would conflict, when it would. */
+  readonly stale?: string;
+  /** The user's edit in the editor within this media's line of edits. */
+  readonly user_edit?: { readonly media_id: string; readonly against: string; readonly added: number; readonly removed: number };
+}
+
+export interface ListMediaResult {
+  readonly media: readonly ListedMedia[];
+}
+
+function age(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}min`;
+  return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}min`;
+}
+
+export function renderListMedia(r: ListMediaResult): string {
+  if (r.media.length === 0) return 'No unsaved staged media.';
+  const lines = [`${r.media.length} unsaved staged media (the latest version of each; none of this is on disk):`];
+  for (const m of r.media) {
+    const notes = [`${age(m.age_s)} old`];
+    if (m.parent_id) notes.push(`from ${m.parent_id}`);
+    if (m.user_edit) notes.push(`edited by the user: +${m.user_edit.added} −${m.user_edit.removed} against ${m.user_edit.against}`);
+    if (m.stale) notes.push(`STALE: ${m.stale}`);
+    lines.push(`${m.media_id} "${m.path}"${m.is_new ? ' (new file)' : ''} +${m.added} −${m.removed}, ${notes.join(', ')}`);
+  }
+  lines.push('Call save_media for each change you want to keep; earlier versions keep their ids.');
+  return lines.join('\n');
+}
 
 export const listMedia = defineTool({
   name: 'list_media',
@@ -14,6 +51,28 @@ export const listMedia = defineTool({
   icon: 'checklist',
   schema: listMediaSchema,
   targets: () => ({ paths: [], summary: 'list staged files' }),
-  run: notImplemented('list_media'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (_input, ctx): Promise<ListMediaResult> => {
+    const store = ctx.session.media;
+    const now = ctx.session.clock.now();
+    const media = store.heads().map((m): ListedMedia => {
+      const counts = store.changes(m.id);
+      const person = store.personChange(m.id);
+      const stale = m.stale === undefined ? undefined
+        : m.stale.kind === 'saved' ? `${m.stale.by} was saved to this file since; stage it again to edit further`
+        : 'the file changed on disk since it was staged; stage it again';
+      return {
+        media_id: m.id,
+        path: m.path.display,
+        added: counts.added,
+        removed: counts.removed,
+        is_new: m.isNew,
+        age_s: Math.max(0, Math.floor((now - m.createdAt) / 1000)),
+        ...(m.parentId ? { parent_id: m.parentId } : {}),
+        ...(stale ? { stale } : {}),
+        ...(person ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } } : {}),
+      };
+    });
+    return { media };
+  },
+  render: renderListMedia,
 });

@@ -1,12 +1,35 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import { commitMedia, type WriteMethod } from '../media/save.ts';
+import { plural } from '../media/text.ts';
 
 export const saveMediaSchema = () => z.strictObject({
   media_id: z.string().min(1).describe('The media to write (from stage_file or apply_patch).'),
   path: pathArgument('Where to write it (default: the path it was staged for)').optional(),
 });
+
+export interface SaveMediaResult {
+  readonly media_id: string;
+  readonly path: string;
+  readonly added: number;
+  readonly removed: number;
+  readonly bytes: number;
+  readonly created: boolean;
+  readonly method: WriteMethod;
+  /** Unsaved media of the same file that now conflict with disk (stage again to edit further). */
+  readonly stale: readonly string[];
+  /** The user's edit in the editor that this save included, against the model's version. */
+  readonly user_edit?: { readonly media_id: string; readonly against: string; readonly added: number; readonly removed: number };
+}
+
+export function renderSaveMedia(r: SaveMediaResult): string {
+  const lines = [JSON.stringify(r)];
+  lines.push(`Saved ${r.media_id} to "${r.path}"${r.created ? ' (new file)' : ''}: +${r.added} −${r.removed} lines, ${plural(r.bytes, 'byte')} written.`);
+  if (r.user_edit) lines.push(`This includes the user's own edit in the editor (${r.user_edit.media_id}: +${r.user_edit.added} −${r.user_edit.removed} against your ${r.user_edit.against}); read the file before changing it further.`);
+  if (r.stale.length) lines.push(`Now stale (staged from the old contents; saving them would conflict): ${r.stale.join(', ')}. Stage the file again to edit it further.`);
+  return lines.join('\n');
+}
 
 export const saveMedia = defineTool({
   name: 'save_media',
@@ -21,6 +44,21 @@ export const saveMedia = defineTool({
     const path = input.path === undefined ? session.media.target(input.media_id) : session.normalize(input.path);
     return { paths: [path], summary: `save ${path.display}` };
   },
-  run: notImplemented('save_media'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (input, ctx): Promise<SaveMediaResult> => {
+    const requested = input.path === undefined ? undefined : ctx.session.normalize(input.path);
+    const outcome = await commitMedia(ctx, input.media_id, requested);
+    const person = outcome.personChange;
+    return {
+      media_id: outcome.mediaId,
+      path: outcome.path.display,
+      added: outcome.added,
+      removed: outcome.removed,
+      bytes: outcome.bytes,
+      created: outcome.created,
+      method: outcome.method,
+      stale: outcome.stale,
+      ...(person ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } } : {}),
+    };
+  },
+  render: renderSaveMedia,
 });

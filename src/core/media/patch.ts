@@ -1,0 +1,280 @@
+import { applyPatch as applyUnifiedDiff, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
+import { SandboxError, invalidInput } from '../errors.ts';
+import { toLf, withEol, type Eol } from './text.ts';
+
+/** One find/replace edit, as apply_patch receives it. */
+export interface FindReplace {
+  readonly find: string;
+  readonly replace: string;
+  readonly replace_all?: boolean | undefined;
+}
+
+/** Which media an edit is applied to, for the messages. */
+export interface PatchSubject {
+  readonly mediaId: string;
+  readonly display: string;
+}
+
+export interface PatchOutcome {
+  readonly text: string;
+  /** How many occurrences were replaced in all. */
+  readonly replacements: number;
+  /** 1-based numbers of the edits that matched only after normalizing line endings. */
+  readonly normalizedEdits: readonly number[];
+}
+
+const MAX_SHOWN_LINES = 8;
+const MAX_SHOWN_CHARS = 200;
+const CANDIDATES = 20;
+const RESEMBLANCE = 0.3;
+
+/** Where `find` occurs in `text`, as [start, end) offsets of `text`. */
+interface Match {
+  readonly start: number;
+  readonly end: number;
+}
+
+function exactMatches(text: string, find: string): Match[] {
+  const out: Match[] = [];
+  for (let i = text.indexOf(find); i !== -1; i = text.indexOf(find, i + find.length)) out.push({ start: i, end: i + find.length });
+  return out;
+}
+
+/**
+ * Matches of `find` with CRLF and LF treated alike. Offsets are mapped back onto the original text:
+ * a match that ends before a line break ends before its "\r", one that includes it includes both.
+ */
+function normalizedMatches(text: string, find: string): Match[] {
+  const normalFind = toLf(find);
+  if (normalFind === '') return [];
+  // Normalized indices of the "\n"s that were "\r\n" in the original, ascending.
+  const crlfAt: number[] = [];
+  let normal = '';
+  let last = 0;
+  for (let i = text.indexOf('\r\n'); i !== -1; i = text.indexOf('\r\n', i + 2)) {
+    normal += text.slice(last, i);
+    crlfAt.push(normal.length);
+    normal += '\n';
+    last = i + 2;
+  }
+  normal += text.slice(last);
+  const original = (index: number): number => {
+    let lo = 0;
+    let hi = crlfAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (crlfAt[mid]! < index) lo = mid + 1; else hi = mid;
+    }
+    return index + lo;
+  };
+  return exactMatches(normal, normalFind).map((m) => ({ start: original(m.start), end: original(m.end) }));
+}
+
+const MAX_LISTED_MATCHES = 20;
+
+/** 1-based line numbers of ascending offsets, in one pass over the text. */
+function linesAt(text: string, offsets: readonly number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let newline = text.indexOf('\n');
+  for (const offset of offsets) {
+    while (newline !== -1 && newline < offset) { line++; newline = text.indexOf('\n', newline + 1); }
+    out.push(line);
+  }
+  return out;
+}
+
+/** "at lines 2, 4 and 6", "on line 1 (30 times)": distinct lines, the first few of them. */
+function whereMatches(text: string, matches: readonly Match[]): string {
+  const perLine = new Map<number, number>();
+  for (const line of linesAt(text, matches.map((m) => m.start))) perLine.set(line, (perLine.get(line) ?? 0) + 1);
+  const items: string[] = [...perLine].slice(0, MAX_LISTED_MATCHES).map(([line, n]) => (n > 1 ? `${line} (${n} times)` : String(line)));
+  if (perLine.size > MAX_LISTED_MATCHES) items.push(`${perLine.size - MAX_LISTED_MATCHES} more lines`);
+  return perLine.size === 1 ? `on line ${items[0]}` : `at lines ${listOf(items)}`;
+}
+
+function listOf(items: readonly (string | number)[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function bigrams(s: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < s.length - 1; i++) {
+    const g = s.slice(i, i + 2);
+    out.set(g, (out.get(g) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** Dice similarity of two trimmed lines, 0..1. */
+function similarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if (a.length < 2 || b.length < 2) return 0;
+  const ga = bigrams(a);
+  let common = 0;
+  for (let i = 0; i < b.length - 1; i++) {
+    const g = b.slice(i, i + 2);
+    const n = ga.get(g) ?? 0;
+    if (n > 0) { common++; ga.set(g, n - 1); }
+  }
+  return (2 * common) / (a.length + b.length - 2);
+}
+
+/** Upper bound of `similarity` from the lengths alone, to skip hopeless lines cheaply. */
+function similarityBound(a: number, b: number): number {
+  if (a < 2 || b < 2) return 1;
+  return (2 * Math.min(a - 1, b - 1)) / (a + b - 2);
+}
+
+export interface ClosestLines {
+  /** 1-based first line. */
+  readonly line: number;
+  readonly lines: readonly string[];
+}
+
+/**
+ * The window of `text` that looks most like `wanted` (both compared line by line, trimmed, with
+ * line endings normalized), or undefined when no line resembles it.
+ */
+export function closestLines(text: string, wanted: string): ClosestLines | undefined {
+  const textLines = toLf(text).split('\n');
+  const wantedLines = toLf(wanted).replace(/\n$/, '').split('\n');
+  const trimmedWanted = wantedLines.map((l) => l.trim());
+  // Anchor on the longest wanted line: it is the most distinctive.
+  let anchor = 0;
+  trimmedWanted.forEach((l, i) => { if (l.length > trimmedWanted[anchor]!.length) anchor = i; });
+  const anchorText = trimmedWanted[anchor]!;
+  if (anchorText === '') return undefined;
+
+  const best: { index: number; score: number }[] = [];
+  const floor = (): number => (best.length < CANDIDATES ? RESEMBLANCE : best[best.length - 1]!.score);
+  textLines.forEach((raw, index) => {
+    const line = raw.trim();
+    if (similarityBound(line.length, anchorText.length) < floor()) return;
+    const score = similarity(line, anchorText);
+    if (score < floor()) return;
+    best.push({ index, score });
+    best.sort((x, y) => y.score - x.score || x.index - y.index);
+    if (best.length > CANDIDATES) best.pop();
+  });
+  if (best.length === 0) return undefined;
+
+  let chosen = { start: 0, score: -1 };
+  for (const candidate of best) {
+    const start = Math.max(0, candidate.index - anchor);
+    let total = 0;
+    trimmedWanted.forEach((w, j) => { total += similarity((textLines[start + j] ?? '').trim(), w); });
+    const score = total / trimmedWanted.length;
+    if (score > chosen.score || (score === chosen.score && start < chosen.start)) chosen = { start, score };
+  }
+  const count = Math.min(wantedLines.length, MAX_SHOWN_LINES, textLines.length - chosen.start);
+  return { line: chosen.start + 1, lines: textLines.slice(chosen.start, chosen.start + count) };
+}
+
+/** `12| text` lines, long ones cut, for an error message. */
+export function showLines(closest: ClosestLines): string {
+  return closest.lines.map((l, i) => `${closest.line + i}| ${l.length > MAX_SHOWN_CHARS ? l.slice(0, MAX_SHOWN_CHARS) + '…' : l}`).join('\n');
+}
+
+function range(closest: ClosestLines): string {
+  const last = closest.line + closest.lines.length - 1;
+  return last === closest.line ? `text is at line ${closest.line}` : `text is at lines ${closest.line}-${last}`;
+}
+
+function notFound(text: string, find: string, what: string, subject: PatchSubject, next: string): SandboxError {
+  const closest = closestLines(text, find);
+  const where = `in ${subject.mediaId} ("${subject.display}")`;
+  if (closest === undefined) {
+    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call apply_patch again.`);
+  }
+  return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\n${next}`);
+}
+
+/**
+ * Applies find/replace edits in order, each to the result of the one before; all or nothing.
+ * Matching is exact first, then with line endings normalized; replacement text takes the file's
+ * line endings (`eol`), so a model that writes LF keeps a CRLF file CRLF.
+ */
+export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol, subject: PatchSubject): PatchOutcome {
+  let current = text;
+  let replacements = 0;
+  const normalizedEdits: number[] = [];
+  edits.forEach((edit, i) => {
+    const label = edits.length > 1 ? `Edit ${i + 1} of ${edits.length}: ` : '';
+    const what = edits.length > 1 ? `${label}find` : 'find';
+    if (edit.find === '') throw invalidInput(`${label}find is empty, and an empty find would match everywhere; nothing was changed. Give the exact text to replace (to replace the whole file, call stage_file with content).`);
+    if (edit.find === edit.replace) throw invalidInput(`${label}find and replace are the same text, so the edit would change nothing; nothing was changed. Give the new text in replace.`);
+    let matches = exactMatches(current, edit.find);
+    if (matches.length === 0) {
+      matches = normalizedMatches(current, edit.find);
+      if (matches.length > 0) normalizedEdits.push(i + 1);
+    }
+    if (matches.length === 0) {
+      throw notFound(current, edit.find, what, subject, 'Copy the text exactly as it is there (indentation and whitespace included) and call apply_patch again.');
+    }
+    if (matches.length > 1 && edit.replace_all !== true) {
+      throw invalidInput(`${what} matches ${matches.length} times in ${subject.mediaId} ("${subject.display}"), ${whereMatches(current, matches)}; nothing was changed. Add surrounding lines to find so that it matches once, or set replace_all: true to replace every occurrence.`);
+    }
+    const replacement = withEol(edit.replace, eol);
+    let next = '';
+    let last = 0;
+    for (const m of matches) {
+      next += current.slice(last, m.start) + replacement;
+      last = m.end;
+    }
+    current = next + current.slice(last);
+    replacements += matches.length;
+  });
+  return { text: current, replacements, normalizedEdits };
+}
+
+function hunkHeader(h: StructuredPatchHunk): string {
+  return `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
+}
+
+/** The lines a hunk expects to find: its context and "-" lines. */
+function hunkOldText(h: StructuredPatchHunk): string {
+  return h.lines.filter((l) => l.startsWith(' ') || l.startsWith('-')).map((l) => l.slice(1)).join('\n');
+}
+
+/**
+ * Applies a unified diff (one file's hunks) with the `diff` package; a diff written with LF applies
+ * to a CRLF text and keeps it CRLF. Failure names the first hunk that does not fit.
+ */
+export function applyUnified(text: string, unified: string, subject: PatchSubject): PatchOutcome {
+  let patches: StructuredPatch[];
+  try {
+    patches = parsePatch(unified);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    throw invalidInput(`The unified diff could not be parsed: ${reason}; nothing was changed. Give hunks in the form "@@ -start,count +start,count @@" followed by " ", "-" and "+" lines, or use {find, replace} edits.`);
+  }
+  const withHunks = patches.filter((p) => p.hunks.length > 0);
+  if (withHunks.length === 0) {
+    throw invalidInput('The unified diff has no hunks (no "@@ -start,count +start,count @@" lines); nothing was changed. Give at least one hunk, or use {find, replace} edits.');
+  }
+  if (withHunks.length > 1) {
+    throw invalidInput(`The unified diff changes ${withHunks.length} files, but apply_patch patches one media; nothing was changed. Split it and apply each file's part to that file's media.`);
+  }
+  const patch = withHunks[0]!;
+  const result = applyUnifiedDiff(text, patch, { autoConvertLineEndings: true });
+  if (result !== false) return { text: result, replacements: patch.hunks.length, normalizedEdits: [] };
+  // Find the first hunk that does not fit, to name it.
+  let failing = patch.hunks.length - 1;
+  for (let k = 1; k <= patch.hunks.length; k++) {
+    if (applyUnifiedDiff(text, { ...patch, hunks: patch.hunks.slice(0, k) }, { autoConvertLineEndings: true }) === false) { failing = k - 1; break; }
+  }
+  const hunk = patch.hunks[failing]!;
+  const what = `The unified diff does not apply: hunk ${failing + 1} of ${patch.hunks.length} (${hunkHeader(hunk)}) expects lines that`;
+  const closest = closestLines(text, hunkOldText(hunk));
+  const where = `${subject.mediaId} ("${subject.display}")`;
+  if (closest === undefined) {
+    return notFoundThrow(`${what} are not in ${where}, and no line resembles them; nothing was changed. Check that the diff was made against this version of the file, or use {find, replace} edits.`);
+  }
+  return notFoundThrow(`${what} are not in ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\nMake the hunk's context and "-" lines match the media exactly, or use {find, replace} edits, and call apply_patch again.`);
+}
+
+function notFoundThrow(message: string): never {
+  throw new SandboxError('E_SANDBOX_NOT_FOUND', message);
+}

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
+import type { ModelPath } from '../paths.ts';
+import type { WorkspaceFs } from '../ports.ts';
+import type { ToolContext } from '../tool.ts';
+import { pathKey, type PersonChange, type StagedMedia } from './store.ts';
+import { decodeText, hashBytes, lineCounts, type LineCounts } from './text.ts';
+
+/** How the bytes reached the file. */
+export type WriteMethod = 'rename' | 'direct';
+
+export interface SaveOutcome extends LineCounts {
+  readonly mediaId: string;
+  readonly path: ModelPath;
+  readonly bytes: number;
+  /** The file did not exist before. */
+  readonly created: boolean;
+  readonly method: WriteMethod;
+  /** Unsaved media of the same file that now conflict with disk. */
+  readonly stale: readonly string[];
+  /** Media derived from the saved one, still saveable. */
+  readonly rebased: readonly string[];
+  /** The person's edit included in what was saved, if any. */
+  readonly personChange: PersonChange | undefined;
+}
+
+function errnoCode(e: unknown): string {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
+}
+
+/** Rename errors after which a direct write may still work (other device, uid-mismatched mounts). */
+const RENAME_FALLBACK = new Set(['EXDEV', 'EPERM', 'NoPermissions']);
+/** Temp-file errors after which a direct write may still work (a folder we may not create files in). */
+const TEMP_FALLBACK = new Set(['EACCES', 'EPERM', 'NoPermissions']);
+
+function conflict(message: string): SandboxError {
+  return new SandboxError('E_SANDBOX_CONFLICT', message);
+}
+
+function reasonOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A hidden name next to the target, unguessable so nothing can be planted there in advance. */
+function tempName(name: string): string {
+  const tag = randomBytes(6).toString('hex');
+  return Buffer.byteLength(name) > 200 ? `.wt-save-${tag}.tmp` : `.${name}.wt-save-${tag}.tmp`;
+}
+
+async function removeQuietly(fs: WorkspaceFs, address: string): Promise<void> {
+  try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
+}
+
+interface WriteTarget {
+  readonly fs: WorkspaceFs;
+  readonly folder: string;
+  readonly name: string;
+  readonly address: string;
+  readonly display: string;
+  /** Permission bits of the file being replaced. */
+  readonly mode: number | undefined;
+  readonly signal: AbortSignal;
+}
+
+async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
+  try {
+    await t.fs.writeFile(t.address, data);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (replacing && (code === 'ENOSPC' || code === 'EDQUOT')) {
+      throw new SandboxError('E_SANDBOX_IO', `The disk is full while writing "${t.display}" in place (this filesystem does not allow a temp-file save), so the file may be incomplete. Ask the user to free space and check the file, then stage it again.`, { cause: e });
+    }
+    throw fromFsError(e, t.display, 'save');
+  }
+  return 'direct';
+}
+
+/**
+ * Writes `data` to the target through a temp file in the same folder and a rename, so a failure at
+ * any step leaves the original intact. Falls back to writing in place where the backend has no
+ * atomic rename or refuses it (other device, a folder we may not create files in).
+ */
+async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
+  if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing);
+  const temp = t.fs.join(t.folder, tempName(t.name));
+  try {
+    await t.fs.writeFile(temp, data);
+    if (t.mode !== undefined && t.fs.chmod) await t.fs.chmod(temp, t.mode);
+  } catch (e) {
+    await removeQuietly(t.fs, temp);
+    if (TEMP_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing);
+    throw fromFsError(e, t.display, 'save');
+  }
+  if (t.signal.aborted) { await removeQuietly(t.fs, temp); throw cancelled(); }
+  try {
+    await t.fs.rename(temp, t.address);
+  } catch (e) {
+    await removeQuietly(t.fs, temp);
+    if (RENAME_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing);
+    throw new SandboxError('E_SANDBOX_IO', `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged. Retry once; if it fails again, tell the user.`, { cause: e });
+  }
+  return 'rename';
+}
+
+function textOrEmpty(bytes: Uint8Array | undefined): string | undefined {
+  if (bytes === undefined) return '';
+  return decodeText(bytes)?.text;
+}
+
+/**
+ * The commit step of save_media: write roots, the gated translation (which refuses any symlinked
+ * component for a write), the conflict check against the disk the media was staged from, then a
+ * safe write. Reaches disk only through `ctx.resolve` and the session's fs.
+ */
+export async function commitMedia(ctx: ToolContext, mediaId: string, requested: ModelPath | undefined): Promise<SaveOutcome> {
+  const store = ctx.session.media;
+  const media: StagedMedia = store.get(mediaId);
+  const target = requested ?? media.path;
+  const samePath = pathKey(target) === pathKey(media.path);
+  if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file. Give save_media the path of a file to write.`);
+  store.checkWriteRoot(target);
+  return store.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
+}
+
+async function checkAndWrite(ctx: ToolContext, media: StagedMedia, target: ModelPath, samePath: boolean): Promise<SaveOutcome> {
+  const store = ctx.session.media;
+  const fs = ctx.session.fs;
+  const resolved = await ctx.resolve(target, { forWrite: true });
+  let disk: Uint8Array | undefined;
+  let mode: number | undefined;
+  if (resolved.exists) {
+    if (ctx.signal.aborted) throw cancelled();
+    try {
+      const stat = await fs.stat(resolved.address);
+      if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it. Save to a file path instead.`);
+      mode = stat.mode;
+      disk = await fs.readFile(resolved.address, ctx.signal);
+    } catch (e) {
+      throw fromFsError(e, target.display, 'read');
+    }
+  }
+
+  // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from.
+  if (samePath) {
+    const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
+    if (media.base.hash === undefined && disk !== undefined) {
+      throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it. Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
+    }
+    if (media.base.hash !== undefined && disk === undefined) {
+      throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`);
+    }
+    if (disk !== undefined && hashBytes(disk) !== media.base.hash) {
+      throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
+    }
+  } else if (disk !== undefined) {
+    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`);
+  }
+
+  const segments = target.rel.split('/');
+  const name = segments[segments.length - 1]!;
+  const folder = fs.join(target.root.address, ...segments.slice(0, -1));
+  if (ctx.signal.aborted) throw cancelled();
+  if (disk === undefined && segments.length > 1) {
+    // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
+    try { await fs.mkdir(folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
+  }
+  const method = await writeSafely({ fs, folder, name, address: resolved.address, display: target.display, mode, signal: ctx.signal }, media.bytes, disk !== undefined);
+
+  const before = textOrEmpty(disk);
+  const after = decodeText(media.bytes)?.text;
+  const counts = before === undefined || after === undefined ? { added: 0, removed: 0 } : lineCounts(before, after);
+  const personChange = store.personChange(media.id);
+  // The person may have discarded the media while it was being written; the file is written all the same.
+  const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
+  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method, stale: effects.stale, rebased: effects.rebased, personChange };
+}

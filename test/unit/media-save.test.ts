@@ -1,0 +1,305 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chmodSync, writeFileSync, unlinkSync } from 'node:fs';
+import { TOOLS } from '../../src/core/tools/index.ts';
+import { NodeFs } from '../../src/core/fs/node-fs.ts';
+import { Session } from '../../src/core/session.ts';
+import { Policy } from '../../src/core/policy.ts';
+import { MediaStore } from '../../src/core/media/store.ts';
+import { parseWriteRoots } from '../../src/core/media/write-roots.ts';
+import type { Gate } from '../../src/core/ports.ts';
+import { MemoryLog, tempDir, testSession } from './harness.ts';
+import { FaultyFs, errno, join, namesIn, rejectsWith } from './media-fixtures.ts';
+
+test('an outside write after staging makes save_media refuse with a conflict and keeps the outside change', async () => {
+  const t = testSession();
+  try {
+    const file = join(t.root, 'c.txt');
+    writeFileSync(file, 'v1\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'c.txt' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'v1', replace: 'model' } });
+    writeFileSync(file, 'person\n');
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
+      '"c.txt" changed on disk after m2 was staged; saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.');
+    assert.equal(readFileSync(file, 'utf8'), 'person\n');
+  } finally { await t.dispose(); }
+});
+
+test('a new file in a new folder is created with its folders', async () => {
+  const t = testSession();
+  try {
+    await t.session.invoke(TOOLS.stage_file, { path: 'pkg/deep/mod.ts', content: 'export const x = 1;\n' });
+    assert.equal(existsSync(join(t.root, 'pkg')), false);
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'pkg/deep/mod.ts', added: 1, removed: 0, bytes: 20, created: true, method: 'rename', stale: [] });
+    assert.equal(saved.text.split('\n')[1], 'Saved m1 to "pkg/deep/mod.ts" (new file): +1 −0 lines, 20 bytes written.');
+    assert.equal(readFileSync(join(t.root, 'pkg', 'deep', 'mod.ts'), 'utf8'), 'export const x = 1;\n');
+    assert.deepEqual(namesIn(join(t.root, 'pkg', 'deep')), ['mod.ts']);
+  } finally { await t.dispose(); }
+});
+
+test('a new file whose path appeared after staging is a conflict, not an overwrite', async () => {
+  const t = testSession();
+  try {
+    await t.session.invoke(TOOLS.stage_file, { path: 'n.txt', content: 'mine\n' });
+    writeFileSync(join(t.root, 'n.txt'), 'theirs\n');
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',
+      '"n.txt" did not exist when m1 was staged, but it exists now; saving would overwrite it. Stage it again with stage_file to see its content, re-apply your change, and save the new media.');
+    assert.equal(readFileSync(join(t.root, 'n.txt'), 'utf8'), 'theirs\n');
+  } finally { await t.dispose(); }
+});
+
+test('a file deleted after staging is a conflict, not a silent re-creation', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(join(t.root, 'gone.txt'), 'x\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'gone.txt' });
+    unlinkSync(join(t.root, 'gone.txt'));
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',
+      '"gone.txt" was deleted after m1 was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.');
+    assert.equal(existsSync(join(t.root, 'gone.txt')), false);
+  } finally { await t.dispose(); }
+});
+
+test('attack: staging through a symlinked folder inside the workspace is refused', async () => {
+  const t = testSession();
+  try {
+    mkdirSync(join(t.root, 'real'));
+    writeFileSync(join(t.root, 'real', 'x.txt'), 'x\n');
+    symlinkSync(join(t.root, 'real'), join(t.root, 'linked'));
+    await rejectsWith(t.session.invoke(TOOLS.stage_file, { path: 'linked/x.txt' }), 'E_SANDBOX_REFUSED',
+      'Path "linked/x.txt" was refused: "linked" is a symbolic link, and writes never go through links. Write to the real file path instead.');
+  } finally { await t.dispose(); }
+});
+
+test('attack: a folder swapped for a symlink between stage and save is refused and nothing is written through it', async () => {
+  const t = testSession();
+  const outside = tempDir('wt-outside-');
+  try {
+    await t.session.invoke(TOOLS.stage_file, { path: 'sub/evil.sh', content: 'echo pwned\n' });
+    symlinkSync(outside.path, join(t.root, 'sub'));
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_REFUSED',
+      'Path "sub/evil.sh" was refused: "sub" is a symbolic link, and writes never go through links. Write to the real file path instead.');
+    assert.deepEqual(namesIn(outside.path), []);
+  } finally { await t.dispose(); outside.dispose(); }
+});
+
+test('attack: a staged file replaced by a symlink to another file is refused, and the link target is untouched', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(join(t.root, 'victim.txt'), 'keep me\n');
+    writeFileSync(join(t.root, 'f.txt'), 'f\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'f.txt' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'f', replace: 'overwritten' } });
+    rmSync(join(t.root, 'f.txt'));
+    symlinkSync(join(t.root, 'victim.txt'), join(t.root, 'f.txt'));
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
+      'Path "f.txt" was refused: "f.txt" is a symbolic link, and writes never go through links. Write to the real file path instead.');
+    assert.equal(readFileSync(join(t.root, 'victim.txt'), 'utf8'), 'keep me\n');
+  } finally { await t.dispose(); }
+});
+
+test('save_media to another path creates a new file there; an existing file there is a conflict', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(join(t.root, 'a.txt'), 'a\n');
+    writeFileSync(join(t.root, 'taken.txt'), 'taken\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
+    const copy = await t.session.invoke(TOOLS.save_media, { media_id: 'm1', path: 'copy/a.txt' });
+    assert.deepEqual(copy.result, { media_id: 'm1', path: 'copy/a.txt', added: 1, removed: 0, bytes: 2, created: true, method: 'rename', stale: [] });
+    assert.equal(readFileSync(join(t.root, 'copy', 'a.txt'), 'utf8'), 'a\n');
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1', path: 'taken.txt' }), 'E_SANDBOX_CONFLICT',
+      '"taken.txt" already exists, and save_media writes m1 (staged for "a.txt") to another path only as a new file. To replace "taken.txt", stage it with stage_file and content, then save that media.');
+    assert.equal(readFileSync(join(t.root, 'taken.txt'), 'utf8'), 'taken\n');
+  } finally { await t.dispose(); }
+});
+
+test('saving one line of edits makes the other unsaved media of that file stale', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(join(t.root, 's.txt'), 'base\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 's.txt' });
+    await t.session.invoke(TOOLS.stage_file, { path: 's.txt' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'one' } });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm2', patch: { find: 'base', replace: 'two' } });
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
+    assert.deepEqual(saved.result, { media_id: 'm3', path: 's.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'rename', stale: ['m2', 'm4'] });
+    assert.equal(saved.text, [
+      '{"media_id":"m3","path":"s.txt","added":1,"removed":1,"bytes":4,"created":false,"method":"rename","stale":["m2","m4"]}',
+      'Saved m3 to "s.txt": +1 −1 lines, 4 bytes written.',
+      'Now stale (staged from the old contents; saving them would conflict): m2, m4. Stage the file again to edit it further.',
+    ].join('\n'));
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm4' }), 'E_SANDBOX_CONFLICT',
+      '"s.txt" changed on disk after m4 was staged (media m3 was saved to it since); saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.');
+    assert.equal(readFileSync(join(t.root, 's.txt'), 'utf8'), 'one\n');
+  } finally { await t.dispose(); }
+});
+
+test('a save the person declines leaves the disk unchanged and tells the model', async () => {
+  const gate: Gate = async (call) => (call.tool === 'save_media' ? { allow: false, decidedBy: 'person' } : { allow: true, decidedBy: 'person' });
+  const t = testSession({ overrides: { gate } });
+  try {
+    writeFileSync(join(t.root, 'k.txt'), 'k\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'k.txt' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'k', replace: 'K' } });
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
+      'The user declined save_media on "k.txt". Do not retry the same call; ask the user what they want instead.');
+    assert.equal(readFileSync(join(t.root, 'k.txt'), 'utf8'), 'k\n');
+  } finally { await t.dispose(); }
+});
+
+/** A session whose media store has write roots, as a host passes them (see the report on Session). */
+function writeRootSession(writeRoots: string[]): { session: Session; root: string; dispose(): Promise<void> } {
+  const workspace = tempDir('wt-ws-');
+  const spool = tempDir('wt-spool-');
+  const roots = [{ name: 'ws', address: workspace.path, localPath: workspace.path }];
+  const policy = new Policy([]);
+  class WriteRootSession extends Session {
+    override readonly media = new MediaStore({ clock: this.clock, budgetBytes: () => this.limits.mediaBudgetBytes, writeRoots: () => parseWriteRoots(writeRoots, roots).writeRoots });
+  }
+  const session = new WriteRootSession({ fs: new NodeFs(), roots: () => roots, gate: async () => ({ allow: true, decidedBy: 'test' }), policy: () => policy, clock: { now: () => Date.now() }, log: new MemoryLog(), spoolDir: spool.path });
+  return { session, root: workspace.path, async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); } };
+}
+
+test('attack: a save outside the configured write roots is refused before anything is opened', async () => {
+  const t = writeRootSession(['src', 'docs']);
+  try {
+    mkdirSync(join(t.root, 'src'));
+    writeFileSync(join(t.root, 'package.json'), '{}\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'package.json' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: '{}', replace: '{"scripts":{"postinstall":"curl evil"}}' } });
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
+      'save_media may not write "package.json": it is outside the write roots ("src", "docs"). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.');
+    assert.equal(readFileSync(join(t.root, 'package.json'), 'utf8'), '{}\n');
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'srcx/package.json' }), 'E_SANDBOX_REFUSED',
+      'save_media may not write "srcx/package.json": it is outside the write roots ("src", "docs"). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.');
+    const inside = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'src/package.json' });
+    assert.deepEqual(inside.result, { media_id: 'm2', path: 'src/package.json', added: 1, removed: 0, bytes: 40, created: true, method: 'rename', stale: [] });
+  } finally { await t.dispose(); }
+});
+
+test('a write-roots setting with no valid entry allows no save at all', async () => {
+  const t = writeRootSession(['../outside']);
+  try {
+    await t.session.invoke(TOOLS.stage_file, { path: 'a.txt', content: 'a\n' });
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_REFUSED',
+      'save_media may not write "a.txt": no write root is configured (workspaceTools.writeRoots is empty or has no valid entry), so no file can be saved. Tell the user what you wanted to save; they can fix the setting.');
+    assert.equal(existsSync(join(t.root, 'a.txt')), false);
+  } finally { await t.dispose(); }
+});
+
+test('a rename that fails leaves the original intact and removes the temp file', async () => {
+  const fs = new FaultyFs();
+  const t = testSession({ fs });
+  try {
+    const file = join(t.root, 'r.txt');
+    writeFileSync(file, 'original\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'r.txt', content: 'replacement\n' });
+    fs.beforeRename = () => { throw errno('EIO', 'EIO: i/o error, rename'); };
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_IO',
+      'Could not save "r.txt": moving the written temp file into place failed (EIO: i/o error, rename), so the file on disk is unchanged. Retry once; if it fails again, tell the user.');
+    assert.equal(readFileSync(file, 'utf8'), 'original\n');
+    assert.deepEqual(namesIn(t.root), ['r.txt']);
+    assert.equal(t.session.media.get('m1').saved, undefined);
+  } finally { await t.dispose(); }
+});
+
+test('a save interrupted between write and rename (process killed, no cleanup) leaves the original intact', async () => {
+  const fs = new FaultyFs();
+  const t = testSession({ fs });
+  try {
+    const file = join(t.root, 'r.txt');
+    writeFileSync(file, 'original\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'r.txt', content: 'replacement\n' });
+    // The process "dies" after the temp file is written: neither the rename nor any cleanup happens.
+    fs.beforeRename = () => { throw errno('EINTR', 'killed'); };
+    fs.beforeDelete = () => { throw errno('EINTR', 'killed'); };
+    await assert.rejects(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }));
+    assert.equal(readFileSync(file, 'utf8'), 'original\n');
+    const names = namesIn(t.root);
+    assert.equal(names.length, 2);
+    assert.equal(names[1], 'r.txt');
+    // What is left behind is a hidden, recognisable temp file, never a half-written r.txt.
+    assert.match(names[0]!, /^\.r\.txt\.wt-save-[0-9a-f]{12}\.tmp$/);
+    assert.equal(readFileSync(join(t.root, names[0]!), 'utf8'), 'replacement\n');
+  } finally { await t.dispose(); }
+});
+
+test('ENOSPC at the port while writing the temp file leaves the original intact, with a narrated error and no temp file', async () => {
+  const fs = new FaultyFs();
+  const t = testSession({ fs });
+  try {
+    const file = join(t.root, 'big.txt');
+    writeFileSync(file, 'original\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'big.txt', content: 'much longer replacement\n' });
+    fs.beforeWrite = (address) => {
+      writeFileSync(address, 'much lo'); // a partial write, then the disk is full
+      throw errno('ENOSPC', 'ENOSPC: no space left on device, write');
+    };
+    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_IO',
+      'The disk is full while trying to save "big.txt"; nothing was changed. Ask the user to free space, then retry.');
+    assert.equal(readFileSync(file, 'utf8'), 'original\n');
+    assert.deepEqual(namesIn(t.root), ['big.txt']);
+    assert.equal(fs.renames.length, 0);
+  } finally { await t.dispose(); }
+});
+
+test('a rename refused with EXDEV falls back to writing in place', async () => {
+  const fs = new FaultyFs();
+  const t = testSession({ fs });
+  try {
+    const file = join(t.root, 'x.txt');
+    writeFileSync(file, 'old\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'x.txt', content: 'new\n' });
+    fs.beforeRename = () => { throw errno('EXDEV', 'EXDEV: cross-device link not permitted'); };
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'x.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'direct', stale: [] });
+    assert.equal(readFileSync(file, 'utf8'), 'new\n');
+    assert.deepEqual(namesIn(t.root), ['x.txt']);
+  } finally { await t.dispose(); }
+});
+
+test('a backend without atomic rename writes in place', async () => {
+  const fs = new FaultyFs({ atomicRename: false });
+  const t = testSession({ fs });
+  try {
+    writeFileSync(join(t.root, 'y.txt'), 'old\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'y.txt', content: 'new\n' });
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    assert.equal((saved.result as { method: string }).method, 'direct');
+    assert.deepEqual(fs.writes, [join(t.root, 'y.txt')]);
+    assert.equal(readFileSync(join(t.root, 'y.txt'), 'utf8'), 'new\n');
+  } finally { await t.dispose(); }
+});
+
+test('a save through a temp file keeps the file\'s permission bits', async () => {
+  const t = testSession();
+  try {
+    const file = join(t.root, 'run.sh');
+    writeFileSync(file, '#!/bin/sh\necho hi\n');
+    chmodSync(file, 0o750);
+    await t.session.invoke(TOOLS.stage_file, { path: 'run.sh' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'hi', replace: 'hello' } });
+    await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
+    assert.equal(statSync(file).mode & 0o777, 0o750);
+    assert.equal(readFileSync(file, 'utf8'), '#!/bin/sh\necho hello\n');
+  } finally { await t.dispose(); }
+});
+
+test('two saves of one file at once never both pass the conflict check: the second is a conflict', async () => {
+  const t = testSession();
+  try {
+    writeFileSync(join(t.root, 'race.txt'), 'base\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'race.txt' });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'first' } });
+    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'second' } });
+    const [a, b] = await Promise.allSettled([
+      t.session.invoke(TOOLS.save_media, { media_id: 'm2' }),
+      t.session.invoke(TOOLS.save_media, { media_id: 'm3' }),
+    ]);
+    assert.equal(a.status, 'fulfilled');
+    assert.equal(b.status, 'rejected');
+    assert.equal(b.status === 'rejected' && (b.reason as { code: string }).code, 'E_SANDBOX_CONFLICT');
+    assert.equal(readFileSync(join(t.root, 'race.txt'), 'utf8'), 'first\n');
+  } finally { await t.dispose(); }
+});
