@@ -13,6 +13,8 @@ import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hoo
 import { allFoldersLocal, workspaceRoots } from './uri.ts';
 import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
+import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
+import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { parseWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
 
@@ -118,7 +120,12 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       roots = workspaceRoots(next, local);
     }),
   );
+  tools.hooks = {
+    confirmationExtras: (tool, input) => (tool.name === 'save_media' ? saveConfirmationExtras(host, input) : undefined),
+    aroundInvoke: (tool, input, run, token) => withNewDiagnostics(host, tool, input, run, token),
+  };
   registerCommands(host);
+  registerStagedReview(host);
   tools.sync();
   log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);
 

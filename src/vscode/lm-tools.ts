@@ -9,12 +9,12 @@ import type { ToolName } from '../core/tools/names.ts';
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
 export type ConfirmationExtras = (tool: Tool, input: unknown) => vscode.MarkdownString | undefined;
 
-/** Work a host feature does after a successful call (e.g. diagnostics after a save). */
-export type AfterInvoke = (tool: Tool, input: unknown, outcome: ToolOutcome, token: vscode.CancellationToken) => Promise<string | undefined>;
+/** Work a host feature wraps around a call (e.g. diagnostics before and after a save); `note` is appended to the result. */
+export type AroundInvoke = (tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, token: vscode.CancellationToken) => Promise<{ outcome: ToolOutcome; note?: string }>;
 
 export interface ToolHostHooks {
   readonly confirmationExtras?: ConfirmationExtras;
-  readonly afterInvoke?: AfterInvoke;
+  readonly aroundInvoke?: AroundInvoke;
 }
 
 function signalOf(token: vscode.CancellationToken): AbortSignal {
@@ -64,11 +64,11 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
 export class LanguageModelToolRegistrations implements vscode.Disposable {
   private readonly registered = new Map<ToolName, vscode.Disposable>();
   private readonly session: () => Session;
-  private readonly hooks: ToolHostHooks;
+  /** Set by host features after construction (they need the host, which needs this object). */
+  hooks: ToolHostHooks = {};
 
-  constructor(session: () => Session, hooks: ToolHostHooks = {}) {
+  constructor(session: () => Session) {
     this.session = session;
-    this.hooks = hooks;
   }
 
   sync(): void {
@@ -89,9 +89,9 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
       invoke: async (options, token) => {
         const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
         try {
-          const outcome = await this.session().invoke(tool, options.input, signalOf(token), origin);
-          const after = await this.hooks.afterInvoke?.(tool, options.input, outcome, token);
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(after ? `${outcome.text}\n${after}` : outcome.text)]);
+          const run = (): Promise<ToolOutcome> => this.session().invoke(tool, options.input, signalOf(token), origin);
+          const { outcome, note } = this.hooks.aroundInvoke ? await this.hooks.aroundInvoke(tool, options.input, run, token) : { outcome: await run() };
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
         } catch (e) {
           if (!isSandboxError(e)) throw e;
           const error = new Error(`${e.code}: ${e.message}`);

@@ -1,0 +1,62 @@
+import * as vscode from 'vscode';
+import type { Host } from '../activate.ts';
+import type { Tool, ToolOutcome } from '../../core/tool.ts';
+import { fileUri } from '../uri.ts';
+
+const SETTLE_MAX_MS = 2000;
+const SETTLE_QUIET_MS = 300;
+
+function problems(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error || d.severity === vscode.DiagnosticSeverity.Warning);
+}
+
+const keyOf = (d: vscode.Diagnostic): string => `${d.severity}\u0000${d.source ?? ''}\u0000${d.message}`;
+
+/** Waits until the language services stop updating diagnostics for `uri` (or a time limit passes). */
+function settle(uri: vscode.Uri, token: vscode.CancellationToken): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    const finish = (): void => { clearTimeout(quiet); clearTimeout(limit); listener.dispose(); cancel.dispose(); resolve(); };
+    const limit = setTimeout(finish, SETTLE_MAX_MS);
+    const listener = vscode.languages.onDidChangeDiagnostics((e) => {
+      if (!e.uris.some((u) => u.toString() === uri.toString())) return;
+      clearTimeout(quiet);
+      quiet = setTimeout(finish, SETTLE_QUIET_MS);
+    });
+    const cancel = token.onCancellationRequested(finish);
+  });
+}
+
+/**
+ * Wraps save_media in VS Code: after the write, lists the errors and warnings the language services
+ * report for the saved file that were not there before, as Copilot does after its edits.
+ */
+export async function withNewDiagnostics(host: Host, tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, token: vscode.CancellationToken): Promise<{ outcome: ToolOutcome; note?: string }> {
+  if (tool.name !== 'save_media') return { outcome: await run() };
+  const before = new Map<string, number>();
+  let uri: vscode.Uri | undefined;
+  try {
+    const raw = input as { media_id?: unknown; path?: unknown };
+    const target = typeof raw.path === 'string' ? host.session.normalize(raw.path) : typeof raw.media_id === 'string' ? host.session.media.target(raw.media_id) : undefined;
+    uri = target ? fileUri(target.root, target.rel, host.local) : undefined;
+  } catch {
+    uri = undefined;
+  }
+  if (uri) for (const d of problems(uri)) before.set(keyOf(d), (before.get(keyOf(d)) ?? 0) + 1);
+  const outcome = await run();
+  if (!uri) return { outcome };
+  try {
+    await vscode.workspace.openTextDocument(uri);
+  } catch {
+    return { outcome };
+  }
+  await settle(uri, token);
+  const fresh = problems(uri).filter((d) => {
+    const left = before.get(keyOf(d)) ?? 0;
+    if (left > 0) { before.set(keyOf(d), left - 1); return false; }
+    return true;
+  });
+  if (fresh.length === 0) return { outcome, note: 'No new errors or warnings were reported for the saved file.' };
+  const lines = fresh.slice(0, 20).map((d) => `- line ${d.range.start.line + 1}: ${d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}${d.source ? ` (${d.source})` : ''}: ${d.message}`);
+  return { outcome, note: `New problems reported after the save (fix them with stage_file + apply_patch):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
+}

@@ -1,0 +1,142 @@
+import * as vscode from 'vscode';
+import * as nodePath from 'node:path';
+import type { StagedMedia } from '../../core/media/store.ts';
+import { pathKey } from '../../core/media/store.ts';
+import type { Host } from '../activate.ts';
+import { activeModelPath, runForPerson } from '../commands.ts';
+import { fileUri } from '../uri.ts';
+import { registerStagedProvider } from './provider.ts';
+import { emptyBaseUri, stagedUri } from './uris.ts';
+import { StagedChangesView, mediaOfNode, type StagedNode } from './view.ts';
+
+/** The staged side of a diff against disk (a new file diffs against an empty document). */
+export async function openStagedDiff(host: Host, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean }): Promise<void> {
+  const disk = media.isNew ? emptyBaseUri(media) : fileUri(media.path.root, media.path.rel, host.local);
+  const title = `${nodePath.posix.basename(media.path.display)} (staged ↔ disk)`;
+  await vscode.commands.executeCommand('vscode.diff', disk, stagedUri(media), title, { preview: options.preview, preserveFocus: options.preserveFocus });
+}
+
+/** Watches the disk copy of every file with unsaved media, so the view marks conflicts as they happen. */
+class DiskWatchers implements vscode.Disposable {
+  private readonly watchers = new Map<string, vscode.Disposable>();
+  private readonly host: Host;
+
+  constructor(host: Host) {
+    this.host = host;
+  }
+
+  sync(): void {
+    const wanted = new Map(this.host.session.media.heads().map((m) => [pathKey(m.path), m] as const));
+    for (const [key, watcher] of this.watchers) if (!wanted.has(key)) { watcher.dispose(); this.watchers.delete(key); }
+    for (const [key, media] of wanted) {
+      if (this.watchers.has(key)) continue;
+      const uri = fileUri(media.path.root, media.path.rel, this.host.local);
+      const folder = vscode.Uri.joinPath(uri, '..');
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, nodePath.posix.basename(uri.path)));
+      const recheck = (): void => { void this.recheck(media, uri); };
+      watcher.onDidChange(recheck);
+      watcher.onDidCreate(recheck);
+      watcher.onDidDelete(recheck);
+      this.watchers.set(key, watcher);
+    }
+  }
+
+  private async recheck(media: StagedMedia, uri: vscode.Uri): Promise<void> {
+    let disk: Uint8Array | undefined;
+    try { disk = await vscode.workspace.fs.readFile(uri); } catch { disk = undefined; }
+    this.host.session.media.noteDisk(media.path, disk);
+  }
+
+  dispose(): void {
+    for (const watcher of this.watchers.values()) watcher.dispose();
+    this.watchers.clear();
+  }
+}
+
+/** A command argument: a media id, a tree node, or nothing (then a quick pick). */
+async function pickMedia(host: Host, arg: unknown, placeHolder: string): Promise<StagedMedia | undefined> {
+  const store = host.session.media;
+  if (typeof arg === 'string') return store.find(arg);
+  if (typeof arg === 'object' && arg !== null && 'kind' in arg) {
+    const node = arg as StagedNode;
+    const media = mediaOfNode(node);
+    if (media) return media;
+    if (node.kind === 'file') arg = undefined; else return undefined;
+  }
+  const heads = store.heads();
+  if (heads.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: nothing is staged.'); return undefined; }
+  if (heads.length === 1) return heads[0];
+  const picked = await vscode.window.showQuickPick(heads.map((media) => {
+    const { added, removed } = store.changes(media.id);
+    return { label: media.path.display, description: `+${added} −${removed} · ${media.id}`, media };
+  }), { placeHolder });
+  return picked?.media;
+}
+
+async function save(host: Host, media: StagedMedia): Promise<boolean> {
+  const outcome = await runForPerson(host, 'save_media', { media_id: media.id });
+  if (outcome) void vscode.window.setStatusBarMessage(`$(check) ${outcome.text.split('\n')[0]}`, 5000);
+  return outcome !== undefined;
+}
+
+export function registerStagedReview(host: Host): void {
+  const store = host.session.media;
+  const view = new StagedChangesView(store);
+  const watchers = new DiskWatchers(host);
+  host.context.subscriptions.push(view, watchers, registerStagedProvider(store));
+  host.context.subscriptions.push(store.onDidChange((change) => {
+    watchers.sync();
+    if (change.kind === 'added' && change.media.origin === 'model' && host.settings().openDiffOnStage) {
+      void openStagedDiff(host, change.media, { preserveFocus: true, preview: true }).catch((e: unknown) => host.log.warn(`Could not open the staged diff: ${String(e)}`));
+    }
+  }));
+
+  const register = (id: string, run: (...args: unknown[]) => unknown): void => {
+    host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  };
+  register('workspaceTools.stageCurrentFile', async () => {
+    const path = activeModelPath(host);
+    if (!path) { void vscode.window.showInformationMessage('Workspace Tools: open a workspace file in the editor to stage it.'); return; }
+    await runForPerson(host, 'stage_file', { path });
+  });
+  register('workspaceTools.reviewStaged', async () => {
+    await view.reveal();
+    const first = store.heads()[0];
+    if (first) await openStagedDiff(host, first, { preserveFocus: false, preview: true });
+  });
+  register('workspaceTools.openStagedDiff', async (arg: unknown) => {
+    const media = await pickMedia(host, arg, 'Staged change to review');
+    if (media) await openStagedDiff(host, media, { preserveFocus: false, preview: true });
+  });
+  register('workspaceTools.saveStaged', async (arg: unknown) => {
+    const media = await pickMedia(host, arg, 'Staged change to save to disk');
+    if (media) await save(host, media);
+  });
+  register('workspaceTools.saveAllStaged', async () => {
+    for (const media of store.heads()) if (!(await save(host, media))) return;
+  });
+  register('workspaceTools.discardStaged', async (arg: unknown) => {
+    const media = await pickMedia(host, arg, 'Staged change to discard');
+    if (media) store.discard(media.id);
+  });
+  register('workspaceTools.discardAllStaged', async () => {
+    const count = store.heads().length;
+    if (count === 0) return;
+    const answer = await vscode.window.showWarningMessage(`Discard ${count} staged change${count === 1 ? '' : 's'}? Nothing on disk changes.`, { modal: true }, 'Discard All');
+    if (answer === 'Discard All') store.discardAll();
+  });
+}
+
+/** save_media's confirmation: the +/− counts and a link that opens the staged diff. */
+export function saveConfirmationExtras(host: Host, input: unknown): vscode.MarkdownString | undefined {
+  const mediaId = typeof input === 'object' && input !== null && 'media_id' in input ? (input as { media_id: unknown }).media_id : undefined;
+  if (typeof mediaId !== 'string') return undefined;
+  const media = host.session.media.find(mediaId);
+  if (!media) return undefined;
+  const { added, removed } = host.session.media.changes(media.id);
+  const person = host.session.media.personChange(media.id);
+  const args = encodeURIComponent(JSON.stringify([media.id]));
+  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
+  text.isTrusted = { enabledCommands: ['workspaceTools.openStagedDiff'] };
+  return text;
+}

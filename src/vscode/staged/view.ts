@@ -1,0 +1,100 @@
+import * as vscode from 'vscode';
+import type { MediaStore, StagedMedia } from '../../core/media/store.ts';
+import { pathKey } from '../../core/media/store.ts';
+
+export const VIEW_ID = 'workspaceTools.staged';
+
+export type StagedNode =
+  | { readonly kind: 'file'; readonly key: string; readonly heads: readonly StagedMedia[] }
+  | { readonly kind: 'media'; readonly media: StagedMedia };
+
+/** The media a node stands for: a file with one line of edits stands for that line's head. */
+export function mediaOfNode(node: StagedNode): StagedMedia | undefined {
+  return node.kind === 'media' ? node.media : node.heads.length === 1 ? node.heads[0] : undefined;
+}
+
+function describe(store: MediaStore, media: StagedMedia): { description: string; tooltip: string } {
+  const { added, removed } = store.changes(media.id);
+  const person = store.personChange(media.id);
+  const notes = [media.isNew ? 'new file' : '', person ? `edited by you (+${person.added} −${person.removed})` : '', media.stale ? (media.stale.kind === 'saved' ? `conflicts: ${media.stale.by} was saved` : 'conflicts: the file changed on disk') : ''].filter(Boolean);
+  return {
+    description: [`+${added} −${removed}`, media.id, ...notes].join(' · '),
+    tooltip: `${media.path.display}\nmedia ${media.id}${media.parentId ? ` (from ${media.parentId})` : ''}\n+${added} −${removed} lines against disk${notes.length ? `\n${notes.join('\n')}` : ''}\nNot on disk until saved.`,
+  };
+}
+
+/** "Staged Changes": unsaved media grouped by file, with +/− counts, a badge and a status bar item. */
+export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<StagedNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly store: MediaStore;
+  private readonly view: vscode.TreeView<StagedNode>;
+  private readonly status: vscode.StatusBarItem;
+  private readonly subscription: { dispose(): void };
+
+  constructor(store: MediaStore) {
+    this.store = store;
+    this.view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this, showCollapseAll: false });
+    this.status = vscode.window.createStatusBarItem('workspaceTools.staged', vscode.StatusBarAlignment.Left, 50);
+    this.status.name = 'Workspace Tools: Staged Changes';
+    this.status.command = 'workspaceTools.reviewStaged';
+    this.subscription = store.onDidChange(() => this.refresh());
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+    const count = this.store.heads().length;
+    this.view.badge = count ? { value: count, tooltip: `${count} staged change${count === 1 ? '' : 's'} not saved` } : undefined;
+    this.view.message = undefined;
+    this.status.text = `$(diff) ${count} staged`;
+    this.status.tooltip = 'Staged changes that are not on disk yet: open the Staged Changes view';
+    if (count) this.status.show(); else this.status.hide();
+  }
+
+  getChildren(node?: StagedNode): StagedNode[] {
+    if (node?.kind === 'media') return [];
+    if (node?.kind === 'file') return node.heads.length > 1 ? node.heads.map((media) => ({ kind: 'media', media })) : [];
+    const byFile = new Map<string, StagedMedia[]>();
+    for (const media of this.store.heads()) {
+      const key = pathKey(media.path);
+      byFile.set(key, [...(byFile.get(key) ?? []), media]);
+    }
+    return [...byFile.entries()]
+      .sort(([, a], [, b]) => (a[0]!.path.display < b[0]!.path.display ? -1 : 1))
+      .map(([key, heads]) => ({ kind: 'file', key, heads }));
+  }
+
+  getTreeItem(node: StagedNode): vscode.TreeItem {
+    const media = mediaOfNode(node);
+    if (!media) {
+      const file = (node as { heads: readonly StagedMedia[] }).heads[0]!;
+      const item = new vscode.TreeItem(file.path.display, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = `${(node as { heads: readonly StagedMedia[] }).heads.length} versions`;
+      item.iconPath = vscode.ThemeIcon.File;
+      item.resourceUri = vscode.Uri.file(`/${file.path.display}`);
+      return item;
+    }
+    const label = node.kind === 'file' ? media.path.display : media.id;
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const { description, tooltip } = describe(this.store, media);
+    item.description = description;
+    item.tooltip = tooltip;
+    item.id = `${node.kind}:${media.id}`;
+    item.contextValue = media.stale ? 'staged-conflict' : 'staged';
+    item.iconPath = media.stale ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(media.isNew ? 'diff-added' : 'diff-modified');
+    item.command = { command: 'workspaceTools.openStagedDiff', title: 'Open Staged Diff', arguments: [media.id] };
+    return item;
+  }
+
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.view.dispose();
+    this.status.dispose();
+    this.changed.dispose();
+  }
+}
