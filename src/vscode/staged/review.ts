@@ -57,13 +57,14 @@ class DiskWatchers implements vscode.Disposable {
 async function pickMedia(host: Host, arg: unknown, placeHolder: string): Promise<StagedMedia | undefined> {
   const store = host.session.media;
   if (typeof arg === 'string') return store.find(arg);
+  let heads = store.heads();
   if (typeof arg === 'object' && arg !== null && 'kind' in arg) {
     const node = arg as StagedNode;
     const media = mediaOfNode(node);
     if (media) return media;
-    if (node.kind === 'file') arg = undefined; else return undefined;
+    if (node.kind !== 'file') return undefined;
+    heads = [...node.heads];
   }
-  const heads = store.heads();
   if (heads.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: nothing is staged.'); return undefined; }
   if (heads.length === 1) return heads[0];
   const picked = await vscode.window.showQuickPick(heads.map((media) => {
