@@ -60,7 +60,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), 'workspace-tools-cli-'));
   const fs = new NodeFs();
-  const search = createSearchBackend();
+  const search = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
   const session = new Session({
     fs,
     roots: () => roots,

@@ -1,6 +1,13 @@
 import type { SandboxSearch } from '../core/search/port.ts';
+import { createRipgrepSearch } from '../core/search/ripgrep.ts';
+import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
 
-/** The CLI's search backend: ripgrep when it can be found (wired once the backend lands). */
-export function createSearchBackend(): SandboxSearch | undefined {
-  return undefined;
+/** The CLI's search backend: ripgrep from @vscode/ripgrep, else PATH; none without it. */
+export function createSearchBackend(warn: (message: string) => void): SandboxSearch | undefined {
+  const rg = locateRipgrep();
+  if (!rg) {
+    warn('ripgrep was not found (neither @vscode/ripgrep nor PATH): search_files, find_files and artifact_grep are unavailable.');
+    return undefined;
+  }
+  return createRipgrepSearch({ rgPath: rg.path });
 }

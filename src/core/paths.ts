@@ -35,7 +35,10 @@ const LOOKALIKES = /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/u;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
-const PERCENT_ENCODED_SEPARATOR = /%(2e|2f|5c|00|25)/i;
+// Security: percent-escapes of separators, dots, "%", control bytes and any non-ASCII byte (overlong
+// UTF-8 forms of "." and "/" such as %c0%ae among them). Paths are never decoded, so these only
+// serve to confuse whoever reads the path.
+const PERCENT_ENCODED_SUSPICIOUS = /%(2e|2f|5c|25|[01][0-9a-f]|7f|[89a-f][0-9a-f])/i;
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
 const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
 
@@ -63,7 +66,7 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[])
   if (raw.includes('\\')) throw refuse(raw, 'it contains a backslash; UNC paths and "\\" separators are not accepted', 'Use "/" between segments, relative to the workspace folder.');
   if (raw.startsWith('//')) throw refuse(raw, 'it is a network (UNC-style) path');
   if (URI_SCHEME.test(raw)) throw refuse(raw, 'URIs are not accepted');
-  if (PERCENT_ENCODED_SEPARATOR.test(raw)) throw refuse(raw, 'it contains a percent-encoded ".", "/", "\\", "%" or NUL; paths are taken literally and never decoded');
+  if (PERCENT_ENCODED_SUSPICIOUS.test(raw)) throw refuse(raw, 'it contains a percent-encoded ".", "/", "\\", "%", control or non-ASCII byte; paths are taken literally and never decoded');
   const separatorsOf = (s: string): string => s.replace(/[^./\\]/g, '');
   if (separatorsOf(raw.normalize('NFKC')) !== separatorsOf(raw)) throw refuse(raw, 'it contains a compatibility character that normalizes to ".", "/" or "\\"');
 

@@ -46,11 +46,17 @@ interface CompiledRule {
 }
 
 function compile(rule: Rule): CompiledRule {
-  const matcher = picomatch(rule.glob, { dot: true, basename: !rule.glob.includes('/') });
+  // Compiled once to a RegExp and tested directly: rules are checked for every search result.
+  const regex = picomatch.makeRe(rule.glob, { dot: true });
+  const byName = !rule.glob.includes('/');
   // "secrets/**" should also cover the folder "secrets" itself.
-  const folderMatcher = rule.glob.endsWith('/**') ? picomatch(rule.glob.slice(0, -3), { dot: true }) : undefined;
+  const folderRegex = rule.glob.endsWith('/**') ? picomatch.makeRe(rule.glob.slice(0, -3), { dot: true }) : undefined;
   const example = rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x';
-  return { rule, example, matches: (p) => matcher(p) || (folderMatcher?.(p) ?? false) };
+  return {
+    rule,
+    example,
+    matches: (p) => regex.test(byName ? p.slice(p.lastIndexOf('/') + 1) : p) || (folderRegex?.test(p) ?? false),
+  };
 }
 
 /** deny / ask / allow rules over workspace-folder-relative paths, per risk; the last match wins. */

@@ -51,8 +51,20 @@ export interface WorkspaceFs {
   rename(from: string, to: string): Promise<void>;
   /** Sets POSIX permission bits, where the backend has them (a save through a temp file keeps the original's). */
   chmod?(address: string, mode: number): Promise<void>;
+  /**
+   * Opens the folder `segments` below `rootAddress` one component at a time without following any
+   * link (creating missing folders when `create`), and returns an address that names that exact
+   * folder until `release`, even if a component is swapped for a link meanwhile. Undefined when the
+   * platform cannot pin folders; a link on the way rejects with ELOOP.
+   */
+  pinFolder?(rootAddress: string, segments: readonly string[], create: boolean): Promise<PinnedFolder | undefined>;
   mkdir(address: string): Promise<void>;
   delete(address: string): Promise<void>;
+}
+
+export interface PinnedFolder {
+  readonly address: string;
+  release(): Promise<void>;
 }
 
 export interface Clock {

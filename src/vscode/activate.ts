@@ -7,7 +7,9 @@ import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
-import { LanguageModelToolRegistrations } from './lm-tools.ts';
+import { LanguageModelToolRegistrations, confirmationFor } from './lm-tools.ts';
+import { TOOLS } from '../core/tools/index.ts';
+import type { ToolName } from '../core/tools/names.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
 import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hooks.ts';
 import { allFoldersLocal, workspaceRoots } from './uri.ts';
@@ -34,6 +36,8 @@ export interface Host {
 export interface TestApi {
   readonly host: Host;
   readonly decider: ScriptedDecider | undefined;
+  /** What prepareInvocation answers VS Code for this call (the chat confirmation). */
+  prepare(name: ToolName, input: unknown): vscode.PreparedToolInvocation;
 }
 
 function spoolFolder(context: vscode.ExtensionContext): string {
@@ -131,6 +135,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
 
   return {
     dispose: async () => { await session.dispose(); },
-    exports: context.extensionMode === vscode.ExtensionMode.Test ? { host, decider } : undefined,
+    exports: context.extensionMode === vscode.ExtensionMode.Test
+      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, tools.hooks) }
+      : undefined,
   };
 }

@@ -1,6 +1,7 @@
 import type { SandboxSearch } from '../core/search/port.ts';
+import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 
-/** The ripgrep search backend for a located rg binary (wired once the backend lands). */
-export function createSearch(_rgPath: string): SandboxSearch | undefined {
-  return undefined;
+/** The ripgrep search backend for a located rg binary. */
+export function createSearch(rgPath: string): SandboxSearch {
+  return createRipgrepSearch({ rgPath });
 }

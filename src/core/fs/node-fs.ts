@@ -1,6 +1,6 @@
-import { promises as fsp, createReadStream } from 'node:fs';
+import { promises as fsp, constants as fsConstants, createReadStream, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import type { DirEntry, EntryType, FileStat, FsCapabilities, WorkspaceFs } from '../ports.ts';
+import type { DirEntry, EntryType, FileStat, FsCapabilities, PinnedFolder, WorkspaceFs } from '../ports.ts';
 
 function entryType(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
   if (s.isSymbolicLink()) return 'symlink';
@@ -59,6 +59,30 @@ export class NodeFs implements WorkspaceFs {
 
   async rename(from: string, to: string): Promise<void> {
     await fsp.rename(from, to);
+  }
+
+  /**
+   * Security: emulates openat(O_NOFOLLOW) through /proc/self/fd, so a save's check and its write
+   * name the same folder even if a component is swapped for a symlink in between.
+   */
+  async pinFolder(rootAddress: string, segments: readonly string[], create: boolean): Promise<PinnedFolder | undefined> {
+    if (process.platform !== 'linux' || !existsSync('/proc/self/fd')) return undefined;
+    const flags = fsConstants.O_RDONLY | fsConstants.O_DIRECTORY;
+    let handle = await fsp.open(rootAddress, flags);
+    try {
+      for (const segment of segments) {
+        const child = `/proc/self/fd/${handle.fd}/${segment}`;
+        if (create) await fsp.mkdir(child).catch((e: unknown) => { if ((e as { code?: string }).code !== 'EEXIST') throw e; });
+        const next = await fsp.open(child, flags | fsConstants.O_NOFOLLOW);
+        await handle.close();
+        handle = next;
+      }
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+    const pinned = handle;
+    return { address: `/proc/self/fd/${pinned.fd}`, release: () => pinned.close() };
   }
 
   async chmod(address: string, mode: number): Promise<void> {

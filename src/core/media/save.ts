@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
+import { SandboxError, cancelled, fromFsError, invalidInput, refused } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
-import type { WorkspaceFs } from '../ports.ts';
+import type { FileStat, PinnedFolder, WorkspaceFs } from '../ports.ts';
 import type { ToolContext } from '../tool.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './store.ts';
 import { decodeText, hashBytes, lineCounts, type LineCounts } from './text.ts';
@@ -123,18 +123,56 @@ export async function commitMedia(ctx: ToolContext, mediaId: string, requested: 
 }
 
 async function checkAndWrite(ctx: ToolContext, media: StagedMedia, target: ModelPath, samePath: boolean): Promise<SaveOutcome> {
-  const store = ctx.session.media;
   const fs = ctx.session.fs;
   const resolved = await ctx.resolve(target, { forWrite: true });
+  const segments = target.rel.split('/');
+  const name = segments[segments.length - 1]!;
+  // Security: pin the folder (no link followed, missing folders created) so that the checks below and
+  // the write name the same folder even if a component is swapped for a link in between.
+  let pinned: PinnedFolder | undefined;
+  try {
+    pinned = await fs.pinFolder?.(target.root.address, segments.slice(0, -1), !resolved.exists);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links. Check the folder, stage the file again and save.`);
+    throw fromFsError(e, target.display, 'open the folder of');
+  }
+  try {
+    const folder = pinned?.address ?? fs.join(target.root.address, ...segments.slice(0, -1));
+    const address = pinned ? fs.join(pinned.address, name) : resolved.address;
+    return await checkAndWriteIn(ctx, media, target, samePath, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
+  } finally {
+    await pinned?.release();
+  }
+}
+
+interface Placement {
+  readonly folder: string;
+  readonly address: string;
+  readonly name: string;
+  readonly exists: boolean;
+  /** The folder was pinned and already created. */
+  readonly pinned: boolean;
+}
+
+async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: ModelPath, samePath: boolean, place: Placement): Promise<SaveOutcome> {
+  const store = ctx.session.media;
+  const fs = ctx.session.fs;
   let disk: Uint8Array | undefined;
   let mode: number | undefined;
-  if (resolved.exists) {
-    if (ctx.signal.aborted) throw cancelled();
+  if (ctx.signal.aborted) throw cancelled();
+  let stat: FileStat | undefined;
+  try {
+    stat = fs.capabilities.symlinks ? await fs.lstat(place.address) : await fs.stat(place.address);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT' && errnoCode(e) !== 'FileNotFound') throw fromFsError(e, target.display, 'read');
+  }
+  if (stat !== undefined) {
+    if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links. Write to the real file path instead.`);
+    if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it. Save to a file path instead.`);
+    mode = stat.mode;
     try {
-      const stat = await fs.stat(resolved.address);
-      if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it. Save to a file path instead.`);
-      mode = stat.mode;
-      disk = await fs.readFile(resolved.address, ctx.signal);
+      disk = await fs.readFile(place.address, ctx.signal);
     } catch (e) {
       throw fromFsError(e, target.display, 'read');
     }
@@ -156,15 +194,12 @@ async function checkAndWrite(ctx: ToolContext, media: StagedMedia, target: Model
     throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`);
   }
 
-  const segments = target.rel.split('/');
-  const name = segments[segments.length - 1]!;
-  const folder = fs.join(target.root.address, ...segments.slice(0, -1));
   if (ctx.signal.aborted) throw cancelled();
-  if (disk === undefined && segments.length > 1) {
+  if (disk === undefined && !place.pinned && target.rel.includes('/')) {
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
-    try { await fs.mkdir(folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
+    try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
-  const method = await writeSafely({ fs, folder, name, address: resolved.address, display: target.display, mode, signal: ctx.signal }, media.bytes, disk !== undefined);
+  const method = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, mode, signal: ctx.signal }, media.bytes, disk !== undefined);
 
   const before = textOrEmpty(disk);
   const after = decodeText(media.bytes)?.text;

@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import { defineTool, type SchemaDeclaration } from '../tool.ts';
 import { boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import { hiddenBy, renderPaths, runSearch, type SearchResult } from '../search/results.ts';
 
 export const findFilesSchema = (declaration: SchemaDeclaration) => z.strictObject({
-  glob: z.string().min(1).describe('Glob for the file paths to find, e.g. "**/*.ts" or "src/**/test_*.py".'),
+  glob: z.string().min(1).describe('Glob for the file paths to find, relative to the workspace folder: "*.ts" matches the name at any depth, "src/**/test_*.py" the whole path, "!*.md" everything else. Dot-prefixed and git-ignored files need hidden / no_ignore, whatever the glob.'),
   path: z.string().min(1).optional().describe('Folder to search under, relative to the workspace (default: every workspace folder).'),
   limit: boundArgument('Return at most this many paths (an integer >= 1). It bounds what reaches you, not what the host holds; omit it for every path.').optional(),
-  max_depth: boundArgument('Descend at most this many folder levels (an integer >= 1). Omit for no bound.').optional(),
-  iglob: z.string().min(1).optional().describe('An additional glob the paths must match, case-insensitively.'),
+  max_depth: boundArgument('Descend at most this many folder levels below path (an integer >= 1; 1 = only files directly in it). Omit for no bound.').optional(),
+  iglob: z.string().min(1).optional().describe('An additional glob the paths must match, case-insensitively (glob "*" with iglob "readme*" finds README.md and readme.txt).'),
   hidden: z.boolean().optional().describe('Also list dot-prefixed files and folders.'),
   no_ignore: z.boolean().optional().describe('Also list files that .gitignore and similar files exclude.'),
   follow: followRejectedUnlessDeclared(declaration),
@@ -18,7 +18,7 @@ export const findFiles = defineTool({
   name: 'find_files',
   displayName: 'Find Files',
   userDescription: 'Find files by name in the workspace with ripgrep.',
-  description: 'Finds files whose workspace-relative path matches a glob, with ripgrep, and returns the paths. `limit` bounds how many paths reach you, not what the host holds: an unbounded find on a huge tree buffers its whole output. Reaching the limit is normal: a note names the value to raise. Secrets and denied paths are never listed.',
+  description: 'Finds files whose workspace-relative path matches a glob, with ripgrep, and returns the paths, one a line. `limit` bounds how many paths reach you, not what the host holds: an unbounded find on a huge tree buffers its whole output. Reaching the limit is normal: a note names the value to raise. When nothing matches, a note says what may have hidden files. Secrets and denied paths are never listed.',
   risk: 'read',
   requires: ['search'],
   icon: 'go-to-file',
@@ -27,6 +27,24 @@ export const findFiles = defineTool({
     paths: input.path === undefined ? session.allRoots() : [session.normalize(input.path)],
     summary: `find ${JSON.stringify(input.glob)} in ${input.path ?? 'the workspace'}`,
   }),
-  run: notImplemented('find_files'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: (input, ctx): Promise<SearchResult> => runSearch(ctx, {
+    tool: 'find_files',
+    targets: input.path === undefined ? ctx.session.allRoots() : [ctx.session.normalize(input.path)],
+    limit: input.limit,
+    noun: ['path', 'paths'],
+    emptyNote: `No file matches ${JSON.stringify(input.glob)}${input.iglob !== undefined ? ` and ${JSON.stringify(input.iglob)} (any case)` : ''} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden files: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth })}.`,
+    query: (search, scopes) => search.findPaths({
+      scopes,
+      policy: ctx.session.policy,
+      signal: ctx.signal,
+      glob: input.glob,
+      iglob: input.iglob,
+      limit: input.limit,
+      maxDepth: input.max_depth,
+      hidden: input.hidden,
+      noIgnore: input.no_ignore,
+      follow: input.follow,
+    }),
+  }),
+  render: renderPaths,
 });

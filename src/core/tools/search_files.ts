@@ -1,17 +1,17 @@
 import * as z from 'zod';
 import { defineTool, type SchemaDeclaration } from '../tool.ts';
 import { boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import { hiddenBy, renderMatches, runSearch, type SearchResult } from '../search/results.ts';
 
 export const searchFilesSchema = (declaration: SchemaDeclaration) => z.strictObject({
   pattern: z.string().min(1).describe('What to find in file contents: a regular expression (ripgrep syntax), or a fixed string with literal: true.'),
-  path: z.string().min(1).optional().describe('Folder to search under, relative to the workspace (default: every workspace folder).'),
-  limit: boundArgument('Return at most this many matches (an integer >= 1). It bounds what reaches you, not what the host holds; omit it for every match.').optional(),
-  max_depth: boundArgument('Descend at most this many folder levels (an integer >= 1). Omit for no bound.').optional(),
+  path: z.string().min(1).optional().describe('Folder (or single file) to search under, relative to the workspace (default: every workspace folder).'),
+  limit: boundArgument('Return at most this many matching lines (an integer >= 1). It bounds what reaches you, not what the host holds; omit it for every match.').optional(),
+  max_depth: boundArgument('Descend at most this many folder levels below path (an integer >= 1; 1 = only files directly in it). Omit for no bound.').optional(),
   ignore_case: z.boolean().optional().describe('Match case-insensitively.'),
   literal: z.boolean().optional().describe('Treat pattern as a fixed string, not a regex.'),
-  glob: z.string().min(1).optional().describe('Only search files whose path matches this glob ("*.ts", "src/**/*.md"); prefix "!" to exclude.'),
-  iglob: z.string().min(1).optional().describe('As glob, matched case-insensitively.'),
+  glob: z.string().min(1).optional().describe('Only search files whose path matches this glob ("*.ts", "src/**/*.md"), relative to the workspace folder; prefix "!" to exclude. As in ripgrep, a file the glob matches is searched even if it is dot-prefixed or git-ignored.'),
+  iglob: z.string().min(1).optional().describe('As glob, matched case-insensitively. Given together with glob, a file matching either one is searched.'),
   hidden: z.boolean().optional().describe('Also search dot-prefixed files and folders.'),
   no_ignore: z.boolean().optional().describe('Also search files that .gitignore and similar files exclude.'),
   follow: followRejectedUnlessDeclared(declaration),
@@ -21,7 +21,7 @@ export const searchFiles = defineTool({
   name: 'search_files',
   displayName: 'Search Files',
   userDescription: 'Search file contents in the workspace with ripgrep.',
-  description: 'Searches file contents across the workspace with ripgrep and returns matches grouped by file, with line numbers and the matching line (cut at 2,000 characters). `limit` bounds how many matches reach you, not what the host holds: an unbounded search on a huge tree buffers its whole output, so set limit for broad patterns. Reaching the limit is normal: a note names the value to raise. Secrets (.env, keys) and denied paths are never searched. Then open a hit with open_file and artifact_read.',
+  description: 'Searches file contents across the workspace with ripgrep and returns matching lines grouped by file, with line numbers (each line cut at 2,000 characters). `limit` bounds how many matching lines reach you, not what the host holds: an unbounded search on a huge tree buffers its whole output, so set limit for broad patterns. Reaching the limit is normal: a note names the value to raise. When nothing matches, a note says what may have hidden matches. Secrets (.env, keys) and denied paths are never searched. Then open a hit with open_file and read around it with artifact_read.',
   risk: 'read',
   requires: ['search'],
   icon: 'search',
@@ -30,6 +30,31 @@ export const searchFiles = defineTool({
     paths: input.path === undefined ? session.allRoots() : [session.normalize(input.path)],
     summary: `search ${JSON.stringify(input.pattern)} in ${input.path ?? 'the workspace'}`,
   }),
-  run: notImplemented('search_files'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: (input, ctx): Promise<SearchResult> => {
+    const globs = [input.glob, input.iglob].filter((g) => g !== undefined);
+    const how = `${input.literal ? ' (literal)' : ''}${input.ignore_case ? ' (ignoring case)' : ''}`;
+    return runSearch(ctx, {
+      tool: 'search_files',
+      targets: input.path === undefined ? ctx.session.allRoots() : [ctx.session.normalize(input.path)],
+      limit: input.limit,
+      noun: ['matching line', 'matching lines'],
+      emptyNote: `No line matches ${JSON.stringify(input.pattern)}${how} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden matches: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth, globs })}.`,
+      query: (search, scopes) => search.searchContent({
+        scopes,
+        policy: ctx.session.policy,
+        signal: ctx.signal,
+        pattern: input.pattern,
+        limit: input.limit,
+        maxDepth: input.max_depth,
+        literal: input.literal,
+        ignoreCase: input.ignore_case,
+        globs: input.glob === undefined ? [] : [input.glob],
+        iglobs: input.iglob === undefined ? [] : [input.iglob],
+        hidden: input.hidden,
+        noIgnore: input.no_ignore,
+        follow: input.follow,
+      }),
+    });
+  },
+  render: renderMatches,
 });

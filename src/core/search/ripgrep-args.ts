@@ -1,0 +1,86 @@
+import type { ContentQuery, PathQuery } from './port.ts';
+
+/**
+ * Longest line, in bytes, that ripgrep prints in full; longer lines are cut to a preview of this
+ * many characters. Guards minified files with huge lines.
+ */
+export const MAX_COLUMNS = 2000;
+/** Longest line text, in characters, that reaches the model. */
+export const MAX_LINE_CHARS = 2000;
+
+/** Flags every run shares. Security: `--no-config` so a RIPGREP_CONFIG_PATH cannot add flags (`--follow`, `--pre`). */
+const COMMON = ['--no-config', '--no-ignore-messages', '--color=never'] as const;
+
+/**
+ * The policy's exclusions as ripgrep override globs. Security: these come after the caller's own
+ * globs, because the last matching override wins, so a caller's `--glob=.env` cannot re-include a
+ * secret. ripgrep applies every `--iglob` after every `--glob` whatever their order on the command
+ * line, so when the caller gave an iglob the exclusions are repeated as iglobs (which makes them
+ * case-insensitive then: stricter, never looser). A rule `X/**` also excludes the folder `X` itself,
+ * anchored like the rule, so ripgrep does not even list it or read the ignore files inside it.
+ */
+export function exclusionArgs(exclusions: readonly string[], callerHasIglob: boolean): string[] {
+  const globs: string[] = [];
+  for (const glob of exclusions) {
+    // A rule glob that is itself a negation cannot be expressed as an override; the frame filter covers it.
+    if (glob.startsWith('!')) continue;
+    globs.push(`!${glob}`);
+    if (glob.endsWith('/**') && glob.length > 3) {
+      const folder = glob.slice(0, -3);
+      globs.push(`!${folder.includes('/') ? folder : '/' + folder}`);
+    }
+  }
+  const args = globs.map((g) => `--glob=${g}`);
+  if (callerHasIglob) args.push(...globs.map((g) => `--iglob=${g}`));
+  return args;
+}
+
+function traversalArgs(query: ContentQuery | PathQuery): string[] {
+  const args: string[] = [];
+  // An omitted max_depth passes no flag at all: ripgrep's own default (unbounded) applies.
+  if (query.maxDepth !== undefined) args.push(`--max-depth=${query.maxDepth}`);
+  if (query.hidden) args.push('--hidden');
+  if (query.noIgnore) args.push('--no-ignore');
+  return args;
+}
+
+/** The search path goes after `--`, so a folder named like a flag is still a path. */
+function pathArgs(scopePath: string): string[] {
+  return scopePath === '' ? ['--'] : ['--', scopePath];
+}
+
+/**
+ * Content search with the standard printer: `path NUL line ':' text LF` per matching line. Not
+ * `--json`: ripgrep's JSON printer ignores `--max-columns`, so a minified file would stream its
+ * whole line through the pipe.
+ */
+export function contentArgs(query: ContentQuery, exclusions: readonly string[], scopePath: string): string[] {
+  const iglobs = query.iglobs ?? [];
+  return [
+    ...COMMON,
+    '--no-heading', '--with-filename', '--line-number', '--null',
+    `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview',
+    query.ignoreCase ? '--ignore-case' : '--case-sensitive',
+    ...(query.literal ? ['--fixed-strings'] : []),
+    ...traversalArgs(query),
+    ...(query.globs ?? []).map((g) => `--glob=${g}`),
+    ...iglobs.map((g) => `--iglob=${g}`),
+    ...exclusionArgs(exclusions, iglobs.length > 0),
+    `--regexp=${query.pattern}`,
+    ...pathArgs(scopePath),
+  ];
+}
+
+/**
+ * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
+ * listed path (see `compileGlob`), so it narrows the walk without re-including hidden or ignored files.
+ */
+export function pathArgsFor(query: PathQuery, exclusions: readonly string[], scopePath: string): string[] {
+  return [
+    ...COMMON,
+    '--files', '--null',
+    ...traversalArgs(query),
+    ...exclusionArgs(exclusions, false),
+    ...pathArgs(scopePath),
+  ];
+}

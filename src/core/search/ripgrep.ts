@@ -1,0 +1,184 @@
+import { promises as fsp } from 'node:fs';
+import * as nodePath from 'node:path';
+import { SandboxError, cancelled, invalidInput } from '../errors.ts';
+import type { ContentQuery, NoteFrame, PathQuery, SandboxSearch, SearchFrame, SearchQueryBase, SearchScope } from './port.ts';
+import { contentArgs, pathArgsFor } from './ripgrep-args.ts';
+import { compileGlob } from './ripgrep-glob.ts';
+import { ContentParser, NulSplitter, normalizeRgPath, parseStderr } from './ripgrep-output.ts';
+import { STDERR_CAP, startRipgrep, type RipgrepExit } from './ripgrep-process.ts';
+import { SearchVisibility } from './visibility.ts';
+
+export interface RipgrepSearchOptions {
+  /** The rg executable, as `locateRipgrep()` found it. */
+  readonly rgPath: string;
+}
+
+/**
+ * The bundled search backend: one ripgrep process per scope, run in the workspace folder. It does
+ * not declare `supportsFollow`, and refuses `follow: true` from any caller.
+ */
+export function createRipgrepSearch(options: RipgrepSearchOptions): SandboxSearch {
+  const { rgPath } = options;
+  return {
+    supportsFollow: false,
+    searchContent(query: ContentQuery): AsyncIterable<SearchFrame> {
+      checkQuery(query);
+      return run(rgPath, query, {
+        what: 'content',
+        args: (exclusions, scope) => contentArgs(query, exclusions, scope.path),
+        parser: (scope) => {
+          const parser = new ContentParser(scope.path);
+          return (chunk) => parser.push(chunk).map((r) => ({ path: r.path, frame: { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text, ...(r.cut ? { cut: true } : {}) } }));
+        },
+        callerGlobs: [...(query.globs ?? []), ...(query.iglobs ?? [])],
+      });
+    },
+    findPaths(query: PathQuery): AsyncIterable<SearchFrame> {
+      checkQuery(query);
+      const matchesGlob = compileGlob(query.glob);
+      const matchesIglob = query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
+      return run(rgPath, query, {
+        what: 'paths',
+        args: (exclusions, scope) => pathArgsFor(query, exclusions, scope.path),
+        parser: (scope) => {
+          const splitter = new NulSplitter();
+          return (chunk) => splitter.push(chunk)
+            .filter((path) => matchesGlob(path, scope.path) && matchesIglob(path, scope.path))
+            .map((path) => ({ path, frame: { kind: 'path', folder: scope.folder, path } }));
+        },
+        callerGlobs: [],
+      });
+    },
+  };
+}
+
+/** Defence in depth: the tools' schemas already rule these out, but a caller may reach the backend directly. */
+function checkQuery(query: SearchQueryBase): void {
+  if (query.follow === true) {
+    throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'follow: true was refused: the ripgrep search backend does not follow symbolic links until its containment audit is done, because a followed link can lead the search outside the workspace. Search again without follow.');
+  }
+  for (const [name, value] of [['limit', query.limit], ['max_depth', query.maxDepth]] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+      throw invalidInput(`${name} must be an integer >= 1 (got ${String(value)}); omit it for no bound.`);
+    }
+  }
+}
+
+interface Found {
+  /** Folder-relative, for the policy check. */
+  readonly path: string;
+  readonly frame: SearchFrame;
+}
+
+interface RunPlan {
+  readonly what: 'content' | 'paths';
+  readonly args: (exclusions: readonly string[], scope: SearchScope) => string[];
+  readonly parser: (scope: SearchScope) => (chunk: Buffer) => Found[];
+  /** The globs the caller gave, so a glob error can be blamed on the right party. */
+  readonly callerGlobs: readonly string[];
+}
+
+async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchFrame, void, undefined> {
+  const visibility = new SearchVisibility(query.policy);
+  const exclusions = query.policy.searchExclusions('read');
+  const { limit, signal } = query;
+  let emitted = 0;
+  for (const scope of query.scopes) {
+    if (signal.aborted) throw cancelled();
+    // Security: an explicit path is searched even when an exclusion glob matches it, so a protected
+    // scope is skipped before ripgrep starts.
+    if (visibility.hides(scope.path)) {
+      yield { kind: 'note', folder: scope.folder, path: scope.path, message: 'Skipped: a workspace rule protects this path, and search never reads protected paths (secrets such as environment files and keys, and denied paths). Open the file with open_file, which asks the user.' };
+      continue;
+    }
+    if (plan.what === 'paths') await requireFolder(scope);
+    const rg = startRipgrep(rgPath, plan.args(exclusions, scope), scope.cwd);
+    const onAbort = (): void => rg.kill();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) rg.kill();
+    try {
+      const parse = plan.parser(scope);
+      let limited = false;
+      read: for await (const chunk of rg.stdout) {
+        for (const found of parse(chunk as Buffer)) {
+          // Security: every result passes the policy, whatever ripgrep was told to exclude.
+          if (visibility.hides(found.path)) continue;
+          if (limit !== undefined && emitted >= limit) {
+            // The limit is known to be exceeded only once a result past it arrives. Killed before its
+            // stdout closes, so ripgrep never reports the closed pipe as a failure to read a file.
+            limited = true;
+            rg.kill();
+            break read;
+          }
+          emitted++;
+          yield found.frame;
+        }
+      }
+      const exit = await rg.exited;
+      if (signal.aborted) throw cancelled();
+      yield* exitNotes(rgPath, exit, scope, visibility, limited, plan.callerGlobs);
+      if (limited && limit !== undefined) {
+        yield { kind: 'limit', limit };
+        return;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      rg.kill();
+      await rg.exited;
+    }
+  }
+  yield { kind: 'done', complete: true };
+}
+
+async function requireFolder(scope: SearchScope): Promise<void> {
+  if (scope.path === '') return;
+  let isFolder: boolean;
+  try {
+    isFolder = (await fsp.stat(nodePath.join(scope.cwd, scope.path))).isDirectory();
+  } catch {
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${scope.path}" does not exist. Check the folder with list_directory.`);
+  }
+  if (!isFolder) throw invalidInput(`"${scope.path}" is a file, not a folder: find_files lists the files under a folder. Give its folder as path, or open the file with open_file.`);
+}
+
+/** Unreadable paths named one by one; the rest are counted in one note. */
+const MAX_UNREADABLE_NOTES = 20;
+
+const NOTHING_SEARCHED = /^(rg: )?No files were searched|^Running with --debug will show why files are being skipped/;
+
+/** Interprets ripgrep's exit: 0 and 1 are success (1 = nothing matched); 2 with only per-path read errors is a partial result. */
+function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibility: SearchVisibility, killedByUs: boolean, callerGlobs: readonly string[]): NoteFrame[] {
+  if (exit.spawnError) {
+    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${rgPath}): ${exit.spawnError.message}. Search is unavailable; tell the user, and use list_directory meanwhile.`, { cause: exit.spawnError });
+  }
+  const diagnostics = parseStderr(exit.stderr);
+  // Security: a read error about a protected path is dropped, not narrated.
+  const unreadable = diagnostics.unreadable.filter((u) => !visibility.hides(u.path));
+  const notes: NoteFrame[] = unreadable.slice(0, MAX_UNREADABLE_NOTES)
+    .map((u) => ({ kind: 'note', folder: scope.folder, path: u.path, message: `ripgrep could not read this path (${u.reason}); any results in it are missing.` }));
+  if (unreadable.length > MAX_UNREADABLE_NOTES) {
+    notes.push({ kind: 'note', message: `ripgrep could not read ${unreadable.length - MAX_UNREADABLE_NOTES} more paths in "${scope.folder}"${exit.stderr.length >= STDERR_CAP ? ' (at least)' : ''}; results in them are missing.` });
+  }
+  if (killedByUs || exit.code === 0 || exit.code === 1) return notes;
+  const other = diagnostics.other.filter((line) => {
+    // Every candidate file was filtered out (by the caller's globs or the policy's exclusions): no matches, not a failure.
+    if (NOTHING_SEARCHED.test(line)) return false;
+    const m = /^rg: (.+?): /.exec(line);
+    return !(m && visibility.hides(normalizeRgPath(m[1]!)));
+  });
+  if (exit.code === 2 && other.length === 0) return notes;
+  const said = other.map((l) => l.replace(/^rg: /, '')).join('\n').trim();
+  if (exit.code === 2 && /regex parse error|not allowed in a regex|regex.*(too big|exceeded)/i.test(said)) {
+    throw invalidInput(`The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`);
+  }
+  const glob = /error parsing glob '(.*?)'/.exec(said);
+  if (exit.code === 2 && glob) {
+    const bad = glob[1]!;
+    if (callerGlobs.some((g) => g === bad || g === `!${bad}` || g.replace(/^!/, '') === bad)) {
+      throw invalidInput(`The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}. Fix the glob and call again.`);
+    }
+    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules (workspaceTools.rules) is not a glob ripgrep accepts, so search cannot run safely. Tell the user to check the rules.');
+  }
+  const how = exit.code === null ? `was stopped by signal ${exit.signal ?? 'unknown'}` : `failed with exit code ${exit.code}`;
+  throw new SandboxError('E_SANDBOX_IO', `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}. Retry once; if it fails again, tell the user.`);
+}
