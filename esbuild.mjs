@@ -27,6 +27,8 @@ const common = {
   platform: 'node',
   target: 'node22',
   external: ['vscode'],
+  // Prefer a package's ESM build: jsonc-parser's "main" is UMD, whose require() calls esbuild cannot follow.
+  mainFields: ['module', 'main'],
   minify: production,
   sourcemap: !production,
   sourcesContent: false,

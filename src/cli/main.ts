@@ -60,13 +60,13 @@ async function main(argv: readonly string[]): Promise<number> {
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), 'workspace-tools-cli-'));
   const fs = new NodeFs();
-  const search = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
+  const ripgrep = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
   const session = new Session({
     fs,
     roots: () => roots,
     gate: cliGate(args),
     policy: () => parsedRules.policy,
-    ...(search ? { search } : {}),
+    ...(ripgrep ? { search: ripgrep.search, ripgrepPath: ripgrep.ripgrepPath } : {}),
     clock: { now: () => Date.now() },
     log: {
       audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
@@ -75,6 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
     },
     spoolDir,
   });
+  await session.artifacts.start();
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);

@@ -29,6 +29,7 @@ export interface ResolvedPath extends ModelPath {
 
 const MAX_PATH_CHARS = 4096;
 const MAX_SEGMENT_BYTES = 255;
+const MAX_SEGMENTS = 256;
 // Security: characters that render like "." "/" or "\" and would let a path read as something else to the person.
 const LOOKALIKES = /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F8\uFF3C\u29F5\u2216\uFE68\u3002\uFF61]/u;
 // Security: invisible and bidi-control characters make a path display differently from what it opens.
@@ -89,6 +90,7 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[])
     segments.push(segment);
   }
 
+  if (segments.length > MAX_SEGMENTS) throw refuse(raw.slice(0, 80) + '…', `it is ${segments.length} folders deep, over the limit of ${MAX_SEGMENTS}`);
   if (!root) {
     if (roots.length === 1) {
       root = roots[0]!;

@@ -32,6 +32,8 @@ export interface SessionOptions {
   /** Read on every call, so changed settings apply to the next call. */
   readonly policy: () => Policy;
   readonly search?: SandboxSearch;
+  /** The ripgrep binary artifact_grep runs (the same one the search backend uses). */
+  readonly ripgrepPath?: string;
   readonly clock: Clock;
   readonly log: Log;
   /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
@@ -72,7 +74,7 @@ export class Session {
     this.search = options.search;
     this.clock = options.clock;
     this.log = options.log;
-    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes });
+    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath });
     this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}) });
   }
 

@@ -98,7 +98,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     roots: () => roots,
     gate: gate.gate,
     policy: () => settings.policy,
-    ...(search ? { search } : {}),
+    ...(search && rg ? { search, ripgrepPath: rg.path } : {}),
     clock: { now: () => Date.now() },
     log,
     spoolDir: spoolFolder(context),
@@ -128,6 +128,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     confirmationExtras: (tool, input) => (tool.name === 'save_media' ? saveConfirmationExtras(host, input) : undefined),
     aroundInvoke: (tool, input, run, token) => withNewDiagnostics(host, tool, input, run, token),
   };
+  void session.artifacts.start().then((removed) => { if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`); });
   registerCommands(host);
   registerStagedReview(host);
   tools.sync();

@@ -4,6 +4,7 @@ import { TOOLS } from '../core/tools/index.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import type { ToolOutcome } from '../core/tool.ts';
 import type { ListDirectoryResult } from '../core/tools/list_directory.ts';
+import type { SearchResult } from '../core/search/results.ts';
 import type { Host } from './activate.ts';
 import { fileUri } from './uri.ts';
 
@@ -64,6 +65,36 @@ async function listDirectoryCommand(host: Host): Promise<void> {
   if (picked?.isFile) await openAt(host, picked.target);
 }
 
+/** Shows search or find frames as a quick pick that opens the file (at the line for a match). */
+async function pickResult(host: Host, title: string, frames: SearchResult): Promise<void> {
+  const notes = frames.filter((f) => f.kind === 'note' || f.kind === 'limit').map((f) => (f.kind === 'note' ? f.message : `Only the first ${f.limit} results are shown.`));
+  const items = frames.flatMap((f): (vscode.QuickPickItem & { path: string; line: number | undefined })[] => {
+    if (f.kind === 'match') return [{ label: `$(search) ${f.path}:${f.line}`, detail: f.text.trim().slice(0, 200), path: f.path, line: f.line }];
+    if (f.kind === 'path') return [{ label: `$(file) ${f.path}`, path: f.path, line: undefined }];
+    return [];
+  });
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(`${title}: no results. ${notes.join(' ')}`);
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title: `${title}: ${items.length} result${items.length === 1 ? '' : 's'}${notes.length ? ` — ${notes.join(' ')}` : ''}`, matchOnDetail: true });
+  if (picked) await openAt(host, picked.path, picked.line);
+}
+
+async function searchFilesCommand(host: Host): Promise<void> {
+  const pattern = await vscode.window.showInputBox({ title: 'Workspace Tools: Search Files', prompt: 'Text to find in file contents (taken literally)', placeHolder: 'TODO' });
+  if (!pattern) return;
+  const outcome = await runForPerson(host, 'search_files', { pattern, literal: true, limit: 500 });
+  if (outcome) await pickResult(host, `Search "${pattern}"`, outcome.result as SearchResult);
+}
+
+async function findFilesCommand(host: Host): Promise<void> {
+  const glob = await vscode.window.showInputBox({ title: 'Workspace Tools: Find Files', prompt: 'Glob for the file paths to find', value: '**/*' });
+  if (!glob) return;
+  const outcome = await runForPerson(host, 'find_files', { glob, limit: 500 });
+  if (outcome) await pickResult(host, `Find "${glob}"`, outcome.result as SearchResult);
+}
+
 export function registerCommands(host: Host): void {
   const register = (id: string, run: (...args: unknown[]) => unknown): void => {
     host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
@@ -74,4 +105,6 @@ export function registerCommands(host: Host): void {
     void vscode.window.showInformationMessage(`Workspace Tools: forgot ${count} session approval${count === 1 ? '' : 's'}. Every call will be confirmed again.`);
   });
   register('workspaceTools.listDirectory', () => listDirectoryCommand(host));
+  register('workspaceTools.searchFiles', () => searchFilesCommand(host));
+  register('workspaceTools.findFiles', () => findFilesCommand(host));
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import { notImplemented } from './pending.ts';
+import type { ArtifactQueryResult } from '../artifacts/store.ts';
+import { renderQuery } from '../artifacts/render.ts';
 
 export const artifactQuerySchema = () => z.strictObject({
   callId: z.string().min(1).describe('The callId from open_json_file or open_markdown_file.'),
@@ -20,6 +21,6 @@ export const artifactQuery = defineTool({
     const path = session.artifacts.target(input.callId);
     return { paths: [path], summary: `query ${path.display} at ${JSON.stringify(input.select)}` };
   },
-  run: notImplemented('artifact_query'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: (input, ctx): Promise<ArtifactQueryResult> => ctx.session.artifacts.query(input.callId, input.select, ctx.signal),
+  render: renderQuery,
 });

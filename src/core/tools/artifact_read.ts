@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import { notImplemented } from './pending.ts';
+import { PAGE_MAX_LINES, type ArtifactPage } from '../artifacts/store.ts';
+import { renderPage } from '../artifacts/render.ts';
 
-export const ARTIFACT_PAGE_MAX_LINES = 2000;
+export const ARTIFACT_PAGE_MAX_LINES = PAGE_MAX_LINES;
 
 export const artifactReadSchema = () => z.strictObject({
   callId: z.string().min(1).describe('The callId from open_file, open_json_file or open_markdown_file.'),
@@ -23,6 +24,6 @@ export const artifactRead = defineTool({
     const path = session.artifacts.target(input.callId);
     return { paths: [path], summary: `read ${path.display} from line ${input.offset ?? 1}` };
   },
-  run: notImplemented('artifact_read'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: (input, ctx): Promise<ArtifactPage> => ctx.session.artifacts.read(input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
+  render: renderPage,
 });

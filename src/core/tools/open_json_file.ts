@@ -1,20 +1,30 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import type { ArtifactHandle, JsonShape } from '../artifacts/store.ts';
+import { renderOpenJson } from '../artifacts/render.ts';
+import { resolveForOpen } from './open_file.ts';
 
 export const openJsonFileSchema = () => z.strictObject({ path: pathArgument('The JSON or JSONC file to open') });
+
+export interface OpenJsonResult {
+  readonly handle: ArtifactHandle;
+  readonly shape: JsonShape;
+}
 
 export const openJsonFile = defineTool({
   name: 'open_json_file',
   displayName: 'Open JSON File',
   userDescription: 'Open a JSON file as an artifact and show its top-level shape.',
-  description: 'Opens a JSON file (comments and trailing commas tolerated) as an artifact, like open_file, and also returns its top-level shape: the type, the keys with their value types and sizes, array lengths. No values beyond that. Drill in with artifact_query using a JSON Pointer ("/dependencies/zod"), or page it with artifact_read. Invalid JSON gives an error with line and column.',
+  description: 'Opens a JSON file (comments and trailing commas tolerated) as an artifact, like open_file, and also returns its top-level shape: the type, the keys with their value types and sizes, array lengths, and the line each starts on. No values beyond that. Drill in with artifact_query using a JSON Pointer ("/dependencies/zod"), or page it with artifact_read. Invalid JSON gives an error with line and column (the file stays open for artifact_read).',
   risk: 'read',
   requires: [],
   icon: 'json',
   schema: openJsonFileSchema,
   targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `open JSON ${input.path}` }),
-  run: notImplemented('open_json_file'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (input, ctx): Promise<OpenJsonResult> => {
+    const handle = await ctx.session.artifacts.open(await resolveForOpen(ctx, input.path), ctx.signal, 'json');
+    return { handle, shape: await ctx.session.artifacts.jsonShape(handle.callId) };
+  },
+  render: renderOpenJson,
 });

@@ -1,20 +1,30 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import { notImplemented } from './pending.ts';
+import type { ArtifactHandle, Heading } from '../artifacts/store.ts';
+import { renderOpenMarkdown } from '../artifacts/render.ts';
+import { resolveForOpen } from './open_file.ts';
 
 export const openMarkdownFileSchema = () => z.strictObject({ path: pathArgument('The Markdown file to open') });
+
+export interface OpenMarkdownResult {
+  readonly handle: ArtifactHandle;
+  readonly outline: readonly Heading[];
+}
 
 export const openMarkdownFile = defineTool({
   name: 'open_markdown_file',
   displayName: 'Open Markdown File',
   userDescription: 'Open a Markdown file as an artifact and show its heading outline.',
-  description: 'Opens a Markdown file as an artifact, like open_file, and also returns its heading outline with each section\'s line range. Read a section with artifact_query using its heading path ("Install/Linux"), or page it with artifact_read.',
+  description: 'Opens a Markdown file as an artifact, like open_file, and also returns its heading outline (ATX "#" and underlined setext headings; "#" lines inside code blocks are not headings) with each section\'s line range. Read a section with artifact_query using its heading path ("Install/Linux"), or page it with artifact_read.',
   risk: 'read',
   requires: [],
   icon: 'markdown',
   schema: openMarkdownFileSchema,
   targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `open Markdown ${input.path}` }),
-  run: notImplemented('open_markdown_file'),
-  render: (result: unknown) => JSON.stringify(result),
+  run: async (input, ctx): Promise<OpenMarkdownResult> => {
+    const handle = await ctx.session.artifacts.open(await resolveForOpen(ctx, input.path), ctx.signal, 'markdown');
+    return { handle, outline: await ctx.session.artifacts.markdownOutline(handle.callId) };
+  },
+  render: renderOpenMarkdown,
 });

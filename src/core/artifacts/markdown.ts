@@ -1,0 +1,100 @@
+import MarkdownIt from 'markdown-it';
+import { nearest } from './nearest.ts';
+
+/** One heading and the section it opens. */
+export interface Heading {
+  /** 1-6. */
+  readonly level: number;
+  /** The heading's text as written (inline Markdown kept, closing #s removed). */
+  readonly title: string;
+  /** Titles from the outermost enclosing heading down to this one, joined by "/". */
+  readonly path: string;
+  /** 1-based first line of the heading (for a setext heading, its text line). */
+  readonly startLine: number;
+  /** 1-based last line of the section: before the next heading of the same or a higher level. */
+  readonly endLine: number;
+}
+
+/**
+ * Blank YAML front matter ("---" ... "---" at the top) while keeping the line count: its closing
+ * "---" would otherwise turn the line above it into a setext heading.
+ */
+function blankFrontMatter(text: string): string {
+  if (!/^---\r?\n/.test(text)) return text;
+  const close = /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text.slice(3));
+  if (!close) return text;
+  const end = 3 + close.index + close[0].length;
+  return text.slice(0, end).replace(/[^\r\n]/g, '') + text.slice(end);
+}
+
+/** The heading outline of a Markdown document, from markdown-it's block parse (CommonMark). */
+export function outline(text: string, totalLines: number): Heading[] {
+  const md = new MarkdownIt('commonmark');
+  // Only block structure matters; inline parsing is most of the cost and memory.
+  md.core.ruler.disable(['inline']);
+  const tokens = md.parse(blankFrontMatter(text), {});
+  const found: Array<{ level: number; title: string; startLine: number }> = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.type !== 'heading_open' || !token.map) continue;
+    found.push({ level: Number(token.tag.slice(1)), title: tokens[i + 1]?.content.trim() ?? '', startLine: token.map[0] + 1 });
+  }
+  const ends = found.map(() => totalLines);
+  const open: number[] = [];
+  const chain: string[] = [];
+  const paths = found.map((h, i) => {
+    // The heading closes every open section of its level or deeper.
+    while (open.length > 0 && found[open[open.length - 1]!]!.level >= h.level) {
+      ends[open.pop()!] = h.startLine - 1;
+      chain.pop();
+    }
+    open.push(i);
+    chain.push(h.title);
+    return chain.join('/');
+  });
+  return found.map((h, i) => ({ level: h.level, title: h.title, path: paths[i]!, startLine: h.startLine, endLine: ends[i]! }));
+}
+
+const plain = (s: string): string => s.replace(/[`*_~]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * The section a heading path selects: "Install/Linux" is a heading "Linux" inside a section
+ * "Install"; the first segment may be at any level, and each next one lies within the previous
+ * section (any deeper level). The first match in document order wins; titles are compared as
+ * written, then ignoring case and inline markup.
+ */
+export function findSection(headings: readonly Heading[], select: string): Heading | undefined {
+  const segments = select.split('/').map((s) => s.trim());
+  while (segments.length > 0 && segments[0] === '') segments.shift();
+  while (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  if (segments.length === 0) return undefined;
+  for (const equal of [(a: string, b: string) => a === b, (a: string, b: string) => plain(a) === plain(b)]) {
+    const search = (from: number, within: Heading | undefined, rest: readonly string[]): Heading | undefined => {
+      for (let i = from; i < headings.length; i++) {
+        const h = headings[i]!;
+        if (within && (h.startLine > within.endLine)) break;
+        if (within && h.level <= within.level) continue;
+        // A title may itself contain "/": let it consume several segments.
+        for (let take = 1; take <= rest.length; take++) {
+          if (!equal(h.title, rest.slice(0, take).join('/'))) continue;
+          if (take === rest.length) return h;
+          const deeper = search(i + 1, h, rest.slice(take));
+          if (deeper) return deeper;
+        }
+      }
+      return undefined;
+    };
+    const hit = search(0, undefined, segments);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** Heading paths near `select`, for an error that lists valid selections. */
+export function nearHeadings(headings: readonly Heading[], select: string, limit: number): string[] {
+  const paths = [...new Set(headings.map((h) => h.path))];
+  const last = select.split('/').filter(Boolean).pop() ?? select;
+  const byLast = nearest(last, paths.map((p) => p.split('/').pop() ?? p), limit).map((title) => paths.find((p) => (p.split('/').pop() ?? p) === title)!);
+  const byWhole = nearest(select, paths, limit);
+  return [...new Set([...byWhole.slice(0, Math.ceil(limit / 2)), ...byLast, ...byWhole])].slice(0, limit);
+}

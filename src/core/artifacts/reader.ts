@@ -1,0 +1,169 @@
+import { promises as fsp } from 'node:fs';
+import { INDEX_BLOCK_BYTES, blockOfNewline, type LineIndex } from './line-index.ts';
+
+/** Lines longer than this many characters are cut (with a marker when rendered). */
+export const MAX_LINE_CHARS = 2000;
+/** A page, a section or a grep result holds at most this many bytes of text. */
+export const PAGE_MAX_BYTES = 50 * 1024;
+// A line of more than 4 bytes per character allowed is certainly longer than MAX_LINE_CHARS.
+const LINE_SCAN_BYTES = MAX_LINE_CHARS * 4;
+// Enough for one cut line; small, because grep reads many short runs of lines at random places.
+const WINDOW_BYTES = 16 * 1024;
+// How far back from a match to look for its line's start before asking the index.
+const BACKSCAN_BYTES = 4 * 1024;
+
+/** One line as read from a spool file. */
+export interface SpoolLine {
+  /** 1-based line number. */
+  readonly n: number;
+  /** Offset of the line's first byte in the spool. */
+  readonly start: number;
+  /** Offset just past the line's last byte (before its "\n", or the end of the file). */
+  readonly end: number;
+  /** At most MAX_LINE_CHARS characters; no line terminator, no BOM. */
+  readonly text: string;
+  /** True when `text` is only the line's beginning. */
+  readonly cut: boolean;
+}
+
+/** Cuts `text` to `max` UTF-16 units without splitting a surrogate pair. */
+export function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * Random access to a spool file by line, through its LineIndex: reaching any line reads at most
+ * one index block, and a long line is skipped without reading it.
+ */
+export class SpoolReader {
+  private readonly handle: fsp.FileHandle;
+  readonly index: LineIndex;
+  private readonly bom: boolean;
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  private readonly window = Buffer.allocUnsafe(WINDOW_BYTES);
+  private windowStart = 0;
+  private windowLength = 0;
+
+  private constructor(handle: fsp.FileHandle, index: LineIndex, bom: boolean) {
+    this.handle = handle;
+    this.index = index;
+    this.bom = bom;
+  }
+
+  /** `bom`: the spool starts with a UTF-8 byte order mark, which line 1's text leaves out. */
+  static async open(path: string, index: LineIndex, bom: boolean): Promise<SpoolReader> {
+    return new SpoolReader(await fsp.open(path, 'r'), index, bom);
+  }
+
+  close(): Promise<void> { return this.handle.close(); }
+
+  /** Reads `length` bytes at `position` (fewer at the end of the file). */
+  async bytes(position: number, length: number): Promise<Buffer> {
+    const out = Buffer.alloc(Math.max(0, Math.min(length, this.index.bytes - position)));
+    if (out.length > 0) await this.handle.read(out, 0, out.length, position);
+    return out;
+  }
+
+  /** Offset of the n-th line feed, 1 <= n <= index.newlines. */
+  async newlineOffset(n: number): Promise<number> {
+    const block = blockOfNewline(this.index, n);
+    const start = block * INDEX_BLOCK_BYTES;
+    const data = await this.bytes(start, INDEX_BLOCK_BYTES);
+    let at = -1;
+    for (let left = n - this.index.blockCounts[block]!; left > 0; left--) at = data.indexOf(10, at + 1);
+    return start + at;
+  }
+
+  /** Offset of the first byte of `line` (1-based, at most index.lines). */
+  async lineStart(line: number): Promise<number> {
+    return line === 1 ? 0 : (await this.newlineOffset(line - 1)) + 1;
+  }
+
+  /** The 1-based line holding byte `offset`. */
+  async lineOf(offset: number): Promise<number> {
+    const block = Math.min(Math.floor(offset / INDEX_BLOCK_BYTES), this.index.blockCounts.length - 1);
+    const start = block * INDEX_BLOCK_BYTES;
+    const data = await this.bytes(start, offset - start);
+    let n = this.index.blockCounts[block]!;
+    for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) n++;
+    return n + 1;
+  }
+
+  private async view(position: number, want: number): Promise<Buffer> {
+    const length = Math.min(want, this.index.bytes - position);
+    if (position < this.windowStart || position + length > this.windowStart + this.windowLength) {
+      const { bytesRead } = await this.handle.read(this.window, 0, WINDOW_BYTES, position);
+      this.windowStart = position;
+      this.windowLength = bytesRead;
+    }
+    const from = position - this.windowStart;
+    return this.window.subarray(from, from + Math.min(length, this.windowLength - from));
+  }
+
+  /** Decodes line bytes, leaving out a CR before the line feed and line 1's BOM. */
+  private decode(n: number, bytes: Buffer, whole: boolean): string {
+    let data = bytes;
+    if (n === 1 && this.bom && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+    if (whole && data[data.length - 1] === 13) data = data.subarray(0, data.length - 1);
+    return this.decoder.decode(data);
+  }
+
+  /** Line `n`, which starts at `start`. */
+  async line(n: number, start: number): Promise<SpoolLine> {
+    const data = await this.view(start, LINE_SCAN_BYTES + 1);
+    const newline = data.indexOf(10);
+    if (newline !== -1 || start + data.length === this.index.bytes) {
+      const bytes = newline === -1 ? data : data.subarray(0, newline);
+      const full = this.decode(n, bytes, true);
+      const text = cutChars(full, MAX_LINE_CHARS);
+      return { n, start, end: start + bytes.length, text, cut: text.length < full.length };
+    }
+    // A long line: show its beginning, and find its end through the index instead of reading it.
+    const end = n <= this.index.newlines ? await this.newlineOffset(n) : this.index.bytes;
+    const text = cutChars(this.decode(n, data.subarray(0, LINE_SCAN_BYTES), false), MAX_LINE_CHARS);
+    return { n, start, end, text, cut: true };
+  }
+
+  /**
+   * Where the line holding byte `offset` starts, when line `n` is known to hold it: usually a short
+   * look back from the offset, else the index.
+   */
+  async lineStartNear(n: number, offset: number): Promise<number> {
+    const from = Math.max(0, offset - BACKSCAN_BYTES);
+    // Read through the window, so that the line itself is then served from the same read.
+    const data = (await this.view(from, offset - from + LINE_SCAN_BYTES + 1)).subarray(0, offset - from);
+    const newline = data.lastIndexOf(10);
+    if (newline !== -1) return from + newline + 1;
+    return from === 0 ? 0 : this.lineStart(n);
+  }
+
+  /**
+   * Lines `from` to `to` (inclusive, clamped to the file), in order. `startHint` is line `from`'s
+   * first byte, when the caller knows it.
+   */
+  async *lines(from: number, to: number, startHint?: number): AsyncIterable<SpoolLine> {
+    const last = Math.min(to, this.index.lines);
+    if (from > last) return;
+    let start = startHint ?? await this.lineStart(from);
+    for (let n = from; n <= last; n++) {
+      const line = await this.line(n, start);
+      yield line;
+      start = line.end + 1;
+    }
+  }
+
+  /**
+   * Up to MAX_LINE_CHARS characters of the line `[lineStart, lineEnd)` from a little before byte
+   * `offset`, for a match that lies past the cut of a long line.
+   */
+  async around(lineStart: number, lineEnd: number, offset: number): Promise<string> {
+    const from = Math.max(lineStart, offset - 200);
+    const data = await this.bytes(from, Math.min(LINE_SCAN_BYTES, lineEnd - from));
+    // Start on a character boundary.
+    let skip = 0;
+    while (skip < 3 && skip < data.length && (data[skip]! & 0xc0) === 0x80) skip++;
+    return cutChars(this.decoder.decode(data.subarray(skip)), MAX_LINE_CHARS);
+  }
+}

@@ -1,0 +1,128 @@
+import { lineRange, type JsonSummary } from './json.ts';
+import type { Heading } from './markdown.ts';
+import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
+import { PAGE_MAX_LINES, type ArtifactGrepResult, type ArtifactHandle, type ArtifactPage, type ArtifactQueryResult, type JsonShape, type PageLine } from './store.ts';
+
+/**
+ * Compact renderings of artifact results for the model: a header line with the values that
+ * matter, the content, and a last line saying what to call next.
+ */
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const KIB = PAGE_MAX_BYTES / 1024;
+
+/** The handle line shared by the three open tools. */
+export function renderHandle(h: ArtifactHandle): string {
+  const facts = h.binary
+    ? [`binary`, `${h.bytes} bytes`]
+    : [plural(h.lines, 'line'), `${h.bytes} bytes`, h.encoding, h.eol === 'none' ? 'no line breaks' : h.eol];
+  const lines = [`artifact ${h.callId}: ${h.path}, ${facts.join(', ')}, modified ${h.mtime}`];
+  if (h.invalidUtf8) lines.push(`Not valid UTF-8 from line ${h.invalidUtf8.line} (byte ${h.invalidUtf8.byte}); invalid bytes read as \uFFFD.`);
+  return lines.join('\n');
+}
+
+function openHint(h: ArtifactHandle, extra?: string): string {
+  if (h.binary) return `No text lines (binary): search its bytes with artifact_grep {callId: "${h.callId}", pattern, literal: true}.`;
+  return `Next: ${extra ? extra + '; ' : ''}artifact_read {callId: "${h.callId}", offset} pages it (${PAGE_MAX_LINES} lines or ${KIB} KiB a page); artifact_grep {callId: "${h.callId}", pattern} finds lines.`;
+}
+
+export function renderOpenFile(h: ArtifactHandle): string {
+  return `${renderHandle(h)}\n${openHint(h)}`;
+}
+
+function sizeText(type: string, size: number | undefined): string {
+  switch (type) {
+    case 'object': return `object (${plural(size ?? 0, 'key')})`;
+    case 'array': return `array (${plural(size ?? 0, 'item')})`;
+    case 'string': return `string (${size ?? 0} chars)`;
+    default: return type;
+  }
+}
+
+export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShape }): string {
+  const { handle, shape } = result;
+  const out = [renderHandle(handle), `JSON ${sizeText(shape.type, shape.size)}, ${lineRange(shape.startLine, shape.endLine)}${shape.type === 'object' && shape.members.length ? ':' : ''}`];
+  if (shape.type === 'object') {
+    for (const m of shape.members) out.push(`  ${JSON.stringify(m.key)}: ${sizeText(m.type, m.size)} @L${m.line}`);
+    if (shape.omitted) out.push(`  … ${plural(shape.omitted, 'more key')}`);
+  } else if (shape.type === 'array' && shape.itemTypes) {
+    const types = Object.entries(shape.itemTypes).map(([type, count]) => `${type} ×${count}`);
+    if (types.length) out.push(`  items: ${types.join(', ')}`);
+  }
+  const example = shape.type === 'object' && shape.members[0] ? `"/${String(shape.members[0].key).replace(/~/g, '~0').replace(/\//g, '~1')}"` : shape.type === 'array' ? '"/0"' : '""';
+  out.push(openHint(handle, `artifact_query {callId: "${handle.callId}", select: ${example}} shows a value by JSON Pointer`));
+  return out.join('\n');
+}
+
+export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[] }, maxHeadings = 300): string {
+  const { handle, outline } = result;
+  const out = [renderHandle(handle)];
+  if (outline.length === 0) {
+    out.push('No headings.');
+  } else {
+    out.push(`Outline (${plural(outline.length, 'heading')}; line ranges are whole sections):`);
+    for (const h of outline.slice(0, maxHeadings)) out.push(`${'  '.repeat(h.level - 1)}${'#'.repeat(h.level)} ${h.title}  ${h.startLine}-${h.endLine}`);
+    if (outline.length > maxHeadings) out.push(`… ${plural(outline.length - maxHeadings, 'more heading')}`);
+  }
+  const example = outline.find((h) => h.path.includes('/')) ?? outline[0];
+  out.push(openHint(handle, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
+  return out.join('\n');
+}
+
+function lineText(line: PageLine): string {
+  return line.cutBytes === undefined ? line.text : `${line.text} …[line cut: ${line.cutBytes} bytes, first ${MAX_LINE_CHARS} chars shown]`;
+}
+
+function pageBody(page: ArtifactPage): string[] {
+  return page.lines.map((l) => `${l.n}\t${lineText(l)}`);
+}
+
+function continuation(page: ArtifactPage, until?: number): string {
+  if (page.nextOffset === undefined) return until === undefined ? '(end of file)' : '(end of section)';
+  const why = page.truncated ? `page capped at ${KIB} KiB; ` : '';
+  return `(${why}more: artifact_read offset ${page.nextOffset}${until !== undefined ? `, section ends at line ${until}` : ''})`;
+}
+
+export function renderPage(page: ArtifactPage): string {
+  if (page.totalLines === 0) return `${page.path} is empty (0 lines).`;
+  const header = `${page.path} lines ${page.startLine}-${page.endLine} of ${page.totalLines}${page.invalidUtf8 ? ' (invalid UTF-8 shown as \uFFFD)' : ''}:`;
+  return [header, ...pageBody(page), continuation(page)].join('\n');
+}
+
+function patternText(r: ArtifactGrepResult): string {
+  return r.literal ? JSON.stringify(r.pattern) : `/${r.pattern}/`;
+}
+
+export function renderGrep(r: ArtifactGrepResult): string {
+  if (r.matchCount === 0) return `No lines match ${patternText(r)} in ${r.path}.`;
+  const out = [`${plural(r.matchCount, 'matching line')} for ${patternText(r)} in ${r.path}${r.binary ? ' (binary: byte offset and escaped excerpt)' : ''}:`];
+  let previous: number | undefined;
+  for (const l of r.lines) {
+    if (previous !== undefined && l.n > previous + 1 && !r.binary) out.push('--');
+    out.push(r.binary ? `${l.n}:\t@${l.byteOffset ?? 0} ${l.text}` : `${l.n}${l.match ? ':' : '-'}\t${lineText(l)}`);
+    previous = l.n;
+  }
+  if (r.capped) out.push(`(output capped at ${KIB} KiB: ${r.lines.filter((l) => l.match).length} of ${r.matchCount} matching lines shown; lower maxResults or context, or read around a line with artifact_read)`);
+  if (r.limited) out.push(`(result limit: stopped at maxResults ${r.maxResults}; more lines match. Raise maxResults or narrow the pattern.)`);
+  if (r.contextOmitted) out.push('(context lines are not shown for binary artifacts)');
+  return out.join('\n');
+}
+
+function summarized(node: JsonSummary): boolean {
+  if (node.omitted) return true;
+  if (node.type !== 'object' && node.type !== 'array') return false;
+  if ((node.size ?? 0) > 0 && (node.children?.length ?? 0) === 0) return true;
+  return (node.children ?? []).some((c) => summarized(c.node));
+}
+
+export function renderQuery(r: ArtifactQueryResult): string {
+  if (r.kind === 'json') {
+    const where = r.pointer === '' ? 'the whole document' : r.pointer;
+    const out = [`${where} in ${r.path} (${lineRange(r.node.startLine, r.node.endLine)}), ${sizeText(r.node.type, r.node.size)}:`, r.text];
+    if (summarized(r.node) || r.truncated) out.push('({…N keys}, […N items] and "…" mark summarized parts: select a deeper pointer to see them)');
+    return out.join('\n');
+  }
+  const { heading, page } = r;
+  const header = `${'#'.repeat(heading.level)} ${heading.path} in ${r.path} (${lineRange(heading.startLine, heading.endLine)}):`;
+  return [header, ...pageBody(page), continuation(page, heading.endLine)].join('\n');
+}
