@@ -5,6 +5,8 @@ import type { ToolName } from '../core/tools/names.ts';
 import type { ToolOutcome } from '../core/tool.ts';
 import type { ListDirectoryResult } from '../core/tools/list_directory.ts';
 import type { SearchResult } from '../core/search/results.ts';
+import type { ArtifactHandle } from '../core/artifacts/store.ts';
+import { artifactUri, registerArtifactDocuments } from './artifact-documents.ts';
 import type { Host } from './activate.ts';
 import { fileUri } from './uri.ts';
 
@@ -95,7 +97,18 @@ async function findFilesCommand(host: Host): Promise<void> {
   if (outcome) await pickResult(host, `Find "${glob}"`, outcome.result as SearchResult);
 }
 
+async function openFileAsArtifactCommand(host: Host): Promise<void> {
+  const path = await vscode.window.showInputBox({ title: 'Workspace Tools: Open File as Artifact', prompt: 'File, relative to the workspace', value: activeModelPath(host) ?? '' });
+  if (!path?.trim()) return;
+  const outcome = await runForPerson(host, 'open_file', { path: path.trim() });
+  if (!outcome) return;
+  const handle = outcome.result as ArtifactHandle;
+  await vscode.window.showTextDocument(artifactUri(handle), { preview: true });
+  void vscode.window.setStatusBarMessage(`$(file) artifact ${handle.callId}: ${handle.path}, ${handle.lines} lines, ${handle.bytes} bytes`, 8000);
+}
+
 export function registerCommands(host: Host): void {
+  host.context.subscriptions.push(registerArtifactDocuments(host.session.artifacts));
   const register = (id: string, run: (...args: unknown[]) => unknown): void => {
     host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
   };
@@ -106,5 +119,6 @@ export function registerCommands(host: Host): void {
   });
   register('workspaceTools.listDirectory', () => listDirectoryCommand(host));
   register('workspaceTools.searchFiles', () => searchFilesCommand(host));
+  register('workspaceTools.openFileAsArtifact', () => openFileAsArtifactCommand(host));
   register('workspaceTools.findFiles', () => findFilesCommand(host));
 }
