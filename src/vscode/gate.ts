@@ -41,7 +41,6 @@ export function describeCall(call: GateCall): { message: string; detail: string 
     : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
   if (secret) lines.push(`"${secret.display}" matches the rule "${secret.rule}" (workspaceTools.rules): what is read goes to the language model and its provider's logs, and cannot be taken back.`);
-  if (call.origin === 'api') lines.push('Another extension asked for this call outside a chat confirmation.');
   return { message, detail: lines.join('\n') };
 }
 
@@ -52,9 +51,10 @@ export interface VscodeGateOptions {
 }
 
 /**
- * The VS Code host's gate. Chat calls were already confirmed by VS Code (or auto-approved by the
- * person's own choice); secrets are asked in a modal every time regardless; palette and other
- * extensions' calls are asked in a modal, which can remember the tool for this session.
+ * The VS Code host's gate. Calls through `vscode.lm.invokeTool` were already confirmed by VS Code
+ * from prepareInvocation's confirmation (in chat, or in VS Code's own dialog for a call outside a
+ * chat turn), or auto-approved by the person's own choice; secrets are asked in a modal every time
+ * regardless; palette commands are asked in a modal, which can remember the tool for this session.
  */
 export class VscodeGate {
   private readonly approvals = new Set<string>();
@@ -75,7 +75,8 @@ export class VscodeGate {
     if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
     const trusted = this.options.trusted();
     // Security: a secret is asked every time, even when VS Code auto-approves the tool.
-    const mustAsk = call.secret || !trusted || call.origin !== 'chat';
+    const confirmedByVscode = call.origin === 'chat' || call.origin === 'api';
+    const mustAsk = call.secret || !trusted || !confirmedByVscode;
     if (!mustAsk) return { allow: true, decidedBy: 'person' };
     const key = `${call.tool}`;
     const rememberable = !call.secret && trusted;

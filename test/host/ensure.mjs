@@ -136,24 +136,32 @@ export async function ensureChromium() {
   return CHROMIUM;
 }
 
+/** Creates the lock folder; returns undefined when this process now holds it, else the holder's pid. */
+function tryLock(lockDir) {
+  try {
+    mkdirSync(lockDir);
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    try { return Number(readFileSync(join(lockDir, 'pid'), 'utf8')) || 0; } catch { return 0; /* being written */ }
+  }
+  writeFileSync(join(lockDir, 'pid'), String(process.pid));
+  return undefined;
+}
+
+const isAlive = (pid) => {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+};
+
 /** Holds a lock folder so two runs never install into the same cache folder at once. */
 async function withLock(lockDir, fn) {
   const deadline = Date.now() + 20 * 60_000;
-  for (;;) {
-    try {
-      mkdirSync(lockDir);
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      let holder;
-      try { holder = Number(readFileSync(join(lockDir, 'pid'), 'utf8')); } catch { /* being written */ }
-      let alive = false;
-      try { if (holder) { process.kill(holder, 0); alive = true; } } catch { /* gone */ }
-      if (holder && !alive) { rmSync(lockDir, { recursive: true, force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir} (held by pid ${holder})`);
-      await new Promise((r) => setTimeout(r, 1000));
+  for (let holder = tryLock(lockDir); holder !== undefined; holder = tryLock(lockDir)) {
+    if (holder && !isAlive(holder)) {
+      rmSync(lockDir, { recursive: true, force: true }); // its holder died mid-install
+      continue;
     }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir} (held by pid ${holder})`);
+    await new Promise((r) => setTimeout(r, 1000));
   }
   try { return await fn(); } finally { rmSync(lockDir, { recursive: true, force: true }); }
 }
@@ -218,6 +226,17 @@ export async function ensureCodeServer(nodeBin) {
     log(`code-server installed in ${seconds} s`);
     return codeServerEntry();
   });
+}
+
+/**
+ * Builds the extension (`node esbuild.mjs`) when it is this repo and dist/extension.js is missing;
+ * another extension folder must come built.
+ */
+export function ensureExtensionBuilt(extensionPath = repoRoot) {
+  if (resolve(extensionPath) !== repoRoot || existsSync(join(repoRoot, 'dist/extension.js'))) return;
+  log('dist/extension.js is missing: node esbuild.mjs');
+  const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+  if (r.status !== 0 || !existsSync(join(repoRoot, 'dist/extension.js'))) throw new Error('building the extension (node esbuild.mjs) failed');
 }
 
 /** Everything the host needs, installed when missing. */

@@ -2,7 +2,7 @@
 // it with every process it started.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,25 +37,50 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Pids of live (not zombie) processes in a process group or carrying a marker in their environment. */
-export function processesOf({ pgid, marker }) {
-  const found = [];
+/** `/proc/<pid>/stat` as { pid, state, pgid }, for every process readable right now. */
+function procStats() {
+  const out = [];
   for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // Fields after the command name, which may itself contain spaces and parentheses.
-      const [state, , pg] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z' || state === 'X') continue;
-      if (pgid !== undefined && Number(pg) === pgid) { found.push(Number(name)); continue; }
-      if (marker && readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker)) found.push(Number(name));
-    } catch { /* exited meanwhile, or not ours to read */ }
+      // The fields after the command name, which may itself contain spaces and parentheses.
+      const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), state, pgid: Number(pgid) });
+    } catch { /* exited meanwhile */ }
   }
-  return found;
+  return out;
 }
 
-function killAll(pids, signal) {
-  for (const pid of pids) {
+const hasMarker = (pid, marker) => {
+  try { return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker); } catch { return false; }
+};
+
+/** Live (not zombie) processes in a process group or carrying a marker in their environment. */
+export function processesOf({ pgid, marker }) {
+  return procStats()
+    .filter((p) => p.pid !== process.pid && p.state !== 'Z' && p.state !== 'X')
+    .filter((p) => (pgid !== undefined && p.pgid === pgid) || (marker && hasMarker(p.pid, marker)));
+}
+
+/** Process groups of the processes carrying a marker (e.g. Chromium's, launched with the server's marker). */
+export function groupsOf(marker) {
+  const own = procStats().find((p) => p.pid === process.pid)?.pgid;
+  return new Set(processesOf({ marker }).map((p) => p.pgid).filter((g) => g !== own));
+}
+
+/**
+ * Waits (best effort) until no process of these groups is left, zombies included: an orphan is
+ * reparented to PID 1, and in some containers PID 1 reaps only every few seconds, so `ps` would
+ * still list it as `<defunct>` right after a run.
+ */
+export async function waitReaped(pgids, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && procStats().some((p) => pgids.has(p.pgid))) await sleep(200);
+}
+
+function killAll(procs, signal) {
+  for (const { pid } of procs) {
     try { process.kill(pid, signal); } catch { /* already gone */ }
   }
 }
@@ -64,7 +89,7 @@ function killAll(pids, signal) {
  * Kills a process group and everything carrying `marker` in its environment (a child that made
  * its own session escapes the group, not the environment), and waits until none is left.
  */
-export async function killTree({ pgid, marker, graceMs = 2000 }) {
+export async function killTree({ pgid, marker, graceMs = 1000 }) {
   try { process.kill(-pgid, 'SIGTERM'); } catch { /* group already gone */ }
   killAll(processesOf({ marker }), 'SIGTERM');
   const deadline = Date.now() + graceMs;
@@ -77,7 +102,7 @@ export async function killTree({ pgid, marker, graceMs = 2000 }) {
     killAll(left, 'SIGKILL');
     await sleep(100);
   }
-  throw new Error(`processes still running after SIGKILL: ${processesOf({ pgid, marker }).join(' ')}`);
+  throw new Error(`processes still running after SIGKILL: ${processesOf({ pgid, marker }).map((p) => p.pid).join(' ')}`);
 }
 
 /** The same, synchronously and without waiting, for `process.on('exit')`. */
@@ -86,18 +111,32 @@ function killTreeNow({ pgid, marker }) {
   killAll(processesOf({ marker }), 'SIGKILL');
 }
 
-const live = new Set();
+const exitCleanups = new Set();
 let exitHooksInstalled = false;
-function installExitHooks() {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on('exit', () => { for (const s of live) s.killNow(); });
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.once(sig, () => {
-      for (const s of live) s.killNow();
-      process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 })[sig]);
-    });
+
+/**
+ * Registers a synchronous cleanup for when this process exits or is interrupted before the
+ * normal (async) cleanup ran; returns the function that unregisters it. Cleanups run newest first.
+ */
+export function cleanupOnExit(fn) {
+  if (!exitHooksInstalled) {
+    exitHooksInstalled = true;
+    const runAll = () => {
+      for (const cleanup of [...exitCleanups].reverse()) {
+        try { cleanup(); } catch { /* keep cleaning */ }
+      }
+      exitCleanups.clear();
+    };
+    process.on('exit', runAll);
+    for (const [sig, num] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
+      process.once(sig, () => {
+        runAll();
+        process.exit(128 + num);
+      });
+    }
   }
+  exitCleanups.add(fn);
+  return () => exitCleanups.delete(fn);
 }
 
 /**
@@ -109,18 +148,24 @@ function installExitHooks() {
  * @param {Record<string, unknown>} [o.settings] user settings, merged over DEFAULT_SETTINGS
  * @param {Record<string, string>} [o.env] extra environment for the server (and so the extension host)
  * @param {string[]} [o.args] extra code-server arguments
- * @returns {Promise<{ port: number, baseUrl: string, authority: string, pid: number, tmpDir: string,
+ * @param {string[]} [o.extensions] extension folders (with package.json) installed into the fresh
+ *   extensions dir, e.g. a test-only helper extension loaded alongside the one under development
+ * @returns {Promise<{ port: number, baseUrl: string, authority: string, pid: number, runId: string, tmpDir: string,
  *   userDataDir: string, extensionsDir: string, marker: string, logFile: string, log(): string, stop(): Promise<void> }>}
  */
-export async function startServer({ workspace, disableWorkspaceTrust = true, settings = {}, env = {}, args = [] } = {}) {
+export async function startServer({ workspace, disableWorkspaceTrust = true, settings = {}, env = {}, args = [], extensions = [] } = {}) {
   const node = await ensureNode24();
   const entry = await ensureCodeServer(node);
   const tmpDir = mkdtempSync(join(tmpdir(), 'wt-code-server-'));
   const userDataDir = join(tmpDir, 'user-data');
   const extensionsDir = join(tmpDir, 'extensions');
   const xdg = join(tmpDir, 'xdg');
-  for (const d of [join(userDataDir, 'User'), extensionsDir, ...['config', 'data', 'cache', 'state'].map((k) => join(xdg, k))]) {
+  for (const d of [join(userDataDir, 'User'), extensionsDir, join(tmpDir, 'tmp'), join(tmpDir, 'home'), ...['config', 'data', 'cache', 'state'].map((k) => join(xdg, k))]) {
     mkdirSync(d, { recursive: true });
+  }
+  for (const dir of extensions) {
+    const { publisher, name, version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    cpSync(dir, join(extensionsDir, `${publisher}.${name}-${version}`), { recursive: true });
   }
   writeFileSync(join(userDataDir, 'User/settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
   const configFile = join(tmpDir, 'config.yaml');
@@ -157,7 +202,11 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, set
         ...process.env,
         ...env,
         PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
-        // Keep code-server's config, logs and caches out of the home folder.
+        // Keep everything the server and its extensions write out of the real home folder (Copilot
+        // Chat writes ~/.copilot, code-server ~/.config and ~/.local/share), and the sockets the
+        // extension host and git extension leave in the temp folder inside ours.
+        HOME: join(tmpDir, 'home'),
+        TMPDIR: join(tmpDir, 'tmp'),
         XDG_CONFIG_HOME: join(xdg, 'config'),
         XDG_DATA_HOME: join(xdg, 'data'),
         XDG_CACHE_HOME: join(xdg, 'cache'),
@@ -174,27 +223,32 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, set
       baseUrl: `http://127.0.0.1:${port}`,
       authority: `127.0.0.1:${port}`,
       pid: pgid,
+      runId,
       tmpDir,
       userDataDir,
       extensionsDir,
       marker,
       logFile,
       log: () => { try { return readFileSync(logFile, 'utf8'); } catch { return ''; } },
-      killNow: () => killTreeNow({ pgid, marker }),
       stopped: false,
-      async stop({ keepTmp = false } = {}) {
+      /** Kills the server's process group and every process carrying its marker, then removes its temp folder. */
+      async stop({ keepTmp = false, alsoReap = [] } = {}) {
         if (server.stopped) return;
         server.stopped = true;
+        const groups = new Set([pgid, ...groupsOf(marker), ...alsoReap]);
         try {
           await killTree({ pgid, marker });
+          await waitReaped(groups);
         } finally {
-          live.delete(server);
+          forgetCleanup();
           if (!keepTmp) rmSync(tmpDir, { recursive: true, force: true, maxRetries: 5 });
         }
       },
     };
-    installExitHooks();
-    live.add(server);
+    const forgetCleanup = cleanupOnExit(() => {
+      killTreeNow({ pgid, marker });
+      rmSync(tmpDir, { recursive: true, force: true });
+    });
 
     const deadline = Date.now() + 60_000;
     let healthy = false;

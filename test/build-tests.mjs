@@ -1,0 +1,66 @@
+// Bundles the integration suite for the extension host: test/integration/index.ts plus every
+// `*.test.ts` under test/integration/ (and mocha) into out/test/integration/index.js (CommonJS;
+// `vscode` stays external, the extension host provides it).
+//
+//   node test/build-tests.mjs
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const integrationDir = join(repoRoot, 'test/integration');
+export const integrationEntry = join(repoRoot, 'out/test/integration/index.js');
+
+/** `*.test.ts` files under a folder, sorted, as absolute paths. */
+function suiteFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/** Resolves `require('wt:integration-suites')` to the list of suite files, each loaded lazily. */
+const suitesPlugin = {
+  name: 'wt-integration-suites',
+  setup(build) {
+    build.onResolve({ filter: /^wt:integration-suites$/ }, () => ({ path: 'suites', namespace: 'wt-suites' }));
+    build.onLoad({ filter: /.*/, namespace: 'wt-suites' }, () => {
+      const files = suiteFiles(integrationDir);
+      return {
+        resolveDir: integrationDir,
+        loader: 'js',
+        watchFiles: files,
+        contents: `module.exports = [\n${files
+          .map((f) => `  { file: ${JSON.stringify(relative(repoRoot, f))}, load: () => require(${JSON.stringify(f)}) },`)
+          .join('\n')}\n];\n`,
+      };
+    });
+  },
+};
+
+/** Builds the integration bundle; returns its path. */
+export async function buildTests() {
+  await esbuild.build({
+    entryPoints: [join(integrationDir, 'index.ts')],
+    outfile: integrationEntry,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    external: ['vscode'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+    // mocha's parallel mode (unused here) resolves worker files at run time.
+    logOverride: { 'require-resolve-not-external': 'silent' },
+    plugins: [suitesPlugin],
+  });
+  // The bundle is CommonJS whatever the root package.json's "type" says.
+  mkdirSync(join(repoRoot, 'out/test'), { recursive: true });
+  writeFileSync(join(repoRoot, 'out/test/package.json'), '{ "type": "commonjs" }\n');
+  return integrationEntry;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(await buildTests());
+}

@@ -1,0 +1,165 @@
+// A language model for agent-mode tests: it "answers" by following a script of tool calls, then
+// says what the tools returned. Registered with the finalized vscode.lm chat-provider API, so
+// Copilot Chat's agent mode accepts it without a sign-in.
+//
+// Script (JSON), from $WT_SCRIPTED_MODEL_SCRIPT or the file named by $WT_SCRIPTED_MODEL_SCRIPT_FILE:
+//   {
+//     "steps": [
+//       { "tool": "find_files", "input": { "glob": "**/*.md" } },
+//       { "tool": "open_file", "input": { "path": "{{step 0 /(\\S*README\\.md)/}}" } }
+//     ],
+//     "final": "Done. The first result was: {{step 0}}"
+//   }
+// Each request continues the current turn: after k tool results the model calls step k, and once
+// every step has a result it answers with `final` (default: a summary of the results). In strings
+// of `input` and `final`, `{{step N}}` is the text of step N's result (0-based) and
+// `{{step N /regex/}}` its first capture group. A step's `tool` is matched against the tools the
+// request offers: exact name first, then a name ending in `_<tool>` or starting with `<tool>`.
+// A request that offers no tools (a title or summary request) gets plain text.
+//
+// $WT_SCRIPTED_MODEL_LOG, when set, receives one JSON object a line: activated, extension-active
+// (Copilot Chat and each id in $WT_SCRIPTED_MODEL_AWAIT, comma-separated), copilot-active, ready
+// (all of those active), request, tool-call, final; tests read it to see what the model was
+// offered and got back.
+/* global require, exports -- a CommonJS extension: VS Code loads it with require() */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const vscode = require('vscode');
+const fs = require('node:fs');
+
+const VENDOR = 'wt-scripted';
+const MODEL_ID = 'scripted';
+
+function log(event, data = {}) {
+  const file = process.env.WT_SCRIPTED_MODEL_LOG;
+  if (!file) return;
+  try {
+    fs.appendFileSync(file, `${JSON.stringify({ event, time: Date.now(), ...data })}\n`);
+  } catch (err) {
+    console.error(`[scripted-model] cannot write ${file}: ${err}`);
+  }
+}
+
+function loadScript() {
+  if (process.env.WT_SCRIPTED_MODEL_SCRIPT) return JSON.parse(process.env.WT_SCRIPTED_MODEL_SCRIPT);
+  if (process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE) return JSON.parse(fs.readFileSync(process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE, 'utf8'));
+  return { steps: [], final: 'The scripted model has no script (set WT_SCRIPTED_MODEL_SCRIPT).' };
+}
+
+/** Text of a tool result's content parts. */
+function resultText(part) {
+  return (part.content ?? [])
+    .map((c) => {
+      if (typeof c?.value === 'string') return c.value;
+      if (c?.data instanceof Uint8Array) return Buffer.from(c.data).toString('utf8');
+      return JSON.stringify(c);
+    })
+    .join('');
+}
+
+const isToolResult = (p) => p instanceof vscode.LanguageModelToolResultPart || (p && typeof p.callId === 'string' && Array.isArray(p.content));
+const isToolCall = (p) => p instanceof vscode.LanguageModelToolCallPart || (p && typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p);
+const partsOf = (m) => (Array.isArray(m.content) ? m.content : []);
+
+/**
+ * The current turn: the messages after the last one that is neither a tool call nor a tool
+ * result (the user's prompt). Returns the prompt's text and this turn's tool results in order.
+ */
+function currentTurn(messages) {
+  let i = messages.length - 1;
+  while (i >= 0 && partsOf(messages[i]).some((p) => isToolResult(p) || isToolCall(p))) i--;
+  const prompt = i >= 0 ? partsOf(messages[i]).map((p) => (typeof p?.value === 'string' ? p.value : '')).join('') : '';
+  const results = messages.slice(i + 1).flatMap((m) => partsOf(m).filter(isToolResult)).map((p) => ({ callId: p.callId, text: resultText(p) }));
+  return { prompt, results };
+}
+
+function fill(value, results) {
+  if (typeof value === 'string') {
+    return value.replace(/\{\{step (\d+)(?: \/(.*?)\/)?\}\}/g, (_, n, re) => {
+      const text = results[Number(n)]?.text ?? '';
+      if (!re) return text;
+      const m = new RegExp(re).exec(text);
+      return m ? (m[1] ?? m[0]) : '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => fill(v, results));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, results)]));
+  return value;
+}
+
+function resolveToolName(wanted, tools) {
+  const names = tools.map((t) => t.name);
+  return names.find((n) => n === wanted) ?? names.find((n) => n.endsWith(`_${wanted}`)) ?? names.find((n) => n.startsWith(wanted)) ?? wanted;
+}
+
+const provider = {
+  provideLanguageModelChatInformation() {
+    return [{
+      id: MODEL_ID,
+      name: 'Scripted Model',
+      family: 'scripted',
+      version: '1.0.0',
+      detail: 'tests only',
+      tooltip: 'Follows a script of tool calls (Workspace Tools tests)',
+      maxInputTokens: 128_000,
+      maxOutputTokens: 8_192,
+      isUserSelectable: true,
+      capabilities: { toolCalling: true, imageInput: false },
+    }];
+  },
+
+  async provideLanguageModelChatResponse(model, messages, options, progress) {
+    const tools = options.tools ?? [];
+    const { prompt, results } = currentTurn(messages);
+    log('request', { prompt: prompt.slice(-500), tools: tools.map((t) => t.name), results });
+    if (tools.length === 0) {
+      progress.report(new vscode.LanguageModelTextPart('Scripted model'));
+      return;
+    }
+    const script = loadScript();
+    const steps = script.steps ?? [];
+    const k = results.length;
+    if (k < steps.length) {
+      const step = steps[k];
+      const name = resolveToolName(step.tool, tools);
+      const input = fill(step.input ?? {}, results);
+      const callId = `wt-step-${k}-${Date.now().toString(36)}`;
+      log('tool-call', { step: k, name, input, callId });
+      progress.report(new vscode.LanguageModelToolCallPart(callId, name, input));
+      return;
+    }
+    const text = script.final !== undefined
+      ? fill(script.final, results)
+      : [`Scripted model: ${steps.length} tool call(s) done.`, ...results.map((r, i) => `- step ${i} (${steps[i]?.tool}): ${r.text.slice(0, 300)}`)].join('\n');
+    log('final', { text });
+    progress.report(new vscode.LanguageModelTextPart(text));
+  },
+
+  async provideTokenCount(model, text) {
+    const s = typeof text === 'string' ? text : JSON.stringify(text);
+    return Math.ceil(s.length / 4);
+  },
+};
+
+exports.activate = (context) => {
+  context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider));
+  log('activated');
+  // Agent mode needs the built-in Copilot Chat running, and a tool call fails ("does not have an
+  // implementation registered") until the extension owning the tool has activated. Report when
+  // each is active, then `ready`, so a test knows when a prompt will reach this model and the tools.
+  const waitingFor = ['GitHub.copilot-chat', ...(process.env.WT_SCRIPTED_MODEL_AWAIT ?? '').split(',').map((s) => s.trim()).filter(Boolean)];
+  const timer = setInterval(() => {
+    for (const id of [...waitingFor]) {
+      if (!vscode.extensions.getExtension(id)?.isActive) continue;
+      waitingFor.splice(waitingFor.indexOf(id), 1);
+      log('extension-active', { id });
+      if (id === 'GitHub.copilot-chat') log('copilot-active');
+    }
+    if (waitingFor.length === 0) {
+      clearInterval(timer);
+      log('ready');
+    }
+  }, 250);
+  context.subscriptions.push({ dispose: () => clearInterval(timer) });
+};
+
+exports.deactivate = () => {};

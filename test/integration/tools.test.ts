@@ -1,0 +1,68 @@
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'mocha';
+import * as vscode from 'vscode';
+import { invoke, invokeFailing, testApi } from './api.ts';
+
+interface ManifestTool { name: string; inputSchema: object }
+
+function callIdOf(text: string): string {
+  const id = /artifact (art-[0-9a-f]+-\d+)/.exec(text)?.[1];
+  assert.ok(id, `no callId in ${text}`);
+  return id;
+}
+
+describe('tools through vscode.lm.invokeTool', () => {
+  it('vscode.lm.tools lists all 13 tools with the manifest\'s schemas', async () => {
+    const api = await testApi();
+    const manifest = vscode.extensions.getExtension('workspace-tools.workspace-tools')!.packageJSON as { contributes: { languageModelTools: ManifestTool[] } };
+    assert.equal(manifest.contributes.languageModelTools.length, 13);
+    for (const declared of manifest.contributes.languageModelTools) {
+      const tool = vscode.lm.tools.find((t) => t.name === declared.name);
+      assert.ok(tool, `${declared.name} is not in vscode.lm.tools`);
+      assert.deepEqual(tool.inputSchema, declared.inputSchema, declared.name);
+    }
+    assert.equal(api.host.tools.names.length, 13, `registered: ${api.host.tools.names.join(', ')}`);
+  });
+
+  it('open_file, artifact_read and artifact_grep page and search a snapshot', async () => {
+    const opened = await invoke('open_file', { path: 'src/greet.js' });
+    assert.match(opened, /^artifact art-[0-9a-f]+-\d+: src\/greet\.js, 3 lines, 60 bytes, utf-8, lf/);
+    assert.doesNotMatch(opened, /Hello/, 'open_file returns no content');
+    const callId = callIdOf(opened);
+    assert.equal(await invoke('artifact_read', { callId, limit: 2 }), 'src/greet.js lines 1-2 of 3:\n1\texport function greet(name) {\n2\t  return `Hello, ${name}!`;\n(more: artifact_read offset 3)');
+    assert.equal(await invoke('artifact_grep', { callId, pattern: 'Hello' }), '1 matching line for /Hello/ in src/greet.js:\n2:\t  return `Hello, ${name}!`;');
+    assert.match(await invokeFailing('artifact_read', { callId, offset: 99 }), /^E_SANDBOX_INVALID_INPUT: .*offset 99 is past the end.*3 lines/);
+  });
+
+  it('open_json_file gives the shape and artifact_query a JSON Pointer', async () => {
+    const opened = await invoke('open_json_file', { path: 'data/config.json' });
+    assert.match(opened, /JSON object \(6 keys\), lines 1-15:\n {2}"name": string \(7 chars\) @L2/);
+    assert.equal(await invoke('artifact_query', { callId: callIdOf(opened), select: '/server/port' }), '/server/port in data/config.json (line 8), number:\n8080');
+  });
+
+  it('open_markdown_file gives the outline and artifact_query a section', async () => {
+    const opened = await invoke('open_markdown_file', { path: 'docs/notes.md' });
+    assert.match(opened, /Outline \(3 headings; line ranges are whole sections\):\n# Notes {2}1-10\n {2}## Todo {2}3-7\n {2}## Done {2}8-10/);
+    assert.match(await invoke('artifact_query', { callId: callIdOf(opened), select: 'Notes/Todo' }), /write more tests/);
+  });
+
+  it('list_directory lists the fixture with types and sizes', async () => {
+    const listing = await invoke('list_directory', { path: 'src', max_depth: 1 });
+    assert.match(listing, /^src: 3 entries\nlib\/\ngreet\.js {2}60 B\nmain\.js {2}\d+ B$/);
+  });
+
+  it('search_files and find_files run ripgrep and never surface the .env canary', async () => {
+    assert.equal(await invoke('search_files', { pattern: 'Hello' }), '1 matching line in 1 file:\nsrc/greet.js\n  2:   return `Hello, ${name}!`;');
+    const found = await invoke('find_files', { glob: '**/*.js' });
+    assert.equal(found.split('\n').filter((l) => l.endsWith('.js')).sort().join('\n'), 'src/greet.js\nsrc/lib/math.js\nsrc/main.js');
+    for (const input of [{ pattern: 'WT_CANARY_ENV_[0-9a-f]+', hidden: true, no_ignore: true }, { pattern: 'API_TOKEN=', hidden: true, literal: true }, { pattern: 'canary', ignore_case: true, hidden: true }]) {
+      const text = await invoke('search_files', input);
+      assert.doesNotMatch(text, /7f3a|^\.env/m);
+    }
+    assert.doesNotMatch(await invoke('find_files', { glob: '**/*', hidden: true, no_ignore: true }), /^\.env/m);
+  });
+
+  it('unknown arguments are rejected by name', async () => {
+    assert.match(await invokeFailing('find_files', { glob: '*', ignore_case: true }), /^E_SANDBOX_INVALID_INPUT: find_files: Unknown argument "ignore_case"/);
+  });
+});
