@@ -4,6 +4,8 @@ import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, t
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
+import type { DirectoryLister } from './list/port.ts';
+import { fsLister } from './list/fs-lister.ts';
 import type { Capability, Risk, SchemaDeclaration, Tool, ToolContext, ToolOutcome } from './tool.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
@@ -32,6 +34,8 @@ export interface SessionOptions {
   /** Read on every call, so changed settings apply to the next call. */
   readonly policy: () => Policy;
   readonly search?: SandboxSearch;
+  /** The directory-listing backend (default: walking the WorkspaceFs). */
+  readonly lister?: DirectoryLister;
   /** The ripgrep binary artifact_grep runs (the same one the search backend uses). */
   readonly ripgrepPath?: string;
   readonly clock: Clock;
@@ -61,6 +65,7 @@ export class Session {
   readonly fs: WorkspaceFs;
   readonly gate: Gate;
   readonly search: SandboxSearch | undefined;
+  readonly lister: DirectoryLister;
   readonly clock: Clock;
   readonly log: Log;
   readonly artifacts: ArtifactStore;
@@ -72,6 +77,7 @@ export class Session {
     this.fs = options.fs;
     this.gate = options.gate;
     this.search = options.search;
+    this.lister = options.lister ?? fsLister(options.fs);
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { invoke, readText, testApi, waitFor, workspaceUri } from './api.ts';
+import { invoke, invokeFailing, readText, testApi, waitFor, workspaceUri } from './api.ts';
 
 function mediaIdOf(text: string): string {
   const id = /"media_id":"(m\d+)"/.exec(text)?.[1];
@@ -76,5 +76,20 @@ describe('staged review', () => {
     assert.match(text, /Change: \*\*\+\d+ −\d+\*\* lines/);
     assert.match(text, /\[Open the staged diff\]\(command:workspaceTools\.openStagedDiff\?/);
     api.host.session.media.discardAll();
+  });
+
+  it('a change to the file on disk marks its staged media as conflicting, and save_media refuses', async () => {
+    const api = await testApi();
+    const file = workspaceUri('src', 'lib', 'math.js');
+    const original = await readText(file);
+    const staged = mediaIdOf(await invoke('stage_file', { path: 'src/lib/math.js', content: `${original}// staged\n` }));
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${original}// changed outside\n`));
+    const stale = await waitFor('the media to be marked as conflicting', () => api.host.session.media.find(staged)?.stale);
+    assert.deepEqual(stale, { kind: 'disk-changed' });
+    const message = await invokeFailing('save_media', { media_id: staged });
+    assert.match(message, /^E_SANDBOX_CONFLICT: "src\/lib\/math\.js" changed on disk after m\d+ was staged/);
+    assert.equal(await readText(file), `${original}// changed outside\n`);
+    api.host.session.media.discardAll();
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(original));
   });
 });

@@ -5,6 +5,7 @@ import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { testSession } from './harness.ts';
+import type { DirectoryLister } from '../../src/core/list/port.ts';
 
 function tree(root: string): void {
   mkdirSync(nodePath.join(root, 'src', 'lib'), { recursive: true });
@@ -67,5 +68,37 @@ test('multi-root: every folder is listed under its name', async () => {
     assert.equal(outcome.text, 'web: empty folder\n\napi: 1 entries\nmain.go  13 B');
     const one = await t.session.invoke(TOOLS.list_directory, { path: 'api' });
     assert.equal(one.text, 'api: 1 entries\nmain.go  13 B');
+  } finally { await t.dispose(); }
+});
+
+test('a limit frame from a directory backend is a protocol violation, reported as a narrated io failure naming the backend', async () => {
+  const lister: DirectoryLister = {
+    name: 'capped-fake',
+    async *list() {
+      yield { kind: 'entry', entry: { path: 'a.txt', type: 'file', size: 1, depth: 1 } };
+      yield { kind: 'limit', limit: 1 };
+    },
+  };
+  const t = testSession({ overrides: { lister } });
+  try {
+    await assert.rejects(t.session.invoke(TOOLS.list_directory, {}), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_IO'
+      && e.message === 'The directory backend "capped-fake" cut the listing of "." at 1 entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.');
+  } finally { await t.dispose(); }
+});
+
+test('entries a backend yields for a denied path are dropped all the same', async () => {
+  const lister: DirectoryLister = {
+    name: 'leaky-fake',
+    async *list() {
+      yield { kind: 'entry', entry: { path: 'private', type: 'directory', depth: 1 } };
+      yield { kind: 'entry', entry: { path: 'private/canary.txt', type: 'file', size: 6, depth: 2 } };
+      yield { kind: 'entry', entry: { path: 'ok.txt', type: 'file', size: 2, depth: 1 } };
+      yield { kind: 'done', complete: true };
+    },
+  };
+  const t = testSession({ rules: [{ glob: 'private/**', read: 'deny' }], overrides: { lister } });
+  try {
+    const outcome = await t.session.invoke(TOOLS.list_directory, {});
+    assert.equal(outcome.text, '.: 1 entries\nok.txt  2 B');
   } finally { await t.dispose(); }
 });

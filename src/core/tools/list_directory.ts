@@ -1,59 +1,40 @@
 import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { boundArgument } from '../schema.ts';
-import { SandboxError, cancelled, fromFsError } from '../errors.ts';
-import type { EntryType } from '../ports.ts';
+import { SandboxError, fromFsError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
+import type { ListedEntry } from '../list/port.ts';
+
+export type { ListedEntry } from '../list/port.ts';
 
 export const listDirectorySchema = () => z.strictObject({
   path: z.string().min(1).optional().describe('Folder to list, relative to the workspace (default: the workspace folder; in a multi-root workspace, every folder).'),
   max_depth: boundArgument('How many folder levels to descend (1 = only the folder\'s own entries). Omit for the whole tree.').optional(),
 });
 
-export interface ListedEntry {
-  /** Relative to the listed folder, "/"-separated. */
-  readonly path: string;
-  readonly type: EntryType;
-  readonly size?: number;
-  readonly depth: number;
-}
-
 export interface ListDirectoryResult {
   readonly path: string;
   readonly entries: readonly ListedEntry[];
 }
 
-const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
-
 async function listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | undefined): Promise<ListedEntry[]> {
-  const { fs, policy } = ctx.session;
+  const { fs, policy, lister } = ctx.session;
   const resolved = await ctx.resolve(target);
   if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. List its parent folder, or use find_files to locate it.`);
   const stat = await fs.stat(resolved.address).catch((e: unknown) => { throw fromFsError(e, target.display, 'list'); });
   if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder. Open it with open_file instead.`);
-
+  // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is unchanged.
+  const hidden = (rel: string): boolean => policy.decide(rel, 'read').action === 'deny';
   const out: ListedEntry[] = [];
-  const walk = async (address: string, relFromRoot: string, relFromTarget: string, depth: number): Promise<void> => {
-    if (ctx.signal.aborted) throw cancelled();
-    const entries = await fs.readDirectory(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || target.display, 'list'); });
-    // Security: denied entries vanish without a trace (no name, no placeholder); order of the rest is unchanged.
-    const visible = entries
-      .map((entry) => ({ entry, rel: relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name }))
-      .filter(({ rel }) => policy.decide(rel, 'read').action !== 'deny')
-      .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
-    const sizes = await Promise.all(visible.map(({ entry }) =>
-      entry.type === 'directory' ? Promise.resolve(undefined) : fs.lstat(fs.join(address, entry.name)).then((s) => s.size, () => undefined)));
-    for (const [i, { entry, rel }] of visible.entries()) {
-      const path = relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name;
-      const size = sizes[i];
-      out.push({ path, type: entry.type, depth, ...(size !== undefined ? { size } : {}) });
-      if (entry.type === 'directory' && (maxDepth === undefined || depth < maxDepth)) {
-        await walk(fs.join(address, entry.name), rel, path, depth + 1);
-      }
+  for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal: ctx.signal })) {
+    if (frame.kind === 'limit') {
+      throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
     }
-  };
-  await walk(resolved.address, target.rel, '', 1);
-  return out;
+    if (frame.kind === 'done') return out;
+    const rel = [target.rel, frame.entry.path].filter(Boolean).join('/');
+    if (!hidden(rel)) out.push(frame.entry);
+  }
+  throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded. Retry; if it happens again, tell the user.`);
 }
 
 export function renderListing(result: ListDirectoryResult): string {

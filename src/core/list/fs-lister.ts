@@ -1,0 +1,34 @@
+import { cancelled, fromFsError } from '../errors.ts';
+import type { EntryType, WorkspaceFs } from '../ports.ts';
+import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
+
+const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
+
+/** Lists through the WorkspaceFs port: lstat sizes, symlinks shown and never followed. */
+export function fsLister(fs: WorkspaceFs): DirectoryLister {
+  return {
+    name: 'workspace filesystem',
+    async *list({ folder, maxDepth, hidden, signal }: ListQuery): AsyncIterable<ListFrame> {
+      async function* walk(address: string, relFromRoot: string, relFromTarget: string, depth: number): AsyncIterable<ListFrame> {
+        if (signal.aborted) throw cancelled();
+        const entries = await fs.readDirectory(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
+        const visible = entries
+          .map((entry) => ({ entry, rel: relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name }))
+          .filter(({ rel }) => !hidden(rel))
+          .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+        const sizes = await Promise.all(visible.map(({ entry }) =>
+          entry.type === 'directory' ? Promise.resolve(undefined) : fs.lstat(fs.join(address, entry.name)).then((s) => s.size, () => undefined)));
+        for (const [i, { entry, rel }] of visible.entries()) {
+          const path = relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name;
+          const size = sizes[i];
+          yield { kind: 'entry', entry: { path, type: entry.type, depth, ...(size !== undefined ? { size } : {}) } };
+          if (entry.type === 'directory' && (maxDepth === undefined || depth < maxDepth)) {
+            yield* walk(fs.join(address, entry.name), rel, path, depth + 1);
+          }
+        }
+      }
+      yield* walk(folder.address, folder.rel, '', 1);
+      yield { kind: 'done', complete: true };
+    },
+  };
+}
