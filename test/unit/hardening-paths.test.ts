@@ -7,7 +7,7 @@ import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { tempDir, testSession, type TestSession } from './harness.ts';
+import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
 
 const SENTINEL = 'OUTSIDE-SENTINEL-5b1e';
 let t: TestSession;
@@ -34,14 +34,8 @@ before(() => {
   outside = tempDir('wt-outside-');
   writeFileSync(nodePath.join(outside.path, 'secret.txt'), SENTINEL);
   mkdirSync(nodePath.join(outside.path, 'sub'));
-  mkdirSync(nodePath.join(t.root, 'dir'));
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'inside\n');
-  symlinkSync(nodePath.join(outside.path, 'secret.txt'), nodePath.join(t.root, 'link-file'));
-  symlinkSync(outside.path, nodePath.join(t.root, 'link-dir'));
-  symlinkSync(nodePath.relative(nodePath.join(t.root, 'dir'), outside.path), nodePath.join(t.root, 'dir', 'rel-link'));
-  symlinkSync('/nonexistent/wt-target', nodePath.join(t.root, 'dangling'));
-  symlinkSync('loop2', nodePath.join(t.root, 'loop1'));
-  symlinkSync('loop1', nodePath.join(t.root, 'loop2'));
+  hostileLinks(t.root, outside.path, nodePath.join(outside.path, 'secret.txt'));
 });
 after(async () => { await t.dispose(); outside.dispose(); });
 

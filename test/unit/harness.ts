@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
@@ -62,4 +62,18 @@ export function testSession(options: { allow?: boolean; rules?: Rule[]; folders?
     session, root: workspace.path, log, gate,
     async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); },
   };
+}
+
+/**
+ * The links every hostile-path suite needs inside `root`: to a file and a folder outside, a
+ * relative link out of a subfolder, a dangling link and a loop.
+ */
+export function hostileLinks(root: string, outsideDir: string, outsideFile: string): void {
+  mkdirSync(nodePath.join(root, 'dir'), { recursive: true });
+  symlinkSync(outsideFile, nodePath.join(root, 'link-file'));
+  symlinkSync(outsideDir, nodePath.join(root, 'link-dir'));
+  symlinkSync(nodePath.relative(nodePath.join(root, 'dir'), outsideDir), nodePath.join(root, 'dir', 'rel-link'));
+  symlinkSync('/nonexistent/wt-target', nodePath.join(root, 'dangling'));
+  symlinkSync('loop2', nodePath.join(root, 'loop1'));
+  symlinkSync('loop1', nodePath.join(root, 'loop2'));
 }

@@ -6,7 +6,7 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { normalizeModelPath, resolveOnDisk, isWithin } from '../../src/core/paths.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { tempDir, testSession, type TestSession } from './harness.ts';
+import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
 
 let t: TestSession;
 let outside: { path: string; dispose(): void };
@@ -15,15 +15,9 @@ before(() => {
   t = testSession();
   outside = tempDir('wt-outside-');
   writeFileSync(nodePath.join(outside.path, 'secret.txt'), 'OUTSIDE-SENTINEL');
-  mkdirSync(nodePath.join(t.root, 'dir'));
   mkdirSync(nodePath.join(t.root, 'dir2'));
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'a');
-  symlinkSync(nodePath.join(outside.path, 'secret.txt'), nodePath.join(t.root, 'link-file'));
-  symlinkSync(outside.path, nodePath.join(t.root, 'link-dir'));
-  symlinkSync(nodePath.relative(nodePath.join(t.root, 'dir'), outside.path), nodePath.join(t.root, 'dir', 'rel-link'));
-  symlinkSync('/nonexistent/wt-target', nodePath.join(t.root, 'dangling'));
-  symlinkSync('loop2', nodePath.join(t.root, 'loop1'));
-  symlinkSync('loop1', nodePath.join(t.root, 'loop2'));
+  hostileLinks(t.root, outside.path, nodePath.join(outside.path, 'secret.txt'));
   symlinkSync('../dir2', nodePath.join(t.root, 'dir', 'inside-link'));
 });
 after(async () => { await t.dispose(); outside.dispose(); });
