@@ -4,9 +4,10 @@ import { activateWorkspaceTools, type TestApi } from './vscode/activate.ts';
 let cleanup: (() => Promise<void>) | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<TestApi | undefined> {
+  const started = performance.now();
   const activated = await activateWorkspaceTools(context);
   cleanup = activated.dispose;
-  return activated.exports;
+  return activated.exports ? { ...activated.exports, activateMs: performance.now() - started } : undefined;
 }
 
 export async function deactivate(): Promise<void> {

@@ -38,6 +38,8 @@ export interface TestApi {
   readonly decider: ScriptedDecider | undefined;
   /** What prepareInvocation answers VS Code for this call (the chat confirmation). */
   prepare(name: ToolName, input: unknown): vscode.PreparedToolInvocation;
+  /** How long activate() took, in milliseconds (for the benchmark). */
+  readonly activateMs?: number;
 }
 
 function spoolFolder(context: vscode.ExtensionContext): string {
