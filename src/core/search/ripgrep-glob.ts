@@ -8,6 +8,9 @@ import { invalidInput } from '../errors.ts';
  *
  * Why not `--glob` itself: a glob given to ripgrep is an override, and an override re-includes the
  * dot-prefixed and git-ignored files it matches, so `hidden` and `no_ignore` would lose their meaning.
+ * Why not picomatch (which the policy uses): find_files promises ripgrep's glob semantics, and the two
+ * differ (in ripgrep `[!a]` also matches "/", so `[!a][!a]*` selects `src/b/ab.md`); the parity tests
+ * against the real `rg -g` pin this translation.
  */
 export function compileGlob(glob: string, options: { readonly caseInsensitive?: boolean; readonly argument?: string } = {}): GlobMatcher {
   const argument = options.argument ?? 'glob';
