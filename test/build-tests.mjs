@@ -1,8 +1,9 @@
 // Bundles the integration suite for the extension host: test/integration/index.ts plus every
 // `*.test.ts` under test/integration/ (and mocha) into out/test/integration/index.js (CommonJS;
-// `vscode` stays external, the extension host provides it).
+// `vscode` stays external, the extension host provides it). The untrusted-workspace variant is the
+// same runner over test/integration-untrusted/*.test.ts, in out/test/integration-untrusted/index.js.
 //
-//   node test/build-tests.mjs
+//   node test/build-tests.mjs [untrusted]
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,8 @@ import * as esbuild from 'esbuild';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const integrationDir = join(repoRoot, 'test/integration');
 export const integrationEntry = join(repoRoot, 'out/test/integration/index.js');
+const untrustedDir = join(repoRoot, 'test/integration-untrusted');
+export const untrustedEntry = join(repoRoot, 'out/test/integration-untrusted/index.js');
 
 /** `*.test.ts` files under a folder, sorted, as absolute paths. */
 function suiteFiles(dir) {
@@ -20,15 +23,15 @@ function suiteFiles(dir) {
     .sort();
 }
 
-/** Resolves `require('wt:integration-suites')` to the list of suite files, each loaded lazily. */
-const suitesPlugin = {
+/** Resolves `require('wt:integration-suites')` to the list of suite files under `dir`, each loaded lazily. */
+const suitesPluginFor = (dir) => ({
   name: 'wt-integration-suites',
   setup(build) {
     build.onResolve({ filter: /^wt:integration-suites$/ }, () => ({ path: 'suites', namespace: 'wt-suites' }));
     build.onLoad({ filter: /.*/, namespace: 'wt-suites' }, () => {
-      const files = suiteFiles(integrationDir);
+      const files = suiteFiles(dir);
       return {
-        resolveDir: integrationDir,
+        resolveDir: dir,
         loader: 'js',
         watchFiles: files,
         contents: `module.exports = [\n${files
@@ -37,30 +40,42 @@ const suitesPlugin = {
       };
     });
   },
-};
+});
 
 /** Builds the integration bundle; returns its path. */
 export async function buildTests() {
+  return buildSuite(integrationDir, integrationEntry);
+}
+
+/** Builds the untrusted-workspace bundle (the same runner, test/integration/index.ts, over test/integration-untrusted/); returns its path. */
+export async function buildUntrustedTests() {
+  return buildSuite(untrustedDir, untrustedEntry);
+}
+
+async function buildSuite(suitesDir, outfile) {
   await esbuild.build({
     entryPoints: [join(integrationDir, 'index.ts')],
-    outfile: integrationEntry,
+    outfile,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node22',
     external: ['vscode'],
+    // As esbuild.mjs: prefer a package's ESM build (jsonc-parser's "main" is UMD, whose require()
+    // calls esbuild cannot follow), for suites that import the core.
+    mainFields: ['module', 'main'],
     sourcemap: 'inline',
     logLevel: 'warning',
     // mocha's parallel mode (unused here) resolves worker files at run time.
     logOverride: { 'require-resolve-not-external': 'silent' },
-    plugins: [suitesPlugin],
+    plugins: [suitesPluginFor(suitesDir)],
   });
   // The bundle is CommonJS whatever the root package.json's "type" says.
   mkdirSync(join(repoRoot, 'out/test'), { recursive: true });
   writeFileSync(join(repoRoot, 'out/test/package.json'), '{ "type": "commonjs" }\n');
-  return integrationEntry;
+  return outfile;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  console.log(await buildTests());
+  console.log(process.argv[2] === 'untrusted' ? await buildUntrustedTests() : await buildTests());
 }

@@ -1,9 +1,11 @@
-// Runs the integration suite (test/integration/) inside a real VS Code extension host:
-// builds the suite, builds the extension when dist/ is missing, starts code-server with the
-// fixture workspace, and prints "N passed, N failed" as its last line. Exit code 0 only when the
-// suite ran and every test passed.
+// Runs the integration suites inside a real VS Code extension host: test/integration/ in a trusted
+// workspace, then test/integration-untrusted/ in code-server started without
+// --disable-workspace-trust (the folder opens in restricted mode). Builds each suite, builds the
+// extension when dist/ is missing, starts code-server with the fixture workspace, and prints
+// "N passed, N failed" (over both) as its last line. Exit code 0 only when every suite ran and
+// every test passed.
 //
-//   node test/run-integration.mjs
+//   node test/run-integration.mjs [trusted|untrusted]     (default: both)
 //
 // Env: WT_HOST_CACHE (code-server cache folder), WT_TEST_GREP (mocha --grep),
 //      WT_EXTENSION_PATH (extension folder under test; default: this repo), WT_HOST_VERBOSE=1;
@@ -12,26 +14,31 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildTests } from './build-tests.mjs';
+import { buildTests, buildUntrustedTests } from './build-tests.mjs';
 import { ensureAll, ensureExtensionBuilt, repoRoot } from './host/ensure.mjs';
 import { runSuite } from './host/run-suite.mjs';
 import { cleanupOnExit } from './host/server.mjs';
 
 const extensionPath = resolve(process.env.WT_EXTENSION_PATH || repoRoot);
 
-async function main() {
-  ensureExtensionBuilt(extensionPath);
-  const entry = await buildTests();
-  await ensureAll();
+const VARIANTS = {
+  trusted: { name: 'integration', build: buildTests, disableWorkspaceTrust: true },
+  untrusted: { name: 'integration-untrusted', build: buildUntrustedTests, disableWorkspaceTrust: false },
+};
+
+/** Runs one suite in its own code-server; returns its counts (a suite that reported nothing counts as one failure). */
+async function runVariant({ name, build, disableWorkspaceTrust }) {
+  const entry = await build();
   const resultsDir = mkdtempSync(join(tmpdir(), 'wt-integration-'));
   const resultsFile = join(resultsDir, 'results.json');
   const forgetCleanup = cleanupOnExit(() => rmSync(resultsDir, { recursive: true, force: true }));
   try {
     const code = await runSuite({
-      name: 'integration',
+      name,
       extensionDevelopmentPath: extensionPath,
       extensionTestsPath: entry,
       workspace: join(repoRoot, 'test/fixtures/workspace'),
+      disableWorkspaceTrust,
       extensionEnv: {
         // The gate's test-only decider answers the modal confirmations (a modal dialog cannot
         // show while extension tests run: VS Code refuses it). Its own switches pass through.
@@ -43,17 +50,34 @@ async function main() {
     });
     const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
     if (!results) {
-      console.log(`[integration] the suite reported no results (exit code ${code})`);
-      console.log('0 passed, 1 failed');
-      return 1;
+      console.log(`[${name}] the suite reported no results (exit code ${code})`);
+      return { passed: 0, failed: 1 };
     }
-    for (const f of results.failures) console.log(`[integration] FAILED ${f.title}: ${f.error}`);
-    console.log(`${results.passed} passed, ${results.failed} failed`);
-    return code === 0 && results.failed === 0 ? 0 : 1;
+    for (const f of results.failures) console.log(`[${name}] FAILED ${f.title}: ${f.error}`);
+    console.log(`[${name}] ${results.passed} passed, ${results.failed} failed`);
+    // A suite that exits non-zero with every test passed still fails the run.
+    return { passed: results.passed, failed: results.failed + (code !== 0 && results.failed === 0 ? 1 : 0) };
   } finally {
     rmSync(resultsDir, { recursive: true, force: true });
     forgetCleanup();
   }
+}
+
+async function main() {
+  const which = process.argv[2];
+  if (which !== undefined && !(which in VARIANTS)) throw new Error(`unknown variant ${JSON.stringify(which)} (trusted or untrusted)`);
+  ensureExtensionBuilt(extensionPath);
+  await ensureAll();
+  let passed = 0;
+  let failed = 0;
+  for (const [key, variant] of Object.entries(VARIANTS)) {
+    if (which && which !== key) continue;
+    const r = await runVariant(variant);
+    passed += r.passed;
+    failed += r.failed;
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 && passed > 0 ? 0 : 1;
 }
 
 main().then(

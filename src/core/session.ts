@@ -127,8 +127,13 @@ export class Session {
     let prepared: PreparedCall | undefined;
     let verdict: Verdict | undefined;
     try {
+      // A call that cannot run is refused before anyone is asked to approve it.
       if (tool.risk === 'write' && !this.hasCapability('writable')) {
         throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted. Tell the user what you wanted to change instead.`);
+      }
+      const missing = tool.requires.filter((c) => !this.hasCapability(c));
+      if (missing.length > 0) {
+        throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : ''}). Use list_directory and open_file instead.`);
       }
       prepared = this.prepare(tool, raw, origin);
       const denied = prepared.call.targets.find((t) => t.action === 'deny');

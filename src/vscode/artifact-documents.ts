@@ -6,9 +6,12 @@ export const ARTIFACT_SCHEME = 'artifact';
 /** Larger artifacts show their first page in the editor; the model pages the rest. */
 const DOCUMENT_MAX_BYTES = 16 * 1024 * 1024;
 
-/** `artifact:/<display path>?<callId>`: the snapshot the model reads, shown read-only to the person. */
+/**
+ * `artifact:/[<callId>]/<display path>?<callId>`: the snapshot the model reads, shown read-only. The
+ * first segment keeps the tab's description and tooltip from passing for the live file.
+ */
 export function artifactUri(handle: Pick<ArtifactHandle, 'callId' | 'path'>): vscode.Uri {
-  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `/${handle.path}`, query: handle.callId });
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `/[artifact ${handle.callId}]/${handle.path}`, query: handle.callId });
 }
 
 /** Serves artifacts as read-only documents: exactly the bytes the model pages, not the live file. */

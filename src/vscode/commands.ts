@@ -11,6 +11,15 @@ import type { Host } from './activate.ts';
 import { fileUri } from './uri.ts';
 
 /**
+ * Errors are narrated for the model: what happened, then what to do next. The person at the palette
+ * needs the first part only.
+ */
+export function forPerson(message: string): string {
+  const cut = message.search(/\. (Do not|Call|Use|Ask|Open|Stage|Retry|Fix|Give|Check|Save|Tell|Write|List|Only)\b/);
+  return cut === -1 ? message : message.slice(0, cut + 1);
+}
+
+/**
  * Runs a tool for the person from the palette: the same tool, the same gate (a modal dialog is the
  * decider), with progress and cancellation. Returns undefined when refused or failed (already shown).
  */
@@ -27,8 +36,9 @@ export async function runForPerson(host: Host, name: ToolName, input: unknown): 
   } catch (e) {
     if (isCancellation(e)) return undefined;
     if (!isSandboxError(e)) throw e;
-    if (e.code === 'E_SANDBOX_REFUSED') void vscode.window.showInformationMessage(e.message);
-    else void vscode.window.showErrorMessage(e.message);
+    const text = `Workspace Tools: ${forPerson(e.message)}`;
+    if (e.code === 'E_SANDBOX_REFUSED') void vscode.window.showInformationMessage(text);
+    else void vscode.window.showErrorMessage(text);
     return undefined;
   }
 }

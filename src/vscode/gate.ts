@@ -30,11 +30,13 @@ export const modalDecider: Decider = {
 };
 
 function verb(call: GateCall): string {
-  return call.risk === 'write' ? 'write' : 'read';
+  if (call.risk === 'read') return 'read';
+  // Staging and patching change memory only; saving is what writes.
+  return call.tool === 'save_media' ? 'write' : 'stage a change to';
 }
 
 export function describeCall(call: GateCall): { message: string; detail: string } {
-  const targets = call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace';
+  const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
   const secret = call.targets.find((t) => t.action === 'ask');
   const message = secret
     ? `Allow ${call.tool} to ${verb(call)} the protected file "${secret.display}"?`

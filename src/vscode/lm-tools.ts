@@ -94,9 +94,8 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
         } catch (e) {
           if (!isSandboxError(e)) throw e;
-          const error = new Error(`${e.code}: ${e.message}`);
-          error.name = e.code;
-          throw error;
+          // The model reads the message, so the code leads it.
+          throw new Error(`${e.code}: ${e.message}`, { cause: e });
         }
       },
     });

@@ -1,17 +1,90 @@
-// The workbench as a person sees it: the command palette lists the extension's commands, and its
-// view container opens. Screenshots go to test-results/.
+// The workbench as a person sees it: the command palette lists the extension's commands and its
+// view container opens; "Search Files…" asks in VS Code's modal dialog and lists matches without
+// the secrets; "Stage Current File" shows the Staged Changes view, the status bar entry and the
+// staged diff; "Open File as Artifact…" opens a read-only snapshot; "Show Audit Log" shows one line
+// per call and no file contents. The tests run in order on one workbench (each builds on the
+// calls before it). Screenshots go to test-results/palette-*.png; with WT_UPDATE_SCREENSHOTS=1 the
+// review screenshot is also copied to media/screenshot-review.png (the README's).
 import assert from 'node:assert/strict';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { WORKBENCH } from '../host/selectors.mjs';
+import { repoRoot } from '../host/ensure.mjs';
+import { PALETTE, PANES, QUICK_INPUT, REVIEW, WORKBENCH } from '../host/selectors.mjs';
 import * as d from './driver.mjs';
+
+const CANARY = 'WT_CANARY_ENV_7f3a';
+
+/**
+ * The fixture plus two files that make the secret search meaningful: a source file that mentions
+ * API_TOKEN (a match that must be listed) and a secret that is not hidden (deploy/prod.env, which
+ * ripgrep would search by default; only the `*.env` ask rule keeps it out). `.env` is the fixture's.
+ */
+function prepareWorkspace(dir) {
+  cpSync(d.fixtureWorkspace, dir, { recursive: true });
+  writeFileSync(join(dir, 'src/config.js'), 'export const apiToken = process.env.API_TOKEN ?? \'\';\n');
+  mkdirSync(join(dir, 'deploy'));
+  writeFileSync(join(dir, 'deploy/prod.env'), `API_TOKEN=${CANARY}\n`);
+}
+
+/** Runs a palette command by its full label; unlike d.runCommand it does not wait for the palette to close (an input box may reuse it). */
+async function startCommand(page, label) {
+  await d.openPalette(page, label);
+  const row = page.locator(PALETTE.row).filter({ has: page.locator('.label-name', { hasText: label }) }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.click();
+}
+
+/** Answers the input box titled `title` with `text` (replacing its prefilled value). */
+async function answerInputBox(page, title, text) {
+  await page.locator(QUICK_INPUT.title).filter({ hasText: title }).waitFor({ state: 'visible', timeout: 15_000 });
+  await page.locator(QUICK_INPUT.input).focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Waits for a quick pick whose title matches `re`; returns its title and rows (each row's label and detail, as its aria-label). */
+async function waitForQuickPick(page, re) {
+  const title = page.locator(QUICK_INPUT.title).filter({ hasText: re });
+  await title.waitFor({ state: 'visible', timeout: 30_000 });
+  await page.locator(QUICK_INPUT.row).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await d.sleep(300);
+  const rows = await page.locator(QUICK_INPUT.row).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  return { title: ((await title.textContent()) ?? '').trim(), rows, text: (await page.locator(QUICK_INPUT.widget).innerText()) ?? '' };
+}
+
+/** Rows of the side bar's tree views as { label, description }. */
+async function sideBarRows(page) {
+  return page.locator(REVIEW.sideBarRow).evaluateAll((els, sel) => els.map((e) => ({
+    label: e.querySelector(sel.label)?.textContent?.trim() ?? '',
+    description: e.querySelector(sel.description)?.textContent?.trim() ?? '',
+  })), { label: PANES.sideBarRowLabel, description: PANES.sideBarRowDescription });
+}
+
+/** The Output panel's text as logical lines (Monaco splits a wrapped line across several `.view-line`s). */
+async function outputLines(page) {
+  const parts = await page.locator(PANES.panelLine).allTextContents();
+  return parts.join('').replace(/\u00a0/g, ' ').split(/(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[)/).map((l) => l.trim()).filter(Boolean);
+}
 
 describe('command palette', () => {
   let wb;
+  let tmp;
+  const page = () => wb.page;
+  /** Every call the tests made, in order: the audit log must have exactly these. */
+  const calls = [];
+
   before(async () => {
-    wb = await d.openWorkbench({ workspace: d.fixtureWorkspace, extensionDevelopmentPath: d.extensionPath });
+    tmp = mkdtempSync(join(tmpdir(), 'wt-palette-e2e-'));
+    prepareWorkspace(join(tmp, 'workspace'));
+    wb = await d.openWorkbench({ workspace: join(tmp, 'workspace'), extensionDevelopmentPath: d.extensionPath, name: 'palette' });
     await d.whenWorkbenchRestored(wb.page);
   });
-  after(async () => { await wb?.close(); });
+  after(async () => {
+    try { await wb?.close(); } finally { if (tmp) rmSync(tmp, { recursive: true, force: true }); }
+  });
 
   test('lists every Workspace Tools command under its category', { timeout: 60_000 }, async () => {
     const { contributes } = d.manifest();
@@ -40,5 +113,152 @@ describe('command palette', () => {
       await sideBar.getByText(view.name, { exact: false }).first().waitFor({ state: 'visible', timeout: 15_000 });
     }
     await wb.screenshot('view-container');
+  });
+
+  test('Search Files… asks in a modal dialog, then lists the matches without the secrets', { timeout: 120_000 }, async () => {
+    // A pattern on the canary's own line: .env and deploy/prod.env match it, and src/config.js.
+    await startCommand(page(), 'Workspace Tools: Search Files…');
+    await answerInputBox(page(), 'Workspace Tools: Search Files', 'API_TOKEN');
+    const dialog = await d.waitForDialog(page());
+    await wb.screenshot('palette-search-confirm');
+    assert.match(dialog.message, /^Allow search_files to read/);
+    assert.match(dialog.detail, /API_TOKEN/);
+    assert.ok(dialog.buttons.includes('Allow Once'), `dialog buttons: ${dialog.buttons.join(' | ')}`);
+    await d.clickDialogButton(page(), 'Allow Once');
+    calls.push('search_files');
+
+    const secret = await waitForQuickPick(page(), /^Search "API_TOKEN": \d+ results?/);
+    await wb.screenshot('palette-search-results');
+    // A row's aria-label: "<icon> <path>:<line>, <matched line>".
+    const listed = secret.rows.map((r) => /^\S*\s+(\S+):\d+,/.exec(r)?.[1] ?? r);
+    assert.deepEqual(listed, ['src/config.js'], `listed: ${JSON.stringify(secret.rows)}`);
+    for (const row of secret.rows) assert.ok(!row.includes(CANARY), `the canary is listed: ${row}`);
+    assert.ok(!secret.text.includes(CANARY) && !secret.title.includes(CANARY), 'the canary is on screen');
+    await page().keyboard.press('Escape');
+    await page().locator(QUICK_INPUT.widget).waitFor({ state: 'hidden' });
+
+    // An ordinary search; picking its result opens the file at the line.
+    await startCommand(page(), 'Workspace Tools: Search Files…');
+    await answerInputBox(page(), 'Workspace Tools: Search Files', 'Hello');
+    assert.match((await d.waitForDialog(page())).message, /^Allow search_files to read/);
+    await d.clickDialogButton(page(), 'Allow Once');
+    calls.push('search_files');
+    const plain = await waitForQuickPick(page(), /^Search "Hello": 1 result/);
+    assert.match(plain.rows[0] ?? '', /src\/greet\.js:2.*Hello, \$\{name\}/);
+    await page().keyboard.press('Enter');
+    await page().locator(`${PANES.tabByResource('greet.js')}.active`).waitFor({ state: 'visible', timeout: 15_000 });
+    await d.waitFor(async () => /Ln 2, Col 1/.test((await page().locator(PANES.cursorPosition).textContent()) ?? ''), 'the cursor on line 2', 10_000);
+  });
+
+  test('Stage Current File shows the change in the Staged Changes view, the status bar and a diff', { timeout: 120_000 }, async () => {
+    const onDisk = join(wb.workspaceDir, 'src/greet.js');
+    const before = readFileSync(onDisk, 'utf8');
+    assert.ok(await page().locator(`${PANES.tabByResource('greet.js')}.active`).isVisible(), 'src/greet.js is not the active editor (the search test opens it)');
+
+    await startCommand(page(), 'Workspace Tools: Stage Current File');
+    const dialog = await d.waitForDialog(page());
+    await wb.screenshot('palette-stage-confirm');
+    assert.equal(dialog.message, 'Allow stage_file to stage a change to "src/greet.js"?');
+    await d.clickDialogButton(page(), 'Allow Once');
+    calls.push('stage_file');
+
+    // The staged diff opens beside, titled "<file> (staged ↔ disk)"; the status bar counts it.
+    await d.waitFor(async () => (await d.editorTabLabels(page())).includes('greet.js (staged ↔ disk)'), 'the staged diff tab', 15_000);
+    const staged = page().locator(REVIEW.statusBarItem).filter({ hasText: /\b1 staged\b/ });
+    await staged.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await staged.locator('.codicon-diff').count(), 1, 'the status bar entry has no $(diff) icon');
+
+    // The status bar entry opens the view; the entry shows +/− against disk (nothing changed yet).
+    await staged.click();
+    await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+0 −0 · m\d+/.test(r.description)), 'the Staged Changes entry', 15_000);
+
+    // The person edits the staged side of the diff ("Hello" → "Welcome") and saves it: a new
+    // version of the staged file, still not on disk.
+    await page().locator(REVIEW.diffModifiedLines).first().click();
+    for (const key of ['Control+Home', 'ArrowDown', 'End', 'Home', 'Control+ArrowRight', 'Control+ArrowRight', 'Control+Shift+ArrowLeft']) await page().keyboard.press(key);
+    await page().keyboard.type('Welcome');
+    await page().keyboard.press('Escape');
+    await page().keyboard.press('Control+S');
+    const row = await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+1 −1 · m\d+ · edited by you \(\+1 −1\)/.test(r.description)), 'the entry to show the edit', 15_000);
+    const { modified, original } = await d.diffEditorText(page());
+    assert.match(modified, /return `Welcome, \$\{name\}!`;/);
+    assert.match(original, /return `Hello, \$\{name\}!`;/);
+    assert.ok(await staged.isVisible(), `status bar: ${(await d.statusBarTexts(page())).join(' | ')}`);
+    assert.equal(readFileSync(onDisk, 'utf8'), before, 'staging changed the file on disk');
+
+    // For the screenshot: the chat side bar hidden, the Staged Changes view wide enough for its entry.
+    await d.runCommand(page(), 'View: Hide Secondary Side Bar');
+    const sash = await page().locator(PANES.sideBarSash).boundingBox();
+    if (sash) {
+      await page().mouse.move(sash.x + sash.width / 2, sash.y + 200);
+      await page().mouse.down();
+      await page().mouse.move(sash.x + 140, sash.y + 200, { steps: 5 });
+      await page().mouse.up();
+    }
+    await page().mouse.move(900, 700); // no hover in the picture
+    await d.sleep(800); // let the diff's decorations settle
+    const shot = await wb.screenshot('palette-review');
+    if (process.env.WT_UPDATE_SCREENSHOTS === '1') copyFileSync(shot, join(repoRoot, 'media/screenshot-review.png'));
+    assert.ok(row);
+  });
+
+  test('Open File as Artifact… opens a read-only snapshot', { timeout: 120_000 }, async () => {
+    await startCommand(page(), 'Workspace Tools: Open File as Artifact…');
+    await answerInputBox(page(), 'Workspace Tools: Open File as Artifact', 'docs/notes.md');
+    const dialog = await d.waitForDialog(page());
+    assert.equal(dialog.message, 'Allow open_file to read "docs/notes.md"?');
+    await d.clickDialogButton(page(), 'Allow Once');
+    calls.push('open_file');
+
+    const tab = page().locator(`${PANES.tabByResource('notes.md')}.active`);
+    await tab.waitFor({ state: 'visible', timeout: 15_000 });
+    const lines = page().locator(PANES.activeEditorLines).first();
+    const editorText = async () => ((await lines.innerText()) ?? '').replace(/\u00a0/g, ' ');
+    await d.waitFor(async () => (await editorText()).includes('Nothing here yet.'), 'the artifact text', 10_000);
+    // The status bar names the artifact (its callId) the model would page.
+    await d.waitFor(async () => (await d.statusBarTexts(page())).find((t) => /artifact \S+: docs\/notes\.md, 10 lines, \d+ bytes/.test(t)), 'the artifact status message', 10_000);
+    // Not the file: its tooltip is the artifact's path, not the workspace file's.
+    await tab.hover();
+    const hover = page().locator(PANES.hover).first();
+    await hover.waitFor({ state: 'visible', timeout: 10_000 });
+    const tooltip = ((await hover.innerText()) ?? '').trim();
+    assert.match(tooltip, /^\/\[artifact art-[0-9a-f]+-\d+\]\/docs\/notes\.md\b/);
+    assert.ok(!tooltip.includes(wb.workspaceDir), `the tab is the workspace file: ${tooltip}`);
+    await page().mouse.move(0, 500);
+
+    // Read-only: typing is refused, and the text stays the snapshot even when the file changes.
+    const textBefore = await editorText();
+    await lines.click();
+    await page().keyboard.type('x');
+    await page().locator(PANES.editorOverlayMessage).filter({ hasText: 'Cannot edit in read-only editor' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await wb.screenshot('palette-artifact');
+    writeFileSync(join(wb.workspaceDir, 'docs/notes.md'), '# Changed on disk\n');
+    await d.sleep(1500);
+    assert.equal(await editorText(), textBefore);
+    assert.ok(!textBefore.includes('Changed on disk'));
+  });
+
+  test('Show Audit Log shows one line per call and no file contents', { timeout: 60_000 }, async () => {
+    await d.runCommand(page(), 'Workspace Tools: Show Audit Log');
+    await page().locator(PANES.panel).waitFor({ state: 'visible', timeout: 10_000 });
+    let lines = [];
+    await d.waitFor(async () => {
+      lines = await outputLines(page());
+      return lines.some((l) => / open_file "docs\/notes\.md" /.test(l));
+    }, 'the audit log in the Output panel', 15_000);
+    await wb.screenshot('palette-audit-log');
+    const audited = lines
+      .map((l) => /^\S+ \S+ \[(?:info|warning)\] (\w+) "([^"]*)" (allowed|refused|invalid) by (\w+) in \d+ ms: (.*)$/.exec(l))
+      .filter(Boolean);
+    assert.deepEqual(audited.map((m) => m[1]), calls, `audit lines:\n${lines.join('\n')}`);
+    assert.deepEqual(audited.map((m) => m[3]), calls.map(() => 'allowed'));
+    assert.deepEqual(audited.map((m) => m[4]), calls.map(() => 'person'));
+    assert.deepEqual(audited.filter((m) => m[1] !== 'search_files').map((m) => m[2]), ['src/greet.js', 'docs/notes.md']);
+    for (const m of audited) assert.match(m[5], /^ok \d+ bytes$/);
+    // No contents: not the canary, not a searched pattern's matches, not a line of an opened file.
+    const all = lines.join('\n');
+    for (const text of [CANARY, 'API_TOKEN', 'Hello, ', 'export function', 'Nothing here yet', 'reviewed by a person']) {
+      assert.ok(!all.includes(text), `the audit log contains ${JSON.stringify(text)}`);
+    }
   });
 });

@@ -55,3 +55,63 @@ export const CHAT_LABELS = {
   alwaysAllow: 'Always Allow',
   skip: 'Skip',
 };
+
+/** What the agent-mode e2e checks besides the chat: the staged review and the status bar. */
+export const REVIEW = {
+  /** A diff editor in the editor area; its two sides are `.editor.original` and `.editor.modified`. */
+  diffEditor: '.part.editor .monaco-diff-editor',
+  diffOriginalLines: '.part.editor .monaco-diff-editor .editor.original .view-lines',
+  diffModifiedLines: '.part.editor .monaco-diff-editor .editor.modified .view-lines',
+  /** Status bar entries (an extension's `StatusBarItem` among them). */
+  statusBarItem: '.part.statusbar .statusbar-item',
+  /** Rows of the tree views shown in the (left) side bar. */
+  sideBarRow: '.part.sidebar .monaco-list-row',
+  /** A view's welcome content (shown while its tree is empty). */
+  sideBarWelcome: '.part.sidebar .welcome-view-content',
+};
+
+/** Labels of VS Code's own modal dialog buttons. */
+export const DIALOG_LABELS = {
+  cancel: 'Cancel',
+};
+
+/** An extension's input box or quick pick (`showInputBox`, `showQuickPick`), which reuse the palette's widget. */
+export const QUICK_INPUT = {
+  widget: '.quick-input-widget',
+  title: '.quick-input-widget .quick-input-title',
+  input: '.quick-input-widget .quick-input-box input',
+  /** A row's `aria-label` holds its label and its detail line. */
+  row: '.quick-input-widget .quick-input-list .monaco-list-row',
+};
+
+/** What the palette e2e reads besides dialogs and the review (test/e2e/palette.e2e.mjs, scripts/sandbox.mjs). */
+export const PANES = {
+  /** An editor tab by its resource's base name (the label itself may split name and suffix). */
+  tabByResource: (name) => `.tabs-container .tab[data-resource-name="${name}"]`,
+  activeEditorLines: '.part.editor .editor-instance .monaco-editor .view-lines:visible',
+  /** The message an editor shows where it refuses an edit ("Cannot edit in read-only editor"). */
+  editorOverlayMessage: '.monaco-editor-overlaymessage',
+  /** Workbench hovers (tab tooltips and the like). */
+  hover: '.workbench-hover',
+  /** The status bar's "Ln 2, Col 1". */
+  cursorPosition: '.part.statusbar [id="status.editor.selection"]',
+  /** Tree rows of the side bar: label and description (e.g. "+1 −0 · m2"). */
+  sideBarRowLabel: '.label-name',
+  sideBarRowDescription: '.label-description',
+  /** The panel (Output) and the lines of its editor (wrapped lines are split across `.view-line`s). */
+  panel: '.part.panel',
+  panelLine: '.part.panel .monaco-editor .view-line',
+  /** The sash between the primary side bar and the editor (drag it to widen the side bar). */
+  sideBarSash: '.monaco-sash.vertical.primary-sidebar-sash',
+  /** The activity bar entry of a view container, by its title. */
+  activityBarItem: (title) => `.part.activitybar .action-item .action-label[aria-label^="${title}"]`,
+};
+
+/**
+ * Parts of an in-chat tool confirmation (inside CHAT.toolConfirmation): the tool's own title and
+ * markdown message, apart from the "Input" block in which VS Code shows the raw JSON arguments.
+ */
+export const CHAT_CONFIRMATION = {
+  title: '.chat-confirmation-widget-title',
+  message: '.chat-confirmation-widget-message .chat-markdown-part',
+};

@@ -147,13 +147,14 @@ export function cleanupOnExit(fn) {
  * @param {boolean} [o.disableWorkspaceTrust=true] pass `--disable-workspace-trust`; false for the untrusted-workspace test
  * @param {Record<string, unknown>} [o.settings] user settings, merged over DEFAULT_SETTINGS
  * @param {Record<string, string>} [o.env] extra environment for the server (and so the extension host)
+ * @param {boolean} [o.smokeTestDriver] enable VS Code's smoke-test driver (needed to run a test payload; default true)
  * @param {string[]} [o.args] extra code-server arguments
  * @param {string[]} [o.extensions] extension folders (with package.json) installed into the fresh
  *   extensions dir, e.g. a test-only helper extension loaded alongside the one under development
  * @returns {Promise<{ port: number, baseUrl: string, authority: string, pid: number, runId: string, tmpDir: string,
  *   userDataDir: string, extensionsDir: string, marker: string, logFile: string, log(): string, stop(): Promise<void> }>}
  */
-export async function startServer({ workspace, disableWorkspaceTrust = true, settings = {}, env = {}, args = [], extensions = [] } = {}) {
+export async function startServer({ workspace, disableWorkspaceTrust = true, smokeTestDriver = true, settings = {}, env = {}, args = [], extensions = [] } = {}) {
   const node = await ensureNode24();
   const entry = await ensureCodeServer(node);
   const tmpDir = mkdtempSync(join(tmpdir(), 'wt-code-server-'));
@@ -184,8 +185,8 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, set
       '--disable-telemetry',
       '--disable-update-check',
       ...(disableWorkspaceTrust ? ['--disable-workspace-trust'] : []),
-      // Without it the workbench silently ignores the URL's test payload.
-      '--vscode-option', 'enable-smoke-test-driver',
+      // Without it the workbench silently ignores the URL's test payload (it also hides toasts).
+      ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,
       '--bind-addr', `127.0.0.1:${port}`,

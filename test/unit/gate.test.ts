@@ -91,3 +91,12 @@ test('write tools are refused when the host disallows writes (untrusted workspac
     assert.equal(t.gate.calls.length, 0);
   } finally { await t.dispose(); }
 });
+
+test('a tool whose capability is missing is refused before the gate is asked', async () => {
+  const t = testSession();
+  try {
+    await assert.rejects(t.session.invoke(TOOLS.search_files, { pattern: 'x' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_UNSUPPORTED'
+      && e.message === 'search_files is not available in this workspace (it needs search: ripgrep was not found, or the workspace is not on a local disk). Use list_directory and open_file instead.');
+    assert.equal(t.gate.calls.length, 0);
+  } finally { await t.dispose(); }
+});

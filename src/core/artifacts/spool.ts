@@ -191,6 +191,8 @@ async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: str
     }
     // The clone and the index run side by side; if the source changed meanwhile, the spool is re-indexed below.
     const copying = fsp.copyFile(localPath, spoolPath, fsConstants.COPYFILE_FICLONE | fsConstants.COPYFILE_EXCL);
+    // Awaited only after the index; a copy that fails first (ENOSPC) must not be an unhandled rejection meanwhile.
+    copying.catch(() => undefined);
     let indexed: ChunkResult;
     try {
       indexed = await indexLocal(handle, fileName, signal);

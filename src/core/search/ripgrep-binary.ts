@@ -19,9 +19,13 @@ function fromPackage(startDir: string): string | undefined {
 }
 
 /** The `rg` that VS Code ships, under its appRoot (layouts differ across versions and builds). */
-function fromVscode(appRoot: string): string | undefined {
+export function vscodeRipgrep(appRoot: string): string | undefined {
   const exe = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  const platform = `${process.platform}-${process.arch}`;
   const layouts = [
+    // VS Code 1.13x ships one package holding every platform's binary.
+    ['node_modules', '@vscode', 'ripgrep-universal', 'bin', platform],
+    ['node_modules.asar.unpacked', '@vscode', 'ripgrep-universal', 'bin', platform],
     ['node_modules', '@vscode', 'ripgrep', 'bin'],
     ['node_modules.asar.unpacked', '@vscode', 'ripgrep', 'bin'],
     ['node_modules', 'vscode-ripgrep', 'bin'],
@@ -49,7 +53,7 @@ function fromPath(): string | undefined {
 export function locateRipgrep(options: { readonly startDir?: string; readonly vscodeAppRoot?: string } = {}): RipgrepLocation | undefined {
   const packaged = fromPackage(options.startDir ?? (typeof __dirname === 'string' ? __dirname : process.cwd()));
   if (packaged) return { path: packaged, source: 'package' };
-  const shipped = options.vscodeAppRoot ? fromVscode(options.vscodeAppRoot) : undefined;
+  const shipped = options.vscodeAppRoot ? vscodeRipgrep(options.vscodeAppRoot) : undefined;
   if (shipped) return { path: shipped, source: 'vscode' };
   const onPath = fromPath();
   return onPath ? { path: onPath, source: 'PATH' } : undefined;
