@@ -38,6 +38,13 @@ export interface PolicyDecision {
   readonly rule?: string;
 }
 
+const STRICTNESS: Record<PolicyDecision['action'], number> = { allow: 0, default: 1, ask: 2, deny: 3 };
+
+/** The strictest of several decisions (deny, then ask, then no rule, then allow). */
+export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision {
+  return decisions.reduce((a, b) => (STRICTNESS[b.action] > STRICTNESS[a.action] ? b : a), { action: 'allow' });
+}
+
 interface CompiledRule {
   readonly rule: Rule;
   readonly matches: (path: string) => boolean;

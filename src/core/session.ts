@@ -1,7 +1,7 @@
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
 import type { CallOrigin, GateCall, GateTarget, Verdict } from './gate.ts';
 import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy.ts';
+import { strictest, type Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { DirectoryLister } from './list/port.ts';
@@ -53,6 +53,8 @@ export interface SessionOptions {
 export interface PreparedCall {
   readonly tool: Tool;
   readonly call: GateCall;
+  /** The risks the policy judged the targets by: the tool's own, and `read` when a write also reads. */
+  readonly risks: readonly Risk[];
   readonly paths: readonly ModelPath[];
   execute(ctx: ToolContext): Promise<ToolOutcome>;
 }
@@ -105,6 +107,7 @@ export class Session {
       case 'symlinks': return caps.symlinks;
       case 'writable': return caps.writable && (this.options.allowWrites?.() ?? true);
       case 'search': return this.search !== undefined && caps.localPaths;
+      case 'ripgrep': return this.artifacts.ripgrepAvailable();
     }
   }
 
@@ -113,12 +116,13 @@ export class Session {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
     const policy = this.policy;
+    const risks: Risk[] = prepared.targets.reads && tool.risk === 'write' ? ['write', 'read'] : [tool.risk];
     const targets: GateTarget[] = prepared.targets.paths.map((p) => {
-      const decision = policy.decide(p.rel, tool.risk);
+      const decision = strictest(risks.map((risk) => policy.decide(p.rel, risk)));
       return { display: p.display, action: decision.action, ...(decision.rule ? { rule: decision.rule } : {}) };
     });
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
-    return { tool, call, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
+    return { tool, call, risks, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -133,13 +137,17 @@ export class Session {
       }
       const missing = tool.requires.filter((c) => !this.hasCapability(c));
       if (missing.length > 0) {
-        throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : ''}). Use list_directory and open_file instead.`);
+        const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : '';
+        throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}). Use list_directory and open_file instead.`);
       }
       prepared = this.prepare(tool, raw, origin);
-      const denied = prepared.call.targets.find((t) => t.action === 'deny');
-      if (denied) {
+      const deniedAt = prepared.call.targets.findIndex((t) => t.action === 'deny');
+      if (deniedAt !== -1) {
         verdict = { allow: false, decidedBy: 'rule' };
-        throw refused(`${tool.name} on "${denied.display}" was refused by the rule "${denied.rule}" (${tool.risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+        const denied = prepared.call.targets[deniedAt]!;
+        const rel = prepared.paths[deniedAt]!.rel;
+        const risk = prepared.risks.find((r) => this.policy.decide(rel, r).action === 'deny') ?? tool.risk;
+        throw refused(`${tool.name} on "${denied.display}" was refused by the rule "${denied.rule}" (${risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
       }
       if (signal.aborted) throw cancelled();
       verdict = await this.gate(prepared.call, signal);
@@ -173,7 +181,7 @@ export class Session {
         if (!covered) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
         if (signal.aborted) throw cancelled();
         const resolved = await resolveOnDisk(path, this.fs, options);
-        if (resolved.realRel !== resolved.rel) this.checkRealTarget(prepared.tool.risk, resolved);
+        if (resolved.realRel !== resolved.rel) for (const risk of prepared.risks) this.checkRealTarget(risk, resolved);
         return resolved;
       },
     };

@@ -6,7 +6,8 @@ import type { ToolName } from './tools/names.ts';
 export type Risk = 'read' | 'write';
 
 /** What a tool needs from the host; a tool whose needs are missing is not registered. */
-export type Capability = 'streaming' | 'symlinks' | 'search' | 'writable';
+/** `search`: a search backend over local paths; `ripgrep`: an rg binary (artifact spools are always local). */
+export type Capability = 'streaming' | 'symlinks' | 'search' | 'ripgrep' | 'writable';
 
 /** What the search backend declares; schemas are built from it. */
 export interface SchemaDeclaration {
@@ -31,6 +32,11 @@ export interface CallTargets {
   readonly paths: readonly ModelPath[];
   /** One line for the person: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
+  /**
+   * A write call that also reads the targets' current bytes (stage_file without content): it is
+   * judged by the read rules too, so a read-denied file cannot be staged and read back.
+   */
+  readonly reads?: boolean;
 }
 
 export interface ToolContext {

@@ -84,11 +84,11 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const folders = vscode.workspace.workspaceFolders ?? [];
   const local = allFoldersLocal(folders);
   const fs = createFs(local);
-  const rg = local ? locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot }) : undefined;
-  if (!local) log.info('Workspace is not on the local disk: reading through workspace.fs without streaming; search tools are not available.');
-  else if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
+  const rg = locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot });
+  if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
   else log.info(`ripgrep: ${rg.path} (${rg.source})`);
-  const search = rg ? createSearch(rg.path) : undefined;
+  if (!local) log.info('Workspace is not on the local disk: reading through workspace.fs without streaming; search_files and find_files are not available.');
+  const search = rg && local ? createSearch(rg.path) : undefined;
 
   const decider: ScriptedDecider | undefined = scriptedDeciderFromEnvironment(context.extensionMode);
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
@@ -100,7 +100,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     roots: () => roots,
     gate: gate.gate,
     policy: () => settings.policy,
-    ...(search && rg ? { search, ripgrepPath: rg.path } : {}),
+    ...(search ? { search } : {}),
+    ...(rg ? { ripgrepPath: rg.path } : {}),
     clock: { now: () => Date.now() },
     log,
     spoolDir: spoolFolder(context),

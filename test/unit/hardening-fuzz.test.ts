@@ -12,6 +12,17 @@ import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
 const RUNS = Number(process.env['WT_FUZZ_RUNS'] ?? 2000);
+/** The whole run's budget grows with the count (a few ms a call, with a wide margin for a loaded machine). */
+const BUDGET_MS = Math.max(500_000, RUNS * 20);
+/** One call that has not settled after this long is a hang, reported with its input. */
+const HANG_MS = 30_000;
+
+/** Settles as `promise` does, or rejects naming the call once it has hung for HANG_MS. */
+async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`hang: ${what} did not settle in ${HANG_MS} ms`)), HANG_MS); });
+  try { return await Promise.race([promise, hang]); } finally { clearTimeout(timer); }
+}
 
 const pathLike = fc.oneof(
   fc.constantFrom('a.txt', 'src', 'src/index.ts', 'data.json', 'doc.md', '.env', '.', '', '../x', '/etc/passwd', 'src/../..', 'nope/nothing', '~', 'C:\\x', '%2e%2e', 'a\u0000b', '\uFF0E\uFF0E/x'),
@@ -39,7 +50,7 @@ function inputFor(name: ToolName): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: shaped }, { weight: 1, arbitrary: anyJson });
 }
 
-test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} runs)`, { timeout: 600_000 }, async () => {
+test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} runs)`, { timeout: BUDGET_MS + 100_000 }, async () => {
   const rg = locateRipgrep();
   assert.ok(rg, 'ripgrep must be available for the fuzz suite');
   const t = testSession({ overrides: { search: createRipgrepSearch({ rgPath: rg.path }) } });
@@ -54,7 +65,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
     let outcomes = { ok: 0, sandbox: 0 };
     await fc.assert(fc.asyncProperty(call, async ({ name, input }) => {
       try {
-        await t.session.invoke(TOOLS[name], input);
+        await settles(t.session.invoke(TOOLS[name], input), `${name} ${JSON.stringify(input)}`);
         outcomes = { ...outcomes, ok: outcomes.ok + 1 };
       } catch (e) {
         if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
@@ -62,8 +73,10 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
         assert.ok(e.message.length > 20, `unnarrated: ${e.message}`);
         outcomes = { ...outcomes, sandbox: outcomes.sandbox + 1 };
       }
-    }), { numRuns: RUNS, interruptAfterTimeLimit: 500_000 });
-    console.log(`fuzz: ${RUNS} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
+    }), { numRuns: RUNS, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true });
+    const calls = outcomes.ok + outcomes.sandbox;
+    console.log(`fuzz: ${calls} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
+    assert.equal(calls, RUNS);
     assert.ok(outcomes.ok > 0);
   } finally { await t.dispose(); }
 });

@@ -422,6 +422,12 @@ export class ArtifactStore {
     });
   }
 
+  /** Whether artifact_grep can run: an rg binary was given or can be found. */
+  ripgrepAvailable(): boolean {
+    this.ripgrep ??= this.options.ripgrepPath?.() ?? locateRipgrep()?.path;
+    return this.ripgrep !== undefined;
+  }
+
   private ripgrepPath(): string {
     this.ripgrep ??= this.options.ripgrepPath?.() ?? locateRipgrep()?.path;
     if (!this.ripgrep) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.');

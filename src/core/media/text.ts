@@ -104,8 +104,13 @@ export interface LineCounts {
 
 /** Beyond this many changed lines the exact diff is not searched for; the changed region is counted whole. */
 const MAX_EDIT_LENGTH = 5000;
+/** Bounds the diff's work (about lines × edit distance): past it the counts are the whole changed region. */
+const MAX_DIFF_WORK = 20_000_000;
 
-/** `+added −removed` lines from `before` to `after`, as a line diff counts them. */
+/**
+ * `+added −removed` lines from `before` to `after`, as a line diff counts them. For a rewrite too large
+ * to diff quickly (this runs in the editor's extension host), every line of the changed region counts.
+ */
 export function lineCounts(before: string, after: string): LineCounts {
   if (before === after) return { added: 0, removed: 0 };
   const a = before.split(/(?<=\n)/);
@@ -118,7 +123,9 @@ export function lineCounts(before: string, after: string): LineCounts {
   while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
   const oldMiddle = a.slice(start, endA).join('');
   const newMiddle = b.slice(start, endB).join('');
-  const changes = diffLines(oldMiddle, newMiddle, { maxEditLength: MAX_EDIT_LENGTH });
+  const middleLines = endA - start + (endB - start);
+  const maxEditLength = Math.min(MAX_EDIT_LENGTH, Math.max(50, Math.floor(MAX_DIFF_WORK / Math.max(middleLines, 1))));
+  const changes = diffLines(oldMiddle, newMiddle, { maxEditLength });
   if (changes === undefined) return { added: endB - start, removed: endA - start };
   let added = 0;
   let removed = 0;

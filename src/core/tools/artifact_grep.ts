@@ -19,7 +19,7 @@ export const artifactGrep = defineTool({
   userDescription: 'Search inside one opened artifact with ripgrep.',
   description: 'Searches one artifact (from open_file) with ripgrep: a regex or, with literal: true, a fixed string. Returns matching line numbers and lines (cut at 2,000 characters) with optional context lines, and a note naming maxResults when results were cut. Then read around a match with artifact_read using offset.',
   risk: 'read',
-  requires: ['search'],
+  requires: ['ripgrep'],
   icon: 'search',
   schema: artifactGrepSchema,
   targets: (input, session) => {

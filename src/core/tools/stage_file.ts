@@ -35,7 +35,11 @@ export const stageFile = defineTool({
   requires: ['writable'],
   icon: 'git-stage',
   schema: stageFileSchema,
-  targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : ''}` }),
+  targets: (input, session) => ({
+    paths: [session.normalize(input.path)],
+    summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : ''}`,
+    reads: input.content === undefined,
+  }),
   run: async (input, ctx): Promise<StageFileResult> => {
     const { fs, media: store } = ctx.session;
     const path = ctx.session.normalize(input.path);
