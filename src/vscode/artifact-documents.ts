@@ -11,7 +11,7 @@ const DOCUMENT_MAX_BYTES = 16 * 1024 * 1024;
  * first segment keeps the tab's description and tooltip from passing for the live file.
  */
 export function artifactUri(handle: Pick<ArtifactHandle, 'callId' | 'path'>): vscode.Uri {
-  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `/[artifact ${handle.callId}]/${handle.path}`, query: handle.callId });
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `/[${handle.callId}]/${handle.path}`, query: handle.callId });
 }
 
 /** Serves artifacts as read-only documents: exactly the bytes the model pages, not the live file. */

@@ -25,7 +25,7 @@ function signalOf(token: vscode.CancellationToken): AbortSignal {
 }
 
 function targetList(call: GateCall): string {
-  return call.targets.map((t) => `\`${t.display}\``).join(', ') || 'the workspace';
+  return call.targets.map((t) => (t.display === '.' ? 'the workspace' : t.display)).join(', ') || 'the workspace';
 }
 
 /** The chat confirmation for one call: no side effects, nothing opened on disk. */
@@ -40,11 +40,20 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
   if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
+  // Security: the summary and paths carry the model's own text (globs, patterns, names); they are
+  // appended as text so they cannot reshape what the person is asked to approve.
   const message = new vscode.MarkdownString();
-  message.appendMarkdown(`**${call.summary}**\n\n`);
-  message.appendMarkdown(`- Path: ${targetList(call)}\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
+  message.appendMarkdown('**');
+  message.appendText(call.summary);
+  message.appendMarkdown('**\n\n- Path: ');
+  message.appendText(targetList(call));
+  message.appendMarkdown(`\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
   const secret = call.targets.find((t) => t.action === 'ask');
-  if (secret) message.appendMarkdown(`- \`${secret.display}\` matches the protected rule \`${secret.rule}\`: you will also be asked in a dialog.\n`);
+  if (secret) {
+    message.appendMarkdown('- ');
+    message.appendText(`${secret.display} matches the protected rule ${secret.rule ?? ''}: you will also be asked in a dialog.`);
+    message.appendMarkdown('\n');
+  }
   const extras = hooks.confirmationExtras?.(tool, input);
   if (extras) {
     message.appendMarkdown('\n');
@@ -53,7 +62,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   }
   return {
     invocationMessage,
-    confirmationMessages: { title: `${tool.displayName}: ${call.targets.map((t) => t.display).join(', ') || 'workspace'}`, message },
+    confirmationMessages: { title: `${tool.displayName}: ${targetList(call)}`, message },
   };
 }
 

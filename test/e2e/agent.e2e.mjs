@@ -1,35 +1,45 @@
 // Agent mode end to end: Copilot Chat's agent (built into VS Code 1.139) driven by a scripted
 // model (test/e2e/scripted-model, installed into the test profile only) that calls our tools;
-// the test clicks the in-chat tool confirmations like a person and checks what the model got
-// back and what is on disk. Screenshots of every step go to test-results/.
+// the test clicks the in-chat tool confirmations and dialogs like a person and checks what is on
+// screen, what the model got back and what is on disk. Each scenario runs in its own workbench
+// (fresh profile, fresh copy of test/fixtures/workspace), so an "Always Allow" or a saved edit
+// does not leak into the next one. Screenshots of every step go to test-results/agent-<scenario>-*.
 //
-// The script is data: each step names a tool and its input (see scripted-model/extension.cjs for
-// `{{step N /regex/}}` references to earlier results), plus what the person does with the
-// confirmation (`confirm`: "skip", "allowOnce" or "none" when none is expected) and a regex the
-// tool's result must match (`expect`). Set WT_AGENT_SCRIPT_FILE to run another script.
+// A script is data, handed to the scripted model (see scripted-model/extension.cjs for
+// `{{step N /regex/}}` references to earlier results). Each step names a tool and its input, and
+// says what the person does and sees:
+//   confirm   "skip" | "allowOnce" | "allowSession" | "allowWorkspace" | "alwaysAllow" on the
+//             in-chat confirmation, or "none" (default) when none may appear (auto-approved)
+//   shows     strings the in-chat confirmation must contain (the path, pattern, folder) before
+//             the person answers it
+//   dialog    { message, click }: our extension's own modal dialog must appear with this message,
+//             and the person clicks `click` (e.g. "Cancel" to decline)
+//   expect    a regex (case-insensitive) the tool result the model received must match
+//   reject    a regex the tool result must not match
+// The scripted model ignores everything but `tool` and `input`. Hooks in the test (by step index)
+// check the screen and the disk around a step.
+//
+// Set WT_AGENT_SCRIPT_FILE to run one more scenario from a JSON file ({prompt, steps, final?}).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { CHAT } from '../host/selectors.mjs';
+import { describe, test } from 'node:test';
+import { RESULTS_DIR } from '../host/run-suite.mjs';
+import { CHAT, DIALOG_LABELS, REVIEW, WORKBENCH } from '../host/selectors.mjs';
 import * as d from './driver.mjs';
 
-const DEFAULT_SCRIPT = {
-  prompt: 'What is in the root of this workspace?',
-  steps: [
-    // Skipped: the model must get a refusal, and nothing may change on disk.
-    { tool: 'list_directory', input: { path: '.' }, confirm: 'skip', expect: 'skip' },
-    { tool: 'list_directory', input: { path: '.' }, confirm: 'allowOnce', expect: 'README\\.md' },
-  ],
-};
+/** The fixture's fake secret (test/fixtures/workspace/.env): it must never reach the model. */
+const CANARY = 'WT_CANARY_ENV_7f3a';
+const GREET = 'src/greet.js';
+const GREET_BEFORE = readFileSync(join(d.fixtureWorkspace, GREET), 'utf8');
+const GREET_AFTER = GREET_BEFORE.replace('Hello, ${name}!', 'Hi, ${name}!');
 
-const script = process.env.WT_AGENT_SCRIPT_FILE
-  ? JSON.parse(readFileSync(process.env.WT_AGENT_SCRIPT_FILE, 'utf8'))
-  : DEFAULT_SCRIPT;
+const SCENARIO_TIMEOUT = 240_000;
+const STEP_TIMEOUT = 90_000;
 
-/** path → sha256 of every file under dir, to tell whether the disk changed. */
+/** path → sha256 of every file under dir, to tell whether (and where) the disk changed. */
 function snapshot(dir) {
   const out = {};
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
@@ -40,81 +50,354 @@ function snapshot(dir) {
   return out;
 }
 
-describe('agent mode with the scripted model', () => {
-  let wb;
-  let tmp;
-  let modelLog;
+/** Files whose content differs between two snapshots (added, removed or changed). */
+function changedFiles(a, b) {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => a[f] !== b[f]).sort();
+}
+
+/**
+ * The audit trail our extension writes to its "Workspace Tools" log output channel: the lines
+ * (tool, target, verdict, decider, outcome) of the log file under the server's logs folder.
+ */
+function auditLines(wb) {
+  const logs = join(wb.server.userDataDir, 'logs');
+  if (!existsSync(logs)) return [];
+  const files = readdirSync(logs, { recursive: true })
+    .map((f) => join(logs, String(f)))
+    .filter((f) => /Workspace Tools\.log$/.test(f) && statSync(f).isFile());
+  return files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => /\] \w+ "/.test(l));
+}
+
+/** Removes this scenario's screenshots from an earlier run, so test-results/ shows this run only. */
+function clearScreenshots(prefix) {
+  if (!existsSync(RESULTS_DIR)) return;
+  for (const f of readdirSync(RESULTS_DIR)) {
+    if (f.startsWith(`${prefix}-`) && f.endsWith('.png')) rmSync(join(RESULTS_DIR, f), { force: true });
+  }
+}
+
+/**
+ * Runs one scripted conversation in a fresh workbench. `hooks[i]` may hold
+ * `beforeAnswer(ctx)` (the confirmation or dialog is on screen, not answered yet) and
+ * `afterResult(ctx, result)` (the model received the step's result); ctx is
+ * {wb, page, step, index, events, disk()}.
+ */
+async function runScenario(t, { name, script, setup, hooks = {}, check }) {
+  const prefix = `agent-${name}`;
+  clearScreenshots(prefix);
+  const tmp = mkdtempSync(join(tmpdir(), `wt-agent-${name}-`));
+  const modelLog = join(tmp, 'model.jsonl');
+  const receivedLog = join(tmp, 'received.jsonl');
   const events = () => d.readModelLog(modelLog);
-
+  const received = () => d.readModelLog(receivedLog);
   const manifest = d.manifest();
-
-  before(async () => {
-    tmp = mkdtempSync(join(tmpdir(), 'wt-agent-e2e-'));
-    modelLog = join(tmp, 'model.jsonl');
+  let wb;
+  let shot = 0;
+  // Screenshots are numbered in the order they were taken: agent-<name>-NN-<what>.png.
+  const screenshot = (what) => wb.screenshot(`${prefix}-${String(shot++).padStart(2, '0')}-${what}`);
+  try {
     wb = await d.openWorkbench({
       workspace: d.fixtureWorkspace,
       extensionDevelopmentPath: d.extensionPath,
       extraExtensions: [d.scriptedModelPath],
+      name: prefix,
       extensionEnv: {
         WT_SCRIPTED_MODEL_SCRIPT: JSON.stringify(script),
         WT_SCRIPTED_MODEL_LOG: modelLog,
+        WT_SCRIPTED_MODEL_RECEIVED: receivedLog,
         // Our tools have no implementation until the extension under test has activated.
         WT_SCRIPTED_MODEL_AWAIT: `${manifest.publisher}.${manifest.name}`,
+        // No WORKSPACE_TOOLS_TEST_DECIDER: here the person (this test) answers our modal dialogs.
       },
     });
-    await d.whenWorkbenchRestored(wb.page);
-  });
-  after(async () => {
-    await wb?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
-
-  test('the scripted model calls the tools, Skip refuses and Allow Once runs', { timeout: 180_000 }, async (t) => {
     const { page } = wb;
-    t.after(async () => {
-      if (!t.passed) await wb.screenshot('agent-failure').catch(() => {});
-    });
+    const disk = () => snapshot(wb.workspaceDir);
+    const ctx = { wb, page, events, received, disk, screenshot };
+    await d.whenWorkbenchRestored(page);
+
     // On a fresh profile the built-in Copilot Chat waits for "chat setup"; opening the language
     // model manager once enables it and lists the scripted model.
     await d.runCommand(page, 'Manage Language Models');
-    await d.waitFor(() => events().some((e) => e.event === 'ready'), 'Copilot Chat and the extension under test to activate', 60_000);
+    await d.waitFor(() => events().some((e) => e.event === 'ready'), 'Copilot Chat and the extension under test to activate', STEP_TIMEOUT);
     await page.keyboard.press('Escape');
     await d.selectModel(page, 'Scripted Model');
-    await wb.screenshot('agent-0-model-selected');
+    if (setup) await setup(ctx);
+    await screenshot('model-selected');
 
+    const initialDisk = disk();
     await d.sendPrompt(page, script.prompt ?? 'Go.');
-    for (const [i, step] of script.steps.entries()) {
-      const name = `agent-${i + 1}-${step.tool}`;
+    // Every tool the script needs must be offered to the model (matched as the scripted model
+    // matches names: exact, `*_<tool>` or `<tool>*`), or the agent cannot call it at all.
+    const offered = (await d.waitFor(() => events().find((e) => e.event === 'request' && e.tools?.length), 'the first agent request', STEP_TIMEOUT)).tools;
+    const missing = [...new Set(script.steps.map((s) => s.tool))].filter((tool) => !offered.some((n) => n === tool || n.endsWith(`_${tool}`) || n.startsWith(tool)));
+    assert.deepEqual(missing, [], `Copilot Chat's agent does not offer these tools to the model. (It drops an extension tool whose name is one of its own model-facing tool names, e.g. apply_patch.) Offered: ${offered.join(' ')}`);
+    for (const [index, step] of script.steps.entries()) {
+      const what = `step${index}-${step.tool}`;
       const confirm = step.confirm ?? 'none';
-      await d.waitFor(() => events().some((e) => e.event === 'tool-call' && e.step === i), `the model to call step ${i} (${step.tool})`, 60_000);
-      const diskBefore = snapshot(wb.workspaceDir);
-      if (confirm !== 'none') {
-        // Either the confirmation shows, or the call already failed (e.g. the tool is not registered).
-        const early = await d.waitFor(async () => {
-          if (await page.locator(CHAT.toolConfirmation).count()) return 'confirmation';
-          return events().find((e) => e.event === 'request' && e.results?.length > i);
-        }, `a confirmation for step ${i} (${step.tool})`, 60_000);
-        if (early !== 'confirmation') assert.fail(`step ${i} (${step.tool}) showed no confirmation; the model got: ${early.results[i].text}`);
-        const text = await d.waitForToolConfirmation(page);
-        await wb.screenshot(`${name}-confirm`);
-        assert.match(text, /Allow|Skip/, `step ${i}: confirmation shows its buttons`);
-        if (confirm === 'skip') await d.skipTool(page);
-        else if (confirm === 'allowOnce') await d.allowOnce(page);
-        else throw new Error(`step ${i}: unknown confirm ${JSON.stringify(confirm)}`);
+      const hook = hooks[index] ?? {};
+      const stepCtx = { ...ctx, step, index };
+      await d.waitFor(() => events().some((e) => e.event === 'tool-call' && e.step === index), `the model to call step ${index} (${step.tool})`, STEP_TIMEOUT);
+      const resultOf = () => events().find((e) => e.event === 'request' && e.results?.length > index);
+      const diskBefore = disk();
+
+      // What shows first: the in-chat confirmation, our modal dialog, or (nothing to confirm) the
+      // result. The result first: once it is there, whatever is on screen belongs to a later step.
+      const first = await d.waitFor(async () => {
+        if (resultOf()) return 'result';
+        if (await page.locator(CHAT.toolConfirmation).count()) return 'confirmation';
+        if (await page.locator(WORKBENCH.dialog).count()) return 'dialog';
+        return undefined;
+      }, `step ${index} (${step.tool}) to show a confirmation or return`, STEP_TIMEOUT);
+      if (first === 'dialog' && !step.dialog) {
+        const dialog = await d.waitForDialog(page);
+        await screenshot(`${what}-unexpected-dialog`);
+        assert.fail(`step ${index} (${step.tool}): an unexpected modal dialog asks: ${dialog.message}`);
       }
+
+      if (confirm !== 'none') {
+        if (first !== 'confirmation') {
+          assert.fail(`step ${index} (${step.tool}): expected an in-chat confirmation, got ${first}${first === 'result' ? `; the model got: ${resultOf().results[index].text}` : ''}`);
+        }
+        const pending = await d.pendingToolConfirmation(page);
+        // What our tool says (title and message), not VS Code's block of the raw JSON input.
+        const asked = `${pending.title}\n${pending.message}`;
+        assert.ok(pending.message, `step ${index} (${step.tool}): the confirmation has no message of ours; it reads: ${pending.text}`);
+        for (const s of step.shows ?? []) {
+          assert.ok(asked.includes(s), `step ${index} (${step.tool}): the confirmation does not show ${JSON.stringify(s)}; it reads:\n${asked}`);
+        }
+        assert.match(pending.text, /Skip/, `step ${index}: the confirmation offers Skip`);
+        await hook.beforeAnswer?.(stepCtx);
+        await screenshot(`${what}-confirm`);
+        assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index} (${step.tool}): the disk changed before the person answered`);
+        await d.answerToolConfirmation(page, confirm, { onMenu: () => screenshot(`${what}-menu`) });
+      } else if (first === 'confirmation') {
+        const { text } = await d.pendingToolConfirmation(page);
+        await screenshot(`${what}-unexpected-confirm`);
+        assert.fail(`step ${index} (${step.tool}): expected no in-chat confirmation (auto-approved), but one asks: ${text}`);
+      }
+
+      if (step.dialog) {
+        const dialog = await d.waitForDialog(page, STEP_TIMEOUT);
+        assert.equal(dialog.message, step.dialog.message, `step ${index} (${step.tool}): the modal dialog's message`);
+        assert.ok(dialog.buttons.includes(step.dialog.click), `step ${index}: the dialog offers ${step.dialog.click} (it has ${dialog.buttons.join(', ')})`);
+        await hook.beforeAnswer?.(stepCtx, dialog);
+        await screenshot(`${what}-dialog`);
+        assert.equal(resultOf(), undefined, `step ${index} (${step.tool}): the model got a result while the dialog was still open`);
+        await d.clickDialogButton(page, step.dialog.click);
+      }
+
       // The model's next request carries this step's result.
-      const withResult = await d.waitFor(
-        () => events().find((e) => e.event === 'request' && e.results?.length > i),
-        `step ${i}'s result to reach the model`, 60_000);
-      const result = withResult.results[i].text;
-      if (step.expect) assert.match(result, new RegExp(step.expect, 'i'), `step ${i} (${step.tool}) result`);
-      if (confirm === 'skip') assert.deepEqual(snapshot(wb.workspaceDir), diskBefore, `step ${i}: Skip changed the disk`);
-      await wb.screenshot(`${name}-done`);
+      const withResult = await d.waitFor(resultOf, `step ${index}'s result to reach the model`, STEP_TIMEOUT);
+      const result = withResult.results[index].text;
+      if (step.expect) assert.match(result, new RegExp(step.expect, 'i'), `step ${index} (${step.tool}) result`);
+      if (step.reject) assert.doesNotMatch(result, new RegExp(step.reject, 'i'), `step ${index} (${step.tool}) result`);
+      if (confirm === 'skip') assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index}: Skip changed the disk`);
+      await hook.afterResult?.(stepCtx, result);
+      await screenshot(`${what}-done`);
     }
 
-    const final = await d.waitFor(() => events().find((e) => e.event === 'final'), 'the model\'s final answer', 60_000);
+    const final = await d.waitFor(() => events().find((e) => e.event === 'final'), 'the model\'s final answer', STEP_TIMEOUT);
     const response = page.locator(CHAT.response).last();
     await d.waitFor(async () => (await response.textContent())?.includes(final.text.split('\n')[0]), 'the final answer on screen', 30_000);
-    await wb.screenshot(`agent-${script.steps.length + 1}-final`);
+    await screenshot('final');
+    await check?.({ ...ctx, initialDisk });
+  } catch (err) {
+    if (wb?.page) await screenshot('failure').catch(() => {});
+    if (wb?.server) {
+      const tail = auditLines(wb).slice(-20).join('\n');
+      if (tail) t.diagnostic(`audit log:\n${tail}`);
+    }
+    const requests = events().filter((e) => e.event === 'request' && e.tools?.length);
+    const lastRequest = requests.at(-1);
+    if (lastRequest) {
+      t.diagnostic(`tools offered to the model: ${lastRequest.tools.join(' ')}`);
+      const results = lastRequest.results.map((r, i) => `step ${i} (${script.steps[i]?.tool}): ${r.text.slice(0, 300)}`);
+      if (results.length) t.diagnostic(`results the model received:\n${results.join('\n')}`);
+    }
+    throw err;
+  } finally {
+    await wb?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The media id a stage_file / apply_patch result names. */
+const MEDIA_ID = '"media_id":"([^"]+)"';
+
+describe('agent mode with the scripted model', () => {
+  test('read and search: find_files, search_files (Skip once), open_file, artifact_read, artifact_grep', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Where is greet defined, and what does it return?',
+      steps: [
+        { tool: 'find_files', input: { glob: '**/*.js' }, confirm: 'allowOnce', shows: ['"**/*.js"', 'the workspace'],
+          expect: '^3 files:\\nsrc/greet\\.js\\nsrc/lib/math\\.js\\nsrc/main\\.js$' },
+        // Skipped: the model gets VS Code's refusal and nothing runs.
+        { tool: 'search_files', input: { pattern: 'function greet', path: 'src' }, confirm: 'skip', shows: ['"function greet"', 'src'],
+          expect: 'skip', reject: 'matching line|greet\\.js' },
+        { tool: 'search_files', input: { pattern: 'function greet', path: 'src' }, confirm: 'allowOnce', shows: ['"function greet"', 'src'],
+          expect: '^1 matching line in 1 file:\\nsrc/greet\\.js\\n  1: export function greet\\(name\\) \\{$' },
+        { tool: 'open_file', input: { path: '{{step 2 /(\\S+greet\\.js)/}}' }, confirm: 'allowOnce', shows: [GREET],
+          expect: '^artifact \\S+: src/greet\\.js, 3 lines, ', reject: 'Hello' },
+        { tool: 'artifact_read', input: { callId: '{{step 3 /^artifact (\\S+):/}}' }, confirm: 'allowOnce', shows: [GREET],
+          expect: 'src/greet\\.js lines 1-3 of 3:[\\s\\S]*1[^\\n]*export function greet\\(name\\) \\{\\n[^\\n]*2[^\\n]*return `Hello, \\$\\{name\\}!`;' },
+        { tool: 'artifact_grep', input: { callId: '{{step 3 /^artifact (\\S+):/}}', pattern: 'Hello' }, confirm: 'allowOnce', shows: [GREET, '"Hello"'],
+          expect: '^1 matching line for /Hello/ in src/greet\\.js:\\n2:\\s+return `Hello, \\$\\{name\\}!`;$' },
+      ],
+      final: 'Found greet and what it returns.\n\n{{step 5}}',
+    };
+    await runScenario(t, {
+      name: 'read',
+      script,
+      hooks: {
+        // The skipped call never reached our extension: no audit line for it, before or after.
+        1: {
+          afterResult: async ({ wb }) => {
+            // The first find_files call is audited (so the log is being read), no search_files yet.
+            await d.waitFor(() => auditLines(wb).some((l) => /\bfind_files\b/.test(l)), 'the audit log to record find_files', 30_000);
+            assert.deepEqual(auditLines(wb).filter((l) => /\bsearch_files\b/.test(l)), [], 'the skipped search_files call ran');
+          },
+        },
+        2: {
+          afterResult: async ({ wb }) => {
+            await d.waitFor(() => auditLines(wb).some((l) => /\bsearch_files\b/.test(l)), 'the audit log to record search_files', 30_000);
+            assert.equal(auditLines(wb).filter((l) => /\bsearch_files\b/.test(l)).length, 1, 'search_files ran exactly once (the allowed call)');
+          },
+        },
+      },
+      check: async ({ page, disk, initialDisk, received }) => {
+        assert.deepEqual(changedFiles(initialDisk, disk()), [], 'reading changed the disk');
+        const answer = await page.locator(CHAT.response).last().innerText();
+        assert.match(answer, /1 matching line for \/Hello\/ in[\s\S]*greet\.js/, 'the final answer on screen quotes the grep result');
+        // Reads stay away from secrets: search and find skip `.env`.
+        assert.ok(!JSON.stringify(received()).includes(CANARY), 'the canary reached the model');
+      },
+    });
   });
+
+  test('edit: stage_file, apply_patch, diff on screen, save_media skipped then allowed', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Make greet say "Hi" instead of "Hello".',
+      steps: [
+        { tool: 'stage_file', input: { path: GREET }, confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*Nothing is written yet` },
+        { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'Hello, ${name}!', replace: 'Hi, ${name}!' } },
+          confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*"added":1,"removed":1[\\s\\S]*nothing changes on disk until save_media` },
+        // Skipped: the model gets a refusal and the disk stays as it was.
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
+          expect: 'skip', reject: 'Saved' },
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
+          expect: '^\\{[^\\n]*\\}\\nSaved \\S+ to "src/greet\\.js": \\+1 −1 lines, \\d+ bytes written\\.' },
+      ],
+      final: 'Saved the change.\n\n{{step 3}}',
+    };
+    const greetOnDisk = (wb) => readFileSync(join(wb.workspaceDir, GREET), 'utf8');
+    const stagedCount = async (page) => (await d.statusBarTexts(page)).find((s) => /\d+ staged$/.test(s));
+    const sideBar = (page) => page.locator(WORKBENCH.sideBar);
+    /** The staged diff is on screen: its tab, the diff editor with the patched text, and the view's entry. */
+    const assertStagedDiffShown = async ({ page, wb }) => {
+      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => l === 'greet.js (staged ↔ disk)'), 'the "greet.js (staged ↔ disk)" tab', 30_000);
+      await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
+      const sides = await d.waitFor(async () => {
+        const s = await d.diffEditorText(page);
+        return s.modified.includes('Hi, ${name}!') ? s : undefined;
+      }, 'the diff editor to show the patched line on its staged side', 30_000);
+      assert.match(sides.original, /Hello, \$\{name\}!/, 'the diff\'s disk side shows the original line');
+      assert.equal(greetOnDisk(wb), GREET_BEFORE, 'the file on disk changed before save_media ran');
+      await d.waitFor(async () => (await stagedCount(page)) === '1 staged', 'the status bar to show "1 staged"', 30_000);
+      const row = page.locator(REVIEW.sideBarRow).filter({ hasText: GREET });
+      await row.first().waitFor({ state: 'visible', timeout: 30_000 });
+      assert.match(await row.first().innerText(), /\+1 −1/, 'the Staged Changes entry shows +1 −1');
+    };
+    await runScenario(t, {
+      name: 'edit',
+      script,
+      // The Staged Changes view stays open in the side bar while the chat works (the chat is in the other one).
+      setup: async ({ page }) => {
+        const container = d.manifest().contributes.viewsContainers.activitybar[0];
+        await d.runCommand(page, `View: Show ${container.title}`);
+        await sideBar(page).getByText('Staged Changes', { exact: false }).first().waitFor({ state: 'visible', timeout: 30_000 });
+        await page.locator(REVIEW.sideBarWelcome).filter({ hasText: 'Nothing is staged' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      },
+      hooks: {
+        0: {
+          afterResult: async ({ page, wb }) => {
+            assert.equal(greetOnDisk(wb), GREET_BEFORE, 'stage_file changed the disk');
+            await d.waitFor(async () => (await stagedCount(page)) === '1 staged', 'the status bar to show "1 staged"', 30_000);
+          },
+        },
+        1: { afterResult: assertStagedDiffShown },
+        2: {
+          beforeAnswer: assertStagedDiffShown,
+          afterResult: async (ctx) => {
+            assert.equal(greetOnDisk(ctx.wb), GREET_BEFORE, 'a skipped save_media changed the file');
+            assert.equal(await stagedCount(ctx.page), '1 staged', 'the change is still staged after Skip');
+          },
+        },
+        3: {
+          beforeAnswer: assertStagedDiffShown,
+          afterResult: async ({ page, wb }) => {
+            assert.equal(greetOnDisk(wb), GREET_AFTER, 'the saved file');
+            await d.waitFor(async () => (await stagedCount(page)) === undefined, 'the status bar item to hide (0 staged)', 30_000);
+            await page.locator(REVIEW.sideBarRow).filter({ hasText: GREET }).first().waitFor({ state: 'detached', timeout: 30_000 });
+            await page.locator(REVIEW.sideBarWelcome).filter({ hasText: 'Nothing is staged' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+          },
+        },
+      },
+      check: async ({ wb, disk, initialDisk }) => {
+        assert.deepEqual(changedFiles(initialDisk, disk()), [GREET], 'only src/greet.js changed');
+        assert.equal(greetOnDisk(wb), GREET_AFTER, 'src/greet.js holds exactly the patched text');
+      },
+    });
+  });
+
+  test('secrets: after "Always Allow" for open_file, .env still asks in a modal; Cancel keeps the canary from the model', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Which settings and secrets does this project use?',
+      steps: [
+        { tool: 'open_file', input: { path: 'README.md' }, confirm: 'alwaysAllow', shows: ['README.md'], expect: '^artifact \\S+: README\\.md, ' },
+        // Auto-approved now: no confirmation at all for an ordinary file.
+        { tool: 'open_file', input: { path: 'data/config.json' }, confirm: 'none', expect: '^artifact \\S+: data/config\\.json, ' },
+        // A secret: VS Code auto-approves the tool, our own modal still asks; the person declines.
+        { tool: 'open_file', input: { path: '.env' }, confirm: 'none',
+          dialog: { message: 'Allow open_file to read the protected file ".env"?', click: DIALOG_LABELS.cancel },
+          expect: 'E_SANDBOX_REFUSED', reject: CANARY },
+      ],
+      final: 'The protected file was not read.\n\n{{step 2}}',
+    };
+    await runScenario(t, {
+      name: 'secret',
+      script,
+      hooks: {
+        2: {
+          beforeAnswer: async ({ page }, dialog) => {
+            assert.match(dialog.detail, /\.env/, 'the dialog\'s detail names the file');
+            // The chat is waiting on the dialog: the call is suspended, not finished.
+            assert.equal(await page.locator(CHAT.toolConfirmation).count(), 0, 'an in-chat confirmation is also asking');
+          },
+          afterResult: async ({ received }, result) => {
+            assert.match(result, /declined open_file on the protected file "\.env"/, 'the refusal is narrated');
+            assert.ok(!result.includes(CANARY));
+            assert.ok(received().length > 0, 'the scripted model recorded what it received');
+          },
+        },
+      },
+      check: async ({ page, disk, initialDisk, received, events }) => {
+        assert.deepEqual(changedFiles(initialDisk, disk()), [], 'the disk changed');
+        // Nothing the model received — prompts, tool results, errors, its own calls — holds the canary.
+        const all = received();
+        const hits = all.flatMap((r, i) => r.messages.flatMap((m) => m.parts.filter((p) => JSON.stringify(p).includes(CANARY)).map((p) => `request ${i}: ${JSON.stringify(p).slice(0, 200)}`)));
+        assert.deepEqual(hits, [], 'the canary reached the model');
+        const results = all.flatMap((r) => r.messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool-result')));
+        assert.ok(results.some((p) => p.text.includes('E_SANDBOX_REFUSED')), 'the model received E_SANDBOX_REFUSED');
+        assert.ok(!JSON.stringify(events()).includes(CANARY), 'the canary is in the model log');
+        assert.ok(!(await page.locator(CHAT.response).last().innerText()).includes(CANARY), 'the canary is on screen');
+      },
+    });
+  });
+
+  if (process.env.WT_AGENT_SCRIPT_FILE) {
+    test(`the script in ${process.env.WT_AGENT_SCRIPT_FILE}`, { timeout: SCENARIO_TIMEOUT }, async (t) => {
+      const script = JSON.parse(readFileSync(process.env.WT_AGENT_SCRIPT_FILE, 'utf8'));
+      await runScenario(t, { name: 'custom', script });
+    });
+  }
 });

@@ -116,3 +116,93 @@ export async function allowOnce(page) {
   await item.click();
   await page.locator(CHAT.toolConfirmation).first().waitFor({ state: 'hidden' });
 }
+
+// ---- Agent-mode helpers (test/e2e/agent.e2e.mjs) ----------------------------------------------
+// Their selectors come from selectors.mjs too (imports are hoisted: this one joins the one above).
+import { CHAT_CONFIRMATION, REVIEW, WORKBENCH } from '../host/selectors.mjs';
+
+/**
+ * The pending tool confirmation: waits until one is visible and returns its locator (pinned to
+ * that element); its whole `text`; `title` and `message`, the text of what the tool itself asked
+ * (without VS Code's "Input" block of raw arguments); and a `settled()` that waits until the
+ * person's answer took it away.
+ */
+export async function pendingToolConfirmation(page, timeout = 60_000) {
+  const part = page.locator(CHAT.toolConfirmation).last();
+  await part.waitFor({ state: 'visible', timeout });
+  const handle = await part.elementHandle({ timeout });
+  const textOf = async (sel) => ((await part.locator(sel).first().innerText({ timeout: 5_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ').trim();
+  return {
+    locator: part,
+    text: (await handle.textContent()) ?? '',
+    title: await textOf(CHAT_CONFIRMATION.title),
+    message: await textOf(CHAT_CONFIRMATION.message),
+    /** Waits until this confirmation is answered: detached, hidden, or no longer asking. */
+    async settled(ms = 30_000) {
+      await page.waitForFunction(
+        (el) => !el.isConnected || !el.classList.contains('has-confirmation') || el.getClientRects().length === 0,
+        handle, { timeout: ms, polling: 100 });
+      await handle.dispose();
+    },
+  };
+}
+
+/**
+ * Answers the pending tool confirmation like a person: "skip", "allowSession" (the split
+ * button's main action), or a label of its dropdown ("allowOnce", "allowWorkspace", "alwaysAllow").
+ * `onMenu` runs while the dropdown is open (e.g. to take a screenshot of it).
+ * Returns the confirmation's text as it was before the click.
+ */
+export async function answerToolConfirmation(page, choice, { timeout = 60_000, onMenu } = {}) {
+  const label = CHAT_LABELS[choice];
+  if (!label) throw new Error(`unknown confirmation choice ${JSON.stringify(choice)} (one of ${Object.keys(CHAT_LABELS).join(', ')})`);
+  const pending = await pendingToolConfirmation(page, timeout);
+  const buttons = pending.locator.locator(CHAT.confirmationButton);
+  if (choice === 'skip' || choice === 'allowSession') {
+    await buttons.filter({ hasText: label }).first().click();
+  } else {
+    await pending.locator.locator(CHAT.confirmationDropdown).first().click();
+    const item = page.locator(CHAT.menuItem).filter({ hasText: label }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    // The menu ignores clicks for a moment after it opens.
+    await sleep(500);
+    await onMenu?.();
+    await item.click();
+  }
+  await pending.settled();
+  return pending.text;
+}
+
+/** Waits for VS Code's modal dialog and returns its message, detail and button labels. */
+export async function waitForDialog(page, timeout = 60_000) {
+  const box = page.locator(WORKBENCH.dialog).first();
+  await box.waitFor({ state: 'visible', timeout });
+  const text = async (sel) => ((await page.locator(sel).first().textContent().catch(() => '')) ?? '').trim();
+  return {
+    message: await text(WORKBENCH.dialogMessage),
+    detail: await text(WORKBENCH.dialogDetail),
+    buttons: (await page.locator(WORKBENCH.dialogButton).allTextContents()).map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+/** Clicks a button of the modal dialog by its label and waits until the dialog is gone. */
+export async function clickDialogButton(page, label) {
+  await page.locator(WORKBENCH.dialogButton).filter({ hasText: label }).first().click();
+  await page.locator(WORKBENCH.dialog).first().waitFor({ state: 'hidden', timeout: 15_000 });
+}
+
+/** Labels of the open editor tabs. */
+export async function editorTabLabels(page) {
+  return (await page.locator(WORKBENCH.tabLabel).allTextContents()).map((s) => s.trim());
+}
+
+/** Visible text of the open diff editor's sides (Monaco's non-breaking spaces as spaces). */
+export async function diffEditorText(page) {
+  const text = async (sel) => ((await page.locator(sel).first().innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+  return { original: await text(REVIEW.diffOriginalLines), modified: await text(REVIEW.diffModifiedLines) };
+}
+
+/** Texts of the visible status bar entries. */
+export async function statusBarTexts(page) {
+  return (await page.locator(`${REVIEW.statusBarItem}:visible`).allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim());
+}

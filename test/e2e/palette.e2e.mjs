@@ -222,7 +222,7 @@ describe('command palette', () => {
     const hover = page().locator(PANES.hover).first();
     await hover.waitFor({ state: 'visible', timeout: 10_000 });
     const tooltip = ((await hover.innerText()) ?? '').trim();
-    assert.match(tooltip, /^\/\[artifact art-[0-9a-f]+-\d+\]\/docs\/notes\.md\b/);
+    assert.match(tooltip, /^\/\[art-[0-9a-f]+-\d+\]\/docs\/notes\.md\b/);
     assert.ok(!tooltip.includes(wb.workspaceDir), `the tab is the workspace file: ${tooltip}`);
     await page().mouse.move(0, 500);
 

@@ -18,7 +18,7 @@ describe('gate in VS Code', () => {
     assert.equal(prepared.confirmationMessages?.title, 'List Directory: src');
     const message = prepared.confirmationMessages?.message;
     const text = typeof message === 'string' ? message : message?.value ?? '';
-    assert.match(text, /Path: `src`/);
+    assert.match(text, /Path: src\n/);
     assert.match(text, /Risk: \*\*read\*\*/);
     assert.equal(api.host.log.entries.length, before, 'prepareInvocation must not run the tool');
   });
@@ -85,6 +85,18 @@ describe('gate in VS Code', () => {
 
   it('lists the write tools in a trusted workspace', () => {
     const names = vscode.lm.tools.map((t) => t.name);
-    for (const name of ['stage_file', 'apply_patch', 'save_media']) assert.ok(names.includes(name), name);
+    for (const name of ['stage_file', 'media_apply_patch', 'save_media']) assert.ok(names.includes(name), name);
+  });
+});
+
+describe('confirmation text', () => {
+  it('the model\'s glob cannot reshape the confirmation markdown', async () => {
+    const api = await testApi();
+    const prepared = api.prepare('find_files', { glob: '**/*.js', path: 'src' });
+    const message = prepared.confirmationMessages?.message;
+    assert.ok(message instanceof vscode.MarkdownString);
+    // appendText escapes the glob's "*" and keeps its spaces as &nbsp;: it renders as typed.
+    assert.match(message.value, /^\*\*find&nbsp;"\\\*\\\*\/\\\*\.js"&nbsp;in&nbsp;src\*\*\n/);
+    assert.equal(api.prepare('find_files', { glob: '*.js' }).confirmationMessages?.title, 'Find Files: the workspace');
   });
 });

@@ -26,7 +26,7 @@ describe('staged review', () => {
     assert.ok(original.includes('Hello'), 'fixture src/greet.js says Hello');
 
     const staged = mediaIdOf(await invoke('stage_file', { path: 'src/greet.js' }));
-    const patched = mediaIdOf(await invoke('apply_patch', { media_id: staged, patch: { find: 'Hello', replace: 'Howdy' } }));
+    const patched = mediaIdOf(await invoke('media_apply_patch', { media_id: staged, patch: { find: 'Hello', replace: 'Howdy' } }));
     const diff = await waitFor('the staged diff tab', () => {
       const tab = stagedDiffTab();
       return tab && tab.modified.path === '/src/greet.js' ? tab : undefined;

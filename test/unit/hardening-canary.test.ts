@@ -522,7 +522,7 @@ test('canary: list_media shows only what was staged; staging a secret is decline
   count++;
   assert.ok(staged.ok);
   const id = (staged.result as { media_id: string }).media_id;
-  const patched = await call('apply_patch', { media_id: id, patch: { find: 'line two', replace: 'line 2' } });
+  const patched = await call('media_apply_patch', { media_id: id, patch: { find: 'line two', replace: 'line 2' } });
   count++;
   assert.ok(patched.ok);
   const listed = await call('list_media', {});
@@ -539,7 +539,7 @@ test('canary: the audit log holds every call, names only targets the model gave,
   const text = JSON.stringify(entries) + JSON.stringify(t.log.messages);
   for (const token of CANARY_TOKENS) assert.equal(text.includes(token), false, `audit log holds ${token}`);
   for (const entry of entries) {
-    // artifact_* and apply_patch are audited under the path their artifact or media came from, which an open or stage named.
+    // artifact_* and media_apply_patch are audited under the path their artifact or media came from, which an open or stage named.
     for (const target of entry.target === '' ? [] : entry.target.split(', ')) assert.ok(namedTargets.has(target), `the audit log names ${target}, which no call did`);
     assert.match(entry.outcome, /^(ok \d+ bytes|E_SANDBOX_[A-Z_]+)$/);
   }
@@ -548,10 +548,10 @@ test('canary: the audit log holds every call, names only targets the model gave,
 
 /**
  * stage_file without content reads the file, so it is judged by the read rules too: otherwise a
- * read-denied file staged for writing reaches the model through apply_patch's "closest text" error,
- * apply_patch's success or failure, or save_media to another path that open_file then reads.
+ * read-denied file staged for writing reaches the model through media_apply_patch's "closest text" error,
+ * media_apply_patch's success or failure, or save_media to another path that open_file then reads.
  */
-test('attack: staging a read-denied file for writing, to read it back through apply_patch or save_media', async () => {
+test('attack: staging a read-denied file for writing, to read it back through media_apply_patch or save_media', async () => {
   const s = testSession({ rules: RULES });
   try {
     writeTree(s.root, { [`private/${PAYROLL}`]: SECRETS[`private/${PAYROLL}`]! });

@@ -83,7 +83,7 @@ async function listMedia(): Promise<void> {
 }
 
 await session.invoke(TOOLS.stage_file, { path: file });
-const patched = await session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+const patched = await session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
 const mediaId = (patched.result as { media_id: string }).media_id;
 report({ step: 'staged', media_id: mediaId });
 

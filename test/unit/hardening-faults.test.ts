@@ -78,7 +78,7 @@ test('fault: the process is SIGKILLed in the middle of a save (during the temp w
       try {
         const staged = await t.session.invoke(TOOLS.stage_file, { path: 'big.txt' });
         assert.equal((staged.result as { bytes: number }).bytes, file.byteLength);
-        await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'original line 00000', replace: 'after restart' } });
+        await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'original line 00000', replace: 'after restart' } });
         const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
         assert.equal((saved.result as { method: string }).method, 'rename');
         assert.ok(readFileSync(join(ws.path, 'big.txt')).equals(Buffer.from(file.toString('utf8').replace('original line 00000', 'after restart'))));
@@ -93,7 +93,7 @@ test('fault: the file is deleted between stage and save: a narrated conflict, an
   try {
     writeFileSync(join(t.root, 'gone.txt'), 'header v1\nbody\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'gone.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
     unlinkSync(join(t.root, 'gone.txt'));
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
       '"gone.txt" was deleted after m2 was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.');
@@ -113,7 +113,7 @@ test('fault: the file is replaced by a folder between stage and save: narrated, 
   try {
     writeFileSync(join(t.root, 'thing'), 'header v1\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'thing' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
     unlinkSync(join(t.root, 'thing'));
     mkdirSync(join(t.root, 'thing'));
     writeFileSync(join(t.root, 'thing', 'inner.txt'), 'inner\n');

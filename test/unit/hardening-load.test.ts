@@ -106,7 +106,7 @@ function callFor(n: number, f: Fixture): Call {
       const { path, bytes, isNew } = r as { path: string; bytes: number; isNew: boolean };
       assert.deepEqual([path, bytes, isNew], [`new/file${n}.txt`, Buffer.byteLength(`new ${n}\n`), true]);
     } };
-    case 11: return { tool: 'apply_patch', input: { media_id: f.media, patch: { find: 'export const v0 = 0;', replace: `export const v0 = ${n};` } }, check: (r) => {
+    case 11: return { tool: 'media_apply_patch', input: { media_id: f.media, patch: { find: 'export const v0 = 0;', replace: `export const v0 = ${n};` } }, check: (r) => {
       assert.equal((r as { parent_id?: string; added: number; removed: number }).added, 1);
     } };
     default: return { tool: 'list_media', input: {}, check: (r) => {

@@ -21,7 +21,7 @@ test('package.json languageModelTools equal the entries generated from the zod s
 test('the manifest lists all 13 tools of the design, in order', () => {
   assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [
     'open_file', 'open_json_file', 'open_markdown_file', 'artifact_read', 'artifact_grep', 'artifact_query',
-    'list_directory', 'search_files', 'find_files', 'stage_file', 'apply_patch', 'save_media', 'list_media',
+    'list_directory', 'search_files', 'find_files', 'stage_file', 'media_apply_patch', 'save_media', 'list_media',
   ]);
   assert.equal(TOOL_NAMES.length, 13);
 });

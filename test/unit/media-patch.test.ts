@@ -32,6 +32,6 @@ test('closest lines: the window most like the wanted text, anchored on its longe
 test('a unified diff for several files is refused; it patches one media', () => {
   const two = '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n';
   throwsWith(() => applyUnified('a\n', two, subject), 'E_SANDBOX_INVALID_INPUT',
-    'The unified diff changes 2 files, but apply_patch patches one media; nothing was changed. Split it and apply each file\'s part to that file\'s media.');
+    'The unified diff changes 2 files, but media_apply_patch patches one media; nothing was changed. Split it and apply each file\'s part to that file\'s media.');
   assert.deepEqual(applyUnified('a\n', '@@ -1 +1 @@\n-a\n+b\n', subject), { text: 'b\n', replacements: 1, normalizedEdits: [] });
 });

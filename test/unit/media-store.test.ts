@@ -63,9 +63,9 @@ test('discard removes a line of edits and its descendants; the model is told the
   try {
     writeFileSync(join(t.root, 'a.txt'), 'a\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'b' } });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm2', patch: { find: 'b', replace: 'c' } });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'z' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'b' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b', replace: 'c' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'z' } });
     const media = t.session.media;
     assert.deepEqual(media.heads().map((m) => m.id), ['m3', 'm4']);
     // Discarding m2 takes m3 (derived from it); m1 stays, since m4 still builds on it.
@@ -86,7 +86,7 @@ test('a person\'s edit becomes a new version; list_media and save_media tell the
   try {
     writeFileSync(join(t.root, 'p.txt'), 'one\ntwo\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'p.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'two', replace: 'TWO' } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'two', replace: 'TWO' } });
     const media = t.session.media;
     assert.equal(media.stagePersonEdit('m2', bytes('one\nTWO\n')).id, 'm2', 'identical bytes make no new version');
     const edit = media.stagePersonEdit('m2', bytes('one\nTWO\nthree by hand\n'));
@@ -113,7 +113,7 @@ test('staging beyond the memory budget fails with a narrated E_SANDBOX_TOO_LARGE
     await rejectsWith(t.session.invoke(TOOLS.stage_file, { path: 'big.txt' }), 'E_SANDBOX_TOO_LARGE',
       'Staging "big.txt" needs 101 bytes, more than the whole staged-media budget of 100 bytes; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).');
     await t.session.invoke(TOOLS.stage_file, { path: 'half.txt' });
-    await rejectsWith(t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'y'.repeat(60), replace: 'z'.repeat(60) } }), 'E_SANDBOX_TOO_LARGE',
+    await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'y'.repeat(60), replace: 'z'.repeat(60) } }), 'E_SANDBOX_TOO_LARGE',
       'Staging "half.txt" needs 60 bytes, but staged media already hold 60 bytes of the 100 bytes budget (1 unsaved; list_media shows them); nothing was staged. Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).');
     assert.equal(t.session.media.usedBytes(), 60);
   } finally { await t.dispose(); }
@@ -127,9 +127,9 @@ test('saved media are dropped from memory first when the budget is reached, with
     await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
     await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
     await t.session.invoke(TOOLS.stage_file, { path: 'b.txt' });
-    await t.session.invoke(TOOLS.apply_patch, { media_id: 'm2', patch: { find: 'b'.repeat(50), replace: 'c'.repeat(50) } });
+    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b'.repeat(50), replace: 'c'.repeat(50) } });
     assert.deepEqual(t.session.media.all().map((m) => m.id), ['m2', 'm3']);
-    await rejectsWith(t.session.invoke(TOOLS.apply_patch, { media_id: 'm1', patch: { find: 'a'.repeat(40), replace: 'b' } }), 'E_SANDBOX_NOT_FOUND',
+    await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a'.repeat(40), replace: 'b' } }), 'E_SANDBOX_NOT_FOUND',
       'Media "m1" was already saved and has been dropped from memory to stay within the staged-media budget. Stage the file again with stage_file to edit it further.');
   } finally { await t.dispose(); }
 });

@@ -2,7 +2,7 @@ import { applyPatch as applyUnifiedDiff, parsePatch, type StructuredPatch, type 
 import { SandboxError, invalidInput } from '../errors.ts';
 import { toLf, withEol, type Eol } from './text.ts';
 
-/** One find/replace edit, as apply_patch receives it. */
+/** One find/replace edit, as media_apply_patch receives it. */
 export interface FindReplace {
   readonly find: string;
   readonly replace: string;
@@ -186,7 +186,7 @@ function notFound(text: string, find: string, what: string, subject: PatchSubjec
   const closest = closestLines(text, find);
   const where = `in ${subject.mediaId} ("${subject.display}")`;
   if (closest === undefined) {
-    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call apply_patch again.`);
+    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
   }
   return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\n${next}`);
 }
@@ -211,7 +211,7 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
       if (matches.length > 0) normalizedEdits.push(i + 1);
     }
     if (matches.length === 0) {
-      throw notFound(current, edit.find, what, subject, 'Copy the text exactly as it is there (indentation and whitespace included) and call apply_patch again.');
+      throw notFound(current, edit.find, what, subject, 'Copy the text exactly as it is there (indentation and whitespace included) and call media_apply_patch again.');
     }
     if (matches.length > 1 && edit.replace_all !== true) {
       throw invalidInput(`${what} matches ${matches.length} times in ${subject.mediaId} ("${subject.display}"), ${whereMatches(current, matches)}; nothing was changed. Add surrounding lines to find so that it matches once, or set replace_all: true to replace every occurrence.`);
@@ -255,7 +255,7 @@ export function applyUnified(text: string, unified: string, subject: PatchSubjec
     throw invalidInput('The unified diff has no hunks (no "@@ -start,count +start,count @@" lines); nothing was changed. Give at least one hunk, or use {find, replace} edits.');
   }
   if (withHunks.length > 1) {
-    throw invalidInput(`The unified diff changes ${withHunks.length} files, but apply_patch patches one media; nothing was changed. Split it and apply each file's part to that file's media.`);
+    throw invalidInput(`The unified diff changes ${withHunks.length} files, but media_apply_patch patches one media; nothing was changed. Split it and apply each file's part to that file's media.`);
   }
   const patch = withHunks[0]!;
   const result = applyUnifiedDiff(text, patch, { autoConvertLineEndings: true });
@@ -272,7 +272,7 @@ export function applyUnified(text: string, unified: string, subject: PatchSubjec
   if (closest === undefined) {
     return notFoundThrow(`${what} are not in ${where}, and no line resembles them; nothing was changed. Check that the diff was made against this version of the file, or use {find, replace} edits.`);
   }
-  return notFoundThrow(`${what} are not in ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\nMake the hunk's context and "-" lines match the media exactly, or use {find, replace} edits, and call apply_patch again.`);
+  return notFoundThrow(`${what} are not in ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\nMake the hunk's context and "-" lines match the media exactly, or use {find, replace} edits, and call media_apply_patch again.`);
 }
 
 function notFoundThrow(message: string): never {

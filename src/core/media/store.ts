@@ -289,7 +289,7 @@ export class MediaStore {
     return this.add({ path, bytes, base, parent: undefined, origin: 'model' });
   }
 
-  /** A new version made by the model (apply_patch) from `parentId`. */
+  /** A new version made by the model (media_apply_patch) from `parentId`. */
   derive(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
     return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'model' });

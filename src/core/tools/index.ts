@@ -10,7 +10,7 @@ import { listDirectory } from './list_directory.ts';
 import { searchFiles } from './search_files.ts';
 import { findFiles } from './find_files.ts';
 import { stageFile } from './stage_file.ts';
-import { applyPatch } from './apply_patch.ts';
+import { applyPatch } from './media_apply_patch.ts';
 import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
 
@@ -26,7 +26,7 @@ export const TOOLS: Readonly<Record<ToolName, Tool>> = {
   search_files: searchFiles,
   find_files: findFiles,
   stage_file: stageFile,
-  apply_patch: applyPatch,
+  media_apply_patch: applyPatch,
   save_media: saveMedia,
   list_media: listMedia,
 };

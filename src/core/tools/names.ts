@@ -10,7 +10,7 @@ export const TOOL_NAMES = [
   'search_files',
   'find_files',
   'stage_file',
-  'apply_patch',
+  'media_apply_patch',
   'save_media',
   'list_media',
 ] as const;

@@ -22,7 +22,7 @@ export interface StageFileResult {
 export function renderStageFile(r: StageFileResult): string {
   const next = r.isNew
     ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
-    : `Nothing is written yet: patch it with apply_patch, then call save_media with the final media_id.`;
+    : `Nothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.`;
   return `${JSON.stringify(r)}\n${next}`;
 }
 
@@ -30,7 +30,7 @@ export const stageFile = defineTool({
   name: 'stage_file',
   displayName: 'Stage File',
   userDescription: 'Stage an in-memory copy of a file for editing (writes nothing).',
-  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with apply_patch), or, with content, the full content of a new or replaced file. Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
+  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
   risk: 'write',
   requires: ['writable'],
   icon: 'git-stage',

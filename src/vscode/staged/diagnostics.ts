@@ -58,5 +58,5 @@ export async function withNewDiagnostics(host: Host, tool: Tool, input: unknown,
   });
   if (fresh.length === 0) return { outcome, note: 'No new errors or warnings were reported for the saved file.' };
   const lines = fresh.slice(0, 20).map((d) => `- line ${d.range.start.line + 1}: ${d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}${d.source ? ` (${d.source})` : ''}: ${d.message}`);
-  return { outcome, note: `New problems reported after the save (fix them with stage_file + apply_patch):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
+  return { outcome, note: `New problems reported after the save (fix them with stage_file + media_apply_patch):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
 }

@@ -21,6 +21,11 @@
 // (Copilot Chat and each id in $WT_SCRIPTED_MODEL_AWAIT, comma-separated), copilot-active, ready
 // (all of those active), request, tool-call, final; tests read it to see what the model was
 // offered and got back.
+//
+// $WT_SCRIPTED_MODEL_RECEIVED, when set, receives everything each request hands the model, one
+// JSON object a line: {time, tools, messages: [{role, parts: [{type, text | callId, name, input}]}]},
+// with every text part and tool result in full, so a test can check that a secret never reached
+// the model (in a prompt, a tool result, an error, or anywhere else).
 /* global require, exports -- a CommonJS extension: VS Code loads it with require() */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const vscode = require('vscode');
@@ -45,6 +50,32 @@ function loadScript() {
   return { steps: [], final: 'The scripted model has no script (set WT_SCRIPTED_MODEL_SCRIPT).' };
 }
 
+/** A message part as plain JSON: what the model received, in full. */
+function describePart(p) {
+  if (isToolResult(p)) return { type: 'tool-result', callId: p.callId, text: resultText(p) };
+  if (isToolCall(p)) return { type: 'tool-call', callId: p.callId, name: p.name, input: p.input };
+  if (typeof p?.value === 'string') return { type: 'text', text: p.value };
+  if (p?.data instanceof Uint8Array) return { type: 'data', mimeType: p.mimeType, text: Buffer.from(p.data).toString('utf8') };
+  let text;
+  try { text = JSON.stringify(p); } catch { text = String(p); }
+  return { type: 'other', text };
+}
+
+function logReceived(messages, tools) {
+  const file = process.env.WT_SCRIPTED_MODEL_RECEIVED;
+  if (!file) return;
+  const record = {
+    time: Date.now(),
+    tools: tools.map((t) => t.name),
+    messages: messages.map((m) => ({ role: m.role, name: m.name, parts: partsOf(m).map(describePart) })),
+  };
+  try {
+    fs.appendFileSync(file, `${JSON.stringify(record)}\n`);
+  } catch (err) {
+    console.error(`[scripted-model] cannot write ${file}: ${err}`);
+  }
+}
+
 /** Text of a tool result's content parts. */
 function resultText(part) {
   return (part.content ?? [])
@@ -58,7 +89,7 @@ function resultText(part) {
 
 const isToolResult = (p) => p instanceof vscode.LanguageModelToolResultPart || (p && typeof p.callId === 'string' && Array.isArray(p.content));
 const isToolCall = (p) => p instanceof vscode.LanguageModelToolCallPart || (p && typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p);
-const partsOf = (m) => (Array.isArray(m.content) ? m.content : []);
+const partsOf = (m) => (Array.isArray(m.content) ? m.content : typeof m.content === 'string' ? [{ value: m.content }] : []);
 
 /**
  * The current turn: the messages after the last one that is neither a tool call nor a tool
@@ -109,6 +140,7 @@ const provider = {
 
   async provideLanguageModelChatResponse(model, messages, options, progress) {
     const tools = options.tools ?? [];
+    logReceived(messages, tools);
     const { prompt, results } = currentTurn(messages);
     log('request', { prompt: prompt.slice(-500), tools: tools.map((t) => t.name), results });
     if (tools.length === 0) {

@@ -11,7 +11,7 @@ const editSchema = z.strictObject({
 });
 
 export const applyPatchSchema = () => z.strictObject({
-  media_id: z.string().min(1).describe('The media to patch (from stage_file or an earlier apply_patch).'),
+  media_id: z.string().min(1).describe('The media to patch (from stage_file or an earlier media_apply_patch).'),
   patch: z.union([
     editSchema,
     z.array(editSchema).min(1),
@@ -36,7 +36,7 @@ export function renderApplyPatch(r: ApplyPatchResult): string {
 }
 
 export const applyPatch = defineTool({
-  name: 'apply_patch',
+  name: 'media_apply_patch',
   displayName: 'Apply Patch',
   userDescription: 'Apply find/replace edits or a unified diff to a staged file (writes nothing).',
   description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized), a list of them, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines.',
