@@ -1,0 +1,129 @@
+/**
+ * `npm run bench`: every benchmark of issue 8, one table. See bench/README.md.
+ *
+ *   node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON bench/run.ts [--only=group,group]
+ *
+ * Groups: extension, search, find, size, media, artifacts. A full run writes bench/results.json; a
+ * run with --only writes <bench dir>/results.partial.json instead, so the committed file always
+ * holds a complete run. Goals are printed as PASS/MISS and never fail the run; the exit status is
+ * non-zero only when a case could not run at all (ERROR).
+ *
+ * Env: BENCH_DIR (workload cache, default <tmpdir>/workspace-tools-bench), BENCH_RUNS (timed runs
+ * for every case), BENCH_SKIP_VSCODE=1 (skip the activate() case).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import * as nodePath from 'node:path';
+import type { BenchContext } from './lib/context.ts';
+import { repoRoot, ripgrep } from './lib/hosts.ts';
+import { formatGoal, formatValue, machine, table, type CaseResult } from './lib/report.ts';
+import { round } from './lib/stats.ts';
+import { GEN_VERSION, benchDir, bigLog, editFile, namesTree, sourceTree } from './lib/workloads.ts';
+import { extensionCases } from './cases/extension.ts';
+import { findCases, searchCases } from './cases/search.ts';
+import { resultSizeCases } from './cases/result-size.ts';
+import { mediaCases } from './cases/media.ts';
+import { artifactCases } from './cases/artifacts.ts';
+
+const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts'] as const;
+type Group = (typeof GROUPS)[number];
+
+const started = performance.now();
+const stamp = (): string => `[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s]`;
+const log = (message: string): void => { process.stderr.write(`${stamp()} ${message}\n`); };
+
+function parseOnly(argv: readonly string[]): Set<Group> | undefined {
+  const arg = argv.find((a) => a.startsWith('--only='));
+  if (!arg) return undefined;
+  const names = arg.slice('--only='.length).split(',').filter(Boolean);
+  const unknown = names.filter((n) => !(GROUPS as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`unknown group(s) ${unknown.join(', ')}; groups: ${GROUPS.join(', ')}`);
+  return new Set(names as Group[]);
+}
+
+function oneLine(r: CaseResult): string {
+  const side = (s: CaseResult['ours']): string => (s ? `${formatValue(s.median, r.unit)} (min ${formatValue(s.min, r.unit)})` : '—');
+  const vs = r.peer ? ` vs ${side(r.peer)} ${r.peer.label}` : '';
+  const ratio = r.ratio !== undefined ? `, ratio ${r.ratio.toFixed(2)}` : '';
+  return `${r.status} ${r.title}: ${side(r.ours)}${vs}${ratio} [goal ${formatGoal(r.goal, r.unit)}]${r.note ? ` — ${r.note}` : ''}`;
+}
+
+async function main(): Promise<number> {
+  const only = parseOnly(process.argv.slice(2));
+  const wanted = (g: Group): boolean => !only || only.has(g);
+  const runsOverride = process.env['BENCH_RUNS'] ? Number(process.env['BENCH_RUNS']) : undefined;
+  if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1)) throw new Error('BENCH_RUNS must be an integer >= 1');
+  const results: CaseResult[] = [];
+  const ctx: BenchContext = {
+    log,
+    runs: (n) => runsOverride ?? n,
+    add: (r) => { results.push(r); log(oneLine(r)); },
+  };
+  mkdirSync(benchDir(), { recursive: true });
+  const host = machine(ripgrep());
+  log(`workloads in ${benchDir()}; ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB; load ${host.loadAverageStart.join(' ')}`);
+
+  const workloads: Record<string, unknown> = { generatorVersion: GEN_VERSION, dir: benchDir() };
+  const guard = async (group: Group, f: () => Promise<void>): Promise<void> => {
+    if (!wanted(group)) return;
+    const before = results.length;
+    try {
+      await f();
+    } catch (e) {
+      const message = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      log(`ERROR in ${group}: ${message}`);
+      results.push({ id: `${group}.error`, title: `${group} (failed)`, unit: 'ms', goal: { kind: 'none' }, status: 'ERROR', note: (e instanceof Error ? e.message : String(e)).slice(0, 500) });
+    }
+    if (results.length === before) log(`${group}: no results`);
+  };
+
+  // The extension first: it leaves the development build in dist/, which the CLI cases then run.
+  await guard('extension', () => extensionCases(ctx));
+  if (!existsSync(nodePath.join(repoRoot, 'dist/cli.js'))) {
+    log('dist/cli.js is missing: node esbuild.mjs');
+    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  if (wanted('search') || wanted('size')) {
+    const source = await sourceTree(log);
+    workloads['source'] = { files: source.files, bytes: source.bytes, todoLines: source.todoLines, needleLines: source.needleLines };
+    await guard('search', () => searchCases(ctx, source));
+    await guard('size', () => resultSizeCases(ctx, source));
+  }
+  if (wanted('find')) {
+    const names = await namesTree(log);
+    workloads['names'] = { files: names.files, tsFiles: names.tsFiles, needleFiles: names.needleFiles };
+    await guard('find', () => findCases(ctx, names));
+  }
+  await guard('media', async () => {
+    const edit = editFile();
+    workloads['edit'] = { bytes: edit.pristine.length, lines: edit.lines };
+    await mediaCases(ctx, edit);
+  });
+  if (wanted('artifacts')) {
+    const big = await bigLog(log);
+    workloads['log'] = { bytes: big.bytes, lines: big.lines };
+    await guard('artifacts', () => artifactCases(ctx, big));
+  }
+
+  const totalSeconds = round((performance.now() - started) / 1000);
+  const report = {
+    date: new Date().toISOString(),
+    machine: { ...host, loadAverageEnd: loadavg().map(round) },
+    totalSeconds,
+    ...(only ? { only: [...only] } : {}),
+    workloads,
+    results,
+  };
+  const out = only ? nodePath.join(benchDir(), 'results.partial.json') : nodePath.join(repoRoot, 'bench/results.json');
+  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+
+  const counts = ['PASS', 'MISS', 'INFO', 'SKIP', 'ERROR'].map((s) => `${results.filter((r) => r.status === s).length} ${s}`).join(', ');
+  process.stdout.write(`\n${table(results)}\n\n${counts}. Ratios are ours / peer (medians). ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}, Node ${host.node}, ${host.ripgrep}; load ${host.loadAverageStart.join(' ')} → ${report.machine.loadAverageEnd.join(' ')}.\nTotal ${Math.floor(totalSeconds / 60)} min ${Math.round(totalSeconds % 60)} s. Written to ${nodePath.relative(process.cwd(), out) || out}.\n`);
+  return results.some((r) => r.status === 'ERROR') ? 1 : 0;
+}
+
+main().then((code) => { process.exitCode = code; }, (e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});
