@@ -21,9 +21,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
 import { ensureChromium, ensureCodeServer, ensureNode24, repoRoot } from '../test/host/ensure.mjs';
-import { CHROMIUM_ARGS } from '../test/host/run-suite.mjs';
+import { launchChromium } from '../test/host/run-suite.mjs';
 import { PALETTE, PANES, WORKBENCH } from '../test/host/selectors.mjs';
 import { cleanupOnExit, groupsOf, startServer } from '../test/host/server.mjs';
 
@@ -93,28 +92,10 @@ function extensionLog(server) {
 async function screenshot(server, url, file, executablePath) {
   const profile = mkdtempSync(join(tmpdir(), 'wt-sandbox-chromium-'));
   const forget = cleanupOnExit(() => rmSync(profile, { recursive: true, force: true }));
-  const xdg = join(server.tmpDir, 'xdg');
   let context;
   let groups;
   try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1600, height: 1000 },
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-      env: {
-        ...process.env,
-        WT_HOST_RUN: server.runId,
-        HOME: join(server.tmpDir, 'home'),
-        XDG_CONFIG_HOME: join(xdg, 'config'),
-        XDG_CACHE_HOME: join(xdg, 'cache'),
-        XDG_DATA_HOME: join(xdg, 'data'),
-        TMPDIR: join(server.tmpDir, 'tmp'),
-      },
-    });
+    context = await launchChromium(server, executablePath, profile, { width: 1600, height: 1000 });
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(url);
     // No smoke-test driver here (see startServer below): the workbench is ready when its parts are.

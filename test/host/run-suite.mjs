@@ -28,6 +28,32 @@ export const CHROMIUM_ARGS = [
  * (the page does not tell them apart). Hidden unless WT_HOST_VERBOSE=1. The failed look-ups of
  * open-vsx.org and api.github.com are harmless: the machine has no internet.
  */
+/**
+ * Headless Chromium with a fresh profile, its home and XDG folders inside the server's temp folder.
+ * The server's marker in its environment lets server.stop() find Chromium too if close() ever hangs.
+ */
+export function launchChromium(server, executablePath, profileDir, viewport) {
+  const xdg = join(server.tmpDir, 'xdg');
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    env: {
+      ...process.env,
+      WT_HOST_RUN: server.runId,
+      HOME: join(server.tmpDir, 'home'),
+      XDG_CONFIG_HOME: join(xdg, 'config'),
+      XDG_CACHE_HOME: join(xdg, 'cache'),
+      XDG_DATA_HOME: join(xdg, 'data'),
+      TMPDIR: join(server.tmpDir, 'tmp'),
+    },
+  });
+}
+
 export const NOISE = [
   /^\[(AgentHost(:\w+)?|ChatModelSelection|AccountPolicyGate|reconnection-grace-time|Service Worker)\]/,
   /^(Resolving|Resolved) connection token/,
@@ -122,26 +148,7 @@ export async function openWorkbench({
     ];
     const url = `${server.baseUrl}/?folder=${encodeURIComponent(workspaceDir)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
-    const xdg = join(server.tmpDir, 'xdg');
-    context = await chromium.launchPersistentContext(join(tmp, 'chromium-profile'), {
-      executablePath,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-      // The server's marker lets server.stop() find Chromium too if close() ever hangs.
-      env: {
-        ...process.env,
-        WT_HOST_RUN: server.runId,
-        HOME: join(server.tmpDir, 'home'),
-        XDG_CONFIG_HOME: join(xdg, 'config'),
-        XDG_CACHE_HOME: join(xdg, 'cache'),
-        XDG_DATA_HOME: join(xdg, 'data'),
-        TMPDIR: join(server.tmpDir, 'tmp'),
-      },
-    });
+    context = await launchChromium(server, executablePath, join(tmp, 'chromium-profile'), viewport);
     const page = context.pages()[0] ?? (await context.newPage());
     let resolveExit;
     const exit = new Promise((r) => { resolveExit = r; });
