@@ -47,6 +47,9 @@ export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision 
 
 interface CompiledRule {
   readonly rule: Rule;
+  readonly regex: RegExp;
+  readonly folderRegex: RegExp | undefined;
+  readonly byName: boolean;
   readonly matches: (path: string) => boolean;
   /** A path this glob matches, to test whether two rules can overlap. */
   readonly example: string;
@@ -61,6 +64,9 @@ function compile(rule: Rule): CompiledRule {
   const example = rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x';
   return {
     rule,
+    regex,
+    folderRegex,
+    byName,
     example,
     matches: (p) => regex.test(byName ? p.slice(p.lastIndexOf('/') + 1) : p) || (folderRegex?.test(p) ?? false),
   };
@@ -75,12 +81,20 @@ export class Policy {
     this.userRules = userRules;
     const all = options.includeDefaults === false ? userRules : [...DEFAULT_RULES, ...userRules];
     this.compiled = all.map(compile);
+    // One alternation per kind of rule: most paths match no rule at all, and one test says so.
+    const alternation = (res: RegExp[]): RegExp | undefined => (res.length ? new RegExp(res.map((r) => `(?:${r.source})`).join('|')) : undefined);
+    this.anyByName = alternation(this.compiled.filter((c) => c.byName).map((c) => c.regex));
+    this.anyByPath = alternation(this.compiled.flatMap((c) => [...(c.byName ? [] : [c.regex]), ...(c.folderRegex ? [c.folderRegex] : [])]));
   }
+
+  private readonly anyByName: RegExp | undefined;
+  private readonly anyByPath: RegExp | undefined;
 
   /** `relPath` is relative to its workspace folder, with "/" separators; "" is the folder itself. */
   decide(relPath: string, risk: Risk): PolicyDecision {
     let decision: PolicyDecision = { action: 'default' };
     if (relPath === '') return decision;
+    if (!(this.anyByName?.test(relPath.slice(relPath.lastIndexOf('/') + 1)) ?? false) && !(this.anyByPath?.test(relPath) ?? false)) return decision;
     for (const { rule, matches } of this.compiled) {
       const action = rule[risk];
       if (action !== undefined && matches(relPath)) decision = { action, rule: rule.glob };

@@ -37,8 +37,15 @@ describe('ripgrep arguments', () => {
     assert.ok(contentArgs(query({ maxDepth: 3 }), [], '').includes('--max-depth=3'));
   });
 
-  it('find_files does not hand its glob to rg, where it would re-include hidden and ignored files', () => {
+  it('find_files never hands its glob to rg as a --glob override, which would re-include hidden and ignored files', () => {
+    // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem'], 'src'), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--glob=!*.pem', '--', 'src',
+    ]);
+    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
+    ]);
+    assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
       '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--glob=!*.pem', '--', 'src',
     ]);
   });

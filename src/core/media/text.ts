@@ -113,20 +113,35 @@ const MAX_DIFF_WORK = 20_000_000;
  */
 export function lineCounts(before: string, after: string): LineCounts {
   if (before === after) return { added: 0, removed: 0 };
-  const a = before.split(/(?<=\n)/);
-  const b = after.split(/(?<=\n)/);
   // Common leading and trailing lines are cut first, so a small edit in a big file diffs quickly.
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
-  const oldMiddle = a.slice(start, endA).join('');
-  const newMiddle = b.slice(start, endB).join('');
-  const middleLines = endA - start + (endB - start);
+  // Compared as characters (4 KiB slices, then one by one), without splitting the texts into lines.
+  const shorter = Math.min(before.length, after.length);
+  const CHUNK = 4096;
+  let p = 0;
+  while (p + CHUNK <= shorter && before.slice(p, p + CHUNK) === after.slice(p, p + CHUNK)) p += CHUNK;
+  while (p < shorter && before.charCodeAt(p) === after.charCodeAt(p)) p++;
+  const start = p === 0 ? 0 : before.lastIndexOf('\n', p - 1) + 1;
+  const room = shorter - start;
+  let s = 0;
+  while (s + CHUNK <= room && before.slice(before.length - s - CHUNK, before.length - s) === after.slice(after.length - s - CHUNK, after.length - s)) s += CHUNK;
+  while (s < room && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++;
+  let endA = before.length - s;
+  let endB = after.length - s;
+  // The common tail counts from a line start in both texts.
+  const lineStart = (text: string, i: number): boolean => i === 0 || text.charCodeAt(i - 1) === 10;
+  if (!(lineStart(before, endA) && lineStart(after, endB))) {
+    const nl = before.indexOf('\n', endA);
+    endA = nl === -1 ? before.length : nl + 1;
+    endB = after.length - (before.length - endA);
+  }
+  const oldMiddle = before.slice(start, endA);
+  const newMiddle = after.slice(start, endB);
+  const oldLines = countLines(oldMiddle);
+  const newLines = countLines(newMiddle);
+  const middleLines = oldLines + newLines;
   const maxEditLength = Math.min(MAX_EDIT_LENGTH, Math.max(50, Math.floor(MAX_DIFF_WORK / Math.max(middleLines, 1))));
   const changes = diffLines(oldMiddle, newMiddle, { maxEditLength });
-  if (changes === undefined) return { added: endB - start, removed: endA - start };
+  if (changes === undefined) return { added: newLines, removed: oldLines };
   let added = 0;
   let removed = 0;
   for (const change of changes) {

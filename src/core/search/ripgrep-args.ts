@@ -79,8 +79,20 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
   return [
     ...COMMON,
     '--files', '--null',
+    ...prefilterArgs(query),
     ...traversalArgs(query),
     ...exclusionArgs(exclusions, false),
     ...pathArgs(scopePath),
   ];
+}
+
+/**
+ * A name-only glob of literals, `*` and `?` is also given to ripgrep as a file type: that narrows
+ * the listing inside ripgrep and, unlike a --glob override, keeps ignore files in force. A type
+ * does re-include dot-prefixed files, so without `hidden` they are excluded by an override. The
+ * caller's glob is still matched on every listed path: this only shrinks what crosses the pipe.
+ */
+function prefilterArgs(query: PathQuery): string[] {
+  if (!/^[^/\\![\]{}:,]+$/.test(query.glob)) return [];
+  return [`--type-add=wtfind:${query.glob}`, '--type=wtfind', ...(query.hidden ? [] : ['--glob=!.*'])];
 }
