@@ -103,8 +103,13 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
         } catch (e) {
           if (!isSandboxError(e)) throw e;
-          // The model reads the message, so the code leads it.
-          throw new Error(`${e.code}: ${e.message}`, { cause: e });
+          // The model reads the message, so the code leads it. Bad arguments are thrown (the model
+          // should fix its input); an outcome such as a refusal or a conflict is returned as the
+          // result, as VS Code does for "Skip": thrown, Copilot adds "check your input and try
+          // again" after a message that says not to retry.
+          const text = `${e.code}: ${e.message}`;
+          if (e.code === 'E_SANDBOX_INVALID_INPUT') throw new Error(text, { cause: e });
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
         }
       },
     });

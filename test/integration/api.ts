@@ -29,14 +29,20 @@ export async function invoke(name: string, input: object): Promise<string> {
   return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
 }
 
-/** Invokes a tool expecting a narrated failure; returns the error's message. */
+/**
+ * Invokes a tool expecting a failure; returns its text. Invalid arguments (and VS Code's own errors)
+ * are thrown; other outcomes (refused, conflict, not found) come back as a result led by their code.
+ */
 export async function invokeFailing(name: string, input: object): Promise<string> {
+  let text: string;
   try {
-    await invoke(name, input);
+    text = await invoke(name, input);
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }
-  assert.fail(`${name} was expected to fail`);
+  assert.match(text, /^E_(SANDBOX|READER)_[A-Z_]+: /, `${name} was expected to fail, and returned: ${text}`);
+  assert.doesNotMatch(text, /^E_SANDBOX_INVALID_INPUT/, 'invalid input is thrown, not returned');
+  return text;
 }
 
 export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {

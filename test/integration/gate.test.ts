@@ -43,7 +43,8 @@ describe('gate in VS Code', () => {
     assert.ok(api.decider, 'the test decider is active');
     const asked = api.decider.asked.length;
     api.decider.answer = 'decline';
-    const message = await invokeFailing('open_file', { path: '.env' });
+    // A refusal is returned as the tool's result (not thrown), led by its code.
+    const message = await invoke('open_file', { path: '.env' });
     assert.match(message, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"/);
     assert.equal(api.decider.asked.length, asked + 1);
     const last = api.decider.asked.at(-1)!;
