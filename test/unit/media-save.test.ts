@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chmodSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chmodSync, writeFileSync, unlinkSync, utimesSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
@@ -303,5 +303,24 @@ test('two saves of one file at once never both pass the conflict check: the seco
     assert.equal(b.status, 'rejected');
     assert.equal(b.status === 'rejected' && (b.reason as { code: string }).code, 'E_SANDBOX_CONFLICT');
     assert.equal(readFileSync(join(t.root, 'race.txt'), 'utf8'), 'first\n');
+  } finally { await t.dispose(); }
+});
+
+test('the next save of a file removes the temp files an interrupted save left, once they are a minute old', async () => {
+  const t = testSession();
+  try {
+    const file = join(t.root, 'r.txt');
+    writeFileSync(file, 'original\n');
+    const stale = join(t.root, '.r.txt.wt-save-0123456789ab.tmp');
+    const fresh = join(t.root, '.r.txt.wt-save-ba9876543210.tmp');
+    const other = join(t.root, '.q.txt.wt-save-0123456789ab.tmp');
+    for (const leftover of [stale, fresh, other]) writeFileSync(leftover, 'half a save');
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    utimesSync(stale, twoMinutesAgo, twoMinutesAgo);
+    utimesSync(other, twoMinutesAgo, twoMinutesAgo);
+    await t.session.invoke(TOOLS.stage_file, { path: 'r.txt', content: 'replacement\n' });
+    await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    assert.equal(readFileSync(file, 'utf8'), 'replacement\n');
+    assert.deepEqual(namesIn(t.root), ['.q.txt.wt-save-0123456789ab.tmp', '.r.txt.wt-save-ba9876543210.tmp', 'r.txt']);
   } finally { await t.dispose(); }
 });

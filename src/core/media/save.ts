@@ -51,6 +51,9 @@ async function removeQuietly(fs: WorkspaceFs, address: string): Promise<void> {
   try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
 }
 
+/** A save's temp file older than this was left by a save that died between write and rename. */
+const STALE_TEMP_MS = 60_000;
+
 interface WriteTarget {
   readonly fs: WorkspaceFs;
   readonly folder: string;
@@ -60,6 +63,23 @@ interface WriteTarget {
   /** Permission bits of the file being replaced. */
   readonly mode: number | undefined;
   readonly signal: AbortSignal;
+  readonly now: number;
+}
+
+/**
+ * Removes the temp files that saves of this same file left when the process died between writing
+ * and renaming (older than a minute, so another window's save in flight is never touched).
+ */
+async function removeStaleTemps(t: WriteTarget): Promise<void> {
+  const prefix = `.${t.name}.wt-save-`;
+  if (Buffer.byteLength(t.name) > 200) return; // such saves use an anonymous temp name
+  const entries = await t.fs.readDirectory(t.folder).catch(() => []);
+  for (const entry of entries) {
+    if (entry.type !== 'file' || !entry.name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(entry.name.slice(prefix.length))) continue;
+    const address = t.fs.join(t.folder, entry.name);
+    const stat = await t.fs.lstat(address).catch(() => undefined);
+    if (stat && t.now - stat.mtimeMs > STALE_TEMP_MS) await removeQuietly(t.fs, address);
+  }
 }
 
 async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
@@ -82,6 +102,7 @@ async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean)
  */
 async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
   if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing);
+  await removeStaleTemps(t);
   const temp = t.fs.join(t.folder, tempName(t.name));
   try {
     await t.fs.writeFile(temp, data);
@@ -199,7 +220,7 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
     try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
-  const method = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, mode, signal: ctx.signal }, media.bytes, disk !== undefined);
+  const method = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, mode, signal: ctx.signal, now: ctx.session.clock.now() }, media.bytes, disk !== undefined);
 
   const before = textOrEmpty(disk);
   const after = decodeText(media.bytes)?.text;
