@@ -11,6 +11,22 @@ import { isSandboxError, type SandboxCode } from '../../src/core/errors.ts';
 const repoRoot = nodePath.resolve(import.meta.dirname, '..', '..');
 
 /** The real ripgrep the tests run: the bundled package's binary. */
+/** A small tree with every case the search flags change: dot entries, ignored files, depth, case. */
+export const SEARCH_TREE: Readonly<Record<string, string>> = {
+  '.git/': '',
+  '.gitignore': 'ignored/\n*.log\n',
+  'src/app.ts': 'export const Alpha = 1;\n// alpha lowercase\nconst dotted = "a.b";\n',
+  'src/util/deep.ts': 'Alpha deep\n',
+  'src/util/deeper/deepest.ts': 'Alpha deepest\n',
+  'docs/Guide.MD': 'Alpha in markdown\n',
+  'docs/notes.md': 'alpha notes\n',
+  '.hidden/inside.txt': 'Alpha hidden\n',
+  '.dotfile': 'Alpha dotfile\n',
+  'ignored/out.txt': 'Alpha ignored\n',
+  'build.log': 'Alpha log\n',
+  'axb.txt': 'axb\n',
+};
+
 export function rgPath(): string {
   const found = locateRipgrep({ startDir: repoRoot });
   if (!found) throw new Error('ripgrep not found: install @vscode/ripgrep');

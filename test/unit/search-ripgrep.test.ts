@@ -13,7 +13,7 @@ import { SearchVisibility } from '../../src/core/search/visibility.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
 import type { ContentQuery, PathQuery, SearchFrame } from '../../src/core/search/port.ts';
 import { tempDir } from './harness.ts';
-import { failure, rgChildren, rgPath, unprivilegedRg, waitFor, writeTree } from './search-helpers.ts';
+import { SEARCH_TREE, failure, rgChildren, rgPath, unprivilegedRg, waitFor, writeTree } from './search-helpers.ts';
 
 const never = new AbortController().signal;
 
@@ -271,18 +271,7 @@ describe('ripgrep backend', () => {
 
 describe('parity with raw rg on the same flags', () => {
   const tree: Record<string, string> = {
-    '.git/': '',
-    '.gitignore': 'ignored/\n*.log\n',
-    'src/app.ts': 'export const Alpha = 1;\n// alpha lowercase\nconst dotted = "a.b";\n',
-    'src/util/deep.ts': 'Alpha deep\n',
-    'src/util/deeper/deepest.ts': 'Alpha deepest\n',
-    'docs/Guide.MD': 'Alpha in markdown\n',
-    'docs/notes.md': 'alpha notes\n',
-    '.hidden/inside.txt': 'Alpha hidden\n',
-    '.dotfile': 'Alpha dotfile\n',
-    'ignored/out.txt': 'Alpha ignored\n',
-    'build.log': 'Alpha log\n',
-    'axb.txt': 'axb\n',
+    ...SEARCH_TREE,
     '.env': 'Alpha=1\n',
     'keys/server.pem': 'Alpha pem\n',
     'private/plan.txt': 'Alpha private\n',

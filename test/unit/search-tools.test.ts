@@ -11,22 +11,9 @@ import { renderMatches, renderPaths, type ResultFrame, type SearchResult } from 
 import type { ContentQuery, PathQuery, SandboxSearch, SearchFrame } from '../../src/core/search/port.ts';
 import type { Tool } from '../../src/core/tool.ts';
 import type { TestSession } from './harness.ts';
-import { failure, rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
+import { SEARCH_TREE, failure, rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
-const TREE: Record<string, string> = {
-  '.git/': '',
-  '.gitignore': 'ignored/\n*.log\n',
-  'src/app.ts': 'export const Alpha = 1;\n// alpha lowercase\nconst dotted = "a.b";\n',
-  'src/util/deep.ts': 'Alpha deep\n',
-  'src/util/deeper/deepest.ts': 'Alpha deepest\n',
-  'docs/Guide.MD': 'Alpha in markdown\n',
-  'docs/notes.md': 'alpha notes\n',
-  '.hidden/inside.txt': 'Alpha hidden\n',
-  '.dotfile': 'Alpha dotfile\n',
-  'ignored/out.txt': 'Alpha ignored\n',
-  'build.log': 'Alpha log\n',
-  'axb.txt': 'axb\n',
-};
+const TREE = SEARCH_TREE;
 
 async function frames(t: TestSession, tool: Tool, args: Record<string, unknown>): Promise<SearchResult> {
   return (await t.session.invoke(tool, args)).result as SearchResult;
