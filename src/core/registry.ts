@@ -11,9 +11,3 @@ export function isToolName(name: string): name is ToolName {
 export function availableTools(session: Session): Tool[] {
   return TOOL_NAMES.map((name) => TOOLS[name]).filter((tool) => tool.requires.every((c) => session.hasCapability(c)));
 }
-
-/** Why a tool is not available in this session, or undefined when it is. */
-export function unavailableReason(session: Session, tool: Tool): string | undefined {
-  const missing = tool.requires.filter((c) => !session.hasCapability(c));
-  return missing.length ? `${tool.name} needs ${missing.join(', ')}, which this workspace does not offer` : undefined;
-}

@@ -94,6 +94,11 @@ export class Session {
   /** Pure lexical translation of a model path against the current workspace folders. */
   normalize(raw: string): ModelPath { return normalizeModelPath(raw, this.roots); }
 
+  /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
+  folderScope(path: string | undefined): ModelPath[] {
+    return path === undefined ? this.allRoots() : [this.normalize(path)];
+  }
+
   /** Every workspace folder as a target (for tools whose `path` is optional). */
   allRoots(): ModelPath[] {
     const roots = this.roots;

@@ -24,12 +24,12 @@ export const findFiles = defineTool({
   icon: 'go-to-file',
   schema: findFilesSchema,
   targets: (input, session) => ({
-    paths: input.path === undefined ? session.allRoots() : [session.normalize(input.path)],
+    paths: session.folderScope(input.path),
     summary: `find ${JSON.stringify(input.glob)} in ${input.path ?? 'the workspace'}`,
   }),
   run: (input, ctx): Promise<SearchResult> => runSearch(ctx, {
     tool: 'find_files',
-    targets: input.path === undefined ? ctx.session.allRoots() : [ctx.session.normalize(input.path)],
+    targets: ctx.session.folderScope(input.path),
     limit: input.limit,
     noun: ['path', 'paths'],
     emptyNote: `No file matches ${JSON.stringify(input.glob)}${input.iglob !== undefined ? ` and ${JSON.stringify(input.iglob)} (any case)` : ''} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden files: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth })}.`,

@@ -62,11 +62,11 @@ export const listDirectory = defineTool({
   icon: 'list-tree',
   schema: listDirectorySchema,
   targets: (input, session) => ({
-    paths: input.path === undefined ? session.allRoots() : [session.normalize(input.path)],
+    paths: session.folderScope(input.path),
     summary: `list ${input.path ?? 'the workspace'}${input.max_depth !== undefined ? ` (depth ${input.max_depth})` : ''}`,
   }),
   run: async (input, ctx): Promise<ListDirectoryResult[]> => {
-    const targets = input.path === undefined ? ctx.session.allRoots() : [ctx.session.normalize(input.path)];
+    const targets = ctx.session.folderScope(input.path);
     const results: ListDirectoryResult[] = [];
     for (const target of targets) results.push({ path: target.display, entries: await listTree(ctx, target, input.max_depth) });
     return results;

@@ -27,7 +27,7 @@ export const searchFiles = defineTool({
   icon: 'search',
   schema: searchFilesSchema,
   targets: (input, session) => ({
-    paths: input.path === undefined ? session.allRoots() : [session.normalize(input.path)],
+    paths: session.folderScope(input.path),
     summary: `search ${JSON.stringify(input.pattern)} in ${input.path ?? 'the workspace'}`,
   }),
   run: (input, ctx): Promise<SearchResult> => {
@@ -35,7 +35,7 @@ export const searchFiles = defineTool({
     const how = `${input.literal ? ' (literal)' : ''}${input.ignore_case ? ' (ignoring case)' : ''}`;
     return runSearch(ctx, {
       tool: 'search_files',
-      targets: input.path === undefined ? ctx.session.allRoots() : [ctx.session.normalize(input.path)],
+      targets: ctx.session.folderScope(input.path),
       limit: input.limit,
       noun: ['matching line', 'matching lines'],
       emptyNote: `No line matches ${JSON.stringify(input.pattern)}${how} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden matches: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth, globs })}.`,
