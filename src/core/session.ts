@@ -137,10 +137,10 @@ export class Session {
     let verdict: Verdict | undefined;
     try {
       // A call that cannot run is refused before anyone is asked to approve it.
-      if (tool.risk === 'write' && !this.hasCapability('writable')) {
+      const missing = tool.requires.filter((c) => !this.hasCapability(c));
+      if (missing.includes('writable')) {
         throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted. Tell the user what you wanted to change instead.`);
       }
-      const missing = tool.requires.filter((c) => !this.hasCapability(c));
       if (missing.length > 0) {
         const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : '';
         throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}). Use list_directory and open_file instead.`);

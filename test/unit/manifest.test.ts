@@ -62,3 +62,9 @@ test('the manifest is a real extension manifest', () => {
   assert.ok(manifest.capabilities.untrustedWorkspaces.description.length > 20);
   assert.ok(manifest.capabilities.virtualWorkspaces.description.length > 20);
 });
+
+test('every write tool requires a writable workspace, so untrusted and read-only hosts refuse it', () => {
+  for (const name of TOOL_NAMES) {
+    if (TOOLS[name].risk === 'write') assert.ok(TOOLS[name].requires.includes('writable'), name);
+  }
+});
