@@ -60,11 +60,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const log = new AuditLog();
   context.subscriptions.push(log);
 
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const local = allFoldersLocal(folders);
+  let roots = workspaceRoots(folders, local);
   let settings = readSettings();
   const settingErrors = (current: Settings): string[] => {
     const errors: string[] = [];
     if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
-    errors.push(...parseWriteRoots(current.writeRoots, workspaceRoots(vscode.workspace.workspaceFolders ?? [], allFoldersLocal(vscode.workspace.workspaceFolders ?? []))).errors);
+    errors.push(...parseWriteRoots(current.writeRoots, roots).errors);
     return errors;
   };
   /** Each distinct problem is reported once, in a notification and the audit log. */
@@ -81,8 +84,6 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   };
   reportSettingErrors(settings);
 
-  const folders = vscode.workspace.workspaceFolders ?? [];
-  const local = allFoldersLocal(folders);
   const fs = createFs(local);
   const rg = locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot });
   if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
@@ -94,7 +95,6 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
   const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
 
-  let roots = workspaceRoots(folders, local);
   const session = new Session({
     fs,
     roots: () => roots,
