@@ -1,4 +1,4 @@
-import type { RuleAction } from './policy.ts';
+import type { RuleAction, RuleSource } from './policy.ts';
 import type { Risk } from './tool.ts';
 
 /** One path a call will touch, as the decider sees it (before any I/O). */
@@ -8,6 +8,10 @@ export interface GateTarget {
   /** The policy's verdict for this path: `default` = no rule matched. */
   readonly action: RuleAction | 'default';
   readonly rule?: string;
+  /** Which list the deciding rule belongs to (built-in secret or protected list, user or workspace settings). */
+  readonly source?: RuleSource;
+  /** Why a built-in rule exists, for the person. */
+  readonly reason?: string;
 }
 
 /**
@@ -24,7 +28,10 @@ export interface GateCall {
   /** One line: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
   readonly targets: readonly GateTarget[];
-  /** True when any target matched an `ask` rule: the decider must ask the person every time. */
+  /**
+   * True when any target matched an `ask` rule (a secret, a protected file, or the person's own
+   * ask rule): the decider must ask the person every time, whatever VS Code auto-approves.
+   */
   readonly secret: boolean;
 }
 

@@ -123,8 +123,10 @@ export class Session {
     const policy = this.policy;
     const risks: Risk[] = prepared.targets.reads && tool.risk === 'write' ? ['write', 'read'] : [tool.risk];
     const targets: GateTarget[] = prepared.targets.paths.map((p) => {
-      const decision = strictest(risks.map((risk) => policy.decide(p.rel, risk)));
-      return { display: p.display, action: decision.action, ...(decision.rule ? { rule: decision.rule } : {}) };
+      // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed.
+      const decisions = risks.map((risk) => policy.decide(p.rel, risk)).filter((d) => !(prepared.targets.reads && d.source === 'protected'));
+      const { action, rule, source, reason } = strictest(decisions);
+      return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
     });
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
     return { tool, call, risks, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };

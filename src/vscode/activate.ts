@@ -17,7 +17,7 @@ import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
-import { parseWriteRoots } from '../core/media/write-roots.ts';
+import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
@@ -64,10 +64,13 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const local = allFoldersLocal(folders);
   let roots = workspaceRoots(folders, local);
   let settings = readSettings();
+  const scopedWriteRoots = (current: Settings) => scopeWriteRoots(current.writeRoots.user, current.writeRoots.workspace, roots);
   const settingErrors = (current: Settings): string[] => {
     const errors: string[] = [];
     if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
-    errors.push(...parseWriteRoots(current.writeRoots, roots).errors);
+    errors.push(...current.rules.ignored);
+    const writeRoots = scopedWriteRoots(current);
+    errors.push(...writeRoots.errors, ...writeRoots.ignored);
     return errors;
   };
   /** Each distinct problem is reported once, in a notification and the audit log. */
@@ -106,7 +109,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     log,
     spoolDir: spoolFolder(context),
     limits: () => settings.limits,
-    writeRoots: () => parseWriteRoots(settings.writeRoots, roots).writeRoots,
+    writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
   });
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { GateCall, Verdict } from '../core/gate.ts';
+import type { GateCall, GateTarget, Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 
 export type Answer = 'allow-once' | 'allow-session' | 'decline';
@@ -35,14 +35,25 @@ function verb(call: GateCall): string {
   return call.tool === 'save_media' ? 'write' : 'stage a change to';
 }
 
+/** One sentence for the person: why this path is asked every time (which rule, from where, and why it exists). */
+export function whyAsked(target: GateTarget): string {
+  const rule = `"${target.rule ?? ''}"`;
+  switch (target.source) {
+    case 'secret': return `"${target.display}" matches the built-in secret rule ${rule}: ${target.reason}.`;
+    case 'protected': return `"${target.display}" is protected by the built-in rule ${rule}: ${target.reason}. Writing it is asked every time, even when the tool is auto-approved.`;
+    case 'workspace': return `"${target.display}" matches the rule ${rule} in the workspace settings (workspaceTools.rules).`;
+    default: return `"${target.display}" matches your rule ${rule} (workspaceTools.rules).`;
+  }
+}
+
 export function describeCall(call: GateCall): { message: string; detail: string } {
   const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
-  const secret = call.targets.find((t) => t.action === 'ask');
-  const message = secret
-    ? `Allow ${call.tool} to ${verb(call)} the protected file "${secret.display}"?`
+  const asked = call.targets.find((t) => t.action === 'ask');
+  const message = asked
+    ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
     : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
-  if (secret) lines.push(`"${secret.display}" matches the rule "${secret.rule}" (workspaceTools.rules): what is read goes to the language model and its provider's logs, and cannot be taken back.`);
+  if (asked) lines.push(whyAsked(asked));
   return { message, detail: lines.join('\n') };
 }
 

@@ -4,6 +4,7 @@ import { availableTools } from '../core/registry.ts';
 import type { Session } from '../core/session.ts';
 import type { Tool, ToolOutcome } from '../core/tool.ts';
 import type { GateCall } from '../core/gate.ts';
+import { whyAsked } from './gate.ts';
 import type { ToolName } from '../core/tools/names.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
@@ -48,10 +49,10 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   message.appendMarkdown('**\n\n- Path: ');
   message.appendText(targetList(call));
   message.appendMarkdown(`\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
-  const secret = call.targets.find((t) => t.action === 'ask');
-  if (secret) {
+  const asked = call.targets.find((t) => t.action === 'ask');
+  if (asked) {
     message.appendMarkdown('- ');
-    message.appendText(`${secret.display} matches the protected rule ${secret.rule ?? ''}: you will also be asked in a dialog.`);
+    message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
     message.appendMarkdown('\n');
   }
   const extras = hooks.confirmationExtras?.(tool, input);

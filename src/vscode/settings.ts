@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { parseRules, type Policy } from '../core/policy.ts';
+import type { Policy } from '../core/policy.ts';
+import { scopeRules, type ScopedRules, type ScopedValue } from '../core/rule-scopes.ts';
 import type { SessionLimits } from '../core/session.ts';
 
 export const SECTION = 'workspaceTools';
@@ -15,20 +16,54 @@ const settingsSchema = z.object({
   nonStreamingMaxMB: numberSetting(64, 1, 4096),
 });
 
+/** A security setting as each scope sets it: the user's value may loosen, workspace-scope values may only tighten. */
+export interface ScopedSetting {
+  readonly user: unknown;
+  readonly workspace: readonly ScopedValue[];
+}
+
 export interface Settings {
   readonly policy: Policy;
+  /** The rules in force, by scope (for the gate status), with what was ignored. */
+  readonly rules: ScopedRules;
   /** Problems with the person's rules; non-empty means the policy asks for everything. */
   readonly ruleErrors: readonly string[];
-  /** The raw workspaceTools.writeRoots value; parsed against the current folders on every save. */
-  readonly writeRoots: unknown;
+  /** workspaceTools.writeRoots by scope; combined against the current folders on every save. */
+  readonly writeRoots: ScopedSetting;
   readonly openDiffOnStage: boolean;
   readonly limits: SessionLimits;
+}
+
+/** Where a workspace-scope value lives, for the person: the .code-workspace file or the folder's settings file. */
+function workspaceSettingsFile(): string {
+  const file = vscode.workspace.workspaceFile;
+  if (file && file.scheme !== 'untitled') return `workspace settings (${file.scheme === 'file' ? file.fsPath : file.toString()})`;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? `workspace settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), true)})` : 'workspace settings';
+}
+
+/**
+ * Security: the merged value of a setting lets `.vscode/settings.json` (which an agent can write
+ * and a cloned repository ships) override the user. Read each scope on its own instead.
+ */
+export function readScoped(key: string): ScopedSetting {
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(key);
+  const workspace: ScopedValue[] = [];
+  if (inspected?.workspaceValue !== undefined) workspace.push({ value: inspected.workspaceValue, where: workspaceSettingsFile() });
+  // Folder settings only differ from the workspace's in a multi-root workspace.
+  if (vscode.workspace.workspaceFile) {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const value = vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>(key)?.workspaceFolderValue;
+      if (value !== undefined) workspace.push({ value, where: `folder settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), true)})` });
+    }
+  }
+  return { user: inspected?.globalValue, workspace };
 }
 
 /** Reads every workspaceTools.* setting into typed values; an invalid value falls back to the safe default. */
 export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const rules = parseRules(config.get<unknown>('rules', []));
+  const rules = scopeRules(readScoped('rules'));
   const raw = settingsSchema.parse({
     openDiffOnStage: config.get<unknown>('review.openDiffOnStage', true),
     artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
@@ -37,9 +72,9 @@ export function readSettings(): Settings {
   });
   return {
     policy: rules.policy,
+    rules,
     ruleErrors: rules.errors,
-    // Security: parsed by parseWriteRoots, which narrows (never widens) on an invalid value.
-    writeRoots: config.get<unknown>('writeRoots', null),
+    writeRoots: readScoped('writeRoots'),
     openDiffOnStage: raw.openDiffOnStage,
     limits: {
       artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,

@@ -52,7 +52,7 @@ test('the gate sees the tool, the risk, the summary and each target with its rul
     await t.session.invoke(TOOLS.list_directory, { path: '.ssh', max_depth: 1 });
     assert.deepEqual(t.gate.calls[0], {
       tool: 'list_directory', origin: 'headless', risk: 'read', summary: 'list .ssh (depth 1)', secret: true,
-      targets: [{ display: '.ssh', action: 'ask', rule: '**/.ssh/**' }],
+      targets: [{ display: '.ssh', action: 'ask', rule: '**/.ssh/**', source: 'secret', reason: 'it holds credentials: what is read goes to the language model and its provider\'s logs, and cannot be taken back' }],
     });
   } finally { await t.dispose(); }
 });

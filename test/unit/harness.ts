@@ -22,18 +22,20 @@ export class MemoryLog implements Log {
   warn(message: string): void { this.messages.push(message); }
 }
 
-/** A gate that records what it was asked and answers with a fixed verdict. */
-export function recordingGate(allow: boolean): Gate & { calls: GateCall[] } {
+export type RecordingGate = Gate & { calls: GateCall[]; allow: boolean };
+
+/** A gate that records what it was asked and answers with `allow` (which a test may change). */
+export function recordingGate(allow: boolean): RecordingGate {
   const calls: GateCall[] = [];
-  const gate = async (call: GateCall) => { calls.push(call); return { allow, decidedBy: 'test' as const }; };
-  return Object.assign(gate, { calls });
+  const state: RecordingGate = Object.assign(async (call: GateCall) => { calls.push(call); return { allow: state.allow, decidedBy: 'test' as const }; }, { calls, allow });
+  return state;
 }
 
 export interface TestSession {
   readonly session: Session;
   readonly root: string;
   readonly log: MemoryLog;
-  readonly gate: Gate & { calls: GateCall[] };
+  readonly gate: RecordingGate;
   dispose(): Promise<void>;
 }
 

@@ -25,11 +25,12 @@ test('the last matching rule wins, per risk', () => {
     { glob: 'logs/public/**', read: 'allow' },
     { glob: '.env.example', read: 'allow' },
   ]);
-  assert.deepEqual(policy.decide('logs/a.log', 'read'), { action: 'deny', rule: 'logs/**' });
-  assert.deepEqual(policy.decide('logs/public/a.log', 'read'), { action: 'allow', rule: 'logs/public/**' });
-  assert.deepEqual(policy.decide('logs/public/a.log', 'write'), { action: 'deny', rule: 'logs/**' });
-  assert.deepEqual(policy.decide('.env.example', 'read'), { action: 'allow', rule: '.env.example' });
-  assert.deepEqual(policy.decide('.env', 'read'), { action: 'ask', rule: '.env' });
+  const user = { source: 'user' } as const;
+  assert.deepEqual(policy.decide('logs/a.log', 'read'), { action: 'deny', rule: 'logs/**', ...user });
+  assert.deepEqual(policy.decide('logs/public/a.log', 'read'), { action: 'allow', rule: 'logs/public/**', ...user });
+  assert.deepEqual(policy.decide('logs/public/a.log', 'write'), { action: 'deny', rule: 'logs/**', ...user });
+  assert.deepEqual(policy.decide('.env.example', 'read'), { action: 'allow', rule: '.env.example', ...user });
+  assert.deepEqual(policy.decide('.env', 'read'), { action: 'ask', rule: '.env', source: 'secret', reason: policy.decide('.env', 'write').reason });
 });
 
 test('a folder rule covers the folder itself, so search never enters it', () => {

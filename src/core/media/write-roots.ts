@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { refused } from '../errors.ts';
 import { isWithin, normalizeModelPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
+import type { ScopedValue } from '../rule-scopes.ts';
 
 /**
  * Where save_media may write. `undefined`: anywhere inside the workspace folders (the default).
@@ -52,4 +53,39 @@ export function checkWriteRoots(target: ModelPath, writeRoots: WriteRoots): void
   }
   const shown = writeRoots.map((r) => `"${r.display}"`).join(', ');
   throw refused(`save_media may not write "${target.display}": it is outside the write roots (${shown}). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.`);
+}
+
+export interface ScopedWriteRoots extends ParsedWriteRoots {
+  /** Workspace-scope entries (or whole values) that would widen the user's write roots, ignored. */
+  readonly ignored: readonly string[];
+}
+
+/**
+ * Combines the user's `workspaceTools.writeRoots` with workspace-scope values. Security: a
+ * workspace file (which an agent or a cloned repository can write) may only narrow where saves go:
+ * an entry outside the roots already in force is ignored and reported, and a workspace value of
+ * `null` cannot lift the user's list.
+ */
+export function scopeWriteRoots(user: unknown, workspace: readonly ScopedValue[], roots: readonly WorkspaceRoot[]): ScopedWriteRoots {
+  const fromUser = parseWriteRoots(user, roots, 'workspaceTools.writeRoots in user settings');
+  let current = fromUser.writeRoots;
+  const errors = [...fromUser.errors];
+  const ignored: string[] = [];
+  for (const { value, where } of workspace) {
+    if (value === undefined || value === null) continue;
+    const setting = `workspaceTools.writeRoots in ${where}`;
+    const parsed = parseWriteRoots(value, roots, setting);
+    errors.push(...parsed.errors);
+    const wanted = parsed.writeRoots ?? [];
+    if (current === undefined) { current = wanted; continue; }
+    const inForce = current;
+    const kept = wanted.filter((entry) => isInWriteRoots(entry, inForce));
+    const allowed = inForce.map((r) => `"${r.display}"`).join(', ') || 'none';
+    for (const entry of wanted.filter((e) => !kept.includes(e))) {
+      ignored.push(`${setting}: "${entry.display}" is outside the write roots already in force (${allowed}), so it is ignored: a workspace file can only narrow where saves go.`);
+    }
+    // A value whose every entry would widen is ignored as a whole; an empty list narrows to no save at all.
+    if (wanted.length === 0 || kept.length > 0) current = kept;
+  }
+  return { writeRoots: current, errors, ignored };
 }
