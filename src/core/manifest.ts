@@ -45,3 +45,8 @@ export function languageModelToolEntries(): LanguageModelToolEntry[] {
     };
   });
 }
+
+/** The tools of the contributed "Workspace Tools" agent: every tool of ours, by its full reference name. */
+export function agentToolReferences(extensionId: string): string[] {
+  return TOOL_NAMES.map((name) => `${extensionId.toLowerCase()}/${TOOLS[name].name}`);
+}

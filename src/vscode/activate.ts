@@ -19,6 +19,7 @@ import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts
 import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
+import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -122,6 +123,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       if (!e.affectsConfiguration(SECTION)) return;
       settings = readSettings();
       reportSettingErrors(settings);
+      log.info(gateStatusLine(gateStatus()));
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => tools.sync()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
@@ -137,7 +139,16 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   void session.artifacts.start().then((removed) => { if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`); });
   registerCommands(host);
   registerStagedReview(host);
+  const gateStatus = (): GateStatusInput => ({
+    settings,
+    writeRoots: scopedWriteRoots(settings),
+    trusted: vscode.workspace.isTrusted,
+    allTools: vscode.lm.tools,
+    autoApproveAll: vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true,
+  });
+  context.subscriptions.push(registerGateStatus(gateStatus));
   tools.sync();
+  log.info(gateStatusLine(gateStatus()));
   log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);
 
   return {

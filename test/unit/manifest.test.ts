@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { languageModelToolEntries } from '../../src/core/manifest.ts';
+import { agentToolReferences, languageModelToolEntries } from '../../src/core/manifest.ts';
 import { TOOL_NAMES } from '../../src/core/tools/names.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 
@@ -10,7 +10,7 @@ interface Manifest {
   engines: { vscode: string; node: string };
   bin: Record<string, string>;
   capabilities: { untrustedWorkspaces: { supported: string; description: string }; virtualWorkspaces: { supported: string; description: string } };
-  contributes: { languageModelTools: unknown[] };
+  contributes: { languageModelTools: unknown[]; chatAgents: { path: string }[]; commands: { command: string; title: string }[] };
 }
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Manifest;
 
@@ -67,4 +67,24 @@ test('every write tool requires a writable workspace, so untrusted and read-only
   for (const name of TOOL_NAMES) {
     if (TOOLS[name].risk === 'write') assert.ok(TOOLS[name].requires.includes('writable'), name);
   }
+});
+
+test('the contributed Workspace Tools agent offers every tool of ours and nothing else', () => {
+  assert.deepEqual(manifest.contributes.chatAgents, [{ path: './agents/workspace-tools.agent.md' }]);
+  const text = readFileSync(manifest.contributes.chatAgents[0]!.path, 'utf8');
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? assert.fail('the agent file has no front matter');
+  assert.match(front, /^name: Workspace Tools$/m);
+  assert.match(front, /^description: .{20,}$/m);
+  const tools = JSON.parse(/^tools: (.*)$/m.exec(front)?.[1] ?? '[]') as string[];
+  assert.deepEqual(tools, agentToolReferences('workspace-tools.workspace-tools'));
+  assert.equal(tools.length, TOOL_NAMES.length);
+  assert.ok(tools.every((t) => t.startsWith('workspace-tools.workspace-tools/')), 'only our own tools');
+  // The body teaches the workflow, and that a refusal is not retried.
+  for (const word of ['find_files', 'open_file', 'artifact_read', 'artifact_grep', 'stage_file', 'media_apply_patch', 'save_media', 'E_SANDBOX_REFUSED', 'Do not retry']) {
+    assert.ok(text.includes(word), word);
+  }
+});
+
+test('Show Gate Status is in the palette', () => {
+  assert.ok(manifest.contributes.commands.some((c) => c.command === 'workspaceTools.showGateStatus' && c.title === 'Show Gate Status'));
 });
