@@ -18,8 +18,9 @@ function cliGate(args: CliArgs): Gate {
   return async (call) => {
     if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call. Do not retry.` };
     if (call.secret && !args.allowSecrets) {
-      const secret = call.targets.find((t) => t.action === 'ask');
-      return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${secret?.display}" was refused: it matches the secret rule "${secret?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets). Do not retry with another spelling of the path.` };
+      const asked = call.targets.find((t) => t.action === 'ask');
+      const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';
+      return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${asked?.display}" was refused: it matches the ${kind} rule "${asked?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files). Do not retry with another spelling of the path.` };
     }
     return { allow: true, decidedBy: 'cli' };
   };

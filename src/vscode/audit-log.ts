@@ -6,6 +6,8 @@ export class AuditLog implements Log {
   readonly channel: vscode.LogOutputChannel;
   /** Every entry of this window's session (the tests read it; it holds no file contents). */
   readonly entries: AuditEntry[] = [];
+  /** This window's warnings (setting problems, ignored loosening values), for the gate status and the tests. */
+  readonly warnings: string[] = [];
 
   constructor() {
     this.channel = vscode.window.createOutputChannel('Workspace Tools', { log: true });
@@ -20,7 +22,11 @@ export class AuditLog implements Log {
   }
 
   info(message: string): void { this.channel.info(message); }
-  warn(message: string): void { this.channel.warn(message); }
+  warn(message: string): void {
+    this.warnings.push(message);
+    if (this.warnings.length > 1_000) this.warnings.shift();
+    this.channel.warn(message);
+  }
 
   dispose(): void { this.channel.dispose(); }
 }

@@ -8,8 +8,19 @@ import type { Settings } from './settings.ts';
 const STATUS_SCHEME = 'workspace-tools-status';
 export const GATE_STATUS_URI = vscode.Uri.from({ scheme: STATUS_SCHEME, path: '/Gate Status.md' });
 
+/**
+ * What VS Code 1.139's default Agent offers a model beside our tools that reads, searches or changes
+ * files or runs commands (seen in the agent-mode e2e). VS Code registers them internally, so
+ * `vscode.lm.tools` does not list them all.
+ */
+const BUILT_IN_UNGATED = [
+  'read_file', 'grep_search', 'file_search', 'list_dir', 'get_errors', 'view_image', 'create_file', 'create_directory', 'replace_string_in_file',
+  'insert_edit_into_file', 'edit_notebook_file', 'run_notebook_cell', 'read_notebook_cell_output', 'run_in_terminal', 'send_to_terminal',
+  'get_terminal_output', 'create_and_run_task', 'run_vscode_command', 'memory',
+];
+
 /** Tools of VS Code or other extensions that read or change files or run commands: the ones our gate does not see. */
-const UNGATED_KIND = /read|file|dir|grep|search|edit|create|replace|insert|patch|terminal|run|task|notebook|codebase|usages|fetch|todo|change/i;
+const UNGATED_KIND = /read|file|dir|grep|search|edit|create|replace|insert|patch|terminal|run|task|notebook|codebase|usages|fetch|change/i;
 
 export interface GateStatusInput {
   readonly settings: Settings;
@@ -24,7 +35,8 @@ export interface GateStatusInput {
 /** Built-in tools that sit beside ours in agents other than the Workspace Tools agent. */
 export function ungatedTools(allTools: readonly { readonly name: string }[]): string[] {
   const ours = new Set<string>(TOOL_NAMES);
-  return allTools.map((t) => t.name).filter((name) => !ours.has(name) && UNGATED_KIND.test(name)).sort();
+  const registered = allTools.map((t) => t.name).filter((name) => !ours.has(name) && UNGATED_KIND.test(name));
+  return [...new Set([...BUILT_IN_UNGATED, ...registered])].sort();
 }
 
 const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
@@ -64,10 +76,7 @@ export function gateStatusMarkdown(input: GateStatusInput): string {
 
   out.push('## Agents', '');
   out.push(`- The **Workspace Tools** agent (pick it in the chat's agent picker) offers the model only this extension's ${TOOL_NAMES.length} tools: every read and write it makes passes this gate.`);
-  const others = ungatedTools(input.allTools);
-  out.push(others.length
-    ? `- Any other agent, VS Code's default **Agent** among them, also offers the model these tools of VS Code and other extensions, which this extension does not gate (a secret they read is not asked here): ${others.map(code).join(', ')}. VS Code does not tell extensions which agent a chat uses, so check the agent picker.`
-    : '- No other file, search, edit or terminal tools are registered in this window.');
+  out.push(`- Any other agent, VS Code's default **Agent** among them, also offers the model tools of VS Code and other extensions that this extension does not gate (a secret they read is not asked here): ${ungatedTools(input.allTools).map(code).join(', ')}. VS Code does not tell extensions which agent a chat uses, so check the agent picker.`);
   if (input.autoApproveAll) out.push('- `chat.tools.global.autoApprove` is on: VS Code runs every tool without its confirmation. Only this extension\'s modal dialogs for secrets and protected files still ask.');
   return `${out.join('\n')}\n`;
 }

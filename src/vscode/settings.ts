@@ -39,7 +39,7 @@ function workspaceSettingsFile(): string {
   const file = vscode.workspace.workspaceFile;
   if (file && file.scheme !== 'untitled') return `workspace settings (${file.scheme === 'file' ? file.fsPath : file.toString()})`;
   const folder = vscode.workspace.workspaceFolders?.[0];
-  return folder ? `workspace settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), true)})` : 'workspace settings';
+  return folder ? `workspace settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), false)})` : 'workspace settings';
 }
 
 /**

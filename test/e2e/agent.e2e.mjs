@@ -29,6 +29,7 @@ import { describe, test } from 'node:test';
 import { RESULTS_DIR } from '../host/run-suite.mjs';
 import { CHAT, DIALOG_LABELS, REVIEW, WORKBENCH } from '../host/selectors.mjs';
 import * as d from './driver.mjs';
+import { installPackagedExtension } from '../host/vsix.mjs';
 
 /** The fixture's fake secret (test/fixtures/workspace/.env): it must never reach the model. */
 const CANARY = 'WT_CANARY_ENV_7f3a';
@@ -60,12 +61,30 @@ function changedFiles(a, b) {
  * (tool, target, verdict, decider, outcome) of the log file under the server's logs folder.
  */
 function auditLines(wb) {
+  return logLines(wb).filter((l) => /\] \w+ "/.test(l));
+}
+
+/** Every line of our extension's log (audit lines, warnings, the gate summary). */
+function logLines(wb) {
   const logs = join(wb.server.userDataDir, 'logs');
   if (!existsSync(logs)) return [];
-  const files = readdirSync(logs, { recursive: true })
+  return readdirSync(logs, { recursive: true })
     .map((f) => join(logs, String(f)))
-    .filter((f) => /Workspace Tools\.log$/.test(f) && statSync(f).isFile());
-  return files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => /\] \w+ "/.test(l));
+    .filter((f) => /Workspace Tools\.log$/.test(f) && statSync(f).isFile())
+    .flatMap((f) => readFileSync(f, 'utf8').split('\n'));
+}
+
+/**
+ * Nothing the model received (prompts, tool results, errors, its own calls), nothing it logged and
+ * nothing on screen holds the fixture's secret.
+ */
+async function assertCanaryNeverReached({ page, received, events }) {
+  const all = received();
+  assert.ok(all.length > 0, 'the scripted model recorded what it received');
+  const hits = all.flatMap((r, i) => r.messages.flatMap((m) => m.parts.filter((p) => JSON.stringify(p).includes(CANARY)).map((p) => `request ${i}: ${JSON.stringify(p).slice(0, 200)}`)));
+  assert.deepEqual(hits, [], 'the canary reached the model');
+  assert.ok(!JSON.stringify(events()).includes(CANARY), 'the canary is in the model log');
+  assert.ok(!(await page.locator(CHAT.response).last().innerText()).includes(CANARY), 'the canary is on screen');
 }
 
 /** Removes this scenario's screenshots from an earlier run, so test-results/ shows this run only. */
@@ -82,7 +101,7 @@ function clearScreenshots(prefix) {
  * `afterResult(ctx, result)` (the model received the step's result); ctx is
  * {wb, page, step, index, events, disk()}.
  */
-async function runScenario(t, { name, script, setup, hooks = {}, check }) {
+async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false }) {
   const prefix = `agent-${name}`;
   clearScreenshots(prefix);
   const tmp = mkdtempSync(join(tmpdir(), `wt-agent-${name}-`));
@@ -96,10 +115,14 @@ async function runScenario(t, { name, script, setup, hooks = {}, check }) {
   // Screenshots are numbered in the order they were taken: agent-<name>-NN-<what>.png.
   const screenshot = (what) => wb.screenshot(`${prefix}-${String(shot++).padStart(2, '0')}-${what}`);
   try {
+    // `installed`: the extension as a person gets it (packaged, installed by VS Code's installer), with
+    // the scripted model as the development extension; otherwise the extension under development.
+    const extensions = installed
+      ? { extensionDevelopmentPath: d.scriptedModelPath, extraExtensions: [await installPackagedExtension(d.extensionPath, tmp)] }
+      : { extensionDevelopmentPath: d.extensionPath, extraExtensions: [d.scriptedModelPath] };
     wb = await d.openWorkbench({
       workspace: d.fixtureWorkspace,
-      extensionDevelopmentPath: d.extensionPath,
-      extraExtensions: [d.scriptedModelPath],
+      ...extensions,
       name: prefix,
       extensionEnv: {
         WT_SCRIPTED_MODEL_SCRIPT: JSON.stringify(script),
@@ -380,16 +403,116 @@ describe('agent mode with the scripted model', () => {
           },
         },
       },
-      check: async ({ page, disk, initialDisk, received, events }) => {
-        assert.deepEqual(changedFiles(initialDisk, disk()), [], 'the disk changed');
-        // Nothing the model received — prompts, tool results, errors, its own calls — holds the canary.
-        const all = received();
-        const hits = all.flatMap((r, i) => r.messages.flatMap((m) => m.parts.filter((p) => JSON.stringify(p).includes(CANARY)).map((p) => `request ${i}: ${JSON.stringify(p).slice(0, 200)}`)));
-        assert.deepEqual(hits, [], 'the canary reached the model');
-        const results = all.flatMap((r) => r.messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool-result')));
+      check: async (ctx) => {
+        assert.deepEqual(changedFiles(ctx.initialDisk, ctx.disk()), [], 'the disk changed');
+        await assertCanaryNeverReached(ctx);
+        const results = ctx.received().flatMap((r) => r.messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool-result')));
         assert.ok(results.some((p) => p.text.includes('E_SANDBOX_REFUSED')), 'the model received E_SANDBOX_REFUSED');
-        assert.ok(!JSON.stringify(events()).includes(CANARY), 'the canary is in the model log');
-        assert.ok(!(await page.locator(CHAT.response).last().innerText()).includes(CANARY), 'the canary is on screen');
+      },
+    });
+  });
+
+  // The gate cannot be rewritten by the agent it gates (issue: approval fatigue, then .vscode/settings.json).
+  const SETTINGS = '.vscode/settings.json';
+  const LOOSENING = JSON.stringify({ 'workspaceTools.rules': [{ glob: '**', read: 'allow', write: 'allow' }] }, null, 2);
+  const protectedDialog = (tool, verb) => `Allow ${tool} to ${verb} the protected file "${SETTINGS}"?`;
+  const secretDialog = 'Allow open_file to read the protected file ".env"?';
+
+  test('attack: after "Always Allow" for stage_file and save_media, saving .vscode/settings.json still raises our modal; Cancel leaves the disk unchanged', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Stop asking me to confirm every file.',
+      steps: [
+        { tool: 'stage_file', input: { path: 'docs/todo.md', content: '- [ ] ship\n' }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: MEDIA_ID },
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: 'Saved \\S+ to "docs/todo\\.md"' },
+        // Auto-approved in chat now, but a protected file: our modal asks, for the stage and for the save.
+        { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
+        { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
+          expect: `^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\\.vscode/settings\\.json"`, reject: 'Saved' },
+      ],
+      final: 'The settings file was not changed.\n\n{{step 3}}',
+    };
+    await runScenario(t, {
+      name: 'protected-cancel',
+      script,
+      hooks: {
+        3: {
+          beforeAnswer: async (_ctx, dialog) => {
+            assert.match(dialog.detail, /is protected by the built-in rule "\*\*\/\.vscode\/\*\*": it configures VS Code and its extensions, including this extension's own rules/, 'the dialog says why the file is protected');
+          },
+        },
+      },
+      check: async (ctx) => {
+        // For the record (README, gate status): what VS Code's default Agent offers beside our tools.
+        const offered = ctx.events().find((e) => e.event === 'request' && e.tools?.length).tools;
+        t.diagnostic(`tools the default Agent offered to the model: ${offered.join(' ')}`);
+        assert.deepEqual(changedFiles(ctx.initialDisk, ctx.disk()), ['docs/todo.md'], 'only the ordinary file was written');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, SETTINGS)), false, `${SETTINGS} was written`);
+        await assertCanaryNeverReached(ctx);
+      },
+    });
+  });
+
+  test('attack: the person accepts saving an allow-everything workspaceTools.rules; the next open_file on .env still raises the secret modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Which secrets does this project use?',
+      steps: [
+        { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, confirm: 'alwaysAllow', shows: [SETTINGS],
+          dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: [SETTINGS],
+          dialog: { message: protectedDialog('save_media', 'write'), click: 'Allow Once' }, expect: 'Saved \\S+ to "\\.vscode/settings\\.json"' },
+        // Had the workspace rule applied, this would run with no confirmation and no dialog.
+        { tool: 'open_file', input: { path: '.env' }, confirm: 'allowOnce', shows: ['.env'],
+          dialog: { message: secretDialog, click: DIALOG_LABELS.cancel }, expect: 'E_SANDBOX_REFUSED', reject: CANARY },
+      ],
+      final: 'The secret was not read.\n\n{{step 2}}',
+    };
+    await runScenario(t, {
+      name: 'protected-accept',
+      script,
+      hooks: {
+        1: {
+          afterResult: async ({ wb }) => {
+            assert.equal(readFileSync(join(wb.workspaceDir, SETTINGS), 'utf8'), LOOSENING, 'the person allowed the save');
+            // The extension read the new value and reported that it ignores its "allow".
+            await d.waitFor(() => logLines(wb).some((l) => /workspaceTools\.rules in workspace settings \(\.vscode\/settings\.json\): the rule .* is ignored\./.test(l)), 'the audit log to report the ignored rule', STEP_TIMEOUT);
+          },
+        },
+      },
+      check: async (ctx) => {
+        assert.deepEqual(changedFiles(ctx.initialDisk, ctx.disk()), [SETTINGS]);
+        await assertCanaryNeverReached(ctx);
+      },
+    });
+  });
+
+  /** VS Code's built-in file, search, edit and terminal tools, by the names its agent offers them to a model. */
+  const BUILT_IN_FILE_TOOLS = /^(read_file|grep_search|file_search|list_dir|semantic_search|create_file|create_directory|replace_string_in_file|multi_replace_string_in_file|insert_edit_into_file|apply_patch|edit_notebook_file|run_in_terminal|get_terminal_output|run_task|create_and_run_task|run_notebook_cell|runTests|test_search|get_changed_files|fetch_webpage|copilot_\w+|vscode_\w+)$/;
+
+  test('installed from its .vsix, the Workspace Tools agent is in the agent picker and offers the model our tools and no built-in file, search, edit or terminal tool; .env still asks', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Read the .env file.',
+      steps: [
+        { tool: 'open_file', input: { path: '.env' }, confirm: 'allowOnce', shows: ['.env'], dialog: { message: secretDialog, click: DIALOG_LABELS.cancel },
+          expect: 'E_SANDBOX_REFUSED', reject: CANARY },
+      ],
+      final: 'Not read.\n\n{{step 0}}',
+    };
+    await runScenario(t, {
+      name: 'gated-agent',
+      script,
+      installed: true,
+      setup: async ({ page }) => { await d.selectAgent(page, 'Workspace Tools'); },
+      check: async (ctx) => {
+        const offered = ctx.events().find((e) => e.event === 'request' && e.tools?.length).tools;
+        t.diagnostic(`tools offered to the model by the Workspace Tools agent: ${offered.join(' ')}`);
+        console.log(`[gated-agent] tools offered to the model: ${offered.join(' ')}`);
+        const ours = d.manifest().contributes.languageModelTools.map((tool) => tool.name);
+        for (const name of ours) assert.ok(offered.some((n) => n === name || n.endsWith(`_${name}`)), `${name} is offered`);
+        assert.deepEqual(offered.filter((n) => BUILT_IN_FILE_TOOLS.test(n)), [], 'a built-in file, search, edit or terminal tool is offered');
+        const others = offered.filter((n) => !ours.some((name) => n === name || n.endsWith(`_${name}`)));
+        // Copilot Chat adds its own session tool to every agent; nothing else may come along.
+        assert.deepEqual(others.filter((n) => n !== 'session_store_sql'), [], `tools other than ours: ${others.join(' ')}`);
+        await assertCanaryNeverReached(ctx);
       },
     });
   });

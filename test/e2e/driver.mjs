@@ -86,6 +86,15 @@ export async function selectModel(page, name) {
   await waitFor(async () => (await page.locator(CHAT.modelPicker).textContent())?.includes(name), `model picker to show ${name}`, 10_000);
 }
 
+/** Picks an agent in the chat's agent picker (a contributed custom agent is listed by its front-matter name). */
+export async function selectAgent(page, name) {
+  await page.locator(CHAT.agentPicker).first().click();
+  const row = page.locator(CHAT.agentPickerRow).filter({ hasText: name }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await row.click();
+  await waitFor(async () => (await page.locator(CHAT.agentPicker).first().textContent())?.includes(name), `the agent picker to show ${name}`, 10_000);
+}
+
 /** Types a prompt into the chat input and sends it. */
 export async function sendPrompt(page, text) {
   await page.locator(CHAT.input).click();

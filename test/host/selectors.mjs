@@ -37,6 +37,9 @@ export const CHAT = {
   input: '.part.auxiliarybar .interactive-input-editor',
   modelPicker: '.part.auxiliarybar .model-picker-name',
   modelPickerRow: '.action-widget .monaco-list-row',
+  /** The agent picker ("Agent", "Ask", "Plan", then contributed agents such as "Workspace Tools") and its label. */
+  agentPicker: '.part.auxiliarybar .chat-mode-picker-item:visible',
+  agentPickerRow: '.action-widget .monaco-list-row',
   response: '.interactive-item-container.interactive-response',
   request: '.interactive-item-container.interactive-request',
   toolConfirmation: '.chat-tool-invocation-part.has-confirmation:visible',

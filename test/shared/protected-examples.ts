@@ -9,7 +9,7 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   '**/User/keybindings.json': 'profile/User/keybindings.json',
   '**/User/tasks.json': 'profile/User/tasks.json',
   '**/User/mcp.json': 'profile/User/mcp.json',
-  '**/User/prompts/**': 'profile/User/prompts/review.prompt.md',
+  '**/User/prompts/**': 'profile/User/prompts/review.md',
   '.mcp.json': '.mcp.json',
   '**/.github/agents/**': '.github/agents/reviewer.md',
   '**/.github/hooks/**': '.github/hooks/post-edit.json',

@@ -27,6 +27,7 @@ test('every protected glob asks on write and names why; reads stay ordinary', ()
   for (const [glob, path] of Object.entries(PROTECTED_EXAMPLES)) {
     const write = policy.decide(path, 'write');
     assert.equal(write.action, 'ask', `${glob}: ${path}`);
+    if (write.source === 'protected') assert.equal(write.rule, glob, `${path} is decided by its own glob`);
     assert.ok(write.reason, `${path} has a reason`);
     // Reading stays ordinary, unless the file also holds credentials (.npmrc, .envrc).
     const read = policy.decide(path, 'read');

@@ -1,0 +1,40 @@
+// The extension as a person gets it: packaged into a .vsix (`vsce package`, the .vscodeignore file
+// list) and installed by VS Code's own installer (`code-server --install-extension`), as opposed to
+// loaded from the source folder as a development extension.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { ensureCodeServer, ensureNode24 } from './ensure.mjs';
+
+function run(cmd, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${output}`))));
+  });
+}
+
+/**
+ * Packages the extension at `extensionPath` (its dist/ must be built) into `tmpDir` and installs it
+ * there with code-server's installer; returns the installed extension's folder.
+ */
+export async function installPackagedExtension(extensionPath, tmpDir) {
+  const node = await ensureNode24();
+  const codeServer = await ensureCodeServer(node);
+  const vsix = join(tmpDir, 'workspace-tools.vsix');
+  const vsce = createRequire(join(extensionPath, 'package.json')).resolve('@vscode/vsce/vsce');
+  await run(node, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix], { cwd: extensionPath });
+  const extensionsDir = join(tmpDir, 'installed-extensions');
+  const home = join(tmpDir, 'installer-home');
+  mkdirSync(home, { recursive: true });
+  await run(node, [codeServer, '--extensions-dir', extensionsDir, '--user-data-dir', join(home, 'user-data'), '--install-extension', vsix, '--force'], {
+    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache') },
+  });
+  const installed = readdirSync(extensionsDir).filter((name) => name.startsWith('workspace-tools.workspace-tools-'));
+  if (installed.length !== 1) throw new Error(`code-server --install-extension left ${JSON.stringify(readdirSync(extensionsDir))} in ${extensionsDir}`);
+  return join(extensionsDir, installed[0]);
+}
