@@ -158,7 +158,10 @@ export async function openWorkbench({
       resolveExit(typeof code === 'number' ? code : 1);
     });
     page.on('crash', () => { onLog('[host] the page crashed', 'error'); resolveExit(1); });
-    await page.goto(url);
+    // Bounds, not waits: on a loaded machine (other builds and workbenches beside this one) the
+    // workbench takes well over playwright's default 30 s to load, and a click as long to land.
+    page.setDefaultTimeout(60_000);
+    await page.goto(url, { timeout: 180_000 });
 
     Object.assign(wb, {
       server,
@@ -182,7 +185,7 @@ export async function openWorkbench({
 }
 
 /** Waits until the workbench has restored (the smoke-test driver's own signal). */
-export async function whenWorkbenchRestored(page, timeout = 60_000) {
+export async function whenWorkbenchRestored(page, timeout = 180_000) {
   await page.waitForSelector(WORKBENCH.root, { timeout });
   await page.waitForFunction(() => typeof globalThis.driver?.whenWorkbenchRestored === 'function', null, { timeout });
   await page.evaluate(() => globalThis.driver.whenWorkbenchRestored());
