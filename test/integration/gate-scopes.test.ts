@@ -84,12 +84,12 @@ describe('workspace settings may only tighten the gate', () => {
     await set('writeRoots', ['docs', 'src'], vscode.ConfigurationTarget.Global);
     await set('writeRoots', ['docs'], vscode.ConfigurationTarget.Workspace);
     await settled('the narrowed write roots', () => api.host.settings().writeRoots.workspace.length === 1 || undefined);
-    const inDocs = await invoke('stage_file', { path: 'docs/added.md', content: '# added\n' });
-    assert.match(await invoke('save_media', { media_id: mediaId(inDocs) }), /Saved \S+ to "docs\/added\.md" \(new file\)/);
-    assert.equal(await readText(workspaceUri('docs', 'added.md')), '# added\n');
-    const inSrc = await invoke('stage_file', { path: 'src/added.js', content: 'x\n' });
+    const inDocs = await invoke('stage_file', { path: 'docs/added.txt', content: 'added\n' });
+    assert.match(await invoke('save_media', { media_id: mediaId(inDocs) }), /Saved \S+ to "docs\/added\.txt" \(new file\)/);
+    assert.equal(await readText(workspaceUri('docs', 'added.txt')), 'added\n');
+    const inSrc = await invoke('stage_file', { path: 'src/added.txt', content: 'x\n' });
     assert.match(await invoke('save_media', { media_id: mediaId(inSrc) }), /^E_SANDBOX_REFUSED: .*outside the write roots \("docs"\)/);
-    await vscode.workspace.fs.delete(workspaceUri('docs', 'added.md'));
+    await vscode.workspace.fs.delete(workspaceUri('docs', 'added.txt'));
   });
 
   it('Show Gate Status names every rule\'s source, what was ignored, and the ungated tools of other agents', async () => {
