@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,6 +8,8 @@ import { parseRules } from '../core/policy.ts';
 import { isToolName } from '../core/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
+import { withDistinctNames } from '../core/paths.ts';
+import { processAlive } from '../core/artifacts/store.ts';
 import type { Gate } from '../core/ports.ts';
 import { createSearchBackend } from './search.ts';
 import { USAGE, UsageError, parseArgs, readPolicyFile, type CliArgs } from './args.ts';
@@ -18,6 +20,9 @@ function cliGate(args: CliArgs): Gate {
   return async (call) => {
     if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call. Do not retry.` };
     if (call.secret && !args.allowSecrets) {
+      if (call.taint) {
+        return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${call.targets[0]?.display}" was refused: what it would write was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files). Do not retry with another media or path.` };
+      }
       const asked = call.targets.find((t) => t.action === 'ask');
       const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';
       return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${asked?.display}" was refused: it matches the ${kind} rule "${asked?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files). Do not retry with another spelling of the path.` };
@@ -27,12 +32,32 @@ function cliGate(args: CliArgs): Gate {
 }
 
 function folders(paths: readonly string[]): { name: string; address: string; localPath: string }[] {
-  return paths.map((p) => {
+  return withDistinctNames(paths.map((p) => {
     const real = realpathSync(nodePath.resolve(p));
     if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
     return { name: nodePath.basename(real), address: real, localPath: real };
-  });
+  }));
 }
+
+const SPOOL_PREFIX = 'workspace-tools-cli-';
+
+/**
+ * Removes the spool folders that CLI sessions killed without cleanup (SIGKILL, a crash) left in the
+ * temp folder: this user's, named after a process that no longer exists.
+ */
+function removeStaleSpools(): void {
+  const uid = process.getuid?.();
+  for (const name of readdirSync(tmpdir())) {
+    const match = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`).exec(name);
+    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
+    const path = nodePath.join(tmpdir(), name);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat?.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+    rmSync(path, { recursive: true, force: true });
+  }
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
   try {
@@ -59,7 +84,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const roots = folders(args.roots);
   const parsedRules = parseRules(args.policyFile ? readPolicyFile(args.policyFile) : []);
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
-  const spoolDir = mkdtempSync(nodePath.join(tmpdir(), 'workspace-tools-cli-'));
+  removeStaleSpools();
+  const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const fs = new NodeFs();
   const ripgrep = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
   const session = new Session({
@@ -78,9 +104,18 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   await session.artifacts.start();
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  let lines: ReturnType<typeof createInterface> | undefined;
+  let stoppedBy: string | undefined;
+  // A signal cancels the call in flight and stops reading stdin; the session then cleans up and the
+  // process exits with 128 + the signal's number. A second signal exits at once.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stoppedBy !== undefined) process.exit(SIGNAL_EXIT[signal] ?? 1);
+    stoppedBy = signal;
+    controller.abort();
+    lines?.close();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     if (args.tool !== undefined) {
       let input: unknown;
@@ -92,10 +127,11 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       const outcome = await runCall(session, args.tool, input, controller.signal);
       process.stdout.write(outcome.line + '\n');
-      return outcome.ok ? 0 : 1;
+      return stoppedBy !== undefined ? SIGNAL_EXIT[stoppedBy] ?? 1 : outcome.ok ? 0 : 1;
     }
     let failures = 0;
-    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    if (stoppedBy !== undefined) lines.close();
     for await (const raw of lines) {
       if (raw.trim() === '') continue;
       let request: { tool?: unknown; input?: unknown };
@@ -111,6 +147,7 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(outcome.line + '\n');
       if (controller.signal.aborted) break;
     }
+    if (stoppedBy !== undefined) return SIGNAL_EXIT[stoppedBy] ?? 1;
     return failures === 0 ? 0 : 1;
   } finally {
     process.off('SIGINT', onSignal);

@@ -12,6 +12,11 @@ export interface GateTarget {
   readonly source?: RuleSource;
   /** Why a built-in rule exists, for the person. */
   readonly reason?: string;
+  /**
+   * Set (after the first approval, once the path was checked on disk) when the file has this many
+   * names (hard links): one of the others may be protected, so the person is told and asked again.
+   */
+  readonly links?: number;
 }
 
 /**
@@ -30,9 +35,12 @@ export interface GateCall {
   readonly targets: readonly GateTarget[];
   /**
    * True when any target matched an `ask` rule (a secret, a protected file, or the person's own
-   * ask rule): the decider must ask the person every time, whatever VS Code auto-approves.
+   * ask rule), or `taint` is set: the decider must ask the person every time, whatever VS Code
+   * auto-approves.
    */
   readonly secret: boolean;
+  /** A save of bytes staged from a protected path: where they came from (asked every time, naming both). */
+  readonly taint?: { readonly from: string; readonly rule: string };
 }
 
 export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';

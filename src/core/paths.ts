@@ -1,5 +1,5 @@
 import { SandboxError, refused, fromFsError } from './errors.ts';
-import type { WorkspaceFs } from './ports.ts';
+import type { FileStat, WorkspaceFs } from './ports.ts';
 
 export interface WorkspaceRoot {
   /** The folder's name, the first path segment in a multi-root workspace. */
@@ -8,6 +8,20 @@ export interface WorkspaceRoot {
   readonly address: string;
   /** The folder's local filesystem path, when it has one (absolute model paths are mapped with it). */
   readonly localPath?: string;
+}
+
+/**
+ * Security: folder names address the folders (and name them in confirmations), so they must be
+ * distinct: two folders named "app" become "app" and "app (2)", and a later "app (2)" becomes "app (2) (2)".
+ */
+export function withDistinctNames<T extends { readonly name: string }>(roots: readonly T[]): T[] {
+  const taken = new Set<string>();
+  return roots.map((root) => {
+    let name = root.name;
+    for (let n = 2; taken.has(name); n++) name = `${root.name} (${n})`;
+    taken.add(name);
+    return name === root.name ? root : { ...root, name };
+  });
 }
 
 /** A model path after the pure, lexical checks: no I/O has happened yet. */
@@ -25,6 +39,10 @@ export interface ResolvedPath extends ModelPath {
   readonly exists: boolean;
   /** Where the path really leads, relative to the root's real location (differs from `rel` through symlinks). */
   readonly realRel: string;
+  /** The root's real location (symlinks resolved), where the backend has one. */
+  readonly realRoot?: string;
+  /** What the path led to when it was checked (the link's target for a link), where the backend says. */
+  readonly checked?: FileStat;
 }
 
 const MAX_PATH_CHARS = 4096;
@@ -142,16 +160,18 @@ export async function resolveOnDisk(path: ModelPath, fs: WorkspaceFs, options: R
 
   let current = path.root.address;
   let currentReal = rootReal;
+  let checked: FileStat | undefined;
   for (let i = 0; i < segments.length; i++) {
     current = fs.join(current, segments[i]!);
     let type: string;
     try {
-      type = (await fs.lstat(current)).type;
+      checked = await fs.lstat(current);
+      type = checked.type;
     } catch (e) {
       const code = errnoCode(e);
       if (code === 'ENOENT') {
         const tail = segments.slice(i).join('/');
-        return { ...path, address, exists: false, realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/') };
+        return { ...path, address, exists: false, realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/'), realRoot: rootReal };
       }
       if (code === 'ENOTDIR') throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder. Check the path with list_directory.`);
       throw fromFsError(e, path.display, 'inspect');
@@ -170,9 +190,10 @@ export async function resolveOnDisk(path: ModelPath, fs: WorkspaceFs, options: R
       }
       if (!isWithin(rootReal, real)) throw refuse(path.display, `"${shown}" is a symbolic link that leads outside the workspace folder`, 'Only files inside the workspace can be used.');
       currentReal = real;
+      if (i === segments.length - 1) checked = await fs.stat(real).catch((e: unknown) => { throw fromFsError(e, path.display, 'inspect'); });
     } else {
       currentReal = currentReal + '/' + segments[i]!;
     }
   }
-  return { ...path, address, exists: true, realRel: relativeTo(rootReal, currentReal) };
+  return { ...path, address, exists: true, realRel: relativeTo(rootReal, currentReal), realRoot: rootReal, ...(checked && segments.length > 0 ? { checked } : {}) };
 }

@@ -1,7 +1,7 @@
-import picomatch from 'picomatch';
 import * as z from 'zod';
 import type { Risk } from './tool.ts';
 import { PROTECTED_GROUPS } from './protected.ts';
+import { anyOf, ruleRegex, type RuleRegex } from './policy/rule-glob.ts';
 
 export type RuleAction = 'allow' | 'ask' | 'deny';
 
@@ -18,12 +18,16 @@ export const rulesSchema = z.array(ruleSchema);
  * provider's logs, so they are asked every time, and search/find skip them.
  */
 export const SECRET_GLOBS: readonly string[] = [
-  '*.env', '.env', '.env.*', '.envrc',
-  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx', '*.gpg', '*.asc',
+  '*.env', '.env', '.env.*', '.env-*', '.env_*', '.envrc', '.flaskenv',
+  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx', '*.gpg', '*.asc', '*.ppk',
   'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
-  '.npmrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials',
-  '**/.git/config', '**/.ssh/**', '**/.aws/**', '**/.gnupg/**', '**/.docker/config.json', '**/.kube/config',
-  'credentials.json', 'service-account*.json', '*.tfvars', 'secrets.y*ml',
+  '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials',
+  '.htpasswd', '.vault-token', '.s3cfg', '.boto', '.dockercfg', 'auth.json', 'kubeconfig', '*.kubeconfig',
+  '**/.git/config', '**/.git/modules/**/config', '**/.ssh/**', '**/.aws/**', '**/.azure/**', '**/.gnupg/**',
+  '**/.docker/config.json', '**/.kube/config', '**/.config/gh/hosts.yml', '**/.cargo/credentials', '**/.cargo/credentials.toml',
+  '**/.m2/settings.xml', '**/.m2/settings-security.xml',
+  'credentials.json', 'service-account*.json', 'secrets.json', 'secrets.toml', 'secrets.y*ml',
+  '*.tfvars', '*.tfstate', '*.tfstate.*',
 ];
 
 /**
@@ -43,7 +47,11 @@ export interface SourcedRule {
 
 const SECRET_REASON = 'it holds credentials: what is read goes to the language model and its provider\'s logs, and cannot be taken back';
 
-/** Built-in rules, evaluated before the person's own rules (which therefore win). */
+/**
+ * Built-in rules, evaluated before the person's own rules (which therefore win). Every built-in rule
+ * (and every ask or deny rule of the person's) matches case-insensitively, and also against the
+ * path's absolute location: see `Policy.decide`.
+ */
 export const BUILT_IN_RULES: readonly SourcedRule[] = [
   ...SECRET_GLOBS.map((glob): SourcedRule => ({ rule: { glob, read: 'ask', write: 'ask' }, source: 'secret', reason: SECRET_REASON })),
   ...PROTECTED_GROUPS.flatMap(({ reason, globs }) => globs.map((glob): SourcedRule => ({ rule: { glob, write: 'ask' }, source: 'protected', reason }))),
@@ -72,31 +80,60 @@ export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision 
 }
 
 interface CompiledRule extends SourcedRule {
-  readonly regex: RegExp;
-  readonly folderRegex: RegExp | undefined;
+  /** One of this extension's own lists: reviewed globs, matched as protective rules whatever their action. */
+  readonly builtIn: boolean;
   readonly byName: boolean;
-  readonly matches: (path: string) => boolean;
+  readonly regex: RuleRegex;
+  /** "secrets/**" also covers the folder "secrets" itself. */
+  readonly folderRegex: RuleRegex | undefined;
   /** A path this glob matches, to test whether two rules can overlap. */
   readonly example: string;
+  /** Case-sensitive and case-insensitive tests, compiled when first needed. */
+  readonly tests: Partial<Record<'cs' | 'ci', (path: string) => boolean>>;
 }
 
+const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
 function compile({ rule, source, reason }: SourcedRule): CompiledRule {
-  // Compiled once to a RegExp and tested directly: rules are checked for every search result.
-  const regex = picomatch.makeRe(rule.glob, { dot: true });
-  const byName = !rule.glob.includes('/');
-  // "secrets/**" should also cover the folder "secrets" itself.
-  const folderRegex = rule.glob.endsWith('/**') ? picomatch.makeRe(rule.glob.slice(0, -3), { dot: true }) : undefined;
-  const example = rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x';
+  const builtIn = source === 'secret' || source === 'protected' || source === 'built-in';
+  const folderGlob = rule.glob.endsWith('/**') ? rule.glob.slice(0, -3) : undefined;
   return {
     rule,
     source,
     ...(reason ? { reason } : {}),
-    regex,
-    folderRegex,
-    byName,
-    example,
-    matches: (p) => regex.test(byName ? p.slice(p.lastIndexOf('/') + 1) : p) || (folderRegex?.test(p) ?? false),
+    builtIn,
+    byName: !rule.glob.includes('/'),
+    regex: ruleRegex(rule.glob, builtIn),
+    folderRegex: folderGlob ? ruleRegex(folderGlob, builtIn) : undefined,
+    example: rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x',
+    tests: {},
   };
+}
+
+function ruleTest(c: CompiledRule, ignoreCase: boolean): (path: string) => boolean {
+  const key = ignoreCase ? 'ci' : 'cs';
+  const known = c.tests[key];
+  if (known) return known;
+  const glob = anyOf([c.regex], ignoreCase);
+  const folder = c.folderRegex ? anyOf([c.folderRegex], ignoreCase) : undefined;
+  const test = c.byName ? (p: string) => glob(nameOf(p)) || (folder?.(p) ?? false) : (p: string) => glob(p) || (folder?.(p) ?? false);
+  c.tests[key] = test;
+  return test;
+}
+
+/**
+ * Security: a rule that protects (built-in, or a person's ask/deny) matches whatever the case: on
+ * the case-insensitive disks of macOS and Windows ".ENV" is ".env" and ".GIT/hooks" is ".git/hooks",
+ * and on any disk "Server.PEM" holds a key. A person's allow rule stays exact, so it relaxes only
+ * what it names.
+ */
+function protective(c: CompiledRule, action: RuleAction): boolean {
+  return c.builtIn || action !== 'allow';
+}
+
+/** An absolute local folder path as rules see it: "/"-separated, no drive letter, no leading "/". */
+function ruleForm(folder: string): string {
+  return folder.replace(/\\/g, '/').replace(/^[a-zA-Z]:/, '').replace(/^\/+|\/+$/g, '');
 }
 
 export interface PolicyOptions {
@@ -107,28 +144,76 @@ export interface PolicyOptions {
    * stricter of theirs and the built-in + user rules' decision, and their `allow` is never honoured.
    */
   readonly workspaceRules?: readonly Rule[];
+  /** The workspace folders' absolute local paths (a folder nested in another is judged by the outer one's rules too). */
+  readonly folders?: readonly string[];
+}
+
+/** A folder as one rule list sees it: its rule form, and whether its own segments hold one of the list's "anywhere" segments. */
+interface Base {
+  readonly form: string;
+  readonly segmentHit: boolean;
 }
 
 /** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
 class RuleList {
   readonly compiled: readonly CompiledRule[];
-  private readonly anyByName: RegExp | undefined;
-  private readonly anyByPath: RegExp | undefined;
+  // Quick tests that a rule might match (case-insensitive, so a superset): most paths match no rule, and these say so.
+  private readonly anyByName: (name: string) => boolean;
+  /** Path rules "**\/X/..." need a segment X: those segments, lower-cased. */
+  private readonly anywhereSegments: ReadonlySet<string>;
+  /** The other path rules, in one test. */
+  private readonly anyOtherPath: (path: string) => boolean;
+  private readonly bases = new Map<string, Base>();
 
   constructor(rules: readonly SourcedRule[]) {
     this.compiled = rules.map(compile);
-    // One alternation per kind of rule: most paths match no rule at all, and one test says so.
-    const alternation = (res: RegExp[]): RegExp | undefined => (res.length ? new RegExp(res.map((r) => `(?:${r.source})`).join('|')) : undefined);
-    this.anyByName = alternation(this.compiled.filter((c) => c.byName).map((c) => c.regex));
-    this.anyByPath = alternation(this.compiled.flatMap((c) => [...(c.byName ? [] : [c.regex]), ...(c.folderRegex ? [c.folderRegex] : [])]));
+    this.anyByName = anyOf(this.compiled.filter((c) => c.byName).map((c) => c.regex), true);
+    const segments = new Set<string>();
+    const others: RuleRegex[] = [];
+    for (const c of this.compiled) {
+      if (c.byName) continue;
+      // Only for the host's RegExp, whose case-insensitive match never pairs a non-ASCII character with an ASCII one.
+      const anywhere = c.regex.backtrackSafe ? /^\*\*\/([\x20-\x7e]+?)(?:\/|$)/.exec(c.rule.glob) : null;
+      if (anywhere && !/[*?[\]{}()!\\]/.test(anywhere[1]!)) segments.add(anywhere[1]!.toLowerCase());
+      else others.push(c.regex, ...(c.folderRegex ? [c.folderRegex] : []));
+    }
+    this.anywhereSegments = segments;
+    this.anyOtherPath = anyOf(others, true);
   }
 
-  decide(relPath: string, risk: Risk): PolicyDecision {
+  private anyByPath(path: string): boolean {
+    return this.hasAnywhereSegment(path) || this.anyOtherPath(path);
+  }
+
+  private hasAnywhereSegment(path: string): boolean {
+    if (this.anywhereSegments.size === 0) return false;
+    for (const segment of path.toLowerCase().split('/')) if (this.anywhereSegments.has(segment)) return true;
+    return false;
+  }
+
+  base(folder: string): Base {
+    let known = this.bases.get(folder);
+    if (!known) {
+      const form = ruleForm(folder);
+      known = { form, segmentHit: this.hasAnywhereSegment(form) };
+      this.bases.set(folder, known);
+    }
+    return known;
+  }
+
+  /** `absolute`: the same path from the filesystem root (rule form), when known; `baseHit`: its folder part holds an "anywhere" segment. */
+  decide(relPath: string, risk: Risk, absolute?: string, baseHit = false): PolicyDecision {
     let decision: PolicyDecision = { action: 'default' };
-    if (!(this.anyByName?.test(relPath.slice(relPath.lastIndexOf('/') + 1)) ?? false) && !(this.anyByPath?.test(relPath) ?? false)) return decision;
-    for (const { rule, matches, source, reason } of this.compiled) {
-      const action = rule[risk];
-      if (action !== undefined && matches(relPath)) decision = { action, rule: rule.glob, source, ...(reason ? { reason } : {}) };
+    const relMatters = relPath !== '' && (this.anyByName(nameOf(relPath)) || this.anyByPath(relPath));
+    // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
+    const absMatters = absolute !== undefined && absolute !== '' && (relMatters || baseHit || (relPath === '' && this.anyByName(nameOf(absolute))) || this.anyOtherPath(absolute));
+    if (!relMatters && !absMatters) return decision;
+    for (const c of this.compiled) {
+      const action = c.rule[risk];
+      if (action === undefined) continue;
+      const strict = protective(c, action);
+      const test = ruleTest(c, strict);
+      if ((relMatters && test(relPath)) || (strict && absMatters && test(absolute!))) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
     }
     return decision;
   }
@@ -138,51 +223,90 @@ class RuleList {
 export class Policy {
   readonly userRules: readonly Rule[];
   readonly workspaceRules: readonly Rule[];
+  private readonly options: PolicyOptions;
   private readonly main: RuleList;
   private readonly workspace: RuleList;
+  /** The workspace folders (rule form), so a folder nested in another is judged by the outer one's rules too. */
+  private readonly folders: readonly string[];
 
   constructor(userRules: readonly Rule[], options: PolicyOptions = {}) {
     this.userRules = userRules;
     this.workspaceRules = options.workspaceRules ?? [];
+    this.options = options;
     const user = userRules.map((rule): SourcedRule => ({ rule, source: 'user' }));
     this.main = new RuleList(options.includeDefaults === false ? user : [...BUILT_IN_RULES, ...user]);
     this.workspace = new RuleList(this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' })));
+    this.folders = (options.folders ?? []).map(ruleForm);
   }
 
   private get compiled(): readonly CompiledRule[] { return [...this.main.compiled, ...this.workspace.compiled]; }
 
-  /** `relPath` is relative to its workspace folder, with "/" separators; "" is the folder itself. */
-  decide(relPath: string, risk: Risk): PolicyDecision {
-    if (relPath === '') return { action: 'default' };
-    const main = this.main.decide(relPath, risk);
-    const workspace = this.workspace.decide(relPath, risk);
+  /** The same rules, knowing the workspace folders' local paths (for folders nested in one another). */
+  within(folders: readonly (string | undefined)[]): Policy {
+    const known = folders.filter((f): f is string => f !== undefined);
+    if (known.length === this.folders.length && known.every((f, i) => ruleForm(f) === this.folders[i])) return this;
+    return new Policy(this.userRules, { ...this.options, folders: known });
+  }
+
+  /**
+   * `relPath` is relative to its workspace folder, with "/" separators; "" is the folder itself.
+   * `folder`, the folder's absolute local path when it has one: Security: protective rules also match
+   * the absolute path (a folder opened at "~/.aws" is inside "**\/.aws/**"), and a folder inside
+   * another workspace folder is judged by the outer folder's rules as well.
+   */
+  decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
+    let decision = this.decideIn(relPath, risk, folder);
+    if (folder === undefined) return decision;
+    const base = ruleForm(folder);
+    const absolute = relPath === '' ? base : base === '' ? relPath : `${base}/${relPath}`;
+    for (const outer of this.folders) {
+      // Only the folders this one lies inside.
+      if (outer === base || !(outer === '' || base.startsWith(`${outer}/`))) continue;
+      const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, folder, absolute);
+      if ((fromOuter.action === 'deny' || fromOuter.action === 'ask') && STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]) decision = fromOuter;
+    }
+    return decision;
+  }
+
+  /** The decision of both lists for a path relative to one folder (`absolute`: the path's absolute form, when not `folder` + `relPath`). */
+  private decideIn(relPath: string, risk: Risk, folder: string | undefined, absolute?: string): PolicyDecision {
+    const judge = (list: RuleList): PolicyDecision => {
+      if (folder === undefined) return list.decide(relPath, risk);
+      const base = list.base(folder);
+      return list.decide(relPath, risk, absolute ?? (relPath === '' ? base.form : base.form === '' ? relPath : `${base.form}/${relPath}`), base.segmentHit);
+    };
+    const main = judge(this.main);
+    const workspace = judge(this.workspace);
     return STRICTNESS[workspace.action] > STRICTNESS[main.action] && workspace.action !== 'default' ? workspace : main;
   }
 
-  /** True when `relPath` or any of its parent folders is denied or asked (search must not enter it). */
-  hidesFromSearch(relPath: string, risk: Risk): boolean {
+  /** True when `relPath`, any of its parent folders (or, given `folder`, the folder itself) is denied or asked: search must not enter it. */
+  hidesFromSearch(relPath: string, risk: Risk, folder?: string): boolean {
+    const hides = (rel: string): boolean => {
+      const action = this.decide(rel, risk, folder).action;
+      return action === 'deny' || action === 'ask';
+    };
+    if (folder !== undefined && hides('')) return true;
     const parts = relPath.split('/');
-    for (let i = 1; i <= parts.length; i++) {
-      const action = this.decide(parts.slice(0, i).join('/'), risk).action;
-      if (action === 'deny' || action === 'ask') return true;
-    }
+    for (let i = 1; i <= parts.length; i++) if (hides(parts.slice(0, i).join('/'))) return true;
     return false;
   }
 
   /**
    * Globs that ripgrep must exclude so it never opens them: every deny/ask rule for `risk` that no
-   * later allow rule could overlap. Results are always filtered with `hidesFromSearch` as well, so an
-   * overlap judged wrongly here can only cost an exclusion, never leak a path.
+   * later allow rule could overlap (all protective, so matched in any case). Results are always
+   * filtered with `hidesFromSearch` as well, so an overlap judged wrongly here can only cost an
+   * exclusion, never leak a path.
    */
   searchExclusions(risk: Risk): string[] {
     const out: string[] = [];
     const compiled = this.compiled;
-    compiled.forEach(({ rule }, i) => {
-      const action = rule[risk];
+    compiled.forEach((c, i) => {
+      const action = c.rule[risk];
       if (action !== 'deny' && action !== 'ask') return;
       const relaxedLater = compiled.slice(i + 1).some((later) =>
-        later.rule[risk] === 'allow' && (later.matches(compiled[i]!.example) || compiled[i]!.matches(later.example)));
-      if (!relaxedLater) out.push(rule.glob);
+        later.rule[risk] === 'allow' && (ruleTest(later, true)(c.example) || ruleTest(c, true)(later.example)));
+      if (!relaxedLater) out.push(c.rule.glob);
     });
     return out;
   }
@@ -202,9 +326,23 @@ export function parseRuleList(raw: unknown, where?: string): { rules: Rule[]; er
     return { rules: [], errors: parsed.error.issues.map((i) => `workspaceTools.rules${i.path.map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`) };
   }
   const errors = parsed.data.flatMap((r) => {
-    try { picomatch.makeRe(r.glob); return []; } catch { return [`Invalid glob "${r.glob}" in workspaceTools.rules${at}.`]; }
+    const problem = ruleGlobProblem(r.glob);
+    return problem === undefined ? [] : [`Invalid glob ${JSON.stringify(r.glob)} in workspaceTools.rules${at}: ${problem}.`];
   });
   return { rules: parsed.data, errors };
+}
+
+/** Why a person's rule glob cannot be used, or undefined. */
+function ruleGlobProblem(glob: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(glob)) return 'it contains a NUL or control character';
+  try {
+    anyOf([ruleRegex(glob, false)], true);
+    if (glob.endsWith('/**') && glob.length > 3) anyOf([ruleRegex(glob.slice(0, -3), false)], true);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 /**

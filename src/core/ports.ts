@@ -8,6 +8,14 @@ export interface FileStat {
   readonly mtimeMs: number;
   /** POSIX permission bits, where the backend has them (kept when a save replaces the file). */
   readonly mode?: number;
+  /** The file's identity (device and inode), where the backend has them. */
+  readonly dev?: number;
+  readonly ino?: number;
+  /** How many names (hard links) the file has, where the backend knows. */
+  readonly nlink?: number;
+  /** Owner and group ids, where the backend has them. */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 export interface DirEntry {
@@ -47,10 +55,8 @@ export interface WorkspaceFs {
   readFile(address: string, signal?: AbortSignal): Promise<Uint8Array>;
   /** Chunks of the file; only when `capabilities.streaming`. */
   readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
-  writeFile(address: string, data: Uint8Array): Promise<void>;
+  writeFile(address: string, data: Uint8Array, options?: WriteOptions): Promise<void>;
   rename(from: string, to: string): Promise<void>;
-  /** Sets POSIX permission bits, where the backend has them (a save through a temp file keeps the original's). */
-  chmod?(address: string, mode: number): Promise<void>;
   /**
    * Opens the folder `segments` below `rootAddress` one component at a time without following any
    * link (creating missing folders when `create`), and returns an address that names that exact
@@ -58,12 +64,35 @@ export interface WorkspaceFs {
    * platform cannot pin folders; a link on the way rejects with ELOOP.
    */
   pinFolder?(rootAddress: string, segments: readonly string[], create: boolean): Promise<PinnedFolder | undefined>;
+  /**
+   * Opens the file `segments` below `rootAddress` for reading, one component at a time without
+   * following any link (the file's own name included), and returns an address that names that
+   * exact file until `release`, with its stat. Undefined when the platform cannot pin; a link on the
+   * way rejects with ELOOP.
+   */
+  openPinned?(rootAddress: string, segments: readonly string[]): Promise<PinnedFile | undefined>;
   mkdir(address: string): Promise<void>;
   delete(address: string): Promise<void>;
 }
 
+/** How `writeFile` writes, where the backend can honour it (POSIX backends). */
+export interface WriteOptions {
+  /** The file's permission bits: a new file is created with them (never wider), an existing one set to them before it is written. */
+  readonly mode?: number;
+  /** Fail with EEXIST instead of writing an existing file (O_EXCL). */
+  readonly exclusive?: boolean;
+  /** Fail with ELOOP instead of writing through a link at the address itself (O_NOFOLLOW). */
+  readonly noFollow?: boolean;
+}
+
 export interface PinnedFolder {
   readonly address: string;
+  release(): Promise<void>;
+}
+
+export interface PinnedFile {
+  readonly address: string;
+  readonly stat: FileStat;
   release(): Promise<void>;
 }
 

@@ -7,6 +7,19 @@ export function pathArgument(what: string): z.ZodString {
   return z.string().min(1).describe(`${what}, relative to the workspace folder ("src/app.ts"); in a multi-root workspace start with the folder's name.`);
 }
 
+/** Longest pattern or glob handed to ripgrep, in UTF-8 bytes (the kernel caps one argument at 128 KiB). */
+export const RIPGREP_ARGUMENT_MAX_BYTES = 64 * 1024;
+
+/**
+ * A pattern or glob that reaches ripgrep's command line. Security: a NUL cannot be passed in an
+ * argument (spawning would fail with an internal error), nor can an argument over the kernel's limit.
+ */
+export function ripgrepArgument(): z.ZodString {
+  return z.string().min(1)
+    .refine((s) => !s.includes('\0'), { error: 'it contains a NUL character, which cannot be passed to ripgrep; to match a NUL byte, write \\x00 in a regex (literal: false)' })
+    .refine((s) => Buffer.byteLength(s) <= RIPGREP_ARGUMENT_MAX_BYTES, { error: `it is longer than ${RIPGREP_ARGUMENT_MAX_BYTES} bytes, more than ripgrep can be given; shorten it` });
+}
+
 /**
  * An explicit bound: an integer >= 1. 0, negatives, fractions, Infinity and NaN are rejected so a
  * caller can never name a bound and silently get an unbounded result.

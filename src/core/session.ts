@@ -87,7 +87,15 @@ export class Session {
   }
 
   get roots(): readonly WorkspaceRoot[] { return this.options.roots(); }
-  get policy(): Policy { return this.options.policy(); }
+  /** The policy in force, knowing the workspace folders (so nested folders and absolute paths are judged). */
+  get policy(): Policy {
+    const policy = this.options.policy();
+    const folders = this.roots.map((r) => r.localPath);
+    const key = folders.join('\u0000');
+    if (this.placed?.policy !== policy || this.placed.key !== key) this.placed = { policy, key, placed: policy.within(folders) };
+    return this.placed.placed;
+  }
+  private placed: { readonly policy: Policy; readonly key: string; readonly placed: Policy } | undefined;
   get limits(): SessionLimits { return this.options.limits?.() ?? DEFAULT_LIMITS; }
   get declaration(): SchemaDeclaration { return { supportsFollow: this.search?.supportsFollow ?? false }; }
 
@@ -124,11 +132,12 @@ export class Session {
     const risks: Risk[] = prepared.targets.reads && tool.risk === 'write' ? ['write', 'read'] : [tool.risk];
     const targets: GateTarget[] = prepared.targets.paths.map((p) => {
       // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed.
-      const decisions = risks.map((risk) => policy.decide(p.rel, risk)).filter((d) => !(prepared.targets.reads && d.source === 'protected'));
+      const decisions = risks.map((risk) => policy.decide(p.rel, risk, p.root.localPath)).filter((d) => !(prepared.targets.reads && d.source === 'protected'));
       const { action, rule, source, reason } = strictest(decisions);
       return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
     });
-    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: targets.some((t) => t.action === 'ask') };
+    const taint = prepared.targets.taint;
+    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint } : {}) };
     return { tool, call, risks, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
   }
 
@@ -152,8 +161,8 @@ export class Session {
       if (deniedAt !== -1) {
         verdict = { allow: false, decidedBy: 'rule' };
         const denied = prepared.call.targets[deniedAt]!;
-        const rel = prepared.paths[deniedAt]!.rel;
-        const risk = prepared.risks.find((r) => this.policy.decide(rel, r).action === 'deny') ?? tool.risk;
+        const path = prepared.paths[deniedAt]!;
+        const risk = prepared.risks.find((r) => this.policy.decide(path.rel, r, path.root.localPath).action === 'deny') ?? tool.risk;
         throw refused(`${tool.name} on "${denied.display}" was refused by the rule "${denied.rule}" (${risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
       }
       if (signal.aborted) throw cancelled();
@@ -176,6 +185,7 @@ export class Session {
 
   private context(prepared: PreparedCall, signal: AbortSignal): ToolContext {
     const gated = new Set(prepared.paths.map((p) => `${p.root.name}\u0000${p.rel}`));
+    const linksConfirmed = new Set<string>();
     return {
       session: this,
       signal,
@@ -188,17 +198,50 @@ export class Session {
         if (!covered) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
         if (signal.aborted) throw cancelled();
         const resolved = await resolveOnDisk(path, this.fs, options);
-        if (resolved.realRel !== resolved.rel) for (const risk of prepared.risks) this.checkRealTarget(risk, resolved);
+        const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
+        if (moved) for (const risk of prepared.risks) this.checkRealTarget(risk, resolved);
+        await this.confirmLinks(prepared, resolved, linksConfirmed, signal);
         return resolved;
       },
     };
   }
 
+  /**
+   * Security: a file with several names (hard links) can be a protected file under an innocent name,
+   * and no rule sees the other names. So the person is asked again, told how many names it has
+   * (the first question named only this one), before it is read or written.
+   */
+  private async confirmLinks(prepared: PreparedCall, resolved: ResolvedPath, confirmed: Set<string>, signal: AbortSignal): Promise<void> {
+    const links = resolved.checked?.type === 'file' ? resolved.checked.nlink ?? 1 : 1;
+    if (links <= 1 || confirmed.has(resolved.display)) return;
+    const named = prepared.call.targets.some((t) => t.display === resolved.display);
+    const targets = named
+      ? prepared.call.targets.map((t) => (t.display === resolved.display ? { ...t, links } : t))
+      : [...prepared.call.targets, { display: resolved.display, action: 'default' as const, links }];
+    const call: GateCall = { ...prepared.call, targets };
+    if (signal.aborted) throw cancelled();
+    const verdict = await this.gate(call, signal);
+    if (!verdict.allow) throw refused(`The user declined ${prepared.tool.name} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected. Do not retry it under another name; ask the user what they want instead.`);
+    confirmed.add(resolved.display);
+  }
+
+  /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
+  readProtection(resolved: ResolvedPath): string | undefined {
+    const decision = strictest([
+      this.policy.decide(resolved.rel, 'read', resolved.root.localPath),
+      this.policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
+    ]);
+    return decision.action === 'ask' || decision.action === 'deny' ? decision.rule : undefined;
+  }
+
   /** Security: a link inside the workspace must not launder a denied or secret path. */
   private checkRealTarget(risk: Risk, resolved: ResolvedPath): void {
-    const lexical = this.policy.decide(resolved.rel, risk).action;
-    const real = this.policy.decide(resolved.realRel, risk);
+    const lexical = this.policy.decide(resolved.rel, risk, resolved.root.localPath).action;
+    const real = this.policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
     if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
+      if (resolved.realRel === resolved.rel) {
+        throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}). Ask the user to open the real folder instead.`);
+      }
       throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}). Use the real path so the user is asked about it.`);
     }
   }

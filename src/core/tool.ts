@@ -37,6 +37,8 @@ export interface CallTargets {
    * judged by the read rules too, so a read-denied file cannot be staged and read back.
    */
   readonly reads?: boolean;
+  /** The bytes this call writes came from a protected path (a tainted media): the person is asked every time. */
+  readonly taint?: { readonly from: string; readonly rule: string };
 }
 
 export interface ToolContext {

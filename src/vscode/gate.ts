@@ -49,10 +49,14 @@ export function whyAsked(target: GateTarget): string {
 export function describeCall(call: GateCall): { message: string; detail: string } {
   const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
   const asked = call.targets.find((t) => t.action === 'ask');
-  const message = asked
-    ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
-    : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
+  const message = call.taint
+    ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${call.taint.from}"?`
+    : asked
+      ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
+      : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
+  for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
+  if (call.taint) lines.push(`"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`);
   if (asked) lines.push(whyAsked(asked));
   return { message, detail: lines.join('\n') };
 }
@@ -89,7 +93,9 @@ export class VscodeGate {
     const trusted = this.options.trusted();
     // Security: a secret is asked every time, even when VS Code auto-approves the tool.
     const confirmedByVscode = call.origin === 'chat' || call.origin === 'api';
-    const mustAsk = call.secret || !trusted || !confirmedByVscode;
+    // A file with several names was not described as such in VS Code's own confirmation.
+    const linked = call.targets.some((t) => (t.links ?? 1) > 1);
+    const mustAsk = call.secret || linked || !trusted || !confirmedByVscode;
     if (!mustAsk) return { allow: true, decidedBy: 'person' };
     const key = `${call.tool}`;
     const rememberable = !call.secret && trusted;

@@ -50,7 +50,11 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   message.appendText(targetList(call));
   message.appendMarkdown(`\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
   const asked = call.targets.find((t) => t.action === 'ask');
-  if (asked) {
+  if (call.taint) {
+    message.appendMarkdown('- ');
+    message.appendText(`The content was staged from ${call.taint.from}, which the protected rule ${call.taint.rule} covers: you will also be asked in a dialog.`);
+    message.appendMarkdown('\n');
+  } else if (asked) {
     message.appendMarkdown('- ');
     message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
     message.appendMarkdown('\n');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { WorkspaceRoot } from '../core/paths.ts';
+import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 
 /**
  * The one place where VS Code URIs and core addresses meet. With the node fast path, an address is
@@ -20,17 +20,11 @@ export function allFoldersLocal(folders: readonly vscode.WorkspaceFolder[]): boo
 
 /** Folder names, de-duplicated: two folders named "app" become "app" and "app (2)". */
 export function workspaceRoots(folders: readonly vscode.WorkspaceFolder[], nodeFastPath: boolean): WorkspaceRoot[] {
-  const seen = new Map<string, number>();
-  return folders.map((folder) => {
-    const count = (seen.get(folder.name) ?? 0) + 1;
-    seen.set(folder.name, count);
-    const name = count === 1 ? folder.name : `${folder.name} (${count})`;
-    return {
-      name,
-      address: addressOf(folder.uri, nodeFastPath),
-      ...(folder.uri.scheme === 'file' ? { localPath: folder.uri.fsPath } : {}),
-    };
-  });
+  return withDistinctNames(folders.map((folder) => ({
+    name: folder.name,
+    address: addressOf(folder.uri, nodeFastPath),
+    ...(folder.uri.scheme === 'file' ? { localPath: folder.uri.fsPath } : {}),
+  })));
 }
 
 /** The VS Code URI of a workspace-relative display path's file, given the roots. */

@@ -7,6 +7,8 @@ import { Utf8Validator, detectBinary, firstInvalidUtf8, sniffBom } from '../../s
 import { parsePointer, formatPointer, selectJson } from '../../src/core/artifacts/json.ts';
 import { findSection, outline } from '../../src/core/artifacts/markdown.ts';
 import { nearest } from '../../src/core/artifacts/nearest.ts';
+import { visit } from 'jsonc-parser';
+import { visitJson, type JsonVisitor } from '../../src/core/artifacts/json-visit.ts';
 
 function reference(bytes: Uint8Array): { lf: number; crlf: number } {
   let lf = 0;
@@ -146,5 +148,50 @@ describe('markdown outline', () => {
   it('ranks near candidates by containment, then edit distance', () => {
     assert.deepEqual(nearest('tset', ['build', 'test', 'testing', 'lint'], 2), ['test', 'lint']);
     assert.deepEqual(nearest('dep', ['devDependencies', 'dependencies', 'name'], 2), ['devDependencies', 'dependencies']);
+  });
+});
+
+describe('JSON visitor without recursion', () => {
+  /** Every callback with its arguments, in order; begins at a depth where `skip` says so return false. */
+  function events(run: (visitor: JsonVisitor) => void, skip: (depth: number) => boolean): string[] {
+    const out: string[] = [];
+    let depth = 0;
+    const begin = (kind: string) => (o: number, l: number, line: number): boolean => { out.push(`${kind}{ ${o} ${l} ${line}`); depth++; return !skip(depth); };
+    const end = (kind: string) => (o: number, l: number, line: number): void => { out.push(`${kind}} ${o} ${l} ${line}`); depth--; };
+    run({
+      onObjectBegin: begin('o'), onArrayBegin: begin('a'), onObjectEnd: end('o'), onArrayEnd: end('a'),
+      onObjectProperty: (p) => { out.push(`key ${JSON.stringify(p)}`); },
+      onLiteralValue: (v, o, l, line) => { out.push(`lit ${JSON.stringify(v)} ${o} ${l} ${line}`); },
+      onError: (e, o, l, line, col) => { out.push(`err ${e} ${o} ${l} ${line} ${col}`); },
+    });
+    return out;
+  }
+
+  it('reports exactly what jsonc-parser\'s recursive visit reports, on valid and broken JSONC alike', () => {
+    const noise = fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '"k"', '1', '-', 'e', 'tru', 'null', '//c\n', '/*', '*/', '\n', ' ', 'x', '\\u12');
+    const text = fc.oneof(
+      fc.json({ maxDepth: 6 }),
+      fc.tuple(fc.json({ maxDepth: 4 }), fc.array(fc.tuple(fc.nat(), fc.nat(3), noise), { maxLength: 6 })).map(([json, edits]) => edits.reduce((t, [at, cut, add]) => {
+        const i = t.length === 0 ? 0 : at % (t.length + 1);
+        return t.slice(0, i) + add + t.slice(i + cut);
+      }, json)),
+      fc.array(noise, { maxLength: 30 }).map((parts) => parts.join('')),
+    );
+    fc.assert(fc.property(text, fc.nat(4), (json, skipAt) => {
+      const skip = (depth: number): boolean => skipAt > 0 && depth === skipAt;
+      const theirs = events((v) => visit(json, v as Parameters<typeof visit>[1], { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false }), skip);
+      const ours = events((v) => visitJson(json, v), skip);
+      assert.deepEqual(ours, theirs, json);
+    }), { numRuns: 3000 });
+  });
+
+  it('walks a document nested 100,000 levels deep, where the recursive parser overflows the stack', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    assert.throws(() => visit(deep, {}), RangeError);
+    let ends = 0;
+    visitJson(deep, { onArrayEnd: () => { ends++; } });
+    assert.equal(ends, 100_000);
+    const selection = selectJson(deep, [], { depth: 3, maxChildren: 50, maxNodes: 500, maxString: 200 }, true);
+    assert.ok(selection.found && selection.error === undefined);
   });
 });

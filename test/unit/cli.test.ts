@@ -1,7 +1,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { tempDir } from './harness.ts';
 
@@ -88,5 +89,79 @@ test('bad JSON arguments and unknown options are narrated', () => {
     const u = cli(['--root', ws.path, '--gate', 'maybe', 'list_directory', '{}']);
     assert.equal(u.status, 2);
     assert.match(u.stderr, /--gate must be approve or deny, not "maybe"/);
+  } finally { ws.dispose(); }
+});
+
+/** A CLI session over stdin, answering line by line; `next()` waits for its next output line. */
+function session(args: string[]): { child: ChildProcessWithoutNullStreams; next(): Promise<string>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line); else lines.push(line);
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, next: () => new Promise((resolve) => { const line = lines.shift(); if (line !== undefined) resolve(line); else waiting.push(resolve); }) };
+}
+
+/** The CLI spool folders in the temp folder. */
+const spools = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('workspace-tools-cli-')).sort();
+
+/** A CLI session that has opened a file (so its spool folder holds something), and the name of that folder. */
+async function busySession(ws: string): Promise<{ s: ReturnType<typeof session>; spool: string }> {
+  writeFileSync(nodePath.join(ws, 'a.txt'), 'abc\n');
+  const before = spools();
+  const s = session(['--root', ws, '--gate', 'approve']);
+  s.child.stdin.write('{"tool":"open_file","input":{"path":"a.txt"}}\n');
+  assert.ok(JSON.parse(await s.next()).result);
+  const mine = spools().filter((n) => !before.includes(n));
+  assert.equal(mine.length, 1);
+  return { s, spool: mine[0]! };
+}
+
+test('attack: SIGTERM to a CLI session waiting for its next call ends it at once and removes its spool folder', { timeout: 60_000 }, async () => {
+  const ws = tempDir();
+  try {
+    const { s, spool } = await busySession(ws.path);
+    s.child.kill('SIGTERM');
+    // stdin stays open: the session must end on the signal alone.
+    assert.deepEqual(await s.exited, { code: 143, signal: null });
+    assert.equal(spools().includes(spool), false);
+  } finally { ws.dispose(); }
+});
+
+test('attack: a CLI killed with SIGKILL leaves its spool folder behind; the next CLI start removes it', { timeout: 60_000 }, async () => {
+  const ws = tempDir();
+  try {
+    const { s, spool } = await busySession(ws.path);
+    s.child.kill('SIGKILL');
+    await s.exited;
+    assert.ok(spools().includes(spool), 'a killed CLI cannot clean up after itself');
+    assert.equal(cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']).status, 0);
+    assert.equal(spools().includes(spool), false, 'the next start removed the stale spool folder');
+  } finally { ws.dispose(); }
+});
+
+test('attack: two --root folders with the same name are both reachable, under distinct names', () => {
+  const ws = tempDir();
+  try {
+    for (const side of ['one', 'two']) {
+      mkdirSync(nodePath.join(ws.path, side, 'app'), { recursive: true });
+      writeFileSync(nodePath.join(ws.path, side, 'app', 'which.txt'), `${side}\n`);
+    }
+    const roots = ['--root', nodePath.join(ws.path, 'one', 'app'), '--root', nodePath.join(ws.path, 'two', 'app')];
+    const listed = cli([...roots, '--gate', 'approve', 'list_directory', '{"max_depth":1}']);
+    assert.equal(listed.status, 0, listed.stdout);
+    assert.deepEqual((JSON.parse(listed.stdout) as { result: { path: string }[] }).result.map((r) => r.path), ['app', 'app (2)']);
+    const second = cli([...roots, '--gate', 'approve', 'stage_file', '{"path":"app (2)/which.txt"}']);
+    assert.equal(second.status, 0, second.stdout);
+    assert.equal((JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path, 'app (2)/which.txt');
   } finally { ws.dispose(); }
 });

@@ -12,6 +12,7 @@ import type { SearchResult } from '../../src/core/search/results.ts';
 import type { ListDirectoryResult, ListedEntry } from '../../src/core/tools/list_directory.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
 import type { Gate } from '../../src/core/ports.ts';
+import type { GateCall } from '../../src/core/gate.ts';
 import { tempDir, testSession, type TestSession } from './harness.ts';
 import { rgPath, writeTree } from './search-helpers.ts';
 
@@ -366,7 +367,8 @@ test('canary: find_files with every flag combination lists exactly what raw rg l
 function expectedListing(rel: string, maxDepth: number | undefined): ListedEntry[] {
   const out: ListedEntry[] = [];
   const walk = (dirRel: string, shownRel: string, depth: number): void => {
-    const names = readdirSync(nodePath.join(t.root, dirRel)).filter((n) => (dirRel ? `${dirRel}/${n}` : n) !== 'private');
+    // The denied folder, and a link that leads into it (a link is judged by where it leads), are left out.
+    const names = readdirSync(nodePath.join(t.root, dirRel)).filter((n) => (dirRel ? `${dirRel}/${n}` : n) !== 'private' && LINKS[dirRel ? `${dirRel}/${n}` : n] !== 'private');
     const entries = names.map((name) => ({ name, stat: lstatSync(nodePath.join(t.root, dirRel, name)) }))
       .sort((a, b) => Number(!a.stat.isDirectory()) - Number(!b.stat.isDirectory()) || (a.name < b.name ? -1 : 1));
     for (const { name, stat } of entries) {
@@ -561,5 +563,57 @@ test('attack: staging a read-denied file for writing, to read it back through me
     // Replacing its content without reading it stays a write, judged by the write rules only.
     await s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}`, content: 'replaced\n' });
     assert.equal(s.session.media.all().length, 1);
+  } finally { await s.dispose(); }
+});
+
+/**
+ * Taint: the person allowed one read of a secret (staging it); the bytes must not then escape the
+ * protection by being saved under an innocent name, where later calls would read them with no ask,
+ * nor through the text of a failed patch.
+ */
+test('attack: a media staged from a secret is saved to an innocent path, and a failed patch quotes its lines', async () => {
+  const calls: GateCall[] = [];
+  // The person allows staging and patching .env, and declines every protected save.
+  const gate: Gate = async (call) => {
+    calls.push(call);
+    return { allow: !(call.secret && call.tool === 'save_media'), decidedBy: 'test' };
+  };
+  const s = testSession({ overrides: { gate } });
+  try {
+    writeTree(s.root, { '.env': `TOKEN=${CANARY.env}\nOTHER=1\n` });
+    const staged = await s.session.invoke(TOOLS.stage_file, { path: '.env' });
+    const mediaId = (staged.result as { media_id: string }).media_id;
+    const failed = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'TOKEN=CANARY_ENV_x', replace: 'TOKEN=redacted' } }).then(() => undefined, (e: unknown) => e);
+    assert.ok(failed instanceof SandboxError && failed.code === 'E_SANDBOX_NOT_FOUND', String(failed));
+    for (const token of CANARY_TOKENS) assert.ok(!failed.message.includes(token), `the patch error quoted the secret: ${failed.message}`);
+    const unified = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { unified: '@@ -1,1 +1,1 @@\n-TOKEN=CANARY_ENV_y\n+TOKEN=z\n' } }).then(() => undefined, (e: unknown) => e);
+    assert.ok(unified instanceof SandboxError, String(unified));
+    for (const token of CANARY_TOKENS) assert.ok(!unified.message.includes(token), `the unified-diff error quoted the secret: ${unified.message}`);
+    // A patch that applies makes a media that is just as protected.
+    const patched = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'OTHER=1', replace: 'OTHER=2' } });
+    for (const id of [mediaId, (patched.result as { media_id: string }).media_id]) {
+      calls.length = 0;
+      const saved = await s.session.invoke(TOOLS.save_media, { media_id: id, path: 'notes.txt' }).then(() => undefined, (e: unknown) => e);
+      assert.ok(saved instanceof SandboxError && saved.code === 'E_SANDBOX_REFUSED', `${id}: ${String(saved)}`);
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0]!.secret, true, 'the save was not asked as a secret');
+      assert.deepEqual(calls[0]!.taint, { from: '.env', rule: '.env' });
+      assert.match(calls[0]!.summary, /notes\.txt.*"\.env"/);
+    }
+    assert.equal(readdirSync(s.root).includes('notes.txt'), false, 'the secret landed under an innocent name');
+  } finally { await s.dispose(); }
+});
+
+test('attack: secret files missing from the built-in list (.env-prod, terraform.tfstate, .git/modules/*/config, ...) open with no ask', async () => {
+  const names = ['.env-prod', '.env_local', '.flaskenv', 'terraform.tfstate', 'terraform.tfstate.backup', 'putty.ppk', '.htpasswd', '.vault-token', '.s3cfg', '.boto', '.azure/accessTokens.json',
+    '.config/gh/hosts.yml', '.cargo/credentials.toml', '.m2/settings.xml', 'auth.json', '.yarnrc', '.dockercfg', 'kubeconfig', 'secrets.json', 'secrets.toml', '.git/modules/lib/config'];
+  const s = testSession();
+  try {
+    writeTree(s.root, Object.fromEntries(names.map((n) => [n, `TOKEN=${CANARY.env}\n`])));
+    for (const name of names) {
+      s.gate.calls.length = 0;
+      await s.session.invoke(TOOLS.open_file, { path: name });
+      assert.equal(s.gate.calls[0]?.secret, true, `${name} opened without the modal ask`);
+    }
   } finally { await s.dispose(); }
 });

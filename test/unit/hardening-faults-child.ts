@@ -14,6 +14,7 @@ import { Policy } from '../../src/core/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { MemoryLog } from './harness.ts';
+import type { WriteOptions } from '../../src/core/ports.ts';
 
 export type Scenario = 'kill-mid-temp-write' | 'kill-before-rename' | 'kill-after-rename' | 'unreadable-file' | 'unreadable-folder';
 
@@ -39,13 +40,13 @@ const isTemp = (address: string): boolean => /\.wt-save-[0-9a-f]{12}\.tmp$/.test
 
 /** The real node fs, dying at the scenario's point of a save. */
 class DyingFs extends NodeFs {
-  override async writeFile(address: string, data: Uint8Array): Promise<void> {
+  override async writeFile(address: string, data: Uint8Array, options?: WriteOptions): Promise<void> {
     if (scenario === 'kill-mid-temp-write' && isTemp(address)) {
       // Half the bytes reach the temp file, then the process is gone.
       await fsp.writeFile(address, data.subarray(0, Math.floor(data.byteLength / 2)));
       die();
     }
-    await super.writeFile(address, data);
+    await super.writeFile(address, data, options);
   }
 
   override async rename(from: string, to: string): Promise<void> {

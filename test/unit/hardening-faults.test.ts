@@ -1,11 +1,12 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, linkSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { tempDir, testSession } from './harness.ts';
-import { join, namesIn, rejectsWith } from './media-fixtures.ts';
+import { FaultyFs, join, namesIn, rejectsWith } from './media-fixtures.ts';
+import type { WriteOptions } from '../../src/core/ports.ts';
 import type { Scenario, Step } from './hardening-faults-child.ts';
 
 /**
@@ -276,4 +277,79 @@ test('fault: the artifact spool fills its disk while a file is opened: narrated 
     await t.dispose();
     disk.dispose();
   }
+});
+
+/** The real node fs, recording the permission bits of each save's temp file the moment its write returns. */
+class TempModeObserver extends FaultyFs {
+  readonly tempModes: number[] = [];
+  override async writeFile(address: string, data: Uint8Array, options?: WriteOptions): Promise<void> {
+    await super.writeFile(address, data, options);
+    if (/\.wt-save-[0-9a-f]{12}\.tmp$/.test(address)) this.tempModes.push(statSync(address).mode & 0o7777);
+  }
+}
+
+test('attack: saving a 0600 file through a temp file that is world-readable until it is chmod-ed', async () => {
+  const fs = new TempModeObserver();
+  const t = testSession({ fs });
+  const umask = process.umask(0o022);
+  try {
+    const file = nodePath.join(t.root, 'private.key.txt');
+    writeFileSync(file, 'v0\n');
+    chmodSync(file, 0o600);
+    for (let i = 1; i <= 20; i++) {
+      const staged = await t.session.invoke(TOOLS.stage_file, { path: 'private.key.txt', content: `v${i}\n` });
+      await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
+    }
+    assert.equal(fs.tempModes.length, 20);
+    assert.deepEqual(fs.tempModes.filter((m) => (m & 0o077) !== 0), [], 'a temp file holding the new bytes was readable by others');
+    assert.equal(statSync(file).mode & 0o7777, 0o600);
+    assert.equal(readFileSync(file, 'utf8'), 'v20\n');
+  } finally { process.umask(umask); await t.dispose(); }
+});
+
+test('attack: saving a setuid or setgid file keeps the bit on the new bytes', async () => {
+  const t = testSession();
+  try {
+    for (const [name, mode] of [['suid.sh', 0o4755], ['sgid.sh', 0o2755]] as const) {
+      const file = nodePath.join(t.root, name);
+      writeFileSync(file, '#!/bin/sh\n');
+      chmodSync(file, mode);
+      const staged = await t.session.invoke(TOOLS.stage_file, { path: name, content: '#!/bin/sh\nid\n' });
+      await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
+      assert.equal(statSync(file).mode & 0o7777, 0o755, name);
+    }
+  } finally { await t.dispose(); }
+});
+
+const canChown = process.geteuid?.() === 0;
+test('attack: saving another user\'s file by rename makes the saver its owner', { skip: canChown ? false : 'needs root to give the file another owner' }, async () => {
+  const t = testSession();
+  try {
+    const file = nodePath.join(t.root, 'theirs.txt');
+    writeFileSync(file, 'old\n');
+    chownSync(file, 1000, 1000);
+    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'theirs.txt', content: 'new\n' });
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
+    const s = statSync(file);
+    assert.deepEqual([s.uid, s.gid], [1000, 1000], 'the owner changed');
+    assert.equal(readFileSync(file, 'utf8'), 'new\n');
+    assert.equal((saved.result as { method: string }).method, 'direct');
+    assert.match(saved.text, /in place.*another owner or group \(1000:1000\)/s);
+  } finally { await t.dispose(); }
+});
+
+test('attack: saving a file with a second hard link splits the link (the other name keeps the old bytes)', async () => {
+  const t = testSession();
+  try {
+    const file = nodePath.join(t.root, 'config.txt');
+    writeFileSync(file, 'old\n');
+    linkSync(file, nodePath.join(t.root, 'alias.txt'));
+    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'config.txt' });
+    assert.match(staged.text, /2 names \(hard links\)/);
+    const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: (staged.result as { media_id: string }).media_id, patch: { find: 'old', replace: 'new' } });
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: (patched.result as { media_id: string }).media_id });
+    assert.equal(readFileSync(nodePath.join(t.root, 'alias.txt'), 'utf8'), 'new\n', 'the hard link was split');
+    assert.equal(statSync(file).nlink, 2);
+    assert.deepEqual([(saved.result as { method: string }).method, (saved.result as { in_place_because?: string }).in_place_because], ['direct', 'the file has 2 names (hard links), which a rename would split']);
+  } finally { await t.dispose(); }
 });

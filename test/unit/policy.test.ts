@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { Policy, parseRules, SECRET_GLOBS } from '../../src/core/policy.ts';
+import { anyOf, ruleRegex, ruleSource } from '../../src/core/policy/rule-glob.ts';
+import { backtrackSafeGlob } from '../../src/core/glob/linear.ts';
 
 test('the built-in secret list is asked for reads and writes', () => {
   const policy = new Policy([]);
@@ -59,4 +62,26 @@ test('invalid rules never allow: the policy asks for everything and reports each
   const good = parseRules([{ glob: 'dist/**', write: 'deny' }]);
   assert.deepEqual(good.errors, []);
   assert.equal(good.policy.decide('dist/a.js', 'write').action, 'deny');
+});
+
+test('a person\'s rule glob that could backtrack runs on RE2 and matches every normalized path picomatch\'s RegExp matches', () => {
+  const segment = fc.constantFrom('a', 'b', 'ab', '.env', 'x.pem', 'src', '.git', 'config', 'aaab', 'A.PEM', 'sec{ret}', 'a b');
+  const piece = fc.constantFrom('*', '**', '?', 'a', 'b', '.', '{a,b}', '{*a,b*}', '[ab]', '[!a]', 'x', '.pem', '/', '**/');
+  const glob = fc.array(piece, { minLength: 1, maxLength: 7 }).map((p) => p.join('')).filter((g) => !backtrackSafeGlob(g));
+  fc.assert(fc.property(glob, fc.array(fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/')), { minLength: 1, maxLength: 10 }), fc.boolean(), (g, paths, ignoreCase) => {
+    let reference: RegExp;
+    try { reference = new RegExp(ruleSource(g), ignoreCase ? 'i' : ''); } catch { return; }
+    const linear = ruleRegex(g, false);
+    assert.equal(linear.backtrackSafe, false);
+    const test = anyOf([linear], ignoreCase);
+    for (const p of paths) if (reference.test(p)) assert.ok(test(p), `${g} on ${p}`);
+  }), { numRuns: 2000 });
+});
+
+test('rule globs that cannot be matched safely are refused like any invalid rule', () => {
+  const parsed = parseRules([{ glob: '!(*.md)', read: 'deny' }, { glob: 'a\u0000b', read: 'deny' }]);
+  assert.equal(parsed.errors.length, 2);
+  assert.match(parsed.errors[0]!, /look-around/);
+  assert.match(parsed.errors[1]!, /NUL or control character/);
+  assert.equal(parsed.policy.decide('README.md', 'read').action, 'ask');
 });

@@ -40,13 +40,13 @@ describe('ripgrep arguments', () => {
   it('find_files never hands its glob to rg as a --glob override, which would re-include hidden and ignored files', () => {
     // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--glob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
       '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--glob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--iglob=!*.pem', '--', 'src',
     ]);
   });
 
@@ -55,19 +55,18 @@ describe('ripgrep arguments', () => {
     for (const flag of ['--max-columns=2000', '--max-columns-preview', '--no-config', '--null', '--line-number', '--with-filename']) assert.ok(args.includes(flag), flag);
   });
 
-  it('puts the policy exclusions after the caller globs, the pattern in --regexp=, and the path after --', () => {
+  it('puts the policy exclusions after the caller globs as case-insensitive --iglob, the pattern in --regexp=, and the path after --', () => {
     const args = contentArgs(query({ globs: ['*.pem'], iglobs: ['*.KEY'] }), ['*.pem', 'secrets/**'], 'src/-odd');
     assert.deepEqual(args.slice(args.indexOf('--glob=*.pem')), [
       '--glob=*.pem', '--iglob=*.KEY',
-      '--glob=!*.pem', '--glob=!secrets/**', '--glob=!/secrets',
       '--iglob=!*.pem', '--iglob=!secrets/**', '--iglob=!/secrets',
       '--regexp=-e', '--', 'src/-odd',
     ]);
   });
 
   it('excludes a protected folder itself, anchored like its rule', () => {
-    assert.deepEqual(exclusionArgs(['secrets/**', '**/.ssh/**', 'a/b/**', '*.key', '!odd'], false), [
-      '--glob=!secrets/**', '--glob=!/secrets', '--glob=!**/.ssh/**', '--glob=!**/.ssh', '--glob=!a/b/**', '--glob=!a/b', '--glob=!*.key',
+    assert.deepEqual(exclusionArgs(['secrets/**', '**/.ssh/**', 'a/b/**', '*.key', '!odd']), [
+      '--iglob=!secrets/**', '--iglob=!/secrets', '--iglob=!**/.ssh/**', '--iglob=!**/.ssh', '--iglob=!a/b/**', '--iglob=!a/b', '--iglob=!*.key',
     ]);
   });
 });
@@ -407,7 +406,7 @@ describe('ripgrep never lists protected folders', () => {
       writeTree(dir.path, { 'private/.ignore': 'bad{\n', 'private/x.txt': 'needle\n', 'src/private/y.txt': 'needle\n', 'ok.txt': 'needle\n' });
       const policy = new Policy([{ glob: 'private/**', read: 'deny' }]);
       const query: PathQuery = { ...baseContent(dir.path), policy, glob: '*', hidden: true };
-      const raw = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', ...exclusionArgs(policy.searchExclusions('read'), false)], { cwd: dir.path, encoding: 'utf8' });
+      const raw = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', ...exclusionArgs(policy.searchExclusions('read'))], { cwd: dir.path, encoding: 'utf8' });
       assert.equal(raw.stderr, '');
       const frames = await collect(createRipgrepSearch({ rgPath: rgPath() }).findPaths(query));
       assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['ok.txt', 'src/private/y.txt']);

@@ -1,4 +1,5 @@
-import { printParseErrorCode, visit, type ParseErrorCode } from 'jsonc-parser';
+import { printParseErrorCode, type ParseErrorCode } from 'jsonc-parser';
+import { visitJson } from './json-visit.ts';
 import { SandboxError, invalidInput } from '../errors.ts';
 import { nearest } from './nearest.ts';
 
@@ -91,7 +92,7 @@ interface Frame {
 const isIndex = (segment: string): boolean => segment === '0' || /^[1-9][0-9]{0,15}$/.test(segment);
 
 /**
- * One pass of jsonc-parser's visitor over `text` (comments and trailing commas allowed):
+ * One pass of a JSONC visitor over `text` (comments and trailing commas allowed), without recursion:
  * summarizes the value at `pointer`, skipping the subtrees off the pointer's path. With
  * `validate`, nothing is skipped, so every syntax error is seen.
  */
@@ -178,7 +179,7 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
     frame.node.endLine = line + 1;
   };
 
-  visit(text, {
+  visitJson(text, {
     onObjectBegin: (_o, _l, line) => begin('object', line),
     onArrayBegin: (_o, _l, line) => begin('array', line),
     onObjectEnd: (_o, _l, line) => end(line),
@@ -197,7 +198,7 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
     onError: (code: ParseErrorCode, _offset, _length, line, column) => {
       error ??= { error: printParseErrorCode(code), line: line + 1, column: column + 1 };
     },
-  }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  });
 
   if (found) return { found: true, node: found, truncated, ...(error ? { error } : {}) };
   const matchedDepth = pathFrames.length;

@@ -27,19 +27,60 @@ function blankFrontMatter(text: string): string {
   return text.slice(0, end).replace(/[^\r\n]/g, '') + text.slice(end);
 }
 
+/** Headings an outline holds at most: parsing stops after them (4 MB of "#" lines are 2 million headings). */
+export const OUTLINE_MAX_HEADINGS = 1000;
+/** Lines handed to markdown-it at most: it allocates several numbers per line of what it parses, up front. */
+export const OUTLINE_MAX_LINES = 200_000;
+/** Characters of a heading's title kept; longer ones end with "…". */
+export const TITLE_MAX_CHARS = 200;
+
+export interface Outline {
+  readonly headings: Heading[];
+  /** Set when parsing stopped early (after OUTLINE_MAX_HEADINGS headings or OUTLINE_MAX_LINES lines): the line it stopped at. */
+  readonly stoppedAtLine?: number;
+}
+
 /** The heading outline of a Markdown document, from markdown-it's block parse (CommonMark). */
 export function outline(text: string, totalLines: number): Heading[] {
+  return parseOutline(text, totalLines).headings;
+}
+
+/**
+ * The outline, bounded: markdown-it parses at most OUTLINE_MAX_LINES lines, and its block parse
+ * stops once it has found `maxHeadings` headings (a rule placed first ends it), so memory and the
+ * outline stay small whatever the document holds.
+ */
+export function parseOutline(text: string, totalLines: number, maxHeadings = OUTLINE_MAX_HEADINGS): Outline {
+  let cut = -1;
+  for (let n = 0; n < OUTLINE_MAX_LINES && cut < text.length; n++) {
+    cut = text.indexOf('\n', cut + 1);
+    if (cut === -1) break;
+  }
+  const linesCut = cut !== -1 && cut + 1 < text.length;
   const md = new MarkdownIt('commonmark');
   // Only block structure matters; inline parsing is most of the cost and memory.
   md.core.ruler.disable(['inline']);
-  const tokens = md.parse(blankFrontMatter(text), {});
+  let headings = 0;
+  let counted = 0;
+  let stoppedAtLine: number | undefined;
+  md.block.ruler.before('table', 'wt_outline_cap', (state, startLine, endLine, silent) => {
+    for (; counted < state.tokens.length; counted++) if (state.tokens[counted]!.type === 'heading_open') headings++;
+    if (headings < maxHeadings) return false;
+    if (silent) return true;
+    stoppedAtLine ??= startLine + 1;
+    state.line = endLine;
+    return true;
+  });
+  const tokens = md.parse(blankFrontMatter(linesCut ? text.slice(0, cut + 1) : text), {});
+  if (linesCut) stoppedAtLine ??= OUTLINE_MAX_LINES + 1;
   const found: Array<{ level: number; title: string; startLine: number }> = [];
-  for (let i = 0; i < tokens.length; i++) {
+  for (let i = 0; i < tokens.length && found.length < maxHeadings; i++) {
     const token = tokens[i]!;
     if (token.type !== 'heading_open' || !token.map) continue;
-    found.push({ level: Number(token.tag.slice(1)), title: tokens[i + 1]?.content.trim() ?? '', startLine: token.map[0] + 1 });
+    const title = tokens[i + 1]?.content.trim() ?? '';
+    found.push({ level: Number(token.tag.slice(1)), title: title.length > TITLE_MAX_CHARS ? `${title.slice(0, TITLE_MAX_CHARS)}…` : title, startLine: token.map[0] + 1 });
   }
-  const ends = found.map(() => totalLines);
+  const ends = found.map(() => (stoppedAtLine === undefined ? totalLines : stoppedAtLine - 1));
   const open: number[] = [];
   const chain: string[] = [];
   const paths = found.map((h, i) => {
@@ -52,7 +93,8 @@ export function outline(text: string, totalLines: number): Heading[] {
     chain.push(h.title);
     return chain.join('/');
   });
-  return found.map((h, i) => ({ level: h.level, title: h.title, path: paths[i]!, startLine: h.startLine, endLine: ends[i]! }));
+  const headingList = found.map((h, i) => ({ level: h.level, title: h.title, path: paths[i]!, startLine: h.startLine, endLine: ends[i]! }));
+  return stoppedAtLine === undefined ? { headings: headingList } : { headings: headingList, stoppedAtLine };
 }
 
 const plain = (s: string): string => s.replace(/[`*_~]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();

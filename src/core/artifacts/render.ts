@@ -17,6 +17,7 @@ export function renderHandle(h: ArtifactHandle): string {
     ? [`binary`, `${h.bytes} bytes`]
     : [plural(h.lines, 'line'), `${h.bytes} bytes`, h.encoding, h.eol === 'none' ? 'no line breaks' : h.eol];
   const lines = [`artifact ${h.callId}: ${h.path}, ${facts.join(', ')}, modified ${h.mtime}`];
+  if (h.links) lines.push(`This file has ${h.links} names (hard links): the same bytes are reachable under other names.`);
   if (h.invalidUtf8) lines.push(`Not valid UTF-8 from line ${h.invalidUtf8.line} (byte ${h.invalidUtf8.byte}); invalid bytes read as \uFFFD.`);
   return lines.join('\n');
 }
@@ -54,7 +55,7 @@ export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShap
   return out.join('\n');
 }
 
-export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[] }, maxHeadings = 300): string {
+export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[]; outlineStopsAtLine?: number }, maxHeadings = 300): string {
   const { handle, outline } = result;
   const out = [renderHandle(handle)];
   if (outline.length === 0) {
@@ -63,6 +64,7 @@ export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: re
     out.push(`Outline (${plural(outline.length, 'heading')}; line ranges are whole sections):`);
     for (const h of outline.slice(0, maxHeadings)) out.push(`${'  '.repeat(h.level - 1)}${'#'.repeat(h.level)} ${h.title}  ${h.startLine}-${h.endLine}`);
     if (outline.length > maxHeadings) out.push(`… ${plural(outline.length - maxHeadings, 'more heading')}`);
+    if (result.outlineStopsAtLine !== undefined) out.push(`(the outline stops at line ${result.outlineStopsAtLine}, after ${plural(outline.length, 'heading')}: find later headings with artifact_grep "^#")`);
   }
   const example = outline.find((h) => h.path.includes('/')) ?? outline[0];
   out.push(openHint(handle, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
@@ -103,7 +105,8 @@ export function renderGrep(r: ArtifactGrepResult): string {
     previous = l.n;
   }
   if (r.capped) out.push(`(output capped at ${KIB} KiB: ${r.lines.filter((l) => l.match).length} of ${r.matchCount} matching lines shown; lower maxResults or context, or read around a line with artifact_read)`);
-  if (r.limited) out.push(`(result limit: stopped at maxResults ${r.maxResults}; more lines match. Raise maxResults or narrow the pattern.)`);
+  if (r.maxResultsAsked !== undefined) out.push(`(maxResults ${r.maxResultsAsked} is over the cap of ${r.maxResults}, so ${r.maxResults} was used.)`);
+  if (r.limited) out.push(`(result limit: stopped at maxResults ${r.maxResults}; more lines match. ${r.maxResultsAsked !== undefined ? 'Narrow the pattern, or search from a later line with artifact_read.' : 'Raise maxResults or narrow the pattern.'})`);
   if (r.contextOmitted) out.push('(context lines are not shown for binary artifacts)');
   return out.join('\n');
 }

@@ -9,14 +9,15 @@ import type { ArtifactEncoding } from './encoding.ts';
 import { runRipgrep } from './grep.ts';
 import { missError, parsePointer, renderJson, selectJson, type JsonSummary, type JsonType } from './json.ts';
 import type { Eol, LineIndex } from './line-index.ts';
-import { findSection, nearHeadings, outline, type Heading } from './markdown.ts';
+import { findSection, nearHeadings, parseOutline, type Heading, type Outline } from './markdown.ts';
 import { PAGE_MAX_BYTES, SpoolReader, type SpoolLine } from './reader.ts';
 import { formatBytes, spoolFile } from './spool.ts';
+import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 
 export { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 export type { Eol } from './line-index.ts';
 export type { ArtifactEncoding } from './encoding.ts';
-export type { Heading } from './markdown.ts';
+export type { Heading, Outline } from './markdown.ts';
 export type { JsonSummary, JsonType } from './json.ts';
 
 export interface ArtifactStoreOptions {
@@ -47,6 +48,8 @@ export interface ArtifactHandle {
   readonly mtime: string;
   /** For a text file that is not valid UTF-8: where its first invalid byte is (read shows such bytes as U+FFFD). */
   readonly invalidUtf8?: { readonly line: number; readonly byte: number };
+  /** Set when the file has more than one name (hard links): how many. */
+  readonly links?: number;
 }
 
 /** An open artifact as a host lists it. */
@@ -112,6 +115,8 @@ export interface ArtifactGrepResult {
   /** Matching and context lines in file order; a gap between groups is a jump in `n`. */
   readonly lines: readonly GrepLine[];
   readonly maxResults: number;
+  /** Set when the maxResults asked for was over GREP_MAX_RESULTS (and so capped to it): what was asked. */
+  readonly maxResultsAsked?: number;
   /** More matching lines exist beyond maxResults. */
   readonly limited: boolean;
   /** The output stopped at PAGE_MAX_BYTES: matches after `lines` were found but not shown. */
@@ -145,6 +150,8 @@ export interface Disposable { dispose(): void }
 export const PAGE_MAX_LINES = 2000;
 /** Matching lines artifact_grep returns when `maxResults` is not given. */
 export const GREP_DEFAULT_MAX_RESULTS = 100;
+/** The most matching lines one artifact_grep collects, whatever `maxResults` asks (each is held in memory). */
+export const GREP_MAX_RESULTS = 10_000;
 /** Largest JSON artifact that is parsed (shape, queries) or read whole by `readText`. */
 export const STRUCTURE_MAX_BYTES = 32 * 1024 * 1024;
 /** Largest Markdown artifact whose outline is parsed: markdown-it takes ~30x the text in memory. */
@@ -166,10 +173,11 @@ interface Entry {
   leases: number;
   gone: boolean;
   /** A Markdown artifact's outline, parsed once. */
-  outline?: Heading[];
+  outline?: Outline;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this id exists (a run folder named after a dead one is stale). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -329,8 +337,19 @@ export class ArtifactStore {
     if (!source.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${source.display}" does not exist. Check the path with find_files or list_directory; paths are relative to the workspace folder.`);
     await this.start();
     if (signal.aborted) throw cancelled();
+    const opened = await openChecked(this.options.fs, source);
+    try {
+      return await this.spool(source, opened, signal, kind);
+    } finally {
+      await opened.release();
+    }
+  }
+
+  private async spool(source: ResolvedPath, opened: OpenedFile, signal: AbortSignal, kind: ArtifactKind): Promise<ArtifactHandle> {
     const { fs } = this.options;
-    const size = (await fs.stat(source.address).catch(() => undefined))?.size ?? 0;
+    const opening = opened.stat ?? await fs.stat(opened.address).catch(() => undefined);
+    const size = opening?.size ?? 0;
+    const links = opening?.nlink ?? 1;
     const budget = this.options.budgetBytes();
     if (size > budget) {
       throw new SandboxError('E_SANDBOX_TOO_LARGE', `"${source.display}" is ${formatBytes(size)}, more than the whole artifact disk budget (${formatBytes(budget)}), so it cannot be opened as an artifact. Search it with search_files instead, or ask the user to raise the artifact budget setting.`);
@@ -342,7 +361,7 @@ export class ArtifactStore {
     let entry: Entry;
     try {
       await this.makeRoom();
-      const result = await spoolFile({ fs, address: source.address, display: source.display, fileName: fileNameOf(source), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes() }, spoolPath, signal);
+      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: fileNameOf(source), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes() }, spoolPath, signal);
       let invalidUtf8: ArtifactHandle['invalidUtf8'];
       if (result.invalidUtf8Offset !== undefined) {
         const offset = result.invalidUtf8Offset;
@@ -353,7 +372,7 @@ export class ArtifactStore {
       entry = {
         info: {
           callId, path: source.display, bytes: result.sourceBytes, lines: result.index.lines, encoding: result.encoding, eol: result.index.eol,
-          binary: result.binary, mtime: new Date(result.mtimeMs).toISOString(), ...(invalidUtf8 ? { invalidUtf8 } : {}),
+          binary: result.binary, mtime: new Date(result.mtimeMs).toISOString(), ...(invalidUtf8 ? { invalidUtf8 } : {}), ...(links > 1 ? { links } : {}),
           kind, source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: result.index.bytes,
         },
         lastUsedAt: now, spoolPath, index: result.index, leases: 0, gone: false,
@@ -405,7 +424,10 @@ export class ArtifactStore {
   async grep(callId: string, options: GrepOptions, signal: AbortSignal): Promise<ArtifactGrepResult> {
     return this.lease(callId, async (entry) => {
       const rgPath = this.ripgrepPath();
-      const maxResults = options.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
+      const asked = options.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
+      // Security: every hit is held until the page is built; a maxResults of 1e12 on a file of 20
+      // million matching lines held them all (3.5 GB). The page shows at most 50 KiB anyway.
+      const maxResults = Math.min(asked, GREP_MAX_RESULTS);
       const context = entry.info.binary ? 0 : options.context ?? 0;
       const { hits, more } = await runRipgrep({
         rgPath, file: entry.spoolPath, pattern: options.pattern, literal: options.literal ?? false, ignoreCase: options.ignoreCase ?? false,
@@ -416,7 +438,7 @@ export class ArtifactStore {
       const shown = lines.lines.filter((l) => l.match).length;
       return {
         callId, path: entry.info.path, pattern: options.pattern, literal: options.literal ?? false, binary: entry.info.binary,
-        matchCount: hits.length, lines: lines.lines, maxResults, limited: more, capped: shown < hits.length,
+        matchCount: hits.length, lines: lines.lines, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more, capped: shown < hits.length,
         contextOmitted: entry.info.binary && (options.context ?? 0) > 0,
       };
     });
@@ -453,7 +475,7 @@ export class ArtifactStore {
   }
 
   /** The heading outline of a Markdown artifact. */
-  async markdownOutline(callId: string): Promise<Heading[]> {
+  async markdownOutline(callId: string): Promise<Outline> {
     return this.lease(callId, (entry) => outlineOf(entry));
   }
 
@@ -471,12 +493,13 @@ export class ArtifactStore {
         const rendered = renderJson(selection.node, PAGE_MAX_BYTES);
         return { kind, callId, path, pointer: select, node: selection.node, text: rendered.text, truncated: selection.truncated || rendered.capped };
       }
-      const headings = await outlineOf(entry);
+      const { headings, stoppedAtLine } = await outlineOf(entry);
       const heading = findSection(headings, select);
       if (!heading) {
+        const stopped = stoppedAtLine === undefined ? '' : ` (the outline stops at line ${stoppedAtLine}, after its first ${headings.length} headings: find later ones with artifact_grep "^#")`;
         if (headings.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path}" has no headings, so heading path ${JSON.stringify(select)} selects nothing. Page it with artifact_read or search it with artifact_grep.`);
         const near = nearHeadings(headings, select, 8).map((p) => JSON.stringify(p));
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `No heading matches the path ${JSON.stringify(select)} in "${path}". Headings near it: ${near.join(', ')}. Call artifact_query with one of those (segments are heading titles separated by "/").`);
+        throw new SandboxError('E_SANDBOX_NOT_FOUND', `No heading matches the path ${JSON.stringify(select)} in "${path}"${stopped}. Headings near it: ${near.join(', ')}. Call artifact_query with one of those (segments are heading titles separated by "/").`);
       }
       const page = await this.withReader(entry, (reader) => readPage(entry, reader, heading.startLine, Math.min(heading.endLine, heading.startLine + PAGE_MAX_LINES - 1), signal, heading.endLine));
       return { kind, callId, path, heading, page };
@@ -496,8 +519,8 @@ export class ArtifactStore {
 }
 
 function handleOf(entry: Entry): ArtifactHandle {
-  const { callId, path, bytes, lines, encoding, eol, binary, mtime, invalidUtf8 } = entry.info;
-  return { callId, path, bytes, lines, encoding, eol, binary, mtime, ...(invalidUtf8 ? { invalidUtf8 } : {}) };
+  const { callId, path, bytes, lines, encoding, eol, binary, mtime, invalidUtf8, links } = entry.info;
+  return { callId, path, bytes, lines, encoding, eol, binary, mtime, ...(invalidUtf8 ? { invalidUtf8 } : {}), ...(links ? { links } : {}) };
 }
 
 function refuseBinary(entry: Entry, verb: string): void {
@@ -505,9 +528,9 @@ function refuseBinary(entry: Entry, verb: string): void {
   throw new SandboxError('E_SANDBOX_BINARY', `"${entry.info.path}" is binary (${formatBytes(entry.info.bytes)}), so there are no text lines to ${verb}. Search its bytes with artifact_grep and literal: true (matches show byte offsets); to read text, open a text file instead.`);
 }
 
-async function outlineOf(entry: Entry): Promise<Heading[]> {
+async function outlineOf(entry: Entry): Promise<Outline> {
   refuseBinary(entry, 'parse as Markdown');
-  entry.outline ??= outline(await readWhole(entry, MARKDOWN_MAX_BYTES), entry.index.lines);
+  entry.outline ??= parseOutline(await readWhole(entry, MARKDOWN_MAX_BYTES), entry.index.lines);
   return entry.outline;
 }
 

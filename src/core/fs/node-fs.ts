@@ -1,12 +1,17 @@
 import { promises as fsp, constants as fsConstants, createReadStream, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import type { DirEntry, EntryType, FileStat, FsCapabilities, PinnedFolder, WorkspaceFs } from '../ports.ts';
+import type { Stats } from 'node:fs';
+import type { DirEntry, EntryType, FileStat, FsCapabilities, PinnedFile, PinnedFolder, WorkspaceFs, WriteOptions } from '../ports.ts';
 
 function entryType(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
   if (s.isSymbolicLink()) return 'symlink';
   if (s.isFile()) return 'file';
   if (s.isDirectory()) return 'directory';
   return 'other';
+}
+
+function fileStat(s: Stats): FileStat {
+  return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
 }
 
 /** The local filesystem through node:fs: addresses are absolute paths. */
@@ -26,13 +31,11 @@ export class NodeFs implements WorkspaceFs {
   }
 
   async stat(address: string): Promise<FileStat> {
-    const s = await fsp.stat(address);
-    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777 };
+    return fileStat(await fsp.stat(address));
   }
 
   async lstat(address: string): Promise<FileStat> {
-    const s = await fsp.lstat(address);
-    return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777 };
+    return fileStat(await fsp.lstat(address));
   }
 
   realpath(address: string): Promise<string> {
@@ -53,8 +56,16 @@ export class NodeFs implements WorkspaceFs {
     for await (const chunk of stream) yield chunk as Buffer;
   }
 
-  async writeFile(address: string, data: Uint8Array): Promise<void> {
-    await fsp.writeFile(address, data);
+  async writeFile(address: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | (options.exclusive ? fsConstants.O_EXCL : fsConstants.O_TRUNC) | (options.noFollow ? fsConstants.O_NOFOLLOW : 0);
+    const handle = await fsp.open(address, flags, options.mode ?? 0o666);
+    try {
+      // fchmod on the open file: the umask may have narrowed a new file, and an existing one drops bits (setuid) before it gets new bytes.
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      await handle.writeFile(data);
+    } finally {
+      await handle.close();
+    }
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -85,8 +96,29 @@ export class NodeFs implements WorkspaceFs {
     return { address: `/proc/self/fd/${pinned.fd}`, release: () => pinned.close() };
   }
 
-  async chmod(address: string, mode: number): Promise<void> {
-    await fsp.chmod(address, mode);
+  /**
+   * Security: the read-side twin of `pinFolder`: the folder is pinned, then the file opened in it
+   * with O_NOFOLLOW (and O_NONBLOCK, so a FIFO swapped in cannot hang the open), so what is read is
+   * the file that was checked even if a component or the file itself is swapped for a link.
+   */
+  async openPinned(rootAddress: string, segments: readonly string[]): Promise<PinnedFile | undefined> {
+    const name = segments[segments.length - 1];
+    if (name === undefined) return undefined;
+    const folder = await this.pinFolder(rootAddress, segments.slice(0, -1), false);
+    if (!folder) return undefined;
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(`${folder.address}/${name}`, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    } finally {
+      await folder.release();
+    }
+    try {
+      const stat = fileStat(await handle.stat());
+      return { address: `/proc/self/fd/${handle.fd}`, stat, release: () => handle.close() };
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
   }
 
   async mkdir(address: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { cancelled, fromFsError } from '../errors.ts';
+import { isWithin } from '../paths.ts';
 import type { EntryType, WorkspaceFs } from '../ports.ts';
 import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
 
@@ -12,9 +13,12 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
       async function* walk(address: string, relFromRoot: string, relFromTarget: string, depth: number): AsyncIterable<ListFrame> {
         if (signal.aborted) throw cancelled();
         const entries = await fs.readDirectory(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
-        const visible = entries
+        const named = entries
           .map((entry) => ({ entry, rel: relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name }))
-          .filter(({ rel }) => !hidden(rel))
+          .filter(({ rel }) => !hidden(rel));
+        const leadsToHidden = await Promise.all(named.map(({ entry }) => entry.type === 'symlink' && linkLeadsToHidden(fs.join(address, entry.name))));
+        const visible = named
+          .filter((_, i) => !leadsToHidden[i])
           .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
         const sizes = await Promise.all(visible.map(({ entry }) =>
           entry.type === 'directory' ? Promise.resolve(undefined) : fs.lstat(fs.join(address, entry.name)).then((s) => s.size, () => undefined)));
@@ -27,7 +31,15 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
           }
         }
       }
-      yield* walk(folder.address, folder.rel, '', 1);
+      // Security: a link is judged by where it leads, so a link to a denied file is as hidden as the file.
+      async function linkLeadsToHidden(address: string): Promise<boolean> {
+        if (!fs.capabilities.symlinks || folder.realRoot === undefined) return false;
+        const real = await fs.realpath(address).catch(() => undefined);
+        if (real === undefined || !isWithin(folder.realRoot, real)) return false;
+        return hidden(real === folder.realRoot ? '' : real.slice(folder.realRoot.length + 1));
+      }
+      // Entries are named from where the folder really is (it may be reached through a link).
+      yield* walk(folder.address, folder.realRel, '', 1);
       yield { kind: 'done', complete: true };
     },
   };

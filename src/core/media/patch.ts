@@ -13,6 +13,10 @@ export interface FindReplace {
 export interface PatchSubject {
   readonly mediaId: string;
   readonly display: string;
+  /** Security: set for a media staged from a protected path (its taint): errors never quote its lines. */
+  readonly protectedFrom?: string;
+  /** The largest text, in characters, the patch may produce (the staged-media budget): checked before it is built. */
+  readonly maxChars?: number;
 }
 
 export interface PatchOutcome {
@@ -34,9 +38,10 @@ interface Match {
   readonly end: number;
 }
 
-function exactMatches(text: string, find: string): Match[] {
+/** Where `find` occurs, at most `cap` times (the rest are not collected). */
+function exactMatches(text: string, find: string, cap = Infinity): Match[] {
   const out: Match[] = [];
-  for (let i = text.indexOf(find); i !== -1; i = text.indexOf(find, i + find.length)) out.push({ start: i, end: i + find.length });
+  for (let i = text.indexOf(find); i !== -1 && out.length < cap; i = text.indexOf(find, i + find.length)) out.push({ start: i, end: i + find.length });
   return out;
 }
 
@@ -182,9 +187,17 @@ function range(closest: ClosestLines): string {
   return last === closest.line ? `text is at line ${closest.line}` : `text is at lines ${closest.line}-${last}`;
 }
 
+/** Why a tainted media's lines are not quoted, for the not-found errors. */
+function unquoted(subject: PatchSubject): string {
+  return `Its lines are not shown: it was staged from "${subject.protectedFrom}", which a workspace rule protects.`;
+}
+
 function notFound(text: string, find: string, what: string, subject: PatchSubject, next: string): SandboxError {
-  const closest = closestLines(text, find);
   const where = `in ${subject.mediaId} ("${subject.display}")`;
+  if (subject.protectedFrom !== undefined) {
+    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. ${unquoted(subject)} Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
+  }
+  const closest = closestLines(text, find);
   if (closest === undefined) {
     return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
   }
@@ -205,7 +218,13 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
     const what = edits.length > 1 ? `${label}find` : 'find';
     if (edit.find === '') throw invalidInput(`${label}find is empty, and an empty find would match everywhere; nothing was changed. Give the exact text to replace (to replace the whole file, call stage_file with content).`);
     if (edit.find === edit.replace) throw invalidInput(`${label}find and replace are the same text, so the edit would change nothing; nothing was changed. Give the new text in replace.`);
-    let matches = exactMatches(current, edit.find);
+    const replacement = withEol(edit.replace, eol);
+    // Security: a replace_all of a short find by a long replacement multiplies the text; it is
+    // refused before it is built, not after (a 1.7 MB file could otherwise grow to gigabytes).
+    const growth = replacement.length - edit.find.length;
+    const room = subject.maxChars === undefined || growth <= 0 || edit.replace_all !== true ? Infinity : Math.max(0, Math.floor((subject.maxChars - current.length) / growth));
+    let matches = exactMatches(current, edit.find, room + 1);
+    if (matches.length > room) throw tooLarge(edit, label, subject, room);
     if (matches.length === 0) {
       matches = normalizedMatches(current, edit.find);
       if (matches.length > 0) normalizedEdits.push(i + 1);
@@ -216,7 +235,8 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
     if (matches.length > 1 && edit.replace_all !== true) {
       throw invalidInput(`${what} matches ${matches.length} times in ${subject.mediaId} ("${subject.display}"), ${whereMatches(current, matches)}; nothing was changed. Add surrounding lines to find so that it matches once, or set replace_all: true to replace every occurrence.`);
     }
-    const replacement = withEol(edit.replace, eol);
+    const projected = matches.reduce((n, m) => n + replacement.length - (m.end - m.start), current.length);
+    if (subject.maxChars !== undefined && projected > subject.maxChars) throw tooLarge(edit, label, subject, matches.length - 1);
     let next = '';
     let last = 0;
     for (const m of matches) {
@@ -227,6 +247,10 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
     replacements += matches.length;
   });
   return { text: current, replacements, normalizedEdits };
+}
+
+function tooLarge(edit: FindReplace, label: string, subject: PatchSubject, room: number): SandboxError {
+  return new SandboxError('E_SANDBOX_TOO_LARGE', `${label}replacing ${edit.replace_all ? 'every occurrence of find' : 'find'} would make ${subject.mediaId} ("${subject.display}") larger than the staged-media budget of ${subject.maxChars} characters (room for ${Math.max(0, room)} replacements of this size); nothing was changed. Replace fewer occurrences, or a shorter text, or ask the user to raise workspaceTools.media.memoryBudgetMB.`);
 }
 
 function hunkHeader(h: StructuredPatchHunk): string {
@@ -267,8 +291,11 @@ export function applyUnified(text: string, unified: string, subject: PatchSubjec
   }
   const hunk = patch.hunks[failing]!;
   const what = `The unified diff does not apply: hunk ${failing + 1} of ${patch.hunks.length} (${hunkHeader(hunk)}) expects lines that`;
-  const closest = closestLines(text, hunkOldText(hunk));
   const where = `${subject.mediaId} ("${subject.display}")`;
+  if (subject.protectedFrom !== undefined) {
+    return notFoundThrow(`${what} are not in ${where}; nothing was changed. ${unquoted(subject)} Check that the diff was made against this version of the file, or use {find, replace} edits.`);
+  }
+  const closest = closestLines(text, hunkOldText(hunk));
   if (closest === undefined) {
     return notFoundThrow(`${what} are not in ${where}, and no line resembles them; nothing was changed. Check that the diff was made against this version of the file, or use {find, replace} edits.`);
   }

@@ -16,6 +16,8 @@ export interface SaveOutcome extends LineCounts {
   /** The file did not exist before. */
   readonly created: boolean;
   readonly method: WriteMethod;
+  /** Why the bytes were written in place rather than through a temp file and a rename. */
+  readonly inPlaceBecause: string | undefined;
   /** Unsaved media of the same file that now conflict with disk. */
   readonly stale: readonly string[];
   /** Media derived from the saved one, still saveable. */
@@ -60,8 +62,8 @@ interface WriteTarget {
   readonly name: string;
   readonly address: string;
   readonly display: string;
-  /** Permission bits of the file being replaced. */
-  readonly mode: number | undefined;
+  /** The file being replaced (undefined for a new file). */
+  readonly stat: FileStat | undefined;
   readonly signal: AbortSignal;
   readonly now: number;
 }
@@ -82,9 +84,35 @@ async function removeStaleTemps(t: WriteTarget): Promise<void> {
   }
 }
 
-async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
+interface Written {
+  readonly method: WriteMethod;
+  readonly inPlaceBecause: string | undefined;
+}
+
+/** Security: the permission bits a save gives the file: the original's, less setuid and setgid (new bytes must not run with another's rights). */
+function finalMode(t: WriteTarget): number | undefined {
+  return t.stat?.mode === undefined ? undefined : t.stat.mode & 0o1777;
+}
+
+/**
+ * Why a rename would change more than the bytes: it replaces the file with a new one, which splits
+ * hard links (the other names keep the old bytes) and belongs to whoever saves it.
+ */
+function renameSideEffect(t: WriteTarget): string | undefined {
+  const s = t.stat;
+  if (s === undefined) return undefined;
+  if ((s.nlink ?? 1) > 1) return `the file has ${s.nlink} names (hard links), which a rename would split`;
+  const uid = process.geteuid?.();
+  const gid = process.getegid?.();
+  if (s.uid !== undefined && uid !== undefined && (s.uid !== uid || s.gid !== gid)) return `the file belongs to another owner or group (${s.uid}:${s.gid}), which a rename would change`;
+  return undefined;
+}
+
+async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean, because: string): Promise<Written> {
   try {
-    await t.fs.writeFile(t.address, data);
+    const mode = finalMode(t);
+    // Security: in place through no link (the final component was checked link-free; it must not become one now).
+    await t.fs.writeFile(t.address, data, { noFollow: true, ...(mode !== undefined ? { mode } : {}) });
   } catch (e) {
     const code = errnoCode(e);
     if (replacing && (code === 'ENOSPC' || code === 'EDQUOT')) {
@@ -92,24 +120,29 @@ async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean)
     }
     throw fromFsError(e, t.display, 'save');
   }
-  return 'direct';
+  return { method: 'direct', inPlaceBecause: because };
 }
 
 /**
  * Writes `data` to the target through a temp file in the same folder and a rename, so a failure at
- * any step leaves the original intact. Falls back to writing in place where the backend has no
- * atomic rename or refuses it (other device, a folder we may not create files in).
+ * any step leaves the original intact. Writes in place (after the conflict check) where a rename
+ * would change more than the bytes (hard links, owner), and where the backend has no atomic rename
+ * or refuses it (other device, a folder we may not create files in).
  */
-async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<WriteMethod> {
-  if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing);
+async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean): Promise<Written> {
+  if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing, 'this filesystem has no atomic rename');
+  const sideEffect = renameSideEffect(t);
+  if (sideEffect !== undefined) return writeDirect(t, data, replacing, sideEffect);
   await removeStaleTemps(t);
   const temp = t.fs.join(t.folder, tempName(t.name));
+  const mode = finalMode(t);
   try {
-    await t.fs.writeFile(temp, data);
-    if (t.mode !== undefined && t.fs.chmod) await t.fs.chmod(temp, t.mode);
+    // Security: created exclusively (nothing planted there is written through) with the final mode
+    // from the start, so no other user can read the new bytes of a private file meanwhile.
+    await t.fs.writeFile(temp, data, { exclusive: true, noFollow: true, ...(mode !== undefined ? { mode } : {}) });
   } catch (e) {
     await removeQuietly(t.fs, temp);
-    if (TEMP_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing);
+    if (TEMP_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `a temp file could not be created in the folder (${errnoCode(e)})`);
     throw fromFsError(e, t.display, 'save');
   }
   if (t.signal.aborted) { await removeQuietly(t.fs, temp); throw cancelled(); }
@@ -117,10 +150,10 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
     await t.fs.rename(temp, t.address);
   } catch (e) {
     await removeQuietly(t.fs, temp);
-    if (RENAME_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing);
+    if (RENAME_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `the rename was refused (${errnoCode(e)})`);
     throw new SandboxError('E_SANDBOX_IO', `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged. Retry once; if it fails again, tell the user.`, { cause: e });
   }
-  return 'rename';
+  return { method: 'rename', inPlaceBecause: undefined };
 }
 
 function textOrEmpty(bytes: Uint8Array | undefined): string | undefined {
@@ -180,7 +213,6 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
   const store = ctx.session.media;
   const fs = ctx.session.fs;
   let disk: Uint8Array | undefined;
-  let mode: number | undefined;
   if (ctx.signal.aborted) throw cancelled();
   let stat: FileStat | undefined;
   try {
@@ -191,7 +223,6 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
   if (stat !== undefined) {
     if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links. Write to the real file path instead.`);
     if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it. Save to a file path instead.`);
-    mode = stat.mode;
     try {
       disk = await fs.readFile(place.address, ctx.signal);
     } catch (e) {
@@ -220,7 +251,7 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
     try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
-  const method = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, mode, signal: ctx.signal, now: ctx.session.clock.now() }, media.bytes, disk !== undefined);
+  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.session.clock.now() }, media.bytes, disk !== undefined);
 
   const before = textOrEmpty(disk);
   const after = decodeText(media.bytes)?.text;
@@ -228,5 +259,5 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
-  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method, stale: effects.stale, rebased: effects.rebased, personChange };
+  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange };
 }

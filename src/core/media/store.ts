@@ -23,6 +23,18 @@ export interface MediaBase {
 
 export type MediaOrigin = 'model' | 'person';
 
+/**
+ * Security: a media staged from a path the policy protects (ask or deny for reading) carries its
+ * origin, so its bytes stay protected wherever they go: saving it asks again naming both paths, and
+ * no error quotes its content.
+ */
+export interface MediaTaint {
+  /** The protected path it was staged from, as displayed. */
+  readonly from: string;
+  /** The rule that protects it. */
+  readonly rule: string;
+}
+
 /** Why saving a media would conflict: `saved`, another media was saved to its file; `disk-changed`, the host saw the file change. */
 export type StaleReason = { readonly kind: 'saved'; readonly by: string } | { readonly kind: 'disk-changed' };
 
@@ -54,6 +66,8 @@ export interface StagedMedia {
   readonly origin: MediaOrigin;
   readonly saved: SavedRecord | undefined;
   readonly stale: StaleReason | undefined;
+  /** Set when it was staged from a protected path (and for everything derived from it). */
+  readonly taint: MediaTaint | undefined;
 }
 
 /** The user's change inside a line of edits, against the model's version it started from. */
@@ -120,12 +134,13 @@ class MediaRecord implements StagedMedia {
   readonly ancestors: readonly string[];
   readonly createdAt: number;
   readonly origin: MediaOrigin;
+  readonly taint: MediaTaint | undefined;
   saved: SavedRecord | undefined = undefined;
   stale: StaleReason | undefined;
   /** Line counts against `base`, computed once per base. */
   counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
     this.id = init.id;
     this.path = init.path;
     this.bytes = init.bytes;
@@ -135,6 +150,7 @@ class MediaRecord implements StagedMedia {
     this.createdAt = init.createdAt;
     this.origin = init.origin;
     this.stale = init.parent?.stale;
+    this.taint = init.taint ?? init.parent?.taint;
     const decoded = decodeText(init.bytes);
     this.encoding = decoded?.encoding ?? 'binary';
     this.eol = decoded ? detectEol(decoded.text) : 'none';
@@ -276,7 +292,7 @@ export class MediaStore {
    * exist. `content`: the full new text (written in the file's encoding and line endings); omitted,
    * the media is the disk bytes.
    */
-  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string): StagedMedia {
+  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string, taint?: MediaTaint): StagedMedia {
     const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashBytes(disk), bytes: disk };
     let bytes: Uint8Array;
     if (content === undefined) {
@@ -286,13 +302,13 @@ export class MediaStore {
       const decoded = disk === undefined ? undefined : decodeText(disk);
       bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, decoded?.encoding ?? 'utf8');
     }
-    return this.add({ path, bytes, base, parent: undefined, origin: 'model' });
+    return this.add({ path, bytes, base, parent: undefined, origin: 'model', taint });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`. */
   derive(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
-    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'model' });
+    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'model', taint: undefined });
   }
 
   /**
@@ -302,7 +318,7 @@ export class MediaStore {
   stagePersonEdit(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
     if (Buffer.from(parent.bytes.buffer, parent.bytes.byteOffset, parent.bytes.byteLength).equals(bytes)) return parent;
-    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'person' });
+    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'person', taint: undefined });
   }
 
   /**
@@ -445,7 +461,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
     const held = new Set<Uint8Array>();
     for (const m of this.entries.values()) { held.add(m.bytes); held.add(m.base.bytes); }
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);

@@ -12,26 +12,24 @@ export const MAX_LINE_CHARS = 2000;
 const COMMON = ['--no-config', '--no-ignore-messages', '--color=never'] as const;
 
 /**
- * The policy's exclusions as ripgrep override globs. Security: these come after the caller's own
- * globs, because the last matching override wins, so a caller's `--glob=.env` cannot re-include a
- * secret. ripgrep applies every `--iglob` after every `--glob` whatever their order on the command
- * line, so when the caller gave an iglob the exclusions are repeated as iglobs (which makes them
- * case-insensitive then: stricter, never looser). A rule `X/**` also excludes the folder `X` itself,
- * anchored like the rule, so ripgrep does not even list it or read the ignore files inside it.
+ * The policy's exclusions as ripgrep override globs. Security: they are `--iglob`s, because every
+ * exclusion comes from a protective rule, which matches in any case (".ENV" is ".env"); and ripgrep
+ * applies every `--iglob` after every `--glob`, and the last matching override wins, so a caller's
+ * `--glob=.env` or `--iglob=.ENV` (given before them) cannot re-include a secret. A rule `X/**` also
+ * excludes the folder `X` itself, anchored like the rule, so ripgrep does not even list it or read
+ * the ignore files inside it.
  */
-export function exclusionArgs(exclusions: readonly string[], callerHasIglob: boolean): string[] {
-  const globs: string[] = [];
+export function exclusionArgs(exclusions: readonly string[]): string[] {
+  const args: string[] = [];
   for (const glob of exclusions) {
     // A rule glob that is itself a negation cannot be expressed as an override; the frame filter covers it.
     if (glob.startsWith('!')) continue;
-    globs.push(`!${glob}`);
+    args.push(`--iglob=!${glob}`);
     if (glob.endsWith('/**') && glob.length > 3) {
       const folder = glob.slice(0, -3);
-      globs.push(`!${folder.includes('/') ? folder : '/' + folder}`);
+      args.push(`--iglob=!${folder.includes('/') ? folder : '/' + folder}`);
     }
   }
-  const args = globs.map((g) => `--glob=${g}`);
-  if (callerHasIglob) args.push(...globs.map((g) => `--iglob=${g}`));
   return args;
 }
 
@@ -65,7 +63,7 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
     ...traversalArgs(query),
     ...(query.globs ?? []).map((g) => `--glob=${g}`),
     ...iglobs.map((g) => `--iglob=${g}`),
-    ...exclusionArgs(exclusions, iglobs.length > 0),
+    ...exclusionArgs(exclusions),
     `--regexp=${query.pattern}`,
     ...pathArgs(scopePath),
   ];
@@ -81,7 +79,7 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
     '--files', '--null',
     ...prefilterArgs(query),
     ...traversalArgs(query),
-    ...exclusionArgs(exclusions, false),
+    ...exclusionArgs(exclusions),
     ...pathArgs(scopePath),
   ];
 }

@@ -1,4 +1,5 @@
 import { invalidInput } from '../errors.ts';
+import { backtrackSafeGlob, compileRegex } from '../glob/linear.ts';
 
 /**
  * A glob with ripgrep's `--glob` syntax and gitignore-style anchoring, matched against
@@ -10,7 +11,8 @@ import { invalidInput } from '../errors.ts';
  * dot-prefixed and git-ignored files it matches, so `hidden` and `no_ignore` would lose their meaning.
  * Why not picomatch (which the policy uses): find_files promises ripgrep's glob semantics, and the two
  * differ (in ripgrep `[!a]` also matches "/", so `[!a][!a]*` selects `src/b/ab.md`); the parity tests
- * against the real `rg -g` pin this translation.
+ * against the real `rg -g` pin this translation. The RegExp runs on a linear-time engine unless the
+ * glob is too simple to backtrack (see `compileRegex`).
  */
 export function compileGlob(glob: string, options: { readonly caseInsensitive?: boolean; readonly argument?: string } = {}): GlobMatcher {
   const argument = options.argument ?? 'glob';
@@ -23,16 +25,17 @@ export function compileGlob(glob: string, options: { readonly caseInsensitive?: 
   if (foldersOnly) body = body.slice(0, -1);
   if (body === '') throw invalidInput(`The ${argument} ${JSON.stringify(glob)} has no pattern left after its "!" or "/". Give a pattern such as "*.ts".`);
   const wholePath = anchored || body.includes('/');
-  const regex = new RegExp(`^${wholePath ? '' : '(?:.*/)?'}${translate(body, glob, argument)}$`, options.caseInsensitive ? 'si' : 's');
+  const source = `^${wholePath ? '' : '(?:.*/)?'}${translate(body, glob, argument)}$`;
+  const test = compileRegex(source, { ignoreCase: options.caseInsensitive === true, dotAll: true, backtrackSafe: backtrackSafeGlob(body) });
   // A positive glob selects files only (ripgrep does not extend it to what a matching folder holds).
-  if (!negated) return (relPath) => !foldersOnly && regex.test(relPath);
+  if (!negated) return (relPath) => !foldersOnly && test(relPath);
   // A negated glob is an ignore rule: it also drops everything inside a folder it matches, counting
   // the folders below the searched path (ripgrep never tests the path it was given itself).
   return (relPath, searched = '') => {
-    if (!foldersOnly && regex.test(relPath)) return false;
+    if (!foldersOnly && test(relPath)) return false;
     const start = searched === '' ? 0 : searched.length + 1;
     for (let slash = relPath.indexOf('/', start); slash !== -1; slash = relPath.indexOf('/', slash + 1)) {
-      if (regex.test(relPath.slice(0, slash))) return false;
+      if (test(relPath.slice(0, slash))) return false;
     }
     return true;
   };

@@ -79,12 +79,12 @@ interface RunPlan {
 }
 
 async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchFrame, void, undefined> {
-  const visibility = new SearchVisibility(query.policy);
   const exclusions = query.policy.searchExclusions('read');
   const { limit, signal } = query;
   let emitted = 0;
   for (const scope of query.scopes) {
     if (signal.aborted) throw cancelled();
+    const visibility = new SearchVisibility(query.policy, scope.cwd);
     // Security: an explicit path is searched even when an exclusion glob matches it, so a protected
     // scope is skipped before ripgrep starts.
     if (visibility.hides(scope.path)) {

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import { boundArgument } from '../schema.ts';
+import { ripgrepArgument, boundArgument } from '../schema.ts';
 import { GREP_DEFAULT_MAX_RESULTS, type ArtifactGrepResult } from '../artifacts/store.ts';
 import { renderGrep } from '../artifacts/render.ts';
 
 export const artifactGrepSchema = () => z.strictObject({
   callId: z.string().min(1).describe('The callId from open_file, open_json_file or open_markdown_file.'),
-  pattern: z.string().min(1).describe('A regular expression (ripgrep syntax), or a fixed string with literal: true.'),
+  pattern: ripgrepArgument().describe('A regular expression (ripgrep syntax), or a fixed string with literal: true.'),
   literal: z.boolean().optional().describe('Treat pattern as a fixed string (default false). Works on binary artifacts too.'),
   ignore_case: z.boolean().optional().describe('Match case-insensitively (default false).'),
   maxResults: boundArgument(`Stop after this many matching lines (default ${GREP_DEFAULT_MAX_RESULTS}). A note says when results were cut.`).optional(),

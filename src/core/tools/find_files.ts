@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import { defineTool, type SchemaDeclaration } from '../tool.ts';
-import { boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
+import { ripgrepArgument, boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
 import { hiddenBy, renderPaths, runSearch, type SearchResult } from '../search/results.ts';
 
 export const findFilesSchema = (declaration: SchemaDeclaration) => z.strictObject({
-  glob: z.string().min(1).describe('Glob for the file paths to find, relative to the workspace folder: "*.ts" matches the name at any depth, "src/**/test_*.py" the whole path, "!*.md" everything else. Dot-prefixed and git-ignored files need hidden / no_ignore, whatever the glob.'),
+  glob: ripgrepArgument().describe('Glob for the file paths to find, relative to the workspace folder: "*.ts" matches the name at any depth, "src/**/test_*.py" the whole path, "!*.md" everything else. Dot-prefixed and git-ignored files need hidden / no_ignore, whatever the glob.'),
   path: z.string().min(1).optional().describe('Folder to search under, relative to the workspace (default: every workspace folder).'),
   limit: boundArgument('Return at most this many paths (an integer >= 1). It bounds what reaches you, not what the host holds; omit it for every path.').optional(),
   max_depth: boundArgument('Descend at most this many folder levels below path (an integer >= 1; 1 = only files directly in it). Omit for no bound.').optional(),
-  iglob: z.string().min(1).optional().describe('An additional glob the paths must match, case-insensitively (glob "*" with iglob "readme*" finds README.md and readme.txt).'),
+  iglob: ripgrepArgument().optional().describe('An additional glob the paths must match, case-insensitively (glob "*" with iglob "readme*" finds README.md and readme.txt).'),
   hidden: z.boolean().optional().describe('Also list dot-prefixed files and folders.'),
   no_ignore: z.boolean().optional().describe('Also list files that .gitignore and similar files exclude.'),
   follow: followRejectedUnlessDeclared(declaration),

@@ -23,15 +23,17 @@ async function listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | 
   if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. List its parent folder, or use find_files to locate it.`);
   const stat = await fs.stat(resolved.address).catch((e: unknown) => { throw fromFsError(e, target.display, 'list'); });
   if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder. Open it with open_file instead.`);
-  // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is unchanged.
-  const hidden = (rel: string): boolean => policy.decide(rel, 'read').action === 'deny';
+  // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is
+  // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
+  // must not show what the rules deny there).
+  const hidden = (realRel: string): boolean => policy.decide(realRel, 'read', resolved.realRoot ?? target.root.localPath).action === 'deny';
   const out: ListedEntry[] = [];
   for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal: ctx.signal })) {
     if (frame.kind === 'limit') {
       throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
     }
     if (frame.kind === 'done') return out;
-    const rel = [target.rel, frame.entry.path].filter(Boolean).join('/');
+    const rel = [resolved.realRel, frame.entry.path].filter(Boolean).join('/');
     if (!hidden(rel)) out.push(frame.entry);
   }
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded. Retry; if it happens again, tell the user.`);

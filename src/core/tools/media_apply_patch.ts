@@ -51,7 +51,7 @@ export const applyPatch = defineTool({
   run: async (input, ctx): Promise<ApplyPatchResult> => {
     const store = ctx.session.media;
     const parent = store.get(input.media_id);
-    const subject = { mediaId: parent.id, display: parent.path.display };
+    const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
     const decoded = parent.encoding === 'binary' ? undefined : decodeText(parent.bytes);
     if (decoded === undefined) {
       throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text. Stage a text file, or replace the whole file with stage_file and content.`);

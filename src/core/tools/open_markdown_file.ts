@@ -10,6 +10,8 @@ export const openMarkdownFileSchema = () => z.strictObject({ path: pathArgument(
 export interface OpenMarkdownResult {
   readonly handle: ArtifactHandle;
   readonly outline: readonly Heading[];
+  /** Set when the outline stops early (too many headings): the line where it stops. */
+  readonly outlineStopsAtLine?: number;
 }
 
 export const openMarkdownFile = defineTool({
@@ -24,7 +26,8 @@ export const openMarkdownFile = defineTool({
   targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `open Markdown ${input.path}` }),
   run: async (input, ctx): Promise<OpenMarkdownResult> => {
     const handle = await ctx.session.artifacts.open(await resolveForOpen(ctx, input.path), ctx.signal, 'markdown');
-    return { handle, outline: await ctx.session.artifacts.markdownOutline(handle.callId) };
+    const { headings, stoppedAtLine } = await ctx.session.artifacts.markdownOutline(handle.callId);
+    return { handle, outline: headings, ...(stoppedAtLine !== undefined ? { outlineStopsAtLine: stoppedAtLine } : {}) };
   },
   render: renderOpenMarkdown,
 });

@@ -17,6 +17,8 @@ export interface SaveMediaResult {
   readonly bytes: number;
   readonly created: boolean;
   readonly method: WriteMethod;
+  /** Why it was written in place (`direct`) rather than through a temp file and a rename. */
+  readonly in_place_because?: string;
   /** Unsaved media of the same file that now conflict with disk (stage again to edit further). */
   readonly stale: readonly string[];
   /** The user's edit in the editor that this save included, against the model's version. */
@@ -25,7 +27,8 @@ export interface SaveMediaResult {
 
 export function renderSaveMedia(r: SaveMediaResult): string {
   const lines = [JSON.stringify(r)];
-  lines.push(`Saved ${r.media_id} to "${r.path}"${r.created ? ' (new file)' : ''}: +${r.added} −${r.removed} lines, ${plural(r.bytes, 'byte')} written.`);
+  lines.push(`Saved ${r.media_id} to "${r.path}"${r.created ? ' (new file)' : ''}: +${r.added} −${r.removed} lines, ${plural(r.bytes, 'byte')} written${r.method === 'rename' ? '' : ' in place'}.`);
+  if (r.in_place_because) lines.push(`Written in place, not through a temp file and a rename, because ${r.in_place_because}.`);
   if (r.user_edit) lines.push(`This includes the user's own edit in the editor (${r.user_edit.media_id}: +${r.user_edit.added} −${r.user_edit.removed} against your ${r.user_edit.against}); read the file before changing it further.`);
   if (r.stale.length) lines.push(`Now stale (staged from the old contents; saving them would conflict): ${r.stale.join(', ')}. Stage the file again to edit it further.`);
   return lines.join('\n');
@@ -41,8 +44,11 @@ export const saveMedia = defineTool({
   icon: 'save',
   schema: saveMediaSchema,
   targets: (input, session) => {
-    const path = input.path === undefined ? session.media.target(input.media_id) : session.normalize(input.path);
-    return { paths: [path], summary: `save ${path.display}` };
+    const media = session.media.get(input.media_id);
+    const path = input.path === undefined ? media.path : session.normalize(input.path);
+    const taint = media.taint;
+    if (!taint) return { paths: [path], summary: `save ${path.display}` };
+    return { paths: [path], summary: `save ${path.display} with content staged from the protected "${taint.from}"`, taint };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const requested = input.path === undefined ? undefined : ctx.session.normalize(input.path);
@@ -56,6 +62,7 @@ export const saveMedia = defineTool({
       bytes: outcome.bytes,
       created: outcome.created,
       method: outcome.method,
+      ...(outcome.inPlaceBecause ? { in_place_because: outcome.inPlaceBecause } : {}),
       stale: outcome.stale,
       ...(person ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } } : {}),
     };

@@ -1,17 +1,17 @@
 import * as z from 'zod';
 import { defineTool, type SchemaDeclaration } from '../tool.ts';
-import { boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
+import { ripgrepArgument, boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
 import { hiddenBy, renderMatches, runSearch, type SearchResult } from '../search/results.ts';
 
 export const searchFilesSchema = (declaration: SchemaDeclaration) => z.strictObject({
-  pattern: z.string().min(1).describe('What to find in file contents: a regular expression (ripgrep syntax), or a fixed string with literal: true.'),
+  pattern: ripgrepArgument().describe('What to find in file contents: a regular expression (ripgrep syntax), or a fixed string with literal: true.'),
   path: z.string().min(1).optional().describe('Folder (or single file) to search under, relative to the workspace (default: every workspace folder).'),
   limit: boundArgument('Return at most this many matching lines (an integer >= 1). It bounds what reaches you, not what the host holds; omit it for every match.').optional(),
   max_depth: boundArgument('Descend at most this many folder levels below path (an integer >= 1; 1 = only files directly in it). Omit for no bound.').optional(),
   ignore_case: z.boolean().optional().describe('Match case-insensitively.'),
   literal: z.boolean().optional().describe('Treat pattern as a fixed string, not a regex.'),
-  glob: z.string().min(1).optional().describe('Only search files whose path matches this glob ("*.ts", "src/**/*.md"), relative to the workspace folder; prefix "!" to exclude. As in ripgrep, a file the glob matches is searched even if it is dot-prefixed or git-ignored.'),
-  iglob: z.string().min(1).optional().describe('As glob, matched case-insensitively. Given together with glob, a file matching either one is searched.'),
+  glob: ripgrepArgument().optional().describe('Only search files whose path matches this glob ("*.ts", "src/**/*.md"), relative to the workspace folder; prefix "!" to exclude. As in ripgrep, a file the glob matches is searched even if it is dot-prefixed or git-ignored.'),
+  iglob: ripgrepArgument().optional().describe('As glob, matched case-insensitively. Given together with glob, a file matching either one is searched.'),
   hidden: z.boolean().optional().describe('Also search dot-prefixed files and folders.'),
   no_ignore: z.boolean().optional().describe('Also search files that .gitignore and similar files exclude.'),
   follow: followRejectedUnlessDeclared(declaration),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
+import { openChecked } from '../fs/open-checked.ts';
 import type { Eol, MediaEncoding } from '../media/text.ts';
 
 export const stageFileSchema = () => z.strictObject({
@@ -17,13 +18,16 @@ export interface StageFileResult {
   readonly encoding: MediaEncoding;
   readonly eol: Eol;
   readonly isNew: boolean;
+  /** Set when the file has more than one name (hard links): a save writes it in place, so every name changes. */
+  readonly links?: number;
 }
 
 export function renderStageFile(r: StageFileResult): string {
   const next = r.isNew
     ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
     : `Nothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.`;
-  return `${JSON.stringify(r)}\n${next}`;
+  const links = r.links ? `\nThis file has ${r.links} names (hard links): saving it changes the file under every name.` : '';
+  return `${JSON.stringify(r)}\n${next}${links}`;
 }
 
 export const stageFile = defineTool({
@@ -48,21 +52,27 @@ export const stageFile = defineTool({
     const resolved = await ctx.resolve(path, { forWrite: true });
     const contentBytes = input.content === undefined ? 0 : Buffer.byteLength(input.content);
     let disk: Uint8Array | undefined;
+    let links = 1;
     if (resolved.exists) {
       if (ctx.signal.aborted) throw cancelled();
+      const opened = await openChecked(fs, resolved);
       try {
-        const stat = await fs.stat(resolved.address);
+        const stat = opened.stat ?? await fs.stat(opened.address);
         if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged. Use list_directory to see what it holds.`);
         store.ensureRoom(path.display, stat.size + contentBytes);
-        disk = await fs.readFile(resolved.address, ctx.signal);
+        links = stat.nlink ?? 1;
+        disk = await fs.readFile(opened.address, ctx.signal);
       } catch (e) {
         throw fromFsError(e, path.display, 'read');
+      } finally {
+        await opened.release();
       }
     } else if (input.content === undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`);
     }
-    const media = store.stage(path, disk, input.content);
-    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew };
+    const protectedBy = ctx.session.readProtection(resolved);
+    const media = store.stage(path, disk, input.content, protectedBy === undefined ? undefined : { from: path.display, rule: protectedBy });
+    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}) };
   },
   render: renderStageFile,
 });
