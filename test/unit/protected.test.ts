@@ -37,9 +37,11 @@ test('every protected glob asks on write and names why; reads stay ordinary', ()
     { ...policy.decide('.vscode/settings.json', 'write'), reason: undefined },
     { action: 'ask', rule: '**/.vscode/**', source: 'protected', reason: undefined },
   );
-  for (const path of ['src/package.json.ts', 'docs/agents.md', 'vscode/settings.json', 'lock.txt', 'src/app.ts']) {
+  for (const path of ['src/package.json.ts', 'docs/agents-notes.md', 'vscode/settings.json', 'lock.txt', 'src/app.ts']) {
     assert.equal(policy.decide(path, 'write').action, 'default', path);
   }
+  // Built-in rules match in any case (issue 12): on a case-insensitive disk "agents.md" is "AGENTS.md".
+  for (const path of ['docs/agents.md', '.VSCode/settings.json', 'Package.json']) assert.equal(policy.decide(path, 'write').action, 'ask', path);
   // Writes into .git stay denied, not merely asked.
   assert.equal(policy.decide('.git/hooks/pre-commit', 'write').action, 'deny');
 });
