@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { repoRoot } from '../host/ensure.mjs';
-import { PALETTE, PANES, QUICK_INPUT, REVIEW, WORKBENCH } from '../host/selectors.mjs';
+import { CHAT, PALETTE, PANES, QUICK_INPUT, REVIEW, WORKBENCH } from '../host/selectors.mjs';
 import * as d from './driver.mjs';
 
 const CANARY = 'WT_CANARY_ENV_7f3a';
@@ -28,31 +28,33 @@ function prepareWorkspace(dir) {
   writeFileSync(join(dir, 'deploy/prod.env'), `API_TOKEN=${CANARY}\n`);
 }
 
-/** Runs a palette command by its full label; unlike d.runCommand it does not wait for the palette to close (an input box may reuse it). */
-async function startCommand(page, label) {
-  await d.openPalette(page, label);
-  const row = page.locator(PALETTE.row).filter({ has: page.locator('.label-name', { hasText: label }) }).first();
-  await row.waitFor({ state: 'visible', timeout: 10_000 });
-  await row.click();
-}
-
-/** Answers the input box titled `title` with `text` (replacing its prefilled value). */
+/** Answers the input box titled `title` with `text` (replacing its prefilled value) and waits until it closes. */
 async function answerInputBox(page, title, text) {
-  await page.locator(QUICK_INPUT.title).filter({ hasText: title }).waitFor({ state: 'visible', timeout: 15_000 });
-  await page.locator(QUICK_INPUT.input).focus();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.type(text);
-  await page.keyboard.press('Enter');
+  const titled = page.locator(QUICK_INPUT.title).filter({ hasText: title });
+  await titled.waitFor({ state: 'visible', timeout: 30_000 });
+  const input = page.locator(QUICK_INPUT.input);
+  await d.waitForFocus(page, input, `the input box "${title}"`);
+  await input.fill(text);
+  await d.waitFor(async () => (await input.inputValue()) === text, `the input box to hold ${JSON.stringify(text)}`, 15_000, 50);
+  await d.pressIn(page, input, 'Enter', `the input box "${title}"`);
+  await titled.waitFor({ state: 'hidden', timeout: 30_000 });
 }
 
-/** Waits for a quick pick whose title matches `re`; returns its title and rows (each row's label and detail, as its aria-label). */
+/**
+ * Waits for a quick pick whose title matches `re` and names its count ("…: 2 results"), and until
+ * it lists that many rows (the searches here find a few, all rendered at once); returns its title
+ * and rows (each row's label and detail, as its aria-label).
+ */
 async function waitForQuickPick(page, re) {
   const title = page.locator(QUICK_INPUT.title).filter({ hasText: re });
   await title.waitFor({ state: 'visible', timeout: 30_000 });
-  await page.locator(QUICK_INPUT.row).first().waitFor({ state: 'visible', timeout: 10_000 });
-  await d.sleep(300);
-  const rows = await page.locator(QUICK_INPUT.row).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-  return { title: ((await title.textContent()) ?? '').trim(), rows, text: (await page.locator(QUICK_INPUT.widget).innerText()) ?? '' };
+  const titleText = ((await title.textContent()) ?? '').trim();
+  const count = Number(/: (\d+) results?\b/.exec(titleText)?.[1]);
+  assert.ok(count > 0, `the quick pick's title names no result count: ${titleText}`);
+  const rows = page.locator(QUICK_INPUT.row);
+  await d.waitFor(async () => (await rows.count()) === count, `the quick pick to list ${count} rows (its title: ${titleText})`, 30_000, 50);
+  await d.waitForFocus(page, page.locator(QUICK_INPUT.widget), `the quick pick "${titleText}"`);
+  return { title: titleText, rows: await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? '')), text: (await page.locator(QUICK_INPUT.widget).innerText()) ?? '' };
 }
 
 /** Rows of the side bar's tree views as { label, description }. */
@@ -82,11 +84,15 @@ describe('command palette', () => {
     wb = await d.openWorkbench({ workspace: join(tmp, 'workspace'), extensionDevelopmentPath: d.extensionPath, name: 'palette' });
     await d.whenWorkbenchRestored(wb.page);
   });
+  // What was on screen when a test failed: test-results/palette-failure-<test>.png.
+  afterEach(async (t) => {
+    if (!t.passed && wb?.page) await wb.screenshot(`palette-failure-${t.name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => {});
+  });
   after(async () => {
     try { await wb?.close(); } finally { if (tmp) rmSync(tmp, { recursive: true, force: true }); }
   });
 
-  test('lists every Workspace Tools command under its category', { timeout: 60_000 }, async () => {
+  test('lists every Workspace Tools command under its category', { timeout: 180_000 }, async () => {
     const { contributes } = d.manifest();
     const expected = (contributes?.commands ?? []).map((c) => (c.category ? `${c.category}: ${c.title}` : c.title));
     assert.ok(expected.length > 0, 'package.json contributes no commands');
@@ -103,21 +109,21 @@ describe('command palette', () => {
     assert.deepEqual(expected.filter((e) => !labels.includes(e)), [], `missing from the palette (it listed: ${labels.join(' | ')})`);
   });
 
-  test('opens the Workspace Tools view container with its views', { timeout: 60_000 }, async () => {
+  test('opens the Workspace Tools view container with its views', { timeout: 180_000 }, async () => {
     const { contributes } = d.manifest();
     const container = contributes?.viewsContainers?.activitybar?.[0];
     assert.ok(container, 'package.json contributes no activity bar view container');
     await d.runCommand(wb.page, `View: Show ${container.title}`);
     const sideBar = wb.page.locator(WORKBENCH.sideBar);
     for (const view of contributes.views?.[container.id] ?? []) {
-      await sideBar.getByText(view.name, { exact: false }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await sideBar.getByText(view.name, { exact: false }).first().waitFor({ state: 'visible', timeout: 30_000 });
     }
     await wb.screenshot('view-container');
   });
 
-  test('Search Files… asks in a modal dialog, then lists the matches without the secrets', { timeout: 120_000 }, async () => {
+  test('Search Files… asks in a modal dialog, then lists the matches without the secrets', { timeout: 240_000 }, async () => {
     // A pattern on the canary's own line: .env and deploy/prod.env match it, and src/config.js.
-    await startCommand(page(), 'Workspace Tools: Search Files…');
+    await d.startCommand(page(), 'Workspace Tools: Search Files…');
     await answerInputBox(page(), 'Workspace Tools: Search Files', 'API_TOKEN');
     const dialog = await d.waitForDialog(page());
     await wb.screenshot('palette-search-confirm');
@@ -134,28 +140,30 @@ describe('command palette', () => {
     assert.deepEqual(listed, ['src/config.js'], `listed: ${JSON.stringify(secret.rows)}`);
     for (const row of secret.rows) assert.ok(!row.includes(CANARY), `the canary is listed: ${row}`);
     assert.ok(!secret.text.includes(CANARY) && !secret.title.includes(CANARY), 'the canary is on screen');
-    await page().keyboard.press('Escape');
+    await d.pressIn(page(), page().locator(QUICK_INPUT.widget), 'Escape', 'the search results');
     await page().locator(QUICK_INPUT.widget).waitFor({ state: 'hidden' });
 
     // An ordinary search; picking its result opens the file at the line.
-    await startCommand(page(), 'Workspace Tools: Search Files…');
+    await d.startCommand(page(), 'Workspace Tools: Search Files…');
     await answerInputBox(page(), 'Workspace Tools: Search Files', 'Hello');
     assert.match((await d.waitForDialog(page())).message, /^Allow search_files to read/);
     await d.clickDialogButton(page(), 'Allow Once');
     calls.push('search_files');
     const plain = await waitForQuickPick(page(), /^Search "Hello": 1 result/);
     assert.match(plain.rows[0] ?? '', /src\/greet\.js:2.*Hello, \$\{name\}/);
-    await page().keyboard.press('Enter');
-    await page().locator(`${PANES.tabByResource('greet.js')}.active`).waitFor({ state: 'visible', timeout: 15_000 });
-    await d.waitFor(async () => /Ln 2, Col 1/.test((await page().locator(PANES.cursorPosition).textContent()) ?? ''), 'the cursor on line 2', 10_000);
+    // Enter picks the focused row: it must be that one.
+    assert.match((await page().locator(PALETTE.focusedRow).getAttribute('aria-label')) ?? '', /src\/greet\.js:2/);
+    await d.pressIn(page(), page().locator(QUICK_INPUT.widget), 'Enter', 'the search results');
+    await page().locator(`${PANES.tabByResource('greet.js')}.active`).waitFor({ state: 'visible', timeout: 30_000 });
+    await d.waitFor(async () => /Ln 2, Col 1/.test((await page().locator(PANES.cursorPosition).textContent()) ?? ''), 'the cursor on line 2', 30_000);
   });
 
-  test('Stage Current File shows the change in the Staged Changes view, the status bar and a diff', { timeout: 120_000 }, async () => {
+  test('Stage Current File shows the change in the Staged Changes view, the status bar and a diff', { timeout: 240_000 }, async () => {
     const onDisk = join(wb.workspaceDir, 'src/greet.js');
     const before = readFileSync(onDisk, 'utf8');
     assert.ok(await page().locator(`${PANES.tabByResource('greet.js')}.active`).isVisible(), 'src/greet.js is not the active editor (the search test opens it)');
 
-    await startCommand(page(), 'Workspace Tools: Stage Current File');
+    await d.startCommand(page(), 'Workspace Tools: Stage Current File');
     const dialog = await d.waitForDialog(page());
     await wb.screenshot('palette-stage-confirm');
     assert.equal(dialog.message, 'Allow stage_file to stage a change to "src/greet.js"?');
@@ -163,23 +171,23 @@ describe('command palette', () => {
     calls.push('stage_file');
 
     // The staged diff opens beside, titled "<file> (staged ↔ disk)"; the status bar counts it.
-    await d.waitFor(async () => (await d.editorTabLabels(page())).includes('greet.js (staged ↔ disk)'), 'the staged diff tab', 15_000);
+    await d.waitFor(async () => (await d.editorTabLabels(page())).includes('greet.js (staged ↔ disk)'), 'the staged diff tab', 30_000);
     const staged = page().locator(REVIEW.statusBarItem).filter({ hasText: /\b1 staged\b/ });
-    await staged.waitFor({ state: 'visible', timeout: 10_000 });
+    await staged.waitFor({ state: 'visible', timeout: 30_000 });
     assert.equal(await staged.locator('.codicon-diff').count(), 1, 'the status bar entry has no $(diff) icon');
 
     // The status bar entry opens the view; the entry shows +/− against disk (nothing changed yet).
     await staged.click();
-    await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+0 −0 · m\d+/.test(r.description)), 'the Staged Changes entry', 15_000);
+    await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+0 −0 · m\d+/.test(r.description)), 'the Staged Changes entry', 30_000);
 
     // The person edits the staged side of the diff ("Hello" → "Welcome") and saves it: a new
-    // version of the staged file, still not on disk.
-    await page().locator(REVIEW.diffModifiedLines).first().click();
-    for (const key of ['Control+Home', 'ArrowDown', 'End', 'Home', 'Control+ArrowRight', 'Control+ArrowRight', 'Control+Shift+ArrowLeft']) await page().keyboard.press(key);
-    await page().keyboard.type('Welcome');
-    await page().keyboard.press('Escape');
-    await page().keyboard.press('Control+S');
-    const row = await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+1 −1 · m\d+ · edited by you \(\+1 −1\)/.test(r.description)), 'the entry to show the edit', 15_000);
+    // version of the staged file, still not on disk. The word is selected with the mouse and the
+    // selection read back before anything is typed; the whole text is checked before saving.
+    const stagedSide = page().locator(REVIEW.diffModifiedEditor).first();
+    const what = 'the staged side of the diff';
+    await d.replaceInEditor(page(), stagedSide, { find: 'Hello', replace: 'Welcome', expected: before.replace('Hello', 'Welcome'), what });
+    await d.pressIn(page(), stagedSide, 'Control+S', what);
+    const row = await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+1 −1 · m\d+ · edited by you \(\+1 −1\)/.test(r.description)), 'the entry to show the edit', 30_000);
     const { modified, original } = await d.diffEditorText(page());
     assert.match(modified, /return `Welcome, \$\{name\}!`;/);
     assert.match(original, /return `Hello, \$\{name\}!`;/);
@@ -188,64 +196,92 @@ describe('command palette', () => {
 
     // For the screenshot: the chat side bar hidden, the Staged Changes view wide enough for its entry.
     await d.runCommand(page(), 'View: Hide Secondary Side Bar');
+    await page().locator(CHAT.input).first().waitFor({ state: 'hidden', timeout: 30_000 });
+    const sideBar = page().locator(WORKBENCH.sideBar);
+    const narrow = (await sideBar.boundingBox())?.width ?? 0;
     const sash = await page().locator(PANES.sideBarSash).boundingBox();
     if (sash) {
       await page().mouse.move(sash.x + sash.width / 2, sash.y + 200);
       await page().mouse.down();
       await page().mouse.move(sash.x + 140, sash.y + 200, { steps: 5 });
       await page().mouse.up();
+      await d.waitFor(async () => ((await sideBar.boundingBox())?.width ?? 0) > narrow + 100, 'the side bar to widen', 30_000, 50);
     }
     await page().mouse.move(900, 700); // no hover in the picture
-    await d.sleep(800); // let the diff's decorations settle
+    await page().locator(`${PANES.hover}:visible`).first().waitFor({ state: 'hidden', timeout: 30_000 });
+    // The diff's highlights of the changed word, on both sides.
+    await page().locator(REVIEW.diffInsertedText).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page().locator(REVIEW.diffRemovedText).first().waitFor({ state: 'visible', timeout: 30_000 });
     const shot = await wb.screenshot('palette-review');
     if (process.env.WT_UPDATE_SCREENSHOTS === '1') copyFileSync(shot, join(repoRoot, 'media/screenshot-review.png'));
     assert.ok(row);
   });
 
-  test('Open File as Artifact… opens a read-only snapshot', { timeout: 120_000 }, async () => {
-    await startCommand(page(), 'Workspace Tools: Open File as Artifact…');
+  test('Open File as Artifact… opens a read-only snapshot', { timeout: 240_000 }, async () => {
+    await d.startCommand(page(), 'Workspace Tools: Open File as Artifact…');
     await answerInputBox(page(), 'Workspace Tools: Open File as Artifact', 'docs/notes.md');
     const dialog = await d.waitForDialog(page());
     assert.equal(dialog.message, 'Allow open_file to read "docs/notes.md"?');
     await d.clickDialogButton(page(), 'Allow Once');
     calls.push('open_file');
+    // The status bar names the artifact (its callId) the model would page; the message shows for
+    // 8 s, so it is looked for first.
+    await d.waitFor(async () => (await d.statusBarTexts(page())).find((t) => /artifact \S+: docs\/notes\.md, 10 lines, \d+ bytes/.test(t)), 'the artifact status message', 30_000, 50);
 
     const tab = page().locator(`${PANES.tabByResource('notes.md')}.active`);
-    await tab.waitFor({ state: 'visible', timeout: 15_000 });
-    const lines = page().locator(PANES.activeEditorLines).first();
-    const editorText = async () => ((await lines.innerText()) ?? '').replace(/\u00a0/g, ' ');
-    await d.waitFor(async () => (await editorText()).includes('Nothing here yet.'), 'the artifact text', 10_000);
-    // The status bar names the artifact (its callId) the model would page.
-    await d.waitFor(async () => (await d.statusBarTexts(page())).find((t) => /artifact \S+: docs\/notes\.md, 10 lines, \d+ bytes/.test(t)), 'the artifact status message', 10_000);
+    await tab.waitFor({ state: 'visible', timeout: 30_000 });
+    const editor = page().locator(PANES.activeGroupEditor).first();
+    const editorText = () => d.editorText(editor);
+    await d.waitFor(async () => (await editorText()).includes('Nothing here yet.'), 'the artifact text', 30_000);
     // Not the file: its tooltip is the artifact's path, not the workspace file's.
-    await tab.hover();
-    const hover = page().locator(PANES.hover).first();
-    await hover.waitFor({ state: 'visible', timeout: 10_000 });
-    const tooltip = ((await hover.innerText()) ?? '').trim();
+    const tooltip = await d.hoverTooltip(page(), tab, 'the artifact\'s tab');
     assert.match(tooltip, /^\/\[art-[0-9a-f]+-\d+\]\/docs\/notes\.md\b/);
     assert.ok(!tooltip.includes(wb.workspaceDir), `the tab is the workspace file: ${tooltip}`);
     await page().mouse.move(0, 500);
 
-    // Read-only: typing is refused, and the text stays the snapshot even when the file changes.
+    // Read-only: typing is refused.
     const textBefore = await editorText();
-    await lines.click();
-    await page().keyboard.type('x');
-    await page().locator(PANES.editorOverlayMessage).filter({ hasText: 'Cannot edit in read-only editor' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await editor.click();
+    await d.pressIn(page(), editor, 'x', 'the artifact editor');
+    await page().locator(PANES.editorOverlayMessage).filter({ hasText: 'Cannot edit in read-only editor' }).waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await editorText(), textBefore, 'the read-only artifact changed');
     await wb.screenshot('palette-artifact');
+
+    // A snapshot: once the file has changed on disk, a new artifact of it shows the change (so the
+    // change has reached the extension), and this one still shows what was opened.
+    const snapshotUri = (await d.editorContent(editor)).uri;
+    assert.match(snapshotUri, /^artifact:/);
     writeFileSync(join(wb.workspaceDir, 'docs/notes.md'), '# Changed on disk\n');
-    await d.sleep(1500);
-    assert.equal(await editorText(), textBefore);
+    await d.runCommand(page(), 'View: Keep Editor'); // the next artifact opens beside this one, not in its place
+    await d.startCommand(page(), 'Workspace Tools: Open File as Artifact…');
+    await answerInputBox(page(), 'Workspace Tools: Open File as Artifact', 'docs/notes.md');
+    assert.equal((await d.waitForDialog(page())).message, 'Allow open_file to read "docs/notes.md"?');
+    await d.clickDialogButton(page(), 'Allow Once');
+    calls.push('open_file');
+    const newer = await d.waitFor(async () => {
+      const shown = await d.editorContent(editor);
+      return shown.uri.startsWith('artifact:') && shown.uri !== snapshotUri ? shown : undefined;
+    }, 'the second artifact in the editor', 30_000);
+    assert.equal(newer.text, '# Changed on disk\n');
+    assert.equal(await page().locator(PANES.tabByResource('notes.md')).count(), 2, 'the first artifact\'s tab was replaced');
+    // Back to the first tab: its document is the snapshot as it was opened.
+    await page().locator(`${PANES.tabByResource('notes.md')}:not(.active)`).click();
+    const older = await d.waitFor(async () => {
+      const shown = await d.editorContent(editor);
+      return shown.uri === snapshotUri ? shown : undefined;
+    }, 'the first artifact in the editor again', 30_000);
+    assert.equal(older.text, textBefore, 'the first artifact no longer shows the snapshot');
     assert.ok(!textBefore.includes('Changed on disk'));
   });
 
-  test('Show Audit Log shows one line per call and no file contents', { timeout: 60_000 }, async () => {
+  test('Show Audit Log shows one line per call and no file contents', { timeout: 180_000 }, async () => {
     await d.runCommand(page(), 'Workspace Tools: Show Audit Log');
-    await page().locator(PANES.panel).waitFor({ state: 'visible', timeout: 10_000 });
+    await page().locator(PANES.panel).waitFor({ state: 'visible', timeout: 30_000 });
     let lines = [];
     await d.waitFor(async () => {
       lines = await outputLines(page());
-      return lines.some((l) => / open_file "docs\/notes\.md" /.test(l));
-    }, 'the audit log in the Output panel', 15_000);
+      return lines.filter((l) => / open_file "docs\/notes\.md" /.test(l)).length === 2;
+    }, 'the audit log in the Output panel', 30_000);
     await wb.screenshot('palette-audit-log');
     const audited = lines
       .map((l) => /^\S+ \S+ \[(?:info|warning)\] (\w+) "([^"]*)" (allowed|refused|invalid) by (\w+) in \d+ ms: (.*)$/.exec(l))
@@ -253,11 +289,11 @@ describe('command palette', () => {
     assert.deepEqual(audited.map((m) => m[1]), calls, `audit lines:\n${lines.join('\n')}`);
     assert.deepEqual(audited.map((m) => m[3]), calls.map(() => 'allowed'));
     assert.deepEqual(audited.map((m) => m[4]), calls.map(() => 'person'));
-    assert.deepEqual(audited.filter((m) => m[1] !== 'search_files').map((m) => m[2]), ['src/greet.js', 'docs/notes.md']);
+    assert.deepEqual(audited.filter((m) => m[1] !== 'search_files').map((m) => m[2]), ['src/greet.js', 'docs/notes.md', 'docs/notes.md']);
     for (const m of audited) assert.match(m[5], /^ok \d+ bytes$/);
     // No contents: not the canary, not a searched pattern's matches, not a line of an opened file.
     const all = lines.join('\n');
-    for (const text of [CANARY, 'API_TOKEN', 'Hello, ', 'export function', 'Nothing here yet', 'reviewed by a person']) {
+    for (const text of [CANARY, 'API_TOKEN', 'Hello, ', 'export function', 'Nothing here yet', 'Changed on disk', 'reviewed by a person']) {
       assert.ok(!all.includes(text), `the audit log contains ${JSON.stringify(text)}`);
     }
   });

@@ -21,6 +21,8 @@ export const WORKBENCH = {
   paneHeaderTitle: '.pane-header .title',
   viewletTitle: '.composite.title .title-label',
   editor: '.editor-instance .monaco-editor',
+  /** A modal editor (e.g. "Language Models") and the block that covers the workbench behind it. */
+  modalEditor: '.monaco-modal-editor-block',
 };
 
 export const PALETTE = {
@@ -29,6 +31,8 @@ export const PALETTE = {
   /** Rows of the (virtualised) list: only the visible ones are in the DOM. */
   row: '.quick-input-widget .quick-input-list .monaco-list-row',
   rowLabel: '.quick-input-widget .quick-input-list .monaco-list-row .label-name',
+  /** The label inside a row. */
+  labelInRow: '.label-name',
   focusedRow: '.quick-input-widget .quick-input-list .monaco-list-row.focused',
 };
 
@@ -48,6 +52,10 @@ export const CHAT = {
   /** The split button's dropdown; its menu holds "Allow Once", "Allow in this Workspace", "Always Allow". */
   confirmationDropdown: '.chat-confirmation-widget-buttons .monaco-dropdown-button:visible',
   menuItem: '.monaco-menu .action-menu-item:visible',
+  /** The open context menu, one of its entries (focused with the keyboard) and an entry's label. */
+  menu: '.monaco-menu:visible',
+  menuEntry: '.monaco-menu .action-item',
+  menuEntryLabel: '.action-label',
 };
 
 /** Labels VS Code 1.139 puts on the tool-confirmation buttons and menu. */
@@ -65,6 +73,11 @@ export const REVIEW = {
   diffEditor: '.part.editor .monaco-diff-editor',
   diffOriginalLines: '.part.editor .monaco-diff-editor .editor.original .view-lines',
   diffModifiedLines: '.part.editor .monaco-diff-editor .editor.modified .view-lines',
+  /** The staged (right, editable) side of the diff editor: the Monaco editor inside it takes the focus. */
+  diffModifiedEditor: '.part.editor .monaco-diff-editor .editor.modified',
+  /** The diff's character-level highlights of inserted (staged side) and removed (disk side) text. */
+  diffInsertedText: '.part.editor .monaco-diff-editor .editor.modified .char-insert',
+  diffRemovedText: '.part.editor .monaco-diff-editor .editor.original .char-delete',
   /** Status bar entries (an extension's `StatusBarItem` among them). */
   statusBarItem: '.part.statusbar .statusbar-item',
   /** Rows of the tree views shown in the (left) side bar. */
@@ -92,6 +105,8 @@ export const PANES = {
   /** An editor tab by its resource's base name (the label itself may split name and suffix). */
   tabByResource: (name) => `.tabs-container .tab[data-resource-name="${name}"]`,
   activeEditorLines: '.part.editor .editor-instance .monaco-editor .view-lines:visible',
+  /** The Monaco editor of the active editor group (the one a palette command acts on). */
+  activeGroupEditor: '.part.editor .editor-group-container.active .editor-instance .monaco-editor',
   /** The message an editor shows where it refuses an edit ("Cannot edit in read-only editor"). */
   editorOverlayMessage: '.monaco-editor-overlaymessage',
   /** Workbench hovers (tab tooltips and the like). */
