@@ -34,7 +34,9 @@ await ensureAll();
 async function runOnce() {
   let passed = 0;
   let failed = 0;
-  const stream = run({ files, concurrency: 1, timeout: 600_000 });
+  // Each test carries its own bound (a scenario: 8 min); this one only stops a file that hangs
+  // between tests. The agent file alone runs 6 scenarios, 8-12 min on a loaded 2-core machine.
+  const stream = run({ files, concurrency: 1, timeout: 3_600_000 });
   stream.on('test:pass', (t) => { if (t.details?.type !== 'suite') passed++; });
   stream.on('test:fail', (t) => { if (t.details?.type !== 'suite') failed++; });
   await new Promise((resolve, reject) => {
