@@ -4,79 +4,89 @@
 // fake secret), prints the URL to open and keeps running until Ctrl-C, then stops everything.
 //
 //   npm run sandbox                          # = node scripts/sandbox.mjs
+//   npm run sandbox -- --demo                # an agent conversation to watch, no account needed
 //   node scripts/sandbox.mjs --screenshot media/screenshot-sandbox.png
+//   node scripts/sandbox.mjs --demo --screenshot media/screenshot-demo.png
 //   node scripts/sandbox.mjs --vsix workspace-tools.vsix --untrusted
 //
 // Options:
-//   --screenshot FILE  open the URL in headless Chromium, show the Workspace Tools view and its
-//                      commands, save a screenshot to FILE and exit
+//   --demo             also install the test-only scripted model (test/e2e/scripted-model) into
+//                      this profile only; in each window that opens it sends a prompt in agent
+//                      mode and walks the real flow (search, open, read, stage, patch, save), every
+//                      call waiting for the person's click (scripts/demo.mjs)
+//   --screenshot FILE  open the URL in headless Chromium, save a screenshot to FILE and exit: the
+//                      Workspace Tools view and its commands, or with --demo the save's
+//                      confirmation waiting beside the staged diff (the earlier calls allowed once)
 //   --vsix FILE        install this .vsix instead of building one
 //   --untrusted        start with workspace trust on: the folder opens in restricted mode
 //
-// code-server (a real VS Code 1.139) comes from the test host's cache (test/host/ensure.mjs
-// installs it on first use, ≈2 min). Nothing is written outside that cache, the repo's dist/ and
-// .vsix, and the temp folder; the extension runs as installed, so every call asks the person.
-import { spawn } from 'node:child_process';
+// It runs itself under Node 24 (scripts/node24.mjs). code-server (a real VS Code 1.139) and
+// Chromium come from the host's cache (test/host/ensure.mjs installs them on first use, printing
+// each step). Nothing is written outside that cache, the repo's dist/ and .vsix, and the temp
+// folder; the extension runs as installed, so every call asks the person.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureChromium, ensureCodeServer, ensureNode24, repoRoot } from '../test/host/ensure.mjs';
+import * as d from '../test/e2e/driver.mjs';
+import { ensureAll, repoRoot } from '../test/host/ensure.mjs';
+import { runLogged, step } from '../test/host/progress.mjs';
 import { launchChromium } from '../test/host/run-suite.mjs';
 import { PALETTE, PANES, WORKBENCH } from '../test/host/selectors.mjs';
 import { cleanupOnExit, groupsOf, startServer } from '../test/host/server.mjs';
+import { demoFileOnDisk, demoSetup, walkDemoToSave } from './demo.mjs';
+import { runOnNode24 } from './node24.mjs';
 
-const DEMO = join(repoRoot, 'test/fixtures/demo');
+const DEMO_WORKSPACE = join(repoRoot, 'test/fixtures/demo');
 const log = (msg) => process.stderr.write(`[sandbox] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sandboxStep = (name, fn, retry) => step({ tag: 'sandbox', name, retry }, fn);
 
-/** Runs a command with its output on the console; rejects on a non-zero exit. */
-function run(cmd, args, options = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
-    child.on('error', reject);
-    child.on('close', (code, signal) => (code === 0 ? resolvePromise() : reject(new Error(`${cmd} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`))));
-  });
-}
+/** npm, as the npm that runs this script when there is one (`npm run sandbox`). */
+const npm = (args) => (process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, ...args]] : ['npm', args]);
 
 /** `npm run package`: dist/ in production mode and workspace-tools.vsix. */
-async function packageVsix() {
-  log('npm run package');
-  await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'package'], { cwd: repoRoot });
-  const vsix = join(repoRoot, 'workspace-tools.vsix');
-  if (!existsSync(vsix)) throw new Error(`npm run package did not write ${vsix}`);
-  return vsix;
+function packageVsix(logDir) {
+  return sandboxStep('package', async (progress) => {
+    const vsix = join(repoRoot, 'workspace-tools.vsix');
+    const logFile = join(logDir, 'package.log');
+    progress.doing(`npm run package (esbuild --production, vsce) into ${vsix}`);
+    const [cmd, args] = npm(['run', 'package']);
+    await runLogged(cmd, args, { cwd: repoRoot, logFile });
+    if (!existsSync(vsix)) throw new Error(`npm run package did not write ${vsix}; see ${logFile}`);
+    return vsix;
+  }, 'npm run package');
 }
 
 /**
  * `code-server --install-extension` into the running server's fresh extensions dir (the CLI
  * process exits when done; the server's extension host scans the folder when a window connects).
  */
-async function installVsix(server, vsix) {
-  const node = await ensureNode24();
-  const entry = await ensureCodeServer(node);
-  const home = join(server.tmpDir, 'home');
-  const xdg = join(server.tmpDir, 'xdg');
-  log(`installing ${vsix}`);
-  await run(node, [
-    entry,
-    '--user-data-dir', server.userDataDir,
-    '--extensions-dir', server.extensionsDir,
-    '--install-extension', vsix,
-    '--force',
-  ], {
-    env: {
-      ...process.env,
-      PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
-      HOME: home,
-      TMPDIR: join(server.tmpDir, 'tmp'),
-      XDG_CONFIG_HOME: join(xdg, 'config'),
-      XDG_DATA_HOME: join(xdg, 'data'),
-      XDG_CACHE_HOME: join(xdg, 'cache'),
-      XDG_STATE_HOME: join(xdg, 'state'),
-      // Let server.stop() find it, should it outlive Ctrl-C.
-      WT_HOST_RUN: server.runId,
-    },
+function installVsix(server, vsix, { node, codeServer }) {
+  return sandboxStep('install', async (progress) => {
+    const xdg = join(server.tmpDir, 'xdg');
+    progress.doing(`code-server --install-extension ${vsix}`);
+    await runLogged(node, [
+      codeServer,
+      '--user-data-dir', server.userDataDir,
+      '--extensions-dir', server.extensionsDir,
+      '--install-extension', vsix,
+      '--force',
+    ], {
+      logFile: join(server.tmpDir, 'install-extension.log'),
+      env: {
+        ...process.env,
+        PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+        HOME: join(server.tmpDir, 'home'),
+        TMPDIR: join(server.tmpDir, 'tmp'),
+        XDG_CONFIG_HOME: join(xdg, 'config'),
+        XDG_DATA_HOME: join(xdg, 'data'),
+        XDG_CACHE_HOME: join(xdg, 'cache'),
+        XDG_STATE_HOME: join(xdg, 'state'),
+        // Let server.stop() find it, should it outlive Ctrl-C.
+        WT_HOST_RUN: server.runId,
+      },
+    });
+    return server.extensionsDir;
   });
 }
 
@@ -88,8 +98,34 @@ function extensionLog(server) {
   return files.length ? readFileSync(join(logs, files.sort().at(-1)), 'utf8') : '';
 }
 
-/** Opens the workbench in headless Chromium, shows the view and the commands, saves a screenshot. */
-async function screenshot(server, url, file, executablePath) {
+/** A source file open, the Workspace Tools view beside it, and the palette listing the commands. */
+async function showViewAndCommands(page) {
+  // The installed extension's commands reach the palette once it is scanned: wait for them.
+  const label = 'Workspace Tools: Show Audit Log';
+  await d.waitFor(async () => {
+    await d.openPalette(page, label);
+    const listed = await page.locator(PALETTE.rowLabel).filter({ hasText: label }).count();
+    await d.closePalette(page);
+    return listed > 0;
+  }, 'the installed extension\'s commands to reach the palette', 60_000, 1000);
+
+  await page.keyboard.press('Control+P');
+  await page.locator(PALETTE.input).waitFor({ state: 'visible' });
+  await page.keyboard.type('cart.js');
+  await page.locator(PALETTE.row).filter({ hasText: 'cart.js' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator(PANES.tabByResource('cart.js')).waitFor({ state: 'visible', timeout: 15_000 });
+  await d.runCommand(page, 'View: Show Workspace Tools');
+  await page.locator(WORKBENCH.sideBar).getByText('Staged Changes', { exact: false }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await d.openPalette(page, 'Workspace Tools');
+  await page.locator(PALETTE.rowLabel).filter({ hasText: label }).first().waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+/**
+ * Opens the workbench in headless Chromium, brings it to the state to show (`arrange(page)`),
+ * saves a screenshot and closes Chromium; returns Chromium's process groups for server.stop().
+ */
+async function screenshot(server, url, file, executablePath, arrange) {
   const profile = mkdtempSync(join(tmpdir(), 'wt-sandbox-chromium-'));
   const forget = cleanupOnExit(() => rmSync(profile, { recursive: true, force: true }));
   let context;
@@ -101,44 +137,10 @@ async function screenshot(server, url, file, executablePath) {
     // No smoke-test driver here (see startServer below): the workbench is ready when its parts are.
     await page.locator(WORKBENCH.root).waitFor({ state: 'visible', timeout: 60_000 });
     await page.locator(WORKBENCH.statusBar).waitFor({ state: 'visible', timeout: 60_000 });
-
-    // The installed extension's commands reach the palette once it is scanned: wait for them.
-    const palette = async (text) => {
-      await page.keyboard.press('F1');
-      await page.locator(PALETTE.input).waitFor({ state: 'visible' });
-      await page.keyboard.type(text);
-      await page.locator(PALETTE.row).first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
-      await sleep(400);
-    };
-    const runCommand = async (label) => {
-      await palette(label);
-      const row = page.locator(PALETTE.row).filter({ has: page.locator('.label-name', { hasText: label }) }).first();
-      await row.waitFor({ state: 'visible', timeout: 10_000 });
-      await row.click();
-      await page.locator(PALETTE.widget).waitFor({ state: 'hidden' });
-    };
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      await palette('Workspace Tools: Show Audit Log');
-      if (await page.locator(PALETTE.rowLabel).filter({ hasText: 'Workspace Tools: Show Audit Log' }).count()) break;
-      await page.keyboard.press('Escape');
-      if (Date.now() > deadline) throw new Error('the installed extension\'s commands never reached the palette');
-      await sleep(1000);
-    }
-    await page.keyboard.press('Escape');
-
-    // A source file open, the Workspace Tools view beside it, and the palette listing the commands.
-    await page.keyboard.press('Control+P');
-    await page.locator(PALETTE.input).waitFor({ state: 'visible' });
-    await page.keyboard.type('cart.js');
-    await page.locator(PALETTE.row).filter({ hasText: 'cart.js' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.keyboard.press('Enter');
-    await page.locator(PANES.tabByResource('cart.js')).waitFor({ state: 'visible', timeout: 15_000 });
-    await runCommand('View: Show Workspace Tools');
-    await page.locator(WORKBENCH.sideBar).getByText('Staged Changes', { exact: false }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await palette('Workspace Tools');
-    await page.mouse.move(800, 900);
-    await sleep(800);
+    await arrange(page);
+    // No hover tooltip in the picture.
+    await page.mouse.move(800, 990);
+    await page.locator(PANES.hover).first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
     mkdirSync(dirname(file), { recursive: true });
     await page.screenshot({ path: file });
     log(`screenshot: ${file}`);
@@ -157,6 +159,7 @@ async function screenshot(server, url, file, executablePath) {
 async function main() {
   const { values } = parseArgs({
     options: {
+      demo: { type: 'boolean', default: false },
       screenshot: { type: 'string' },
       vsix: { type: 'string' },
       untrusted: { type: 'boolean', default: false },
@@ -165,40 +168,63 @@ async function main() {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write('node scripts/sandbox.mjs [--screenshot FILE] [--vsix FILE] [--untrusted]\n');
+    process.stdout.write('node scripts/sandbox.mjs [--demo] [--screenshot FILE] [--vsix FILE] [--untrusted]\n');
     return 0;
   }
+  if (values.vsix && !existsSync(resolve(values.vsix))) throw new Error(`--vsix ${values.vsix}: no such file`);
+  if (values.demo && values.untrusted) throw new Error('--demo needs a trusted workspace (the demo stages and saves a file; an untrusted one has no write tools): drop --untrusted');
+  await runOnNode24();
   // Before the host's own exit hooks (registered by the first cleanupOnExit), which exit at once.
   process.once('SIGINT', () => process.stderr.write('\n[sandbox] stopping\n'));
-  await ensureCodeServer(await ensureNode24());
-  const executablePath = values.screenshot ? await ensureChromium() : undefined;
-  const vsix = values.vsix ? resolve(values.vsix) : await packageVsix();
-  if (!existsSync(vsix)) throw new Error(`${vsix} does not exist`);
+  const host = await ensureAll({ chromium: Boolean(values.screenshot) });
 
   const tmp = mkdtempSync(join(tmpdir(), 'wt-sandbox-'));
   const forgetTmp = cleanupOnExit(() => rmSync(tmp, { recursive: true, force: true }));
   const workspace = join(tmp, 'demo');
-  cpSync(DEMO, workspace, { recursive: true });
+  cpSync(DEMO_WORKSPACE, workspace, { recursive: true });
   let server;
   try {
+    const vsix = values.vsix ? resolve(values.vsix) : await packageVsix(tmp);
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+    const demo = values.demo ? demoSetup(tmp, `${manifest.publisher}.${manifest.name}`) : undefined;
     // A person's VS Code: no smoke-test driver, which would keep notifications from showing as
     // toasts (test/host/server.mjs passes `--vscode-option enable-smoke-test-driver` unless
     // `smokeTestDriver: false`).
-    server = await startServer({ workspace, disableWorkspaceTrust: !values.untrusted, smokeTestDriver: false });
-    await installVsix(server, vsix);
+    server = await sandboxStep('start', async (progress) => {
+      progress.doing(`starting VS Code 1.139 (code-server) on a free port, fresh profile${demo ? ' with the demo model' : ''}`);
+      const started = await startServer({
+        workspace,
+        disableWorkspaceTrust: !values.untrusted,
+        smokeTestDriver: false,
+        ...(demo ? { extensions: demo.extensions, env: demo.env } : {}),
+      });
+      progress.result(started.baseUrl);
+      return started;
+    });
+    await installVsix(server, vsix, host);
     const url = `${server.baseUrl}/?folder=${encodeURIComponent(workspace)}`;
 
     if (values.screenshot) {
-      const groups = await screenshot(server, url, resolve(values.screenshot), executablePath);
+      const before = demo && demoFileOnDisk(workspace);
+      const arrange = demo
+        ? (page) => walkDemoToSave(page, demo.events, log)
+        : showViewAndCommands;
+      const groups = await screenshot(server, url, resolve(values.screenshot), host.chromium, arrange);
+      if (demo && demoFileOnDisk(workspace) !== before) throw new Error('the demo changed the file on disk before the person allowed the save');
       await server.stop({ alsoReap: groups });
       return 0;
     }
 
     process.stdout.write([
       '',
-      'Workspace Tools sandbox is running (code-server, VS Code 1.139).',
+      `Workspace Tools sandbox is running (code-server, VS Code 1.139)${demo ? ' with the demo model' : ''}.`,
       `  Open:      ${url}`,
       `  Workspace: ${workspace} (a copy of test/fixtures/demo; edits stay there)`,
+      ...(demo ? [
+        '  Demo:      each window you open sends a prompt to the demo model in the chat (the first',
+        '             takes a minute while Copilot Chat starts); every tool call, and the save,',
+        '             waits for your click on its confirmation. No account is needed.',
+      ] : []),
       `  Server log: ${server.logFile}`,
       'Press Ctrl-C to stop.',
       '',
@@ -217,7 +243,7 @@ async function main() {
 main().then(
   (code) => { process.exitCode = code; },
   (err) => {
-    console.error(`[sandbox] ${err.stack ?? err}`);
+    console.error(err?.name === 'SetupError' ? err.message : `[sandbox] ${err?.stack ?? err}`);
     process.exitCode = 1;
   },
 );

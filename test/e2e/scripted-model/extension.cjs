@@ -26,6 +26,12 @@
 // JSON object a line: {time, tools, messages: [{role, parts: [{type, text | callId, name, input}]}]},
 // with every text part and tool result in full, so a test can check that a secret never reached
 // the model (in a prompt, a tool result, an error, or anywhere else).
+//
+// $WT_SCRIPTED_MODEL_SEND_PROMPT=1 (the sandbox's demo, scripts/demo.mjs): once ready, the model
+// runs the script's `commands` (command ids, e.g. to show a view) and sends its `prompt` itself,
+// in every window that opens, in agent mode with this model selected, so a person sees the
+// conversation start without typing or signing in. On a fresh profile it first enables the
+// built-in Copilot Chat, as "Manage Language Models" does. A failure is logged as `error`.
 /* global require, exports -- a CommonJS extension: VS Code loads it with require() */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const vscode = require('vscode');
@@ -172,23 +178,48 @@ const provider = {
   },
 };
 
+const COPILOT_CHAT = 'GitHub.copilot-chat';
+const sendsPrompt = () => process.env.WT_SCRIPTED_MODEL_SEND_PROMPT === '1';
+
+/** The demo's prompt, sent in agent mode with this model selected (the chat view opens). */
+async function sendScriptPrompt(openedManager) {
+  const { prompt = 'Go.', commands = [] } = loadScript();
+  // The language model manager opened as a modal editor over the workbench: close it.
+  if (openedManager) await vscode.commands.executeCommand('workbench.action.closeModalEditor');
+  for (const command of commands) await vscode.commands.executeCommand(command);
+  await vscode.commands.executeCommand('workbench.action.chat.open', {
+    mode: 'agent',
+    modelSelector: { vendor: VENDOR, id: MODEL_ID },
+    query: prompt,
+  });
+  log('prompt-sent', { prompt });
+}
+
 exports.activate = (context) => {
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider));
   log('activated');
+  // On a fresh profile the built-in Copilot Chat is disabled until chat is set up; the command
+  // behind "Manage Language Models" enables it (the e2e tests run it from the palette instead).
+  const openedManager = sendsPrompt() && !vscode.extensions.getExtension(COPILOT_CHAT);
+  if (openedManager) {
+    log('enabling-copilot-chat');
+    Promise.resolve(vscode.commands.executeCommand('workbench.action.chat.manage')).catch((err) => log('error', { what: 'workbench.action.chat.manage', message: String(err) }));
+  }
   // Agent mode needs the built-in Copilot Chat running, and a tool call fails ("does not have an
   // implementation registered") until the extension owning the tool has activated. Report when
   // each is active, then `ready`, so a test knows when a prompt will reach this model and the tools.
-  const waitingFor = ['GitHub.copilot-chat', ...(process.env.WT_SCRIPTED_MODEL_AWAIT ?? '').split(',').map((s) => s.trim()).filter(Boolean)];
+  const waitingFor = [COPILOT_CHAT, ...(process.env.WT_SCRIPTED_MODEL_AWAIT ?? '').split(',').map((s) => s.trim()).filter(Boolean)];
   const timer = setInterval(() => {
     for (const id of [...waitingFor]) {
       if (!vscode.extensions.getExtension(id)?.isActive) continue;
       waitingFor.splice(waitingFor.indexOf(id), 1);
       log('extension-active', { id });
-      if (id === 'GitHub.copilot-chat') log('copilot-active');
+      if (id === COPILOT_CHAT) log('copilot-active');
     }
     if (waitingFor.length === 0) {
       clearInterval(timer);
       log('ready');
+      if (sendsPrompt()) sendScriptPrompt(openedManager).catch((err) => log('error', { what: 'sending the prompt', message: String(err) }));
     }
   }, 250);
   context.subscriptions.push({ dispose: () => clearInterval(timer) });
