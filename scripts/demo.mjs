@@ -7,7 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../test/host/ensure.mjs';
-import { REVIEW } from '../test/host/selectors.mjs';
+import { duration } from '../test/host/progress.mjs';
+import { CHAT, REVIEW, WORKBENCH } from '../test/host/selectors.mjs';
 import * as d from '../test/e2e/driver.mjs';
 
 const MEDIA_ID = '"media_id":"([^"]+)"';
@@ -28,7 +29,7 @@ export const DEMO_SCRIPT = {
       input: {
         media_id: `{{step 3 /${MEDIA_ID}/}}`,
         patch: [
-          { find: 'as dollars, e.g. 1999', replace: 'in a currency (default US dollars), e.g. 1999' },
+          { find: 'as dollars, e.g. 1999', replace: 'in a currency, e.g. 1999' },
           {
             find: 'export function formatPrice(cents) {\n  // TODO: use Intl.NumberFormat and the configured currency\n  return `$${(cents / 100).toFixed(2)}`;',
             replace: "export function formatPrice(cents, currency = 'USD') {\n  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);",
@@ -68,6 +69,8 @@ export function demoSetup(tmp, extensionId) {
  */
 export async function walkDemoToSave(page, events, log, timeout = 180_000) {
   const saveStep = DEMO_SCRIPT.steps.findIndex((s) => s.tool === 'save_media');
+  const started = Date.now();
+  const since = () => duration(Date.now() - started);
   const failed = () => events().find((e) => e.event === 'error');
   for (const [index, { tool }] of DEMO_SCRIPT.steps.entries()) {
     await d.waitFor(() => {
@@ -81,13 +84,35 @@ export async function walkDemoToSave(page, events, log, timeout = 180_000) {
       await d.waitFor(async () => (await d.editorTabLabels(page)).includes('format.js (staged ↔ disk)'), 'the staged diff of format.js to open', timeout);
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout });
       await d.waitFor(async () => (await d.diffEditorText(page)).modified.includes('Intl.NumberFormat'), 'the staged diff to show the patched line', timeout);
-      log(`the save of ${FILE} waits for the person (+ the staged diff is open)`);
+      log(`step ${index + 1}: ${tool} asks (${since()} after the page opened) and waits for the person; the staged diff is open`);
       return;
     }
-    log(`step ${index + 1}: ${tool} asks; allowing it once`);
+    log(`step ${index + 1}: ${tool} asks (${since()} after the page opened); allowing it once`);
     await d.answerToolConfirmation(page, 'allowOnce', { timeout });
   }
   throw new Error('the demo script has no save_media step');
+}
+
+/**
+ * For the picture: the chat wide enough to read the conversation (its side bar's edge dragged
+ * left), and the chat's docked notice (a hint to configure more models) dismissed.
+ */
+export async function arrangeDemoPicture(page) {
+  const notice = page.locator(CHAT.inputNoticeDismiss);
+  if (await notice.count()) {
+    await notice.first().click();
+    await notice.first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+  }
+  const chat = page.locator(WORKBENCH.auxiliaryBar);
+  const before = await chat.boundingBox();
+  if (before) {
+    // The sash between the editor and the chat lies on the chat's left edge.
+    await page.mouse.move(before.x - 1, before.y + before.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(before.x - 260, before.y + before.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await d.waitFor(async () => ((await chat.boundingBox())?.width ?? 0) > before.width + 100, 'the chat to widen', 10_000);
+  }
 }
 
 /** The demo's file as it is on disk in the sandbox workspace (unchanged until the save is allowed). */

@@ -34,7 +34,7 @@ import { runLogged, step } from '../test/host/progress.mjs';
 import { launchChromium } from '../test/host/run-suite.mjs';
 import { PALETTE, PANES, WORKBENCH } from '../test/host/selectors.mjs';
 import { cleanupOnExit, groupsOf, startServer } from '../test/host/server.mjs';
-import { demoFileOnDisk, demoSetup, walkDemoToSave } from './demo.mjs';
+import { arrangeDemoPicture, demoFileOnDisk, demoSetup, walkDemoToSave } from './demo.mjs';
 import { runOnNode24 } from './node24.mjs';
 
 const DEMO_WORKSPACE = join(repoRoot, 'test/fixtures/demo');
@@ -125,13 +125,13 @@ async function showViewAndCommands(page) {
  * Opens the workbench in headless Chromium, brings it to the state to show (`arrange(page)`),
  * saves a screenshot and closes Chromium; returns Chromium's process groups for server.stop().
  */
-async function screenshot(server, url, file, executablePath, arrange) {
+async function screenshot(server, url, file, { executablePath, viewport, arrange }) {
   const profile = mkdtempSync(join(tmpdir(), 'wt-sandbox-chromium-'));
   const forget = cleanupOnExit(() => rmSync(profile, { recursive: true, force: true }));
   let context;
   let groups;
   try {
-    context = await launchChromium(server, executablePath, profile, { width: 1600, height: 1000 });
+    context = await launchChromium(server, executablePath, profile, viewport);
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(url);
     // No smoke-test driver here (see startServer below): the workbench is ready when its parts are.
@@ -139,7 +139,7 @@ async function screenshot(server, url, file, executablePath, arrange) {
     await page.locator(WORKBENCH.statusBar).waitFor({ state: 'visible', timeout: 60_000 });
     await arrange(page);
     // No hover tooltip in the picture.
-    await page.mouse.move(800, 990);
+    await page.mouse.move(viewport.width / 2, viewport.height - 10);
     await page.locator(PANES.hover).first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
     mkdirSync(dirname(file), { recursive: true });
     await page.screenshot({ path: file });
@@ -207,9 +207,10 @@ async function main() {
     if (values.screenshot) {
       const before = demo && demoFileOnDisk(workspace);
       const arrange = demo
-        ? (page) => walkDemoToSave(page, demo.events, log)
+        ? async (page) => { await walkDemoToSave(page, demo.events, log); await arrangeDemoPicture(page); }
         : showViewAndCommands;
-      const groups = await screenshot(server, url, resolve(values.screenshot), host.chromium, arrange);
+      const viewport = demo ? { width: 1920, height: 1080 } : { width: 1600, height: 1000 };
+      const groups = await screenshot(server, url, resolve(values.screenshot), { executablePath: host.chromium, viewport, arrange });
       if (demo && demoFileOnDisk(workspace) !== before) throw new Error('the demo changed the file on disk before the person allowed the save');
       await server.stop({ alsoReap: groups });
       return 0;

@@ -33,13 +33,13 @@ export class SetupError extends Error {
  * prints "<name>: found <where> (checked in …)"; one that did prints "<name>: done in … → <where>".
  *
  * @template T
- * @param {{tag: string, name: string, retry?: string}} what
+ * @param {{tag: string, name: string, retry?: string, out?: (text: string) => void}} what
  * @param {(progress: {doing(text: string): void, note(text: string): void, result(text: string): void}) => Promise<T>} fn
  * @returns {Promise<T>}
  */
-export async function step({ tag, name, retry }, fn) {
+export async function step({ tag, name, retry, out = (text) => process.stderr.write(text) }, fn) {
   const started = Date.now();
-  const say = (text) => process.stderr.write(`[${tag}] ${name}: ${text}\n`);
+  const say = (text) => out(`[${tag}] ${name}: ${text}\n`);
   let worked = false;
   let shown;
   const progress = {

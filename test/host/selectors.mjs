@@ -6,6 +6,8 @@ export const WORKBENCH = {
   root: '.monaco-workbench',
   statusBar: '.part.statusbar',
   sideBar: '.part.sidebar',
+  /** The secondary side bar, where the chat lives. */
+  auxiliaryBar: '.part.auxiliarybar',
   activityBarItem: '.part.activitybar .action-item',
   notificationToast: '.notification-toast',
   /** A modal dialog (e.g. a confirmation shown with `showWarningMessage(..., {modal: true})`). */
@@ -56,6 +58,8 @@ export const CHAT = {
   menu: '.monaco-menu:visible',
   menuEntry: '.monaco-menu .action-item',
   menuEntryLabel: '.action-label',
+  /** The close button of a notice docked above the chat input (e.g. "Set BYOK utility models"). */
+  inputNoticeDismiss: '.chat-input-notification-widget .chat-input-notification-dismiss',
 };
 
 /** Labels VS Code 1.139 puts on the tool-confirmation buttons and menu. */
