@@ -16,11 +16,15 @@ import { ensureNode24, findNode24, NODE_MAJOR, nodeDirFor } from '../test/host/e
 
 const onNode24 = () => Number(process.versions.node.split('.')[0]) === NODE_MAJOR;
 
-/** The environment in which `node` and `npm` mean Node 24. */
+/**
+ * The environment in which `node` and `npm` mean Node 24. An outer npm's user agent and Node path
+ * describe the Node it ran on: they go, so an npm started under Node 24 sets its own.
+ */
 export function node24Env(nodeBin, env = process.env) {
   const nodedir = nodeDirFor(nodeBin);
+  const { npm_config_user_agent: _agent, npm_node_execpath: _node, ...rest } = env;
   return {
-    ...env,
+    ...rest,
     PATH: `${dirname(nodeBin)}:${env.PATH ?? ''}`,
     WT_NODE24: nodeBin,
     ...(nodedir ? { npm_config_nodedir: nodedir } : {}),

