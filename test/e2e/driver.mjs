@@ -297,7 +297,10 @@ export async function pickMenuItem(page, label) {
 /** Lines of the scripted model's JSON-lines log (see scripted-model/extension.cjs). */
 export function readModelLog(file) {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // The model appends while we read: a last line without its newline is still being written.
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop();
+  return lines.filter(Boolean).map((l) => JSON.parse(l));
 }
 
 /** Selects a model in the chat view's model picker by (part of) its name. */
