@@ -3,7 +3,7 @@
  *
  *   node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON bench/run.ts [--only=group,group]
  *
- * Groups: extension, search, find, size, media, artifacts. A full run writes bench/results.json; a
+ * Groups: extension, search, find, size, media, artifacts, scale. A full run writes bench/results.json; a
  * run with --only writes <bench dir>/results.partial.json instead, so the committed file always
  * holds a complete run. Goals are printed as PASS/MISS and never fail the run; the exit status is
  * non-zero only when a case could not run at all (ERROR).
@@ -19,14 +19,15 @@ import type { BenchContext } from './lib/context.ts';
 import { repoRoot, ripgrep } from './lib/hosts.ts';
 import { formatGoal, formatValue, machine, table, type CaseResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
-import { GEN_VERSION, benchDir, bigLog, editFile, namesTree, sourceTree } from './lib/workloads.ts';
+import { GEN_VERSION, benchDir, bigLog, editFile, namesTree, scaleTree, sourceTree } from './lib/workloads.ts';
 import { extensionCases } from './cases/extension.ts';
 import { findCases, searchCases } from './cases/search.ts';
 import { resultSizeCases } from './cases/result-size.ts';
 import { mediaCases } from './cases/media.ts';
 import { artifactCases } from './cases/artifacts.ts';
+import { scaleCases } from './cases/scale.ts';
 
-const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts'] as const;
+const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'scale'] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -104,6 +105,11 @@ async function main(): Promise<number> {
     const big = await bigLog(log);
     workloads['log'] = { bytes: big.bytes, lines: big.lines };
     await guard('artifacts', () => artifactCases(ctx, big));
+  }
+  if (wanted('scale')) {
+    const scale = await scaleTree(log);
+    workloads['scale'] = { files: scale.files, folders: scale.folders, bytes: scale.bytes, todoLines: scale.todoLines };
+    await guard('scale', () => scaleCases(ctx, scale));
   }
 
   const totalSeconds = round((performance.now() - started) / 1000);

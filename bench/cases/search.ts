@@ -10,7 +10,45 @@ import { compare, type Side } from '../lib/stats.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 
 type Frames = readonly { readonly kind: string }[];
-const count = (frames: Frames, kind: string): number => frames.filter((f) => f.kind === kind).length;
+/** A result over one page: its first page and the result artifact that holds all of it. */
+interface PagedResult { readonly summary: string; readonly artifact: { readonly callId: string; readonly lines: number; readonly bytes: number; readonly complete: boolean } }
+type Output = Frames | PagedResult;
+const isPaged = (out: Output): out is PagedResult => !Array.isArray(out);
+
+/** The artifact's last line: `done complete (5626 matching lines in …)`, `limit N reached (…)` or `incomplete: …`. */
+const TERMINAL = '^(done complete|limit \\d+ reached|incomplete:)';
+
+/** The result of a call as ours finishes it: the frames, or the last line of its result artifact once that is complete. */
+interface Finished { readonly out: Output; readonly terminal?: string }
+
+/** Results of a kind: counted in the frames, or for a result artifact, as its last line states them. */
+const count = (f: Finished, kind: string): number => (isPaged(f.out) ? Number(/\((\d+) /.exec(f.terminal ?? '')?.[1] ?? -1) : (f.out as Frames).filter((x) => x.kind === kind).length);
+
+/**
+ * One call through the core, until its result is complete: a result artifact still being written
+ * (the first page came back at once) is waited for, so its time is in the figure.
+ */
+async function viaCore(core: CoreHost, tool: 'search_files' | 'find_files', input: Record<string, unknown>): Promise<Finished> {
+  const outcome = await core.invoke(tool, input);
+  const out = outcome.result as Output;
+  if (!isPaged(out)) return { out };
+  return { out, terminal: await lastLine(core, out.artifact.callId) };
+}
+
+/** Waits for a result artifact's end and reads its last line. */
+async function lastLine(core: CoreHost, callId: string): Promise<string> {
+  await core.session.artifacts.settled(callId);
+  const page = await core.session.artifacts.read(callId, { offset: core.session.artifacts.get(callId).lines, limit: 1 });
+  return page.lines[0]?.text ?? '';
+}
+
+/** The same through the CLI session: artifact_grep of the last line waits for the artifact's end. */
+async function viaCli(cli: CliSession, tool: 'search_files' | 'find_files', input: Record<string, unknown>): Promise<Finished> {
+  const out = cliResult<Output>(await cli.call(tool, input));
+  if (!isPaged(out)) return { out };
+  const grep = cliResult<{ lines: { text: string }[] }>(await cli.call('artifact_grep', { callId: out.artifact.callId, pattern: TERMINAL, maxResults: 1 }));
+  return { out, terminal: grep.lines.at(-1)?.text ?? '' };
+}
 
 interface Spec {
   readonly id: string;
@@ -46,8 +84,8 @@ async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: C
   ctx.log(`${spec.title}: core`);
   const [oursCore, rgCore] = await compare({
     label: `${spec.tool} (core)`,
-    run: () => core.invoke(spec.tool, spec.input),
-    check: (out) => { counts.ours = count(out.result as Frames, kind); },
+    run: () => viaCore(core, spec.tool, spec.input),
+    check: (out) => { counts.ours = count(out, kind); },
   }, rgSide, ctx.runs(spec.runs));
   const coreNote = note(counts.ours);
   ctx.add(result({ id: `${spec.id}.core`, title: `${spec.title} — core`, goal: RG_GOAL, ours: oursCore, peer: rgCore, details: { input: spec.input, results: counts.ours, rgResults: counts.rg }, ...(coreNote ? { note: coreNote } : {}) }));
@@ -55,8 +93,8 @@ async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: C
   ctx.log(`${spec.title}: CLI session`);
   const [oursCli, rgCli] = await compare({
     label: `${spec.tool} (CLI session)`,
-    run: () => cli.call(spec.tool, spec.input),
-    check: (out) => { counts.cli = count(cliResult<Frames>(out), kind); },
+    run: () => viaCli(cli, spec.tool, spec.input),
+    check: (out) => { counts.cli = count(out, kind); },
   }, rgSide, ctx.runs(spec.runs));
   const cliNote = note(counts.cli);
   ctx.add(result({ id: `${spec.id}.cli`, title: `${spec.title} — CLI session`, goal: RG_GOAL, ours: oursCli, peer: rgCli, details: { input: spec.input, results: counts.cli, rgResults: counts.rg }, ...(cliNote ? { note: cliNote } : {}) }));
@@ -76,10 +114,48 @@ export async function searchCases(ctx: BenchContext, source: SourceTree): Promis
       tool: 'search_files', input: { pattern: 'todo', ignore_case: true }, rgArgs: ['--json', '-i', 'todo'], rgCount: countRgJsonMatches,
       expected: source.todoLines, runs: 11,
     }, source.dir, core, cli);
+    await resultArtifactCase(ctx, source.dir, core);
   } finally {
     await cli.close();
     await core.dispose();
   }
+}
+
+/**
+ * A result far over one page: search_files writes all of it to a result artifact and hands the
+ * model its first page. Ours (core, until the artifact is complete and its last line read) against
+ * `rg -n`, the printer the tool itself reads; and the bytes that reach the model against ripgrep's output.
+ */
+async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost): Promise<void> {
+  const pattern = 'kernel';
+  const rgArgs = ['--no-heading', '--with-filename', '--line-number', pattern];
+  const expected = countLines((await run(ripgrep(), rgArgs, { cwd })).stdout);
+  const title = `result artifact: search_files "${pattern}" (${expected} hits) vs rg -n`;
+  ctx.log(title);
+  const seen = { ours: -1, text: 0, artifact: 0, rg: 0 };
+  const [ours, peer] = await compare({
+    label: 'search_files (core), artifact complete',
+    run: async () => {
+      const outcome = await core.invoke('search_files', { pattern });
+      const out = outcome.result as PagedResult;
+      return { text: outcome.text, finished: { out, terminal: await lastLine(core, out.artifact.callId) }, callId: out.artifact.callId };
+    },
+    check: (r) => {
+      seen.ours = count(r.finished, 'match');
+      seen.text = Buffer.byteLength(r.text);
+      seen.artifact = core.session.artifacts.get(r.callId).bytes;
+    },
+  }, {
+    label: `rg ${rgArgs.join(' ')}`,
+    run: async () => (await run(ripgrep(), rgArgs, { cwd })).stdout,
+    check: (out) => { seen.rg = out.length; },
+  }, ctx.runs(7));
+  const note = seen.ours !== expected ? `result count differs: ours ${seen.ours}, rg ${expected}` : undefined;
+  ctx.add(result({ id: 'search.artifact', title, goal: RG_GOAL, ours, peer, details: { results: seen.ours, rgResults: expected, modelBytes: seen.text, artifactBytes: seen.artifact, rgBytes: seen.rg }, ...(note ? { note } : {}) }));
+  ctx.add(result({
+    id: 'search.artifact.size', title: `result artifact: bytes that reach the model for search_files "${pattern}" (first page) vs rg's output`, unit: 'bytes', goal: { kind: 'max', value: 50 * 1024 },
+    ours: { label: 'first page + header', values: [seen.text] }, peer: { label: `rg -n output (the artifact holds ${seen.artifact} bytes)`, values: [seen.rg] },
+  }));
 }
 
 export async function findCases(ctx: BenchContext, names: NamesTree): Promise<void> {
@@ -109,8 +185,8 @@ export async function findCases(ctx: BenchContext, names: NamesTree): Promise<vo
       const counts = { ours: -1, mcp: -1 };
       const [ours, peer] = await compare({
         label: 'find_files (CLI session)',
-        run: () => cli.call('find_files', { glob: '**/*.ts' }),
-        check: (out) => { counts.ours = count(cliResult<Frames>(out), 'path'); },
+        run: () => viaCli(cli, 'find_files', { glob: '**/*.ts' }),
+        check: (out) => { counts.ours = count(out, 'path'); },
       }, {
         label: `MCP search_files (server-filesystem ${mcp.version}, stdio)`,
         run: () => mcp.call('search_files', { path: names.dir, pattern: '**/*.ts' }),

@@ -5,25 +5,10 @@
  * kernel's high-water mark, reset just before the open, and a 5 ms sampler as a cross-check), and
  * the time of the first artifact_read of the last lines after it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { coreHost } from '../lib/hosts.ts';
+import { procStatus, resetPeak } from '../lib/memory.ts';
 
 interface Args { readonly root: string; readonly rel: string }
-
-/** A field of /proc/self/status in bytes (VmRSS, VmHWM), or undefined off Linux. */
-function procStatus(field: 'VmRSS' | 'VmHWM'): number | undefined {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
-    return m ? Number(m[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resets the kernel's peak-RSS mark (VmHWM) to the current RSS; false when not permitted. */
-function resetPeak(): boolean {
-  try { writeFileSync('/proc/self/clear_refs', '5'); return true; } catch { return false; }
-}
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const host = await coreHost(args.root);

@@ -54,7 +54,7 @@ export async function coreHost(root: string): Promise<CoreHost> {
     log: { audit: () => {}, info: () => {}, warn: () => {} },
     spoolDir,
     // The 1 GiB log must fit the artifact budget whatever the default is.
-    limits: () => ({ artifactBudgetBytes: 64 * 1024 ** 3, mediaBudgetBytes: 1024 ** 3, nonStreamingMaxBytes: 64 * 1024 ** 2 }),
+    limits: () => ({ artifactBudgetBytes: 64 * 1024 ** 3, mediaBudgetBytes: 1024 ** 3, nonStreamingMaxBytes: 64 * 1024 ** 2, undoBudgetBytes: 1024 ** 3 }),
   });
   await session.artifacts.start();
   return {

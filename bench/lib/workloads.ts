@@ -149,6 +149,41 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
 }
 
 // ---------------------------------------------------------------------------------------------
+// The 300,000-file monorepo: pkgPPP/src/modMM/fileFF.{ts,js,py,md,json}, 300 × 25 × 40, ~1.6 GB.
+
+export const SCALE = { packages: 300, modules: 25, files: 40 } as const;
+
+export interface ScaleTree { readonly dir: string; readonly files: number; readonly folders: number; readonly bytes: number; readonly todoLines: number }
+
+export async function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
+  const params = { ...SCALE, seed: 300000 };
+  const { dir, info } = await cached('scale-300k', params, log, async (dir) => {
+    const rand = prng(params.seed);
+    const exts = ['ts', 'ts', 'ts', 'ts', 'ts', 'ts', 'js', 'py', 'md', 'json'];
+    let files = 0, folders = 0, bytes = 0, todoLines = 0;
+    for (let p = 0; p < SCALE.packages; p++) {
+      folders += 2;
+      for (let m = 0; m < SCALE.modules; m++) {
+        const folder = nodePath.join(dir, `pkg${pad(p, 3)}`, 'src', `mod${pad(m)}`);
+        mkdirSync(folder, { recursive: true });
+        folders++;
+        for (let f = 0; f < SCALE.files; f++) {
+          const ext = exts[f % 10]!;
+          const { text, todos } = sourceFile(rand, ext, 40 + Math.floor(rand() * 200), new Map());
+          writeFileSync(nodePath.join(folder, `file${pad(f)}.${ext}`), text);
+          files++;
+          bytes += Buffer.byteLength(text);
+          todoLines += todos;
+        }
+      }
+      if (p % 50 === 49) log(`  scale-300k: ${files} files`);
+    }
+    return { files, folders, bytes, todoLines };
+  });
+  return { dir, files: Number(info['files']), folders: Number(info['folders']), bytes: Number(info['bytes']), todoLines: Number(info['todoLines']) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The 100,000-file names tree: dNN/dNN/dNN/<word>_<n>.<ext>, 20 × 20 × 25 folders × 10 files (empty).
 
 export const NAMES = { top: 20, mid: 20, leaf: 25, perFolder: 10, needles: 5 } as const;

@@ -1,3 +1,4 @@
+import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
 import type { CallOrigin, GateCall, GateTarget, Verdict } from './gate.ts';
 import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
@@ -10,7 +11,10 @@ import type { Capability, Risk, SchemaDeclaration, Tool, ToolContext, ToolOutcom
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
+import { SaveHistory } from './media/history.ts';
+import type { OpenEditors } from './media/editors.ts';
 import type { WriteRoots } from './media/write-roots.ts';
+import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 
 export interface SessionLimits {
   /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
@@ -19,12 +23,15 @@ export interface SessionLimits {
   readonly mediaBudgetBytes: number;
   /** Largest file a backend without streaming may read, in bytes. */
   readonly nonStreamingMaxBytes: number;
+  /** Disk budget for the bytes saves replaced (and wrote), kept so that saves can be undone. */
+  readonly undoBudgetBytes: number;
 }
 
 export const DEFAULT_LIMITS: SessionLimits = {
   artifactBudgetBytes: 4 * 1024 ** 3,
   mediaBudgetBytes: 256 * 1024 ** 2,
   nonStreamingMaxBytes: 64 * 1024 ** 2,
+  undoBudgetBytes: 256 * 1024 ** 2,
 };
 
 export interface SessionOptions {
@@ -47,6 +54,14 @@ export interface SessionOptions {
   readonly writeRoots?: () => WriteRoots;
   /** Tools the host allows at all (e.g. no write tools in an untrusted workspace). */
   readonly allowWrites?: () => boolean;
+  /** The host's open editors: a save never writes under unsaved changes. */
+  readonly editors?: OpenEditors;
+}
+
+/** What a host passes along with one call. */
+export interface InvokeOptions {
+  /** One page of result for the model (default: 50 KiB); the host's token budget makes it smaller. */
+  readonly page?: PageBudget;
 }
 
 /** The outcome of the validate → policy steps: what the gate will be asked. */
@@ -72,6 +87,9 @@ export class Session {
   readonly log: Log;
   readonly artifacts: ArtifactStore;
   readonly media: MediaStore;
+  /** This window's saves, with what they replaced, for undo. */
+  readonly saves: SaveHistory;
+  readonly editors: OpenEditors | undefined;
   private readonly options: SessionOptions;
 
   constructor(options: SessionOptions) {
@@ -80,10 +98,16 @@ export class Session {
     this.gate = options.gate;
     this.search = options.search;
     this.lister = options.lister ?? fsLister(options.fs);
+    this.editors = options.editors;
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath });
     this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}) });
+    this.saves = new SaveHistory({
+      dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
+      budgetBytes: () => this.limits.undoBudgetBytes,
+      clock: options.clock,
+    });
   }
 
   get roots(): readonly WorkspaceRoot[] { return this.options.roots(); }
@@ -142,7 +166,7 @@ export class Session {
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
-  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal, origin: CallOrigin = 'headless'): Promise<ToolOutcome> {
+  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal, origin: CallOrigin = 'headless', options: InvokeOptions = {}): Promise<ToolOutcome> {
     const started = this.clock.now();
     let prepared: PreparedCall | undefined;
     let verdict: Verdict | undefined;
@@ -172,7 +196,7 @@ export class Session {
         throw refused(verdict.reason ?? `The user declined ${tool.name}${target ? ` on "${target}"` : ''}. Do not retry the same call; ask the user what they want instead.`);
       }
       if (signal.aborted) throw cancelled();
-      const ctx = this.context(prepared, signal);
+      const ctx = this.context(prepared, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;
@@ -183,12 +207,13 @@ export class Session {
     }
   }
 
-  private context(prepared: PreparedCall, signal: AbortSignal): ToolContext {
+  private context(prepared: PreparedCall, signal: AbortSignal, page: PageBudget): ToolContext {
     const gated = new Set(prepared.paths.map((p) => `${p.root.name}\u0000${p.rel}`));
     const linksConfirmed = new Set<string>();
     return {
       session: this,
       signal,
+      page,
       resolve: async (path: ModelPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
         // Security: a tool may only open what the gate was asked about (or something below it).
         const covered = [...gated].some((key) => {
@@ -258,6 +283,7 @@ export class Session {
   }
 
   async dispose(): Promise<void> {
+    await this.saves.dispose();
     await this.artifacts.dispose();
     this.media.clear();
   }

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { ModelPath, ResolvedPath, ResolveOptions } from './paths.ts';
+import type { PageBudget } from './results/budget.ts';
 import type { Session } from './session.ts';
 import type { ToolName } from './tools/names.ts';
 
@@ -44,6 +45,8 @@ export interface CallTargets {
 export interface ToolContext {
   readonly session: Session;
   readonly signal: AbortSignal;
+  /** How much of a result reaches the model in one piece; a larger result goes to a result artifact. */
+  readonly page: PageBudget;
   /**
    * The I/O step of path translation for one of this call's gated targets. Refuses a path the gate
    * did not see, and re-checks the policy on where the path really leads.

@@ -20,6 +20,7 @@ import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
+import { openEditors } from './editors.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -112,6 +113,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     limits: () => settings.limits,
     writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
+    editors: openEditors(local),
   });
 
   const tools = new LanguageModelToolRegistrations(() => session);

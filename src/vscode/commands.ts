@@ -9,6 +9,7 @@ import type { ArtifactHandle } from '../core/artifacts/store.ts';
 import { artifactUri, registerArtifactDocuments } from './artifact-documents.ts';
 import type { Host } from './activate.ts';
 import { fileUri } from './uri.ts';
+import type { PageBudget } from '../core/results/budget.ts';
 
 /**
  * Errors are narrated for the model: what happened, then what to do next. The person at the palette
@@ -18,6 +19,9 @@ export function forPerson(message: string): string {
   const cut = message.search(/\. (Do not|Call|Use|Ask|Open|Stage|Retry|Fix|Give|Check|Save|Tell|Write|List|Only)\b/);
   return cut === -1 ? message : message.slice(0, cut + 1);
 }
+
+/** The person's quick picks show every result they asked for (their commands pass a limit); no result artifact. */
+const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
 
 /**
  * Runs a tool for the person from the palette: the same tool, the same gate (a modal dialog is the
@@ -30,7 +34,7 @@ export async function runForPerson(host: Host, name: ToolName, input: unknown): 
       (_progress, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
-        return host.session.invoke(TOOLS[name], input, controller.signal, 'palette');
+        return host.session.invoke(TOOLS[name], input, controller.signal, 'palette', { page: PERSON_PAGE });
       },
     );
   } catch (e) {

@@ -6,6 +6,7 @@ import type { Tool, ToolOutcome } from '../core/tool.ts';
 import type { GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
 import type { ToolName } from '../core/tools/names.ts';
+import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
 export type ConfirmationExtras = (tool: Tool, input: unknown) => vscode.MarkdownString | undefined;
@@ -23,6 +24,13 @@ function signalOf(token: vscode.CancellationToken): AbortSignal {
   if (token.isCancellationRequested) controller.abort();
   else token.onCancellationRequested(() => controller.abort());
   return controller.signal;
+}
+
+/** One page of result: 50 KiB, or less when VS Code gives the model's token budget for the result. */
+function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): PageBudget {
+  const tokens = options.tokenizationOptions;
+  if (!tokens || !(tokens.tokenBudget > 0)) return DEFAULT_PAGE;
+  return { ...DEFAULT_PAGE, tokens: { budget: tokens.tokenBudget, count: async (text) => await tokens.countTokens(text, token) } };
 }
 
 function targetList(call: GateCall): string {
@@ -103,7 +111,7 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
       invoke: async (options, token) => {
         const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
         try {
-          const run = (): Promise<ToolOutcome> => this.session().invoke(tool, options.input, signalOf(token), origin);
+          const run = (): Promise<ToolOutcome> => this.session().invoke(tool, options.input, signalOf(token), origin, { page: pageOf(options, token) });
           const { outcome, note } = this.hooks.aroundInvoke ? await this.hooks.aroundInvoke(tool, options.input, run, token) : { outcome: await run() };
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
         } catch (e) {

@@ -14,6 +14,7 @@ const settingsSchema = z.object({
   artifactDiskBudgetMB: numberSetting(4096, 16, 1024 * 1024),
   mediaMemoryBudgetMB: numberSetting(256, 1, 16 * 1024),
   nonStreamingMaxMB: numberSetting(64, 1, 4096),
+  undoDiskBudgetMB: numberSetting(256, 0, 1024 * 1024),
 });
 
 /** A security setting as each scope sets it: the user's value may loosen, workspace-scope values may only tighten. */
@@ -69,6 +70,7 @@ export function readSettings(): Settings {
     artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
     mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
     nonStreamingMaxMB: config.get<unknown>('nonStreamingMaxMB', 64),
+    undoDiskBudgetMB: config.get<unknown>('undo.diskBudgetMB', 256),
   });
   return {
     policy: rules.policy,
@@ -80,6 +82,7 @@ export function readSettings(): Settings {
       artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,
       mediaBudgetBytes: raw.mediaMemoryBudgetMB * MiB,
       nonStreamingMaxBytes: raw.nonStreamingMaxMB * MiB,
+      undoBudgetBytes: raw.undoDiskBudgetMB * MiB,
     },
   };
 }

@@ -361,8 +361,9 @@ describe('agent mode with the scripted model', () => {
           afterResult: async ({ page, wb }) => {
             assert.equal(greetOnDisk(wb), GREET_AFTER, 'the saved file');
             await d.waitFor(async () => (await stagedCount(page)) === undefined, 'the status bar item to hide (0 staged)', 30_000);
-            await page.locator(REVIEW.sideBarRow).filter({ hasText: GREET }).first().waitFor({ state: 'detached', timeout: 30_000 });
-            await page.locator(REVIEW.sideBarWelcome).filter({ hasText: 'Nothing is staged' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+            // The staged entry (+1 −1 · mN) gives way to the save in the Saved group (sN · +1 −1), which can undo it.
+            await page.locator(REVIEW.sideBarRow).filter({ hasText: GREET }).filter({ hasText: /· m\d+/ }).first().waitFor({ state: 'detached', timeout: 30_000 });
+            await page.locator(REVIEW.sideBarRow).filter({ hasText: GREET }).filter({ hasText: /s\d+ · \+1 −1/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
           },
         },
       },

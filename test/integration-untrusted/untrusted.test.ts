@@ -23,7 +23,7 @@ describe('untrusted workspace', () => {
 
   it('the extension registers only the read tools', async () => {
     const api = await testApi();
-    assert.deepEqual([...WRITE_TOOLS].sort(), ['media_apply_patch', 'save_media', 'stage_file']);
+    assert.deepEqual([...WRITE_TOOLS].sort(), ['media_apply_patch', 'save_media', 'stage_file', 'undo_save']);
     for (const name of WRITE_TOOLS) assert.ok(!api.host.tools.names.includes(name), `${name} is registered`);
     assert.deepEqual([...api.host.tools.names].sort(), [...READ_TOOLS].sort());
   });

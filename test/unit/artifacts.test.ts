@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import { Policy } from '../../src/core/policy.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
+import type { PagedGrep } from '../../src/core/artifacts/render.ts';
 
 const MTIME = new Date('2024-01-02T03:04:05.000Z');
 
@@ -309,13 +310,22 @@ describe('artifact_grep', () => {
     assert.equal(line.text.slice(0, 1 + 200 + 6), `…${'a'.repeat(200)}NEEDLE`);
   });
 
-  it('caps the output at 50 KiB and says how many matches it showed', async () => {
+  it('output over one page goes whole to a result artifact; the model gets its first page', async () => {
     write(t, 'many.txt', Array.from({ length: 3000 }, (_, i) => `${i} ${'z'.repeat(90)}`).join('\n'));
     const { callId } = await open(t, 'many.txt');
     const outcome = await call(t, 'artifact_grep', { callId, pattern: 'z', maxResults: 3000 });
-    const result = outcome.result as ArtifactGrepResult;
-    assert.deepEqual([result.matchCount, result.capped, result.limited, result.lines.length], [3000, true, false, 540]);
-    assert.ok(outcome.text.endsWith('\n(output capped at 50 KiB: 540 of 3000 matching lines shown; lower maxResults or context, or read around a line with artifact_read)'));
+    assert.ok(Buffer.byteLength(outcome.text) <= 50 * 1024);
+    const paged = outcome.result as PagedGrep;
+    assert.equal(paged.summary, '3000 matching lines for /z/ in many.txt');
+    const lines = outcome.text.split('\n');
+    assert.match(lines[0]!, /^3000 matching lines for \/z\/ in many\.txt: more than one page, so the whole result is artifact (art-[0-9a-f]+-\d+) \(3001 lines, 296\.7 KiB; its last line says whether it is complete\)\. Lines 1-510 of it follow\.$/);
+    assert.equal(lines[1], `1:\t0 ${'z'.repeat(90)}`);
+    assert.equal(lines.at(-1), `(more: artifact_read {callId: "${paged.artifact.callId}", offset: ${paged.artifact.nextOffset}}; artifact_grep {callId: "${paged.artifact.callId}", pattern} searches all of it)`);
+    assert.equal(paged.page.length, paged.artifact.nextOffset - 1);
+    let page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: paged.artifact.nextOffset })).result as ArtifactPage;
+    assert.equal(page.lines[0]!.text, `${paged.artifact.nextOffset}:\t${paged.artifact.nextOffset - 1} ${'z'.repeat(90)}`);
+    while (page.nextOffset !== undefined) page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: page.nextOffset })).result as ArtifactPage;
+    assert.deepEqual(page.lines.slice(-2).map((l) => l.text), [`3000:\t2999 ${'z'.repeat(90)}`, 'done complete (3000 matching lines for /z/ in many.txt)']);
   });
 
   it('kills ripgrep when the call is cancelled', async () => {

@@ -104,7 +104,7 @@ test('fault: the file is deleted between stage and save: a narrated conflict, an
     assert.deepEqual((listed.result as { media: { media_id: string; path: string }[] }).media.map((m) => [m.media_id, m.path]), [['m2', 'gone.txt']]);
     assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\nbody\n');
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'restored/gone.txt' });
-    assert.deepEqual(saved.result, { media_id: 'm2', path: 'restored/gone.txt', added: 2, removed: 0, bytes: 15, created: true, method: 'rename', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm2', path: 'restored/gone.txt', added: 2, removed: 0, bytes: 15, created: true, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(join(t.root, 'restored', 'gone.txt'), 'utf8'), 'header v2\nbody\n');
   } finally { await t.dispose(); }
 });
@@ -177,7 +177,7 @@ test('fault: the file (or its folder) is made unreadable (chmod 000) between sta
       spool.dispose();
     }
   }));
-  const saved = { step: 'saved', result: { media_id: 'm2', path: 'sub/big.txt', added: 1, removed: 1, bytes: 15, created: false, method: 'rename', stale: [] } };
+  const saved = { step: 'saved', result: { media_id: 'm2', path: 'sub/big.txt', added: 1, removed: 1, bytes: 15, created: false, method: 'rename', stale: [], save_id: 's1' } };
   const [file, folder] = runs;
   assert.deepEqual({ code: file!.run.code, stderr: file!.run.stderr }, { code: 0, stderr: '' });
   assert.deepEqual(file!.run.steps, [
@@ -250,7 +250,7 @@ test('fault: the disk fills up (a real 1 MiB tmpfs): saves fail with a narrated 
     assert.deepEqual((listed.result as { media: { media_id: string }[] }).media.map((m) => m.media_id), ['m1', 'm2']);
     unlinkSync(join(disk.path, 'filler.bin'));
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-    assert.deepEqual(saved.result, { media_id: 'm1', path: 'data.txt', added: 500, removed: 300, bytes: 500 * 1024, created: false, method: 'rename', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'data.txt', added: 500, removed: 300, bytes: 500 * 1024, created: false, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(join(disk.path, 'data.txt'), 'utf8'), kib('b', 500));
   } finally {
     await t.dispose();

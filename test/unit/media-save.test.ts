@@ -31,7 +31,7 @@ test('a new file in a new folder is created with its folders', async () => {
     await t.session.invoke(TOOLS.stage_file, { path: 'pkg/deep/mod.ts', content: 'export const x = 1;\n' });
     assert.equal(existsSync(join(t.root, 'pkg')), false);
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-    assert.deepEqual(saved.result, { media_id: 'm1', path: 'pkg/deep/mod.ts', added: 1, removed: 0, bytes: 20, created: true, method: 'rename', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'pkg/deep/mod.ts', added: 1, removed: 0, bytes: 20, created: true, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(saved.text.split('\n')[1], 'Saved m1 to "pkg/deep/mod.ts" (new file): +1 −0 lines, 20 bytes written.');
     assert.equal(readFileSync(join(t.root, 'pkg', 'deep', 'mod.ts'), 'utf8'), 'export const x = 1;\n');
     assert.deepEqual(namesIn(join(t.root, 'pkg', 'deep')), ['mod.ts']);
@@ -106,7 +106,7 @@ test('save_media to another path creates a new file there; an existing file ther
     writeFileSync(join(t.root, 'taken.txt'), 'taken\n');
     await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
     const copy = await t.session.invoke(TOOLS.save_media, { media_id: 'm1', path: 'copy/a.txt' });
-    assert.deepEqual(copy.result, { media_id: 'm1', path: 'copy/a.txt', added: 1, removed: 0, bytes: 2, created: true, method: 'rename', stale: [] });
+    assert.deepEqual(copy.result, { media_id: 'm1', path: 'copy/a.txt', added: 1, removed: 0, bytes: 2, created: true, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(join(t.root, 'copy', 'a.txt'), 'utf8'), 'a\n');
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1', path: 'taken.txt' }), 'E_SANDBOX_CONFLICT',
       '"taken.txt" already exists, and save_media writes m1 (staged for "a.txt") to another path only as a new file. To replace "taken.txt", stage it with stage_file and content, then save that media.');
@@ -123,9 +123,9 @@ test('saving one line of edits makes the other unsaved media of that file stale'
     await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'base', replace: 'one' } });
     await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'base', replace: 'two' } });
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
-    assert.deepEqual(saved.result, { media_id: 'm3', path: 's.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'rename', stale: ['m2', 'm4'] });
+    assert.deepEqual(saved.result, { media_id: 'm3', path: 's.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'rename', stale: ['m2', 'm4'], save_id: 's1' });
     assert.equal(saved.text, [
-      '{"media_id":"m3","path":"s.txt","added":1,"removed":1,"bytes":4,"created":false,"method":"rename","stale":["m2","m4"]}',
+      '{"media_id":"m3","path":"s.txt","added":1,"removed":1,"bytes":4,"created":false,"method":"rename","stale":["m2","m4"],"save_id":"s1"}',
       'Saved m3 to "s.txt": +1 −1 lines, 4 bytes written.',
       'Now stale (staged from the old contents; saving them would conflict): m2, m4. Stage the file again to edit it further.',
     ].join('\n'));
@@ -174,7 +174,7 @@ test('attack: a save outside the configured write roots is refused before anythi
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'srcx/package.json' }), 'E_SANDBOX_REFUSED',
       'save_media may not write "srcx/package.json": it is outside the write roots ("src", "docs"). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.');
     const inside = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'src/package.json' });
-    assert.deepEqual(inside.result, { media_id: 'm2', path: 'src/package.json', added: 1, removed: 0, bytes: 40, created: true, method: 'rename', stale: [] });
+    assert.deepEqual(inside.result, { media_id: 'm2', path: 'src/package.json', added: 1, removed: 0, bytes: 40, created: true, method: 'rename', stale: [], save_id: 's1' });
   } finally { await t.dispose(); }
 });
 
@@ -253,7 +253,7 @@ test('a rename refused with EXDEV falls back to writing in place', async () => {
     await t.session.invoke(TOOLS.stage_file, { path: 'x.txt', content: 'new\n' });
     fs.beforeRename = () => { throw errno('EXDEV', 'EXDEV: cross-device link not permitted'); };
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-    assert.deepEqual(saved.result, { media_id: 'm1', path: 'x.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'direct', in_place_because: 'the rename was refused (EXDEV)', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm1', path: 'x.txt', added: 1, removed: 1, bytes: 4, created: false, method: 'direct', in_place_because: 'the rename was refused (EXDEV)', stale: [], save_id: 's1' });
     assert.equal(readFileSync(file, 'utf8'), 'new\n');
     assert.deepEqual(namesIn(t.root), ['x.txt']);
   } finally { await t.dispose(); }

@@ -24,7 +24,7 @@ test('stage → patch → patch leaves the disk unchanged; save writes exactly t
     assert.equal(readFileSync(file, 'utf8'), 'const a = 1;\nconst b = 2;\nexport { a, b };\n');
 
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
-    assert.deepEqual(saved.result, { media_id: 'm3', path: 'src/app.ts', added: 2, removed: 1, bytes: 57, created: false, method: 'rename', stale: [] });
+    assert.deepEqual(saved.result, { media_id: 'm3', path: 'src/app.ts', added: 2, removed: 1, bytes: 57, created: false, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(file, 'utf8'), 'const a = 10;\nconst b = 2;\nconst c = 3;\nexport { a, b };\n');
   } finally { await t.dispose(); }
 });
@@ -38,7 +38,7 @@ test('renderings are pinned: stage, patch, save', async () => {
     const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'two', replace: '2' } });
     assert.equal(patched.text, '{"media_id":"m2","parent_id":"m1","path":"a.txt","added":1,"removed":1,"bytes":6,"lines":2}\nm2 is in memory only (m1 stays valid); nothing changes on disk until save_media with media_id "m2".');
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
-    assert.equal(saved.text, '{"media_id":"m2","path":"a.txt","added":1,"removed":1,"bytes":6,"created":false,"method":"rename","stale":[]}\nSaved m2 to "a.txt": +1 −1 lines, 6 bytes written.');
+    assert.equal(saved.text, '{"media_id":"m2","path":"a.txt","added":1,"removed":1,"bytes":6,"created":false,"method":"rename","stale":[],"save_id":"s1"}\nSaved m2 to "a.txt": +1 −1 lines, 6 bytes written.');
     const created = await t.session.invoke(TOOLS.stage_file, { path: 'b.txt', content: 'new\n' });
     assert.equal(created.text, '{"media_id":"m3","path":"b.txt","bytes":4,"lines":1,"encoding":"utf8","eol":"lf","isNew":true}\nNothing is on disk yet: call save_media with media_id "m3" to create the file.');
   } finally { await t.dispose(); }
@@ -53,10 +53,10 @@ test('earlier media ids stay valid: saving the middle version rebases the later 
     await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a\n', replace: 'A\n' } });
     await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'c\n', replace: 'C\n' } });
     const middle = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
-    assert.deepEqual(middle.result, { media_id: 'm2', path: 'n.txt', added: 1, removed: 1, bytes: 6, created: false, method: 'rename', stale: [] });
+    assert.deepEqual(middle.result, { media_id: 'm2', path: 'n.txt', added: 1, removed: 1, bytes: 6, created: false, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(file, 'utf8'), 'A\nb\nc\n');
     const last = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
-    assert.deepEqual(last.result, { media_id: 'm3', path: 'n.txt', added: 1, removed: 1, bytes: 6, created: false, method: 'rename', stale: [] });
+    assert.deepEqual(last.result, { media_id: 'm3', path: 'n.txt', added: 1, removed: 1, bytes: 6, created: false, method: 'rename', stale: [], save_id: 's2' });
     assert.equal(readFileSync(file, 'utf8'), 'A\nb\nC\n');
     // m1 was staged from the original bytes: saving it now would overwrite the saved edits.
     await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',

@@ -11,15 +11,18 @@ import { contentArgs, exclusionArgs, pathArgsFor } from '../../src/core/search/r
 import { ContentParser, NulSplitter, parseStderr, type ContentRecord } from '../../src/core/search/ripgrep-output.ts';
 import { SearchVisibility } from '../../src/core/search/visibility.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
-import type { ContentQuery, PathQuery, SearchFrame } from '../../src/core/search/port.ts';
+import type { ContentQuery, PathQuery, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
 import { tempDir } from './harness.ts';
 import { SEARCH_TREE, failure, rgChildren, rgPath, unprivilegedRg, waitFor, writeTree } from './search-helpers.ts';
 
 const never = new AbortController().signal;
 
-async function collect(frames: AsyncIterable<SearchFrame>): Promise<SearchFrame[]> {
+async function collect(batches: AsyncIterable<SearchBatch>): Promise<SearchFrame[]> {
   const out: SearchFrame[] = [];
-  for await (const f of frames) out.push(f);
+  for await (const batch of batches) {
+    assert.ok(batch.length > 0, 'a batch is never empty');
+    out.push(...batch);
+  }
   return out;
 }
 
@@ -186,8 +189,8 @@ describe('ripgrep backend', () => {
       assert.equal(frames.length, 2, JSON.stringify(frames));
       assert.deepEqual(frames[1], { kind: 'limit', limit: 1 });
       assert.deepEqual(rgChildren(), []);
-      const early: SearchFrame[] = [];
-      for await (const f of search.findPaths({ ...baseContent(dir.path), glob: '*' })) { early.push(f); break; }
+      const early: SearchBatch[] = [];
+      for await (const batch of search.findPaths({ ...baseContent(dir.path), glob: '*' })) { early.push(batch); break; }
       assert.equal(early.length, 1);
       assert.deepEqual(rgChildren(), []);
     } finally { dir.dispose(); }

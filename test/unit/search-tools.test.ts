@@ -8,7 +8,7 @@ import { SandboxError, isCancellation } from '../../src/core/errors.ts';
 import { searchFiles } from '../../src/core/tools/search_files.ts';
 import { findFiles } from '../../src/core/tools/find_files.ts';
 import { renderMatches, renderPaths, type ResultFrame, type SearchResult } from '../../src/core/search/results.ts';
-import type { ContentQuery, PathQuery, SandboxSearch, SearchFrame } from '../../src/core/search/port.ts';
+import type { ContentQuery, PathQuery, SandboxSearch, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
 import type { Tool } from '../../src/core/tool.ts';
 import type { TestSession } from './harness.ts';
 import { SEARCH_TREE, failure, rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
@@ -376,9 +376,10 @@ class FakeSearch implements SandboxSearch {
   readonly queries: (ContentQuery | PathQuery)[] = [];
   private readonly answer: readonly SearchFrame[];
   constructor(supportsFollow: boolean, answer: readonly SearchFrame[]) { this.supportsFollow = supportsFollow; this.answer = answer; }
-  searchContent(query: ContentQuery): AsyncIterable<SearchFrame> { this.queries.push(query); return this.frames(); }
-  findPaths(query: PathQuery): AsyncIterable<SearchFrame> { this.queries.push(query); return this.frames(); }
-  private async *frames(): AsyncIterable<SearchFrame> { yield* this.answer; }
+  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> { this.queries.push(query); return this.frames(); }
+  findPaths(query: PathQuery): AsyncIterable<SearchBatch> { this.queries.push(query); return this.frames(); }
+  // One frame a batch: the tools must not depend on how frames are batched.
+  private async *frames(): AsyncIterable<SearchBatch> { for (const frame of this.answer) yield [frame]; }
 }
 
 /**
@@ -389,17 +390,17 @@ class CappedSearch implements SandboxSearch {
   readonly supportsFollow = false;
   private readonly cap: number;
   constructor(cap: number) { this.cap = cap; }
-  searchContent(query: ContentQuery): AsyncIterable<SearchFrame> { return this.run(query); }
-  findPaths(query: PathQuery): AsyncIterable<SearchFrame> { return this.run(query); }
-  private run(query: ContentQuery | PathQuery): AsyncIterable<SearchFrame> {
+  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> { return this.run(query); }
+  findPaths(query: PathQuery): AsyncIterable<SearchBatch> { return this.run(query); }
+  private run(query: ContentQuery | PathQuery): AsyncIterable<SearchBatch> {
     if (query.limit === undefined || query.limit > this.cap) {
       throw new SandboxError('E_SANDBOX_UNSUPPORTED', `This search backend returns at most ${this.cap} results per call, so it cannot run ${query.limit === undefined ? 'an unbounded search' : `a search with limit ${query.limit}`}. Call again with limit between 1 and ${this.cap}.`);
     }
     const limit = query.limit;
     const cap = this.cap;
-    return (async function* (): AsyncIterable<SearchFrame> {
-      for (let i = 0; i < Math.min(limit, cap); i++) yield { kind: 'path', folder: query.scopes[0]!.folder, path: `f${i}` };
-      yield { kind: 'limit', limit };
+    return (async function* (): AsyncIterable<SearchBatch> {
+      yield Array.from({ length: Math.min(limit, cap) }, (_, i): SearchFrame => ({ kind: 'path', folder: query.scopes[0]!.folder, path: `f${i}` }));
+      yield [{ kind: 'limit', limit }];
     })();
   }
 }

@@ -1,7 +1,8 @@
 import { lineRange, type JsonSummary } from './json.ts';
 import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
-import { PAGE_MAX_LINES, type ArtifactGrepResult, type ArtifactHandle, type ArtifactPage, type ArtifactQueryResult, type JsonShape, type PageLine } from './store.ts';
+import { PAGE_MAX_LINES, type ArtifactGrepResult, type ArtifactHandle, type ArtifactPage, type ArtifactQueryResult, type GrepLine, type JsonShape, type PageLine } from './store.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 
 /**
  * Compact renderings of artifact results for the model: a header line with the values that
@@ -87,27 +88,50 @@ function continuation(page: ArtifactPage, until?: number): string {
 
 export function renderPage(page: ArtifactPage): string {
   if (page.totalLines === 0) return `${page.path} is empty (0 lines).`;
-  const header = `${page.path} lines ${page.startLine}-${page.endLine} of ${page.totalLines}${page.invalidUtf8 ? ' (invalid UTF-8 shown as \uFFFD)' : ''}:`;
+  const header = `${page.path} lines ${page.startLine}-${page.endLine} of ${page.totalLines}${page.spooling ? ' so far (still being written)' : ''}${page.invalidUtf8 ? ' (invalid UTF-8 shown as \uFFFD)' : ''}:`;
   return [header, ...pageBody(page), continuation(page)].join('\n');
 }
 
-function patternText(r: ArtifactGrepResult): string {
+function patternText(r: Pick<ArtifactGrepResult, 'literal' | 'pattern'>): string {
   return r.literal ? JSON.stringify(r.pattern) : `/${r.pattern}/`;
 }
 
-export function renderGrep(r: ArtifactGrepResult): string {
-  if (r.matchCount === 0) return `No lines match ${patternText(r)} in ${r.path}.`;
-  const out = [`${plural(r.matchCount, 'matching line')} for ${patternText(r)} in ${r.path}${r.binary ? ' (binary: byte offset and escaped excerpt)' : ''}:`];
-  let previous: number | undefined;
-  for (const l of r.lines) {
-    if (previous !== undefined && l.n > previous + 1 && !r.binary) out.push('--');
-    out.push(r.binary ? `${l.n}:\t@${l.byteOffset ?? 0} ${l.text}` : `${l.n}${l.match ? ':' : '-'}\t${lineText(l)}`);
-    previous = l.n;
-  }
-  if (r.capped) out.push(`(output capped at ${KIB} KiB: ${r.lines.filter((l) => l.match).length} of ${r.matchCount} matching lines shown; lower maxResults or context, or read around a line with artifact_read)`);
+/** artifact_grep's result past one page: its first page of lines and the result artifact holding all. */
+export interface PagedGrep extends Paged<GrepLine> {
+  readonly binary: boolean;
+}
+
+export type ArtifactGrepOutput = ArtifactGrepResult | PagedGrep;
+
+/** A grep line as the model reads it; `--` marks a gap between groups of text lines. */
+export function grepLineRenderer(binary: boolean): ItemRenderer<GrepLine> {
+  return (l, previous) => {
+    if (binary) return `${l.n}:\t@${l.byteOffset ?? 0} ${l.text}`;
+    const line = `${l.n}${l.match ? ':' : '-'}\t${lineText(l)}`;
+    return previous !== undefined && l.n > previous.n + 1 ? `--\n${line}` : line;
+  };
+}
+
+/** The notes after a grep's lines: maxResults reached, context left out. */
+export function grepNotes(r: ArtifactGrepResult): string[] {
+  const out: string[] = [];
   if (r.maxResultsAsked !== undefined) out.push(`(maxResults ${r.maxResultsAsked} is over the cap of ${r.maxResults}, so ${r.maxResults} was used.)`);
   if (r.limited) out.push(`(result limit: stopped at maxResults ${r.maxResults}; more lines match. ${r.maxResultsAsked !== undefined ? 'Narrow the pattern, or search from a later line with artifact_read.' : 'Raise maxResults or narrow the pattern.'})`);
   if (r.contextOmitted) out.push('(context lines are not shown for binary artifacts)');
+  return out;
+}
+
+export function grepSummary(r: ArtifactGrepResult): string {
+  return `${plural(r.matchCount, 'matching line')} for ${patternText(r)} in ${r.path}`;
+}
+
+export function renderGrep(r: ArtifactGrepOutput): string {
+  if (isPaged<GrepLine>(r)) return renderPaged(r, grepLineRenderer(r.binary));
+  if (r.matchCount === 0) return `No lines match ${patternText(r)} in ${r.path}.`;
+  const render = grepLineRenderer(r.binary);
+  const out = [`${grepSummary(r)}${r.binary ? ' (binary: byte offset and escaped excerpt)' : ''}:`];
+  r.lines.forEach((l, i) => out.push(render(l, i > 0 ? r.lines[i - 1] : undefined)));
+  out.push(...grepNotes(r));
   return out.join('\n');
 }
 

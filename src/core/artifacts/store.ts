@@ -13,6 +13,7 @@ import { findSection, nearHeadings, parseOutline, type Heading, type Outline } f
 import { PAGE_MAX_BYTES, SpoolReader, type SpoolLine } from './reader.ts';
 import { formatBytes, spoolFile } from './spool.ts';
 import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
+import { LiveResult } from './live.ts';
 
 export { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 export type { Eol } from './line-index.ts';
@@ -31,7 +32,8 @@ export interface ArtifactStoreOptions {
   readonly ripgrepPath?: () => string | undefined;
 }
 
-export type ArtifactKind = 'text' | 'json' | 'markdown';
+/** `result`: a tool's result too large for one page (see results/pager.ts), not a file. */
+export type ArtifactKind = 'text' | 'json' | 'markdown' | 'result';
 
 /** What open_file returns: a handle, never content. */
 export interface ArtifactHandle {
@@ -61,6 +63,8 @@ export interface ArtifactInfo extends ArtifactHandle {
   readonly lastUsedAt: number;
   /** Disk space the snapshot takes. */
   readonly spoolBytes: number;
+  /** A result artifact: the most of the result held in memory at once while it was written. */
+  readonly heldBytes?: number;
 }
 
 export interface PageLine {
@@ -87,6 +91,8 @@ export interface ArtifactPage {
   readonly nextOffset?: number;
   /** The text holds bytes that are not valid UTF-8 (shown as U+FFFD). */
   readonly invalidUtf8: boolean;
+  /** A result artifact still being written: `totalLines` are the lines so far. */
+  readonly spooling?: true;
 }
 
 export interface GrepOptions {
@@ -119,8 +125,6 @@ export interface ArtifactGrepResult {
   readonly maxResultsAsked?: number;
   /** More matching lines exist beyond maxResults. */
   readonly limited: boolean;
-  /** The output stopped at PAGE_MAX_BYTES: matches after `lines` were found but not shown. */
-  readonly capped: boolean;
   /** Context lines were asked for a binary artifact and left out. */
   readonly contextOmitted: boolean;
 }
@@ -146,6 +150,18 @@ export type ArtifactChange = { readonly type: 'opened' | 'evicted' | 'closed'; r
 
 export interface Disposable { dispose(): void }
 
+/** The writer's side of a result artifact (from `openResult`). */
+export interface ResultArtifactWriter {
+  readonly callId: string;
+  readonly spoolPath: string;
+  /** More lines are in the spool file, up to `index`. */
+  grow(index: LineIndex): void;
+  /** The spool file is complete; `heldBytes` is the most of the result that was held in memory at once. */
+  end(index: LineIndex, heldBytes: number): Promise<void>;
+  /** The result failed before anyone was told of it: the artifact goes. */
+  remove(): Promise<void>;
+}
+
 /** Default and cap of artifact_read's `limit`. */
 export const PAGE_MAX_LINES = 2000;
 /** Matching lines artifact_grep returns when `maxResults` is not given. */
@@ -165,10 +181,12 @@ const EVICTED_REMEMBERED = 1000;
 const RUN_PREFIX = 'wt-run-';
 
 interface Entry {
-  readonly info: Omit<ArtifactInfo, 'lastUsedAt'>;
+  info: Omit<ArtifactInfo, 'lastUsedAt'>;
   lastUsedAt: number;
   readonly spoolPath: string;
-  readonly index: LineIndex;
+  index: LineIndex;
+  /** Set while a result artifact is still being written. */
+  live?: LiveResult;
   /** Calls currently reading the spool file; an evicted entry's file is deleted when this drops to 0. */
   leases: number;
   gone: boolean;
@@ -198,7 +216,7 @@ const fileNameOf = (path: ModelPath): string => path.rel.slice(path.rel.lastInde
 export class ArtifactStore {
   readonly options: ArtifactStoreOptions;
   private readonly entries = new Map<string, Entry>();
-  private readonly evicted = new Map<string, string>();
+  private readonly evicted = new Map<string, { readonly path: string; readonly kind: ArtifactKind }>();
   private readonly listeners = new Set<(change: ArtifactChange) => void>();
   private readonly tag = randomBytes(3).toString('hex');
   private readonly runDir: string;
@@ -280,8 +298,11 @@ export class ArtifactStore {
     const entry = this.entries.get(callId);
     if (entry) return entry;
     const was = this.evicted.get(callId);
+    if (was?.kind === 'result') {
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; it is gone. Make the call again for a fresh result.`);
+    }
     if (was !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was}) was evicted to keep artifacts within their disk budget; its snapshot is gone. Open "${was}" again with open_file (it will show the file as it is now).`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone. Open "${was.path}" again with open_file (it will show the file as it is now).`);
     }
     throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as the editor session and this id is not one of them. Open the file again with open_file and use the callId it returns.`);
   }
@@ -311,11 +332,13 @@ export class ArtifactStore {
   }
 
   private evict(entry: Entry, reason: 'evicted' | 'closed'): Promise<void> {
-    const { callId, path } = entry.info;
+    const { callId, path, kind } = entry.info;
     this.entries.delete(callId);
     entry.gone = true;
+    // A result still being written has nowhere to go: stop whatever writes it.
+    entry.live?.stop();
     if (reason === 'evicted') {
-      this.evicted.set(callId, path);
+      this.evicted.set(callId, { path, kind });
       if (this.evicted.size > EVICTED_REMEMBERED) this.evicted.delete(this.evicted.keys().next().value!);
     }
     this.fire({ type: reason, callId });
@@ -393,12 +416,68 @@ export class ArtifactStore {
     return handleOf(entry);
   }
 
+  /**
+   * Registers a result artifact whose spool file is about to be written (see results/pager.ts). It
+   * is readable at once: artifact_read waits for lines not written yet, everything else for the end.
+   * `stop` ends the writing when the store is disposed.
+   */
+  async openResult(spec: { readonly label: string; readonly source: ModelPath; readonly stop: () => void }): Promise<ResultArtifactWriter> {
+    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; no result can be kept now. Try again after the editor reloads.');
+    await this.start();
+    const n = ++this.counter;
+    const callId = `art-${this.tag}-${n}`;
+    const spoolPath = nodePath.join(this.runDir, `${n}.spool`);
+    const now = this.options.clock.now();
+    const live = new LiveResult(spec.stop);
+    const { source } = spec;
+    const entry: Entry = {
+      info: {
+        callId, path: spec.label, bytes: 0, lines: 0, encoding: 'utf-8', eol: 'none', binary: false, mtime: new Date(now).toISOString(),
+        kind: 'result', source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: 0,
+      },
+      lastUsedAt: now, spoolPath, index: { bytes: 0, newlines: 0, crlf: 0, blockCounts: Float64Array.of(0), lines: 0, eol: 'none' }, live, leases: 0, gone: false,
+    };
+    this.entries.set(callId, entry);
+    this.fire({ type: 'opened', callId });
+    const grow = (index: LineIndex): void => {
+      entry.index = index;
+      entry.info = { ...entry.info, bytes: index.bytes, lines: index.lines, eol: index.eol, spoolBytes: index.bytes };
+    };
+    return {
+      callId,
+      spoolPath,
+      grow: (index) => { grow(index); live.wake(false); },
+      end: async (index, heldBytes) => {
+        grow(index);
+        entry.info = { ...entry.info, heldBytes };
+        entry.live = undefined;
+        live.wake(true);
+        if (this.entries.get(callId) === entry) await this.makeRoom(callId);
+      },
+      remove: async () => {
+        live.wake(true);
+        if (this.entries.get(callId) === entry) await this.evict(entry, 'closed');
+        else await fsp.rm(spoolPath, { force: true });
+      },
+    };
+  }
+
+  /** Resolves once an artifact is completely written (at once for a file's snapshot). */
+  async settled(callId: string): Promise<void> {
+    await this.entry(callId).live?.finished();
+  }
+
   /** A page of lines: the artifact_read contract. */
   async read(callId: string, request: { readonly offset?: number; readonly limit?: number } = {}, signal?: AbortSignal): Promise<ArtifactPage> {
     return this.lease(callId, async (entry) => {
       refuseBinary(entry, 'read');
       const offset = request.offset ?? 1;
       const limit = Math.min(request.limit ?? PAGE_MAX_LINES, PAGE_MAX_LINES);
+      // A result still being written: wait until the page's lines are there, or the result ended short of them.
+      while (entry.live && entry.index.lines < offset + limit - 1) {
+        await entry.live.changed(signal);
+        if (signal?.aborted) throw cancelled();
+      }
       const total = entry.index.lines;
       if (offset > Math.max(total, 1)) {
         throw new SandboxError('E_SANDBOX_INVALID_INPUT', total === 0
@@ -416,6 +495,7 @@ export class ArtifactStore {
   async readText(callId: string, maxBytes: number = STRUCTURE_MAX_BYTES): Promise<string> {
     return this.lease(callId, async (entry) => {
       refuseBinary(entry, 'read');
+      await entry.live?.finished();
       return readWhole(entry, maxBytes);
     });
   }
@@ -424,9 +504,12 @@ export class ArtifactStore {
   async grep(callId: string, options: GrepOptions, signal: AbortSignal): Promise<ArtifactGrepResult> {
     return this.lease(callId, async (entry) => {
       const rgPath = this.ripgrepPath();
+      // ripgrep searches the whole spool: a result still being written is searched once complete.
+      await entry.live?.finished(signal);
+      if (signal.aborted) throw cancelled();
       const asked = options.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
-      // Security: every hit is held until the page is built; a maxResults of 1e12 on a file of 20
-      // million matching lines held them all (3.5 GB). The page shows at most 50 KiB anyway.
+      // Security: every hit is held until the result is built; a maxResults of 1e12 on a file of 20
+      // million matching lines held them all (3.5 GB).
       const maxResults = Math.min(asked, GREP_MAX_RESULTS);
       const context = entry.info.binary ? 0 : options.context ?? 0;
       const { hits, more } = await runRipgrep({
@@ -435,10 +518,9 @@ export class ArtifactStore {
         offsetShift: entry.info.encoding === 'utf-8-bom' ? 3 : 0, signal,
       });
       const lines = await this.withReader(entry, (reader) => entry.info.binary ? binaryHits(reader, hits) : textHits(reader, hits, context, signal));
-      const shown = lines.lines.filter((l) => l.match).length;
       return {
         callId, path: entry.info.path, pattern: options.pattern, literal: options.literal ?? false, binary: entry.info.binary,
-        matchCount: hits.length, lines: lines.lines, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more, capped: shown < hits.length,
+        matchCount: hits.length, lines: lines.lines, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
         contextOmitted: entry.info.binary && (options.context ?? 0) > 0,
       };
     });
@@ -536,6 +618,7 @@ async function outlineOf(entry: Entry): Promise<Outline> {
 
 function queryKind(entry: Entry): 'json' | 'markdown' {
   if (entry.info.kind === 'json' || entry.info.kind === 'markdown') return entry.info.kind;
+  if (entry.info.kind === 'result') throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${entry.info.callId}" holds the result of ${entry.info.path}, which is text lines, not JSON or Markdown. Page it with artifact_read or search it with artifact_grep.`);
   if (/\.(json|jsonc|code-workspace)$/i.test(entry.info.path)) return 'json';
   if (/\.(md|markdown|mdx|mdown|mkd)$/i.test(entry.info.path)) return 'markdown';
   throw new SandboxError('E_SANDBOX_UNSUPPORTED', `artifact_query selects inside JSON or Markdown, and "${entry.info.path}" (${entry.info.callId}) was opened with open_file as plain text. Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`);
@@ -560,7 +643,7 @@ function pageLine(line: SpoolLine): PageLine {
 const lineBytes = (line: PageLine): number => Buffer.byteLength(line.text) + 1;
 
 /** Lines `from`..`to` capped at PAGE_MAX_BYTES; `last` is where the text being paged ends (the file, or a section). */
-async function readPage(entry: Entry, reader: SpoolReader, from: number, to: number, signal: AbortSignal | undefined, last = entry.index.lines): Promise<ArtifactPage> {
+async function readPage(entry: Entry, reader: SpoolReader, from: number, to: number, signal: AbortSignal | undefined, last = reader.index.lines): Promise<ArtifactPage> {
   const lines: PageLine[] = [];
   let used = 0;
   let truncated = false;
@@ -572,13 +655,15 @@ async function readPage(entry: Entry, reader: SpoolReader, from: number, to: num
     lines.push(page);
   }
   const endLine = from + lines.length - 1;
+  // A result still being written has more lines coming after the last one written so far.
+  const spooling = entry.live !== undefined;
   return {
-    callId: entry.info.callId, path: entry.info.path, totalLines: entry.index.lines, startLine: from, endLine, lines, truncated,
-    ...(endLine < last ? { nextOffset: endLine + 1 } : {}), invalidUtf8: entry.info.invalidUtf8 !== undefined,
+    callId: entry.info.callId, path: entry.info.path, totalLines: reader.index.lines, startLine: from, endLine, lines, truncated,
+    ...(endLine < last || spooling ? { nextOffset: endLine + 1 } : {}), invalidUtf8: entry.info.invalidUtf8 !== undefined, ...(spooling ? { spooling: true as const } : {}),
   };
 }
 
-/** Matching lines with their context, grouped and read in file order, capped at PAGE_MAX_BYTES. */
+/** Matching lines with their context, grouped and read in file order (the tool pages what is over a page). */
 async function textHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[], context: number, signal: AbortSignal): Promise<{ lines: GrepLine[] }> {
   const byLine = new Map(hits.map((h) => [h.line, h.offset]));
   const ranges: Array<[number, number]> = [];
@@ -589,7 +674,6 @@ async function textHits(reader: SpoolReader, hits: readonly { line: number; offs
     if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to); else ranges.push([from, to]);
   }
   const lines: GrepLine[] = [];
-  let used = 0;
   for (const [from, to] of ranges) {
     const first = byLine.get(from);
     const hint = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
@@ -601,10 +685,7 @@ async function textHits(reader: SpoolReader, hits: readonly { line: number; offs
       if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
         page = { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start };
       }
-      const grepLine: GrepLine = { ...page, match: offset !== undefined };
-      if (lines.length > 0 && used + lineBytes(grepLine) > PAGE_MAX_BYTES) return { lines };
-      used += lineBytes(grepLine);
-      lines.push(grepLine);
+      lines.push({ ...page, match: offset !== undefined });
     }
   }
   return { lines };
@@ -615,16 +696,12 @@ const BINARY_EXCERPT_BYTES = 96;
 /** Binary matches as escaped byte excerpts starting a little before each match. */
 async function binaryHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[]): Promise<{ lines: GrepLine[] }> {
   const lines: GrepLine[] = [];
-  let used = 0;
   for (const { line, offset } of hits) {
     const from = Math.max(0, offset - 16);
     const bytes = await reader.bytes(from, BINARY_EXCERPT_BYTES);
     let text = '';
     for (const b of bytes) text += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
-    const grepLine: GrepLine = { n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset };
-    if (lines.length > 0 && used + lineBytes(grepLine) > PAGE_MAX_BYTES) break;
-    used += lineBytes(grepLine);
-    lines.push(grepLine);
+    lines.push({ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset });
   }
   return { lines };
 }

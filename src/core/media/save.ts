@@ -24,6 +24,9 @@ export interface SaveOutcome extends LineCounts {
   readonly rebased: readonly string[];
   /** The person's edit included in what was saved, if any. */
   readonly personChange: PersonChange | undefined;
+  /** What the file held before (undefined: it did not exist), and what was written: for undo. */
+  readonly replaced: Uint8Array | undefined;
+  readonly written: Uint8Array;
 }
 
 function errnoCode(e: unknown): string {
@@ -259,5 +262,5 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
-  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange };
+  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, written: media.bytes };
 }

@@ -21,7 +21,8 @@ export interface MediaBase {
   readonly bytes: Uint8Array;
 }
 
-export type MediaOrigin = 'model' | 'person';
+/** `person`: the user edited a staged document; `undo`: an undo of a save put the previous bytes back. */
+export type MediaOrigin = 'model' | 'person' | 'undo';
 
 /**
  * Security: a media staged from a path the policy protects (ask or deny for reading) carries its
@@ -289,20 +290,22 @@ export class MediaStore {
 
   /**
    * A new line of edits for `path`. `disk`: the file's bytes now, or undefined when it does not
-   * exist. `content`: the full new text (written in the file's encoding and line endings); omitted,
-   * the media is the disk bytes.
+   * exist. `content`: the full new text (written in the file's encoding and line endings), or bytes
+   * taken as they are; omitted, the media is the disk bytes.
    */
-  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string, taint?: MediaTaint): StagedMedia {
+  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model'): StagedMedia {
     const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashBytes(disk), bytes: disk };
     let bytes: Uint8Array;
     if (content === undefined) {
       if (disk === undefined) throw new BugError('MediaStore.stage: no content for a file that does not exist');
       bytes = disk;
+    } else if (content instanceof Uint8Array) {
+      bytes = content;
     } else {
       const decoded = disk === undefined ? undefined : decodeText(disk);
       bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, decoded?.encoding ?? 'utf8');
     }
-    return this.add({ path, bytes, base, parent: undefined, origin: 'model', taint });
+    return this.add({ path, bytes, base, parent: undefined, origin, taint });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`. */

@@ -114,12 +114,18 @@ export interface DoneFrame {
 export type SearchFrame = MatchFrame | PathFrame | NoteFrame | LimitFrame | DoneFrame;
 
 /**
+ * Frames in the order they came, batched as the backend has them (never empty): a search with
+ * thousands of results costs one step of the iteration per batch, not per result.
+ */
+export type SearchBatch = readonly SearchFrame[];
+
+/**
  * The search backend. The tools' schemas are built from `supportsFollow`, and the tools reach the
  * backend only with scopes they gated and resolved.
  *
  * Contract for every backend:
- * - Both queries yield frames and end with exactly one terminal frame: `limit` (only when the query
- *   gave `limit` and more results exist) or `{kind: 'done', complete: true}`.
+ * - Both queries yield frames, in batches, and end with exactly one terminal frame: `limit` (only
+ *   when the query gave `limit` and more results exist) or `{kind: 'done', complete: true}`.
  * - Omitted `limit` means unbounded. A backend that cannot honour that (it has a hard internal cap)
  *   must refuse a call without `limit`, or with a `limit` above its cap, by throwing a narrated
  *   `E_SANDBOX_UNSUPPORTED` that names its cap. It must never truncate silently and report `done`.
@@ -135,7 +141,7 @@ export interface SandboxSearch {
   /** The backend's declaration that following symlinks has passed a containment audit. */
   readonly supportsFollow: boolean;
   /** File contents: `match` frames, grouped by file. */
-  searchContent(query: ContentQuery): AsyncIterable<SearchFrame>;
+  searchContent(query: ContentQuery): AsyncIterable<SearchBatch>;
   /** File paths: `path` frames. */
-  findPaths(query: PathQuery): AsyncIterable<SearchFrame>;
+  findPaths(query: PathQuery): AsyncIterable<SearchBatch>;
 }

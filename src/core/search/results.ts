@@ -1,7 +1,11 @@
 import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
+import { fits } from '../results/budget.ts';
+import { ResultPager } from '../results/pager.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { streamResult } from '../results/stream.ts';
 import type { ToolContext } from '../tool.ts';
-import type { SandboxSearch, SearchFrame, SearchScope } from './port.ts';
+import type { MatchFrame, PathFrame, SandboxSearch, SearchBatch, SearchScope } from './port.ts';
 
 /** A result frame as the model and the CLI see it: paths are display paths (folder-prefixed in multi-root). */
 export type ResultFrame =
@@ -11,28 +15,47 @@ export type ResultFrame =
   | { readonly kind: 'limit'; readonly limit: number }
   | { readonly kind: 'done'; readonly complete: true };
 
-/** What a search tool's result is: the frame list, ending with a `limit` or `done` frame. */
+/** One result: a matching line or a path. */
+export type SearchHit = Extract<ResultFrame, { kind: 'match' | 'path' }>;
+
+/** What a search tool's result is when it fits one page: the frame list, ending with a `limit` or `done` frame. */
 export type SearchResult = readonly ResultFrame[];
+
+/** A search tool's result: the frames, or past one page, the first page of hits and the artifact holding all. */
+export type SearchOutput = SearchResult | Paged<SearchHit>;
 
 export interface SearchRun {
   /** The tool's name, for messages. */
   readonly tool: 'search_files' | 'find_files';
   readonly targets: readonly ModelPath[];
   readonly limit: number | undefined;
-  /** Runs the backend's query over the gated, resolved scopes. */
-  readonly query: (search: SandboxSearch, scopes: readonly SearchScope[]) => AsyncIterable<SearchFrame>;
+  /** Runs the backend's query over the gated, resolved scopes; `signal` stops it. */
+  readonly query: (search: SandboxSearch, scopes: readonly SearchScope[], signal: AbortSignal) => AsyncIterable<SearchBatch>;
   /** The zero-results note: what might have hidden matches. */
   readonly emptyNote: string;
   /** The thing `limit` counts, singular and plural: ["matching line", "matching lines"]. */
   readonly noun: readonly [string, string];
+  /** What a result artifact is the result of: `search_files "todo" in src`. */
+  readonly label: string;
 }
+
+/** A hit with what sorting needs: the folder's place among the workspace folders, and the folder-relative path. */
+interface Held {
+  readonly hit: SearchHit;
+  readonly order: number;
+  readonly rel: string;
+}
+
+const renderHeld: ItemRenderer<Held> = (h, previous) => renderHit(h.hit, previous?.hit);
 
 /**
  * Resolves each target through the gate's translation, runs the backend's query and returns the
  * frames with display paths, plus the tool's notes (zero results, result limited) before the
- * terminal frame.
+ * terminal frame. A result within one page is sorted (folder by folder, then by path). A larger one
+ * streams into a result artifact as it arrives (each file's lines together), nothing of it held in
+ * memory, and the model gets its first page as soon as that page is full.
  */
-export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<SearchResult> {
+export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<SearchOutput> {
   const { session } = ctx;
   const search = session.search;
   if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend. Use list_directory instead.`);
@@ -49,51 +72,101 @@ export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<Sear
   const multiRoot = session.roots.length > 1;
   const display = (folder: string | undefined, path: string): string => (multiRoot && folder !== undefined ? [folder, path].filter(Boolean).join('/') : path || '.');
   const folderOrder = new Map(session.roots.map((root, i) => [root.name, i]));
-  // Results arrive file by file; each file's frames are kept together as one group.
-  interface Group { readonly order: number; readonly folder: string; readonly path: string; readonly display: string; readonly frames: ResultFrame[] }
-  const groups: Group[] = [];
-  let group: Group | undefined;
+  // The search runs on past the call's return when its result overflows a page: the store stops it if it goes first.
+  const stop = new AbortController();
+  const pager = new ResultPager<Held>({ store: session.artifacts, budget: ctx.page, label: spec.label, source: spec.targets[0]!, render: renderHeld, stop: () => stop.abort() });
+  const batches = spec.query(search, scopes, AbortSignal.any([ctx.signal, stop.signal]))[Symbol.asyncIterator]();
+  // Results arrive file by file: a file's display path is built once.
+  let lastFolder: string | undefined;
+  let lastPath: string | undefined;
+  let lastDisplay = '';
+  let order = 0;
   let found = 0;
-  const groupFor = (folder: string, path: string): Group => {
-    if (group?.path !== path || group.folder !== folder) {
-      group = { order: folderOrder.get(folder) ?? 0, folder, path, display: display(folder, path), frames: [] };
-      groups.push(group);
+  let files = 0;
+  const notes: ResultFrame[] = [];
+  let terminal: Extract<ResultFrame, { kind: 'limit' | 'done' }> | undefined;
+  const [one, many] = spec.noun;
+  // The batch being taken in, and where: a pull that stops at the page's overflow resumes there.
+  let batch: SearchBatch = [];
+  let at = 0;
+
+  /** Takes one result: held while the result fits a page, then written straight to the artifact. */
+  const take = (frame: MatchFrame | PathFrame): Promise<void> | undefined => {
+    const newFile = frame.path !== lastPath || frame.folder !== lastFolder;
+    if (newFile) {
+      lastFolder = frame.folder;
+      lastPath = frame.path;
+      lastDisplay = display(frame.folder, frame.path);
+      order = folderOrder.get(frame.folder) ?? 0;
+      files++;
     }
     found++;
-    return group;
-  };
-  const notes: ResultFrame[] = [];
-  let terminal: ResultFrame | undefined;
-  for await (const frame of spec.query(search, scopes)) {
-    if (terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted. Retry once; if it fails again, tell the user.`);
-    switch (frame.kind) {
-      case 'match': {
-        const g = groupFor(frame.folder, frame.path);
-        g.frames.push(frame.cut ? { kind: 'match', path: g.display, line: frame.line, text: frame.text, cut: true } : { kind: 'match', path: g.display, line: frame.line, text: frame.text });
-        break;
-      }
-      case 'path': { const g = groupFor(frame.folder, frame.path); g.frames.push({ kind: 'path', path: g.display }); break; }
-      case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: display(frame.folder, frame.path) }); break;
-      case 'limit':
-        if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete. Tell the user.`);
-        terminal = frame; break;
-      case 'done': terminal = frame; break;
+    if (pager.overflowed) {
+      // The hot path of a large result: one line of text, no objects (renderHit's lines, built here).
+      if (frame.kind === 'path') return pager.addText(lastDisplay);
+      const line = frame.cut ? `  ${frame.line}: ${frame.text} [line cut]` : `  ${frame.line}: ${frame.text}`;
+      return pager.addText(newFile ? `${lastDisplay}\n${line}` : line);
     }
-  }
-  if (!terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend ended ${spec.tool} without saying whether the results are complete. Retry once; if it fails again, tell the user.`);
-  // ripgrep searches files in parallel, so its order varies from run to run; the model gets a stable
-  // one: folder by folder, then by path, each file's lines in order.
-  groups.sort((a, b) => a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const frames: ResultFrame[] = [];
-  for (const g of groups) for (const f of g.frames) frames.push(f);
-  for (const n of notes) frames.push(n);
-  if (found === 0) frames.push({ kind: 'note', message: spec.emptyNote });
-  if (terminal.kind === 'limit') {
-    const [one, many] = spec.noun;
-    frames.push({ kind: 'note', message: `Result limited to ${terminal.limit} ${terminal.limit === 1 ? one : many}; more exist. Call again with a larger limit (now ${terminal.limit}) to see more, or narrow the search.` });
-  }
-  frames.push(terminal);
-  return frames;
+    const hit: SearchHit = frame.kind === 'path' ? { kind: 'path', path: lastDisplay }
+      : frame.cut ? { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text, cut: true } : { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text };
+    return pager.add({ hit, order, rel: frame.path });
+  };
+
+  const pull = async (untilOverflow: boolean): Promise<boolean> => {
+    for (;;) {
+      while (at < batch.length) {
+        const frame = batch[at++]!;
+        if (terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted. Retry once; if it fails again, tell the user.`);
+        switch (frame.kind) {
+          case 'match':
+          case 'path': {
+            const writing = take(frame);
+            if (writing) {
+              await writing;
+              if (untilOverflow && pager.overflowed) return false;
+            }
+            break;
+          }
+          case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: display(frame.folder, frame.path) }); break;
+          case 'limit':
+            if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete. Tell the user.`);
+            terminal = frame; break;
+          case 'done': terminal = frame; break;
+        }
+      }
+      const next = await batches.next();
+      if (next.done) break;
+      batch = next.value;
+      at = 0;
+    }
+    if (!terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend ended ${spec.tool} without saying whether the results are complete. Retry once; if it fails again, tell the user.`);
+    if (terminal.kind === 'limit') {
+      notes.push({ kind: 'note', message: `Result limited to ${terminal.limit} ${terminal.limit === 1 ? one : many}; more exist. Call again with a larger limit (now ${terminal.limit}) to see more, or narrow the search.` });
+    }
+    return true;
+  };
+  const counted = (): string => `${plural(found, one, many)}${spec.tool === 'search_files' ? ` in ${plural(files, 'file', 'files')}` : ''}`;
+
+  const output = await streamResult<Held, SearchResult>(pager, {
+    pull,
+    small: async () => {
+      // ripgrep searches files in parallel, so its order varies from run to run; the model gets a stable
+      // one: folder by folder, then by path, each file's lines in order (the sort is stable).
+      const sorted = [...pager.items].sort((a, b) => a.order - b.order || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+      const result: ResultFrame[] = sorted.map((h) => h.hit);
+      if (found === 0) result.push({ kind: 'note', message: spec.emptyNote });
+      result.push(...notes, terminal!);
+      if (await fits(spec.tool === 'search_files' ? renderMatches(result) : renderPaths(result), ctx.page)) return result;
+      await pager.overflow(sorted);
+      return undefined;
+    },
+    summary: (final) => (final ? `${counted()}${terminal?.kind === 'limit' ? ' (limited)' : ''}` : `${counted()} so far`),
+    trailer: () => [...renderNotes(notes), terminal?.kind === 'limit' ? `limit ${terminal.limit} reached (${counted()}; more exist)` : `done complete (${counted()})`],
+    brokeOff: (why) => `incomplete: ${why} after ${counted()}; the lines above are all that was found`,
+    // A session that ends while its result is still written stops it on purpose: nothing to report.
+    warn: (message) => { if (!stop.signal.aborted) session.log.warn(message); },
+  });
+  return isPaged<Held>(output) ? { ...output, page: output.page.map((h) => h.hit) } : output;
 }
 
 /** What may have hidden matches, for the zero-results note. Names no protected path. */
@@ -107,7 +180,7 @@ export function hiddenBy(options: { hidden?: boolean | undefined; noIgnore?: boo
   return reasons.join('; ');
 }
 
-function renderNotes(frames: SearchResult): string[] {
+function renderNotes(frames: readonly ResultFrame[]): string[] {
   return frames.flatMap((f) => (f.kind === 'note' ? [`Note: ${f.path !== undefined ? `${f.path}: ` : ''}${f.message}`] : []));
 }
 
@@ -115,18 +188,28 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** A hit's lines: a path alone, or a matching line under its file's path when the file changes. */
+export function renderHit(hit: SearchHit, previous: SearchHit | undefined): string {
+  if (hit.kind === 'path') return hit.path;
+  const line = hit.cut ? `  ${hit.line}: ${hit.text} [line cut]` : `  ${hit.line}: ${hit.text}`;
+  return previous?.path === hit.path ? line : `${hit.path}\n${line}`;
+}
+
 /** Matches grouped by file: a header line, then each file and its `line: text` lines. */
-export function renderMatches(frames: SearchResult): string {
+export function renderMatches(output: SearchOutput): string {
+  if (isPaged<SearchHit>(output)) return renderPaged(output, renderHit);
+  const frames = output;
   // runSearch emits each file's matches together, so a file starts wherever the path changes.
   const body: string[] = [];
   let files = 0;
   let count = 0;
-  let current: string | undefined;
+  let previous: SearchHit | undefined;
   for (const f of frames) {
     if (f.kind !== 'match') continue;
-    if (f.path !== current) { current = f.path; files++; body.push(f.path); }
+    if (f.path !== previous?.path) files++;
     count++;
-    body.push(f.cut ? `  ${f.line}: ${f.text} [line cut]` : `  ${f.line}: ${f.text}`);
+    body.push(renderHit(f, previous));
+    previous = f;
   }
   const limited = frames.some((f) => f.kind === 'limit');
   // (No spread of `body` into a call: a huge result would overflow the argument limit.)
@@ -135,7 +218,9 @@ export function renderMatches(frames: SearchResult): string {
 }
 
 /** One path a line, after a header. */
-export function renderPaths(frames: SearchResult): string {
+export function renderPaths(output: SearchOutput): string {
+  if (isPaged<SearchHit>(output)) return renderPaged(output, renderHit);
+  const frames = output;
   const paths = frames.flatMap((f) => (f.kind === 'path' ? [f.path] : []));
   const limited = frames.some((f) => f.kind === 'limit');
   const head = paths.length > 0 ? [`${plural(paths.length, 'file', 'files')}${limited ? ' (limited)' : ''}:`] : [];

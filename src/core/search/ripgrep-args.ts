@@ -91,6 +91,7 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
  * caller's glob is still matched on every listed path: this only shrinks what crosses the pipe.
  */
 function prefilterArgs(query: PathQuery): string[] {
-  if (!/^[^/\\![\]{}:,]+$/.test(query.glob)) return [];
+  // "*" and "**" narrow nothing: a type that takes every file would only cost ripgrep time.
+  if (!/^[^/\\![\]{}:,]+$/.test(query.glob) || /^\*\*?$/.test(query.glob)) return [];
   return [`--type-add=wtfind:${query.glob}`, '--type=wtfind', ...(query.hidden ? [] : ['--glob=!.*'])];
 }

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput } from '../errors.ts';
-import type { ContentQuery, NoteFrame, PathQuery, SandboxSearch, SearchFrame, SearchQueryBase, SearchScope } from './port.ts';
+import type { ContentQuery, MatchFrame, NoteFrame, PathFrame, PathQuery, SandboxSearch, SearchBatch, SearchFrame, SearchQueryBase, SearchScope } from './port.ts';
 import { contentArgs, pathArgsFor } from './ripgrep-args.ts';
 import { compileGlob } from './ripgrep-glob.ts';
 import { ContentParser, NulSplitter, normalizeRgPath, parseStderr } from './ripgrep-output.ts';
@@ -21,36 +21,44 @@ export function createRipgrepSearch(options: RipgrepSearchOptions): SandboxSearc
   const { rgPath } = options;
   return {
     supportsFollow: false,
-    searchContent(query: ContentQuery): AsyncIterable<SearchFrame> {
+    searchContent(query: ContentQuery): AsyncIterable<SearchBatch> {
       checkQuery(query);
       return run(rgPath, query, {
         what: 'content',
         args: (exclusions, scope) => contentArgs(query, exclusions, scope.path),
         parser: (scope) => {
           const parser = new ContentParser(scope.path);
-          return (chunk) => parser.push(chunk).map((r) => ({ path: r.path, frame: { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text, ...(r.cut ? { cut: true } : {}) } }));
+          return (chunk) => parser.push(chunk).map((r): ResultFrame => (r.cut
+            ? { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text, cut: true }
+            : { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text }));
         },
         callerGlobs: [...(query.globs ?? []), ...(query.iglobs ?? [])],
       });
     },
-    findPaths(query: PathQuery): AsyncIterable<SearchFrame> {
+    findPaths(query: PathQuery): AsyncIterable<SearchBatch> {
       checkQuery(query);
-      const matchesGlob = compileGlob(query.glob);
+      // "*" and "**" select every file: no test per path (the monorepo's `find_files "*"`).
+      const matchesGlob = MATCH_ALL.has(query.glob) ? () => true : compileGlob(query.glob);
       const matchesIglob = query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
       return run(rgPath, query, {
         what: 'paths',
         args: (exclusions, scope) => pathArgsFor(query, exclusions, scope.path),
         parser: (scope) => {
           const splitter = new NulSplitter();
-          return (chunk) => splitter.push(chunk)
-            .filter((path) => matchesGlob(path, scope.path) && matchesIglob(path, scope.path))
-            .map((path) => ({ path, frame: { kind: 'path', folder: scope.folder, path } }));
+          return (chunk) => {
+            const out: ResultFrame[] = [];
+            for (const path of splitter.push(chunk)) if (matchesGlob(path, scope.path) && matchesIglob(path, scope.path)) out.push({ kind: 'path', folder: scope.folder, path });
+            return out;
+          };
         },
         callerGlobs: [],
       });
     },
   };
 }
+
+/** Globs that match every file path. */
+const MATCH_ALL = new Set(['*', '**']);
 
 /** Defence in depth: the tools' schemas already rule these out, but a caller may reach the backend directly. */
 function checkQuery(query: SearchQueryBase): void {
@@ -64,21 +72,18 @@ function checkQuery(query: SearchQueryBase): void {
   }
 }
 
-interface Found {
-  /** Folder-relative, for the policy check. */
-  readonly path: string;
-  readonly frame: SearchFrame;
-}
+/** A match or a path: what ripgrep's output turns into. */
+type ResultFrame = MatchFrame | PathFrame;
 
 interface RunPlan {
   readonly what: 'content' | 'paths';
   readonly args: (exclusions: readonly string[], scope: SearchScope) => string[];
-  readonly parser: (scope: SearchScope) => (chunk: Buffer) => Found[];
+  readonly parser: (scope: SearchScope) => (chunk: Buffer) => ResultFrame[];
   /** The globs the caller gave, so a glob error can be blamed on the right party. */
   readonly callerGlobs: readonly string[];
 }
 
-async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchFrame, void, undefined> {
+async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchBatch, void, undefined> {
   const exclusions = query.policy.searchExclusions('read');
   const { limit, signal } = query;
   let emitted = 0;
@@ -88,7 +93,7 @@ async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): Asyn
     // Security: an explicit path is searched even when an exclusion glob matches it, so a protected
     // scope is skipped before ripgrep starts.
     if (visibility.hides(scope.path)) {
-      yield { kind: 'note', folder: scope.folder, path: scope.path, message: 'Skipped: a workspace rule protects this path, and search never reads protected paths (secrets such as environment files and keys, and denied paths). Open the file with open_file, which asks the user.' };
+      yield [{ kind: 'note', folder: scope.folder, path: scope.path, message: 'Skipped: a workspace rule protects this path, and search never reads protected paths (secrets such as environment files and keys, and denied paths). Open the file with open_file, which asks the user.' }];
       continue;
     }
     if (plan.what === 'paths') await requireFolder(scope);
@@ -99,26 +104,30 @@ async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): Asyn
     try {
       const parse = plan.parser(scope);
       let limited = false;
-      read: for await (const chunk of rg.stdout) {
-        for (const found of parse(chunk as Buffer)) {
+      for await (const chunk of rg.stdout) {
+        const batch: SearchFrame[] = [];
+        for (const frame of parse(chunk as Buffer)) {
           // Security: every result passes the policy, whatever ripgrep was told to exclude.
-          if (visibility.hides(found.path)) continue;
+          if (visibility.hides(frame.path)) continue;
           if (limit !== undefined && emitted >= limit) {
             // The limit is known to be exceeded only once a result past it arrives. Killed before its
             // stdout closes, so ripgrep never reports the closed pipe as a failure to read a file.
             limited = true;
             rg.kill();
-            break read;
+            break;
           }
           emitted++;
-          yield found.frame;
+          batch.push(frame);
         }
+        if (batch.length > 0) yield batch;
+        if (limited) break;
       }
       const exit = await rg.exited;
       if (signal.aborted) throw cancelled();
-      yield* exitNotes(rgPath, exit, scope, visibility, limited, plan.callerGlobs);
+      const notes = exitNotes(rgPath, exit, scope, visibility, limited, plan.callerGlobs);
+      if (notes.length > 0) yield notes;
       if (limited && limit !== undefined) {
-        yield { kind: 'limit', limit };
+        yield [{ kind: 'limit', limit }];
         return;
       }
     } finally {
@@ -127,7 +136,7 @@ async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): Asyn
       await rg.exited;
     }
   }
-  yield { kind: 'done', complete: true };
+  yield [{ kind: 'done', complete: true }];
 }
 
 async function requireFolder(scope: SearchScope): Promise<void> {

@@ -1,5 +1,8 @@
 import type { SearchPolicy } from './port.ts';
 
+/** Folder answers remembered at most; the cache starts over beyond it. */
+const MAX_FOLDERS = 4096;
+
 /**
  * `Policy.hidesFromSearch(path, 'read')` for the many paths of one search, with each folder's
  * answer remembered: a result costs one rule evaluation for its own name instead of one per
@@ -11,9 +14,11 @@ export class SearchVisibility {
   private readonly base: string | undefined;
   private readonly folders = new Map<string, boolean>();
   private rootHidden: boolean | undefined;
-  // A file's matching lines arrive together: its answer is kept for the next line.
+  // A file's matching lines arrive together, and a folder's files mostly do: the last answers are kept.
   private lastPath: string | undefined;
   private lastAnswer = false;
+  private lastFolder: string | undefined;
+  private lastFolderAnswer = false;
 
   constructor(policy: SearchPolicy, base?: string) {
     this.policy = policy;
@@ -25,7 +30,18 @@ export class SearchVisibility {
     if (relPath === this.lastPath) return this.lastAnswer;
     this.rootHidden ??= this.base !== undefined && this.protects('');
     const slash = relPath.lastIndexOf('/');
-    const answer = this.rootHidden || (relPath !== '' && ((slash > 0 && this.hidesFolder(relPath.slice(0, slash))) || this.protects(relPath)));
+    let answer = this.rootHidden;
+    if (!answer && relPath !== '') {
+      if (slash > 0) {
+        const folder = relPath.slice(0, slash);
+        if (folder !== this.lastFolder) {
+          this.lastFolder = folder;
+          this.lastFolderAnswer = this.hidesFolder(folder);
+        }
+        answer = this.lastFolderAnswer;
+      }
+      answer ||= this.protects(relPath);
+    }
     this.lastPath = relPath;
     this.lastAnswer = answer;
     return answer;
@@ -36,6 +52,8 @@ export class SearchVisibility {
     if (known !== undefined) return known;
     const slash = folder.lastIndexOf('/');
     const hidden = (slash > 0 && this.hidesFolder(folder.slice(0, slash))) || this.protects(folder);
+    // Bounded: a walk of a huge tree must not keep every folder it saw (results come folder by folder anyway).
+    if (this.folders.size >= MAX_FOLDERS) this.folders.clear();
     this.folders.set(folder, hidden);
     return hidden;
   }

@@ -1,8 +1,10 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool, type ToolContext } from '../tool.ts';
 import { ripgrepArgument, boundArgument } from '../schema.ts';
-import { GREP_DEFAULT_MAX_RESULTS, type ArtifactGrepResult } from '../artifacts/store.ts';
-import { renderGrep } from '../artifacts/render.ts';
+import { GREP_DEFAULT_MAX_RESULTS, type ArtifactGrepResult, type GrepLine } from '../artifacts/store.ts';
+import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
+import { fits } from '../results/budget.ts';
+import { ResultPager } from '../results/pager.ts';
 
 export const artifactGrepSchema = () => z.strictObject({
   callId: z.string().min(1).describe('The callId from open_file, open_json_file or open_markdown_file.'),
@@ -17,7 +19,7 @@ export const artifactGrep = defineTool({
   name: 'artifact_grep',
   displayName: 'Search Artifact',
   userDescription: 'Search inside one opened artifact with ripgrep.',
-  description: 'Searches one artifact (from open_file) with ripgrep: a regex or, with literal: true, a fixed string. Returns matching line numbers and lines (cut at 2,000 characters) with optional context lines, and a note naming maxResults when results were cut. Then read around a match with artifact_read using offset.',
+  description: 'Searches one artifact (from open_file, or a result artifact) with ripgrep: a regex or, with literal: true, a fixed string. Returns matching line numbers and lines (cut at 2,000 characters) with optional context lines, and a note naming maxResults when results were cut. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line. Then read around a match with artifact_read using offset.',
   risk: 'read',
   requires: ['ripgrep'],
   icon: 'search',
@@ -26,12 +28,33 @@ export const artifactGrep = defineTool({
     const path = session.artifacts.target(input.callId);
     return { paths: [path], summary: `search ${path.display} for ${JSON.stringify(input.pattern)}` };
   },
-  run: (input, ctx): Promise<ArtifactGrepResult> => ctx.session.artifacts.grep(input.callId, {
-    pattern: input.pattern,
-    ...(input.literal !== undefined ? { literal: input.literal } : {}),
-    ...(input.ignore_case !== undefined ? { ignoreCase: input.ignore_case } : {}),
-    ...(input.maxResults !== undefined ? { maxResults: input.maxResults } : {}),
-    ...(input.context !== undefined ? { context: input.context } : {}),
-  }, ctx.signal),
+  run: async (input, ctx): Promise<ArtifactGrepOutput> => {
+    const result = await ctx.session.artifacts.grep(input.callId, {
+      pattern: input.pattern,
+      ...(input.literal !== undefined ? { literal: input.literal } : {}),
+      ...(input.ignore_case !== undefined ? { ignoreCase: input.ignore_case } : {}),
+      ...(input.maxResults !== undefined ? { maxResults: input.maxResults } : {}),
+      ...(input.context !== undefined ? { context: input.context } : {}),
+    }, ctx.signal);
+    if (await fits(renderGrep(result), ctx.page)) return result;
+    return pageGrep(ctx, input.callId, result);
+  },
   render: renderGrep,
 });
+
+/** Output over one page: all of it into a result artifact, the first page to the model. */
+async function pageGrep(ctx: ToolContext, callId: string, result: ArtifactGrepResult): Promise<ArtifactGrepOutput> {
+  const pager = new ResultPager<GrepLine>({
+    store: ctx.session.artifacts, budget: ctx.page, source: ctx.session.artifacts.target(callId),
+    label: `artifact_grep ${JSON.stringify(result.pattern)} in ${result.path}`, render: grepLineRenderer(result.binary),
+  });
+  try {
+    await pager.overflow(result.lines.slice());
+    const summary = grepSummary(result);
+    const last = result.limited ? `limit ${result.maxResults} reached (${summary}; more lines match)` : `done complete (${summary})`;
+    return { ...(await pager.finish(summary, [...grepNotes(result), last])), binary: result.binary };
+  } catch (e) {
+    await pager.discard();
+    throw e;
+  }
+}

@@ -13,6 +13,7 @@ import { stageFile } from './stage_file.ts';
 import { applyPatch } from './media_apply_patch.ts';
 import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
+import { undoSaveTool } from './undo_save.ts';
 
 /** Every tool, by name: the compiler catches a name without a tool. */
 export const TOOLS: Readonly<Record<ToolName, Tool>> = {
@@ -28,5 +29,6 @@ export const TOOLS: Readonly<Record<ToolName, Tool>> = {
   stage_file: stageFile,
   media_apply_patch: applyPatch,
   save_media: saveMedia,
+  undo_save: undoSaveTool,
   list_media: listMedia,
 };

@@ -4,6 +4,10 @@ import { boundArgument } from '../schema.ts';
 import { SandboxError, fromFsError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { ListedEntry } from '../list/port.ts';
+import { fits } from '../results/budget.ts';
+import { ResultPager } from '../results/pager.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { streamResult } from '../results/stream.ts';
 
 export type { ListedEntry } from '../list/port.ts';
 
@@ -17,7 +21,14 @@ export interface ListDirectoryResult {
   readonly entries: readonly ListedEntry[];
 }
 
-async function listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | undefined): Promise<ListedEntry[]> {
+/** A listing as it streams: each listed folder's name, then its entries. */
+export type ListItem = { readonly kind: 'folder'; readonly path: string } | { readonly kind: 'entry'; readonly entry: ListedEntry };
+
+/** The listings, or past one page, the first page of them and the result artifact holding all. */
+export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
+
+/** One folder's listing as items: its name, then its entries in display order (denied ones left out). */
+async function* listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem, void, undefined> {
   const { fs, policy, lister } = ctx.session;
   const resolved = await ctx.resolve(target);
   if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. List its parent folder, or use find_files to locate it.`);
@@ -27,38 +38,57 @@ async function listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | 
   // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
   // must not show what the rules deny there).
   const hidden = (realRel: string): boolean => policy.decide(realRel, 'read', resolved.realRoot ?? target.root.localPath).action === 'deny';
-  const out: ListedEntry[] = [];
-  for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal: ctx.signal })) {
+  yield { kind: 'folder', path: target.display };
+  for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal })) {
     if (frame.kind === 'limit') {
       throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
     }
-    if (frame.kind === 'done') return out;
+    if (frame.kind === 'done') return;
     const rel = [resolved.realRel, frame.entry.path].filter(Boolean).join('/');
-    if (!hidden(rel)) out.push(frame.entry);
+    if (!hidden(rel)) yield { kind: 'entry', entry: frame.entry };
   }
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded. Retry; if it happens again, tell the user.`);
 }
 
+function entryLine(e: ListedEntry): string {
+  const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+  const indent = '  '.repeat(e.depth - 1);
+  switch (e.type) {
+    case 'directory': return `${indent}${name}/`;
+    case 'symlink': return `${indent}${name}@ (symlink, not followed)`;
+    case 'other': return `${indent}${name} (special file)`;
+    case 'file': return `${indent}${name}  ${e.size ?? '?'} B`;
+  }
+}
+
+/** A listing item's lines in a result artifact: each folder under its name, a blank line between folders. */
+export const renderListItem: ItemRenderer<ListItem> = (item, previous) =>
+  item.kind === 'entry' ? entryLine(item.entry) : `${previous ? '\n' : ''}${item.path}:`;
+
 export function renderListing(result: ListDirectoryResult): string {
   if (result.entries.length === 0) return `${result.path}: empty folder`;
-  const lines = result.entries.map((e) => {
-    const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-    const indent = '  '.repeat(e.depth - 1);
-    switch (e.type) {
-      case 'directory': return `${indent}${name}/`;
-      case 'symlink': return `${indent}${name}@ (symlink, not followed)`;
-      case 'other': return `${indent}${name} (special file)`;
-      case 'file': return `${indent}${name}  ${e.size ?? '?'} B`;
-    }
-  });
-  return `${result.path}: ${result.entries.length} entries\n${lines.join('\n')}`;
+  return `${result.path}: ${result.entries.length} entries\n${result.entries.map(entryLine).join('\n')}`;
+}
+
+function renderOutput(output: ListDirectoryOutput): string {
+  return isPaged<ListItem>(output) ? renderPaged(output, renderListItem) : output.map(renderListing).join('\n\n');
+}
+
+/** The listings the items make, one a folder. */
+function listingsOf(items: readonly ListItem[]): ListDirectoryResult[] {
+  const out: { path: string; entries: ListedEntry[] }[] = [];
+  for (const item of items) {
+    if (item.kind === 'folder') out.push({ path: item.path, entries: [] });
+    else out[out.length - 1]!.entries.push(item.entry);
+  }
+  return out;
 }
 
 export const listDirectory = defineTool({
   name: 'list_directory',
   displayName: 'List Directory',
   userDescription: 'List a workspace folder with entry types and sizes.',
-  description: 'Lists a workspace folder: each entry with its type (file, directory, symlink, other) and size, folders first, as an indented tree. max_depth bounds how deep it descends (omit for the whole tree); there is no other bound, so give max_depth on big trees. Symlinks are shown, not followed.',
+  description: 'Lists a workspace folder: each entry with its type (file, directory, symlink, other) and size, folders first, as an indented tree. max_depth bounds how deep it descends (omit for the whole tree); there is no other bound. A listing larger than one page (50 KiB, or your token budget) is not cut: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Symlinks are shown, not followed.',
   risk: 'read',
   requires: [],
   icon: 'list-tree',
@@ -67,11 +97,42 @@ export const listDirectory = defineTool({
     paths: session.folderScope(input.path),
     summary: `list ${input.path ?? 'the workspace'}${input.max_depth !== undefined ? ` (depth ${input.max_depth})` : ''}`,
   }),
-  run: async (input, ctx): Promise<ListDirectoryResult[]> => {
+  run: async (input, ctx): Promise<ListDirectoryOutput> => {
     const targets = ctx.session.folderScope(input.path);
-    const results: ListDirectoryResult[] = [];
-    for (const target of targets) results.push({ path: target.display, entries: await listTree(ctx, target, input.max_depth) });
-    return results;
+    const label = `list_directory ${input.path ?? '.'}${input.max_depth !== undefined ? ` (max_depth ${input.max_depth})` : ''}`;
+    // The walk runs on past the call's return when the listing overflows a page: the store stops it if it goes first.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, stop.signal]);
+    const pager = new ResultPager<ListItem>({ store: ctx.session.artifacts, budget: ctx.page, label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
+    const items = (async function* (): AsyncGenerator<ListItem, void, undefined> {
+      for (const target of targets) yield* listTree(ctx, target, input.max_depth, signal);
+    })();
+    let entries = 0;
+    const counted = (): string => `${entries} ${entries === 1 ? 'entry' : 'entries'} in ${targets.map((t) => t.display).join(', ')}`;
+    return streamResult<ListItem, ListDirectoryResult[]>(pager, {
+      pull: async (untilOverflow) => {
+        for (let next = await items.next(); !next.done; next = await items.next()) {
+          if (next.value.kind === 'entry') entries++;
+          const writing = pager.add(next.value);
+          if (writing) {
+            await writing;
+            if (untilOverflow && pager.overflowed) return false;
+          }
+        }
+        return true;
+      },
+      small: async () => {
+        const listings = listingsOf(pager.items);
+        if (await fits(renderOutput(listings), ctx.page)) return listings;
+        await pager.overflow();
+        return undefined;
+      },
+      summary: (final) => `${counted()}${final ? '' : ' so far'}`,
+      trailer: () => [`done complete (${counted()})`],
+      brokeOff: (why) => `incomplete: ${why} after ${counted()}; the entries above are all that was listed`,
+      // A session that ends while its listing is still written stops it on purpose: nothing to report.
+      warn: (message) => { if (!stop.signal.aborted) ctx.session.log.warn(message); },
+    });
   },
-  render: (results) => results.map(renderListing).join('\n\n'),
+  render: renderOutput,
 });

@@ -12,6 +12,7 @@ export const TOOL_NAMES = [
   'stage_file',
   'media_apply_patch',
   'save_media',
+  'undo_save',
   'list_media',
 ] as const;
 

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import { commitMedia, type WriteMethod } from '../media/save.ts';
+import { refuseUnsavedEditor } from '../media/editors.ts';
+import { recordSave } from '../media/undo.ts';
 import { plural } from '../media/text.ts';
 
 export const saveMediaSchema = () => z.strictObject({
@@ -21,6 +23,8 @@ export interface SaveMediaResult {
   readonly in_place_because?: string;
   /** Unsaved media of the same file that now conflict with disk (stage again to edit further). */
   readonly stale: readonly string[];
+  /** This save's id, for undo_save; absent when the bytes it replaced could not be kept. */
+  readonly save_id?: string;
   /** The user's edit in the editor that this save included, against the model's version. */
   readonly user_edit?: { readonly media_id: string; readonly against: string; readonly added: number; readonly removed: number };
 }
@@ -38,7 +42,7 @@ export const saveMedia = defineTool({
   name: 'save_media',
   displayName: 'Save Staged File',
   userDescription: 'Write a staged file to disk (the only tool that changes files).',
-  description: 'This is the step that makes an edit real: writes a staged media to disk. Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written and other media of the same file that are now stale.',
+  description: 'This is the step that makes an edit real: writes a staged media to disk. Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user to save or revert it), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written, other media of the same file that are now stale, and a save_id: undo_save can undo the save.',
   risk: 'write',
   requires: ['writable'],
   icon: 'save',
@@ -52,7 +56,9 @@ export const saveMedia = defineTool({
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const requested = input.path === undefined ? undefined : ctx.session.normalize(input.path);
+    refuseUnsavedEditor(ctx.session.editors, requested ?? ctx.session.media.target(input.media_id), 'save_media');
     const outcome = await commitMedia(ctx, input.media_id, requested);
+    const saved = await recordSave(ctx.session, outcome);
     const person = outcome.personChange;
     return {
       media_id: outcome.mediaId,
@@ -64,6 +70,7 @@ export const saveMedia = defineTool({
       method: outcome.method,
       ...(outcome.inPlaceBecause ? { in_place_because: outcome.inPlaceBecause } : {}),
       stale: outcome.stale,
+      ...(saved ? { save_id: saved.id } : {}),
       ...(person ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } } : {}),
     };
   },

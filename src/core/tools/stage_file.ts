@@ -20,6 +20,8 @@ export interface StageFileResult {
   readonly isNew: boolean;
   /** Set when the file has more than one name (hard links): a save writes it in place, so every name changes. */
   readonly links?: number;
+  /** The open editor that holds the user's unsaved changes to this file (not in the media). */
+  readonly unsaved_editor?: string;
 }
 
 export function renderStageFile(r: StageFileResult): string {
@@ -27,7 +29,8 @@ export function renderStageFile(r: StageFileResult): string {
     ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
     : `Nothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.`;
   const links = r.links ? `\nThis file has ${r.links} names (hard links): saving it changes the file under every name.` : '';
-  return `${JSON.stringify(r)}\n${next}${links}`;
+  const editor = r.unsaved_editor === undefined ? '' : `\nThe user has unsaved changes to this file in the editor "${r.unsaved_editor}"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.`;
+  return `${JSON.stringify(r)}\n${next}${links}${editor}`;
 }
 
 export const stageFile = defineTool({
@@ -72,7 +75,8 @@ export const stageFile = defineTool({
     }
     const protectedBy = ctx.session.readProtection(resolved);
     const media = store.stage(path, disk, input.content, protectedBy === undefined ? undefined : { from: path.display, rule: protectedBy });
-    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}) };
+    const editor = ctx.session.editors?.unsavedEditor(path);
+    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
   },
   render: renderStageFile,
 });

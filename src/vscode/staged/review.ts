@@ -8,6 +8,8 @@ import { fileUri } from '../uri.ts';
 import { registerStagedProvider } from './provider.ts';
 import { emptyBaseUri, stagedUri } from './uris.ts';
 import { StagedChangesView, mediaOfNode, type StagedNode } from './view.ts';
+import { registerSavedHistory } from './saved.ts';
+import { closeStaleDiffs } from './stale-tabs.ts';
 
 /** The staged side of a diff against disk (a new file diffs against an empty document). */
 export async function openStagedDiff(host: Host, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean }): Promise<void> {
@@ -82,16 +84,18 @@ async function save(host: Host, media: StagedMedia): Promise<boolean> {
 
 export function registerStagedReview(host: Host): void {
   const store = host.session.media;
-  const view = new StagedChangesView(store);
+  const view = new StagedChangesView(store, host.session.saves);
   const watchers = new DiskWatchers(host);
   host.context.subscriptions.push(view, watchers, registerStagedProvider(store));
   host.context.subscriptions.push(store.onDidChange((change) => {
     watchers.sync();
+    if (change.kind !== 'added' && change.kind !== 'stale') void closeStaleDiffs(host).catch((e: unknown) => host.log.warn(`Could not close a staged diff: ${String(e)}`));
     if (change.kind === 'added' && change.media.origin === 'model' && host.settings().openDiffOnStage) {
       void openStagedDiff(host, change.media, { preserveFocus: true, preview: true }).catch((e: unknown) => host.log.warn(`Could not open the staged diff: ${String(e)}`));
     }
   }));
 
+  registerSavedHistory(host);
   const register = (id: string, run: (...args: unknown[]) => unknown): void => {
     host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
   };

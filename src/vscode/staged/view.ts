@@ -1,16 +1,21 @@
 import * as vscode from 'vscode';
 import type { MediaStore, StagedMedia } from '../../core/media/store.ts';
 import { pathKey } from '../../core/media/store.ts';
+import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
 
 export const VIEW_ID = 'workspaceTools.staged';
 
 export type StagedNode =
   | { readonly kind: 'file'; readonly key: string; readonly heads: readonly StagedMedia[] }
-  | { readonly kind: 'media'; readonly media: StagedMedia };
+  | { readonly kind: 'media'; readonly media: StagedMedia }
+  /** This window's saves, newest first. */
+  | { readonly kind: 'saved-group' }
+  | { readonly kind: 'saved'; readonly record: SaveRecord };
 
 /** The media a node stands for: a file with one line of edits stands for that line's head. */
 export function mediaOfNode(node: StagedNode): StagedMedia | undefined {
-  return node.kind === 'media' ? node.media : node.heads.length === 1 ? node.heads[0] : undefined;
+  if (node.kind === 'media') return node.media;
+  return node.kind === 'file' && node.heads.length === 1 ? node.heads[0] : undefined;
 }
 
 function describe(store: MediaStore, media: StagedMedia): { description: string; tooltip: string } {
@@ -23,22 +28,39 @@ function describe(store: MediaStore, media: StagedMedia): { description: string;
   };
 }
 
-/** "Staged Changes": unsaved media grouped by file, with +/− counts, a badge and a status bar item. */
+function savedItem(record: SaveRecord): vscode.TreeItem {
+  const item = new vscode.TreeItem(record.path.display, vscode.TreeItemCollapsibleState.None);
+  const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
+  const notes = [record.created ? 'new file' : '', state].filter(Boolean);
+  item.description = [record.id, `+${record.added} −${record.removed}`, new Date(record.at).toLocaleTimeString(), ...notes].join(' · ');
+  item.tooltip = `${record.path.display}\nsave ${record.id} of media ${record.mediaId} at ${new Date(record.at).toLocaleString()}\n+${record.added} −${record.removed} lines${notes.length ? `\n${notes.join('\n')}` : ''}${record.lost !== undefined ? `\nIts previous bytes were not kept: ${record.lost}.` : ''}`;
+  item.id = `saved:${record.id}`;
+  item.contextValue = record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : 'saved';
+  item.iconPath = new vscode.ThemeIcon(record.undone ? 'discard' : 'check');
+  if (record.lost === undefined) item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
+  return item;
+}
+
+/** "Staged Changes": unsaved media grouped by file, with +/− counts, a badge and a status bar item; then this window's saves. */
 export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<StagedNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly store: MediaStore;
+  private readonly history: SaveHistory;
   private readonly view: vscode.TreeView<StagedNode>;
   private readonly status: vscode.StatusBarItem;
   private readonly subscription: { dispose(): void };
+  private readonly historySubscription: { dispose(): void };
 
-  constructor(store: MediaStore) {
+  constructor(store: MediaStore, history: SaveHistory) {
     this.store = store;
+    this.history = history;
     this.view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this, showCollapseAll: false });
     this.status = vscode.window.createStatusBarItem('workspaceTools.staged', vscode.StatusBarAlignment.Left, 50);
     this.status.name = 'Workspace Tools: Staged Changes';
     this.status.command = 'workspaceTools.reviewStaged';
     this.subscription = store.onDidChange(() => this.refresh());
+    this.historySubscription = history.onDidChange(() => this.refresh());
     this.refresh();
   }
 
@@ -53,19 +75,30 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
   }
 
   getChildren(node?: StagedNode): StagedNode[] {
-    if (node?.kind === 'media') return [];
+    if (node?.kind === 'media' || node?.kind === 'saved') return [];
+    if (node?.kind === 'saved-group') return this.history.list().map((record) => ({ kind: 'saved', record }));
     if (node?.kind === 'file') return node.heads.length > 1 ? node.heads.map((media) => ({ kind: 'media', media })) : [];
     const byFile = new Map<string, StagedMedia[]>();
     for (const media of this.store.heads()) {
       const key = pathKey(media.path);
       byFile.set(key, [...(byFile.get(key) ?? []), media]);
     }
-    return [...byFile.entries()]
+    const files = [...byFile.entries()]
       .sort(([, a], [, b]) => (a[0]!.path.display < b[0]!.path.display ? -1 : 1))
-      .map(([key, heads]) => ({ kind: 'file', key, heads }));
+      .map(([key, heads]): StagedNode => ({ kind: 'file', key, heads }));
+    return this.history.list().length > 0 ? [...files, { kind: 'saved-group' }] : files;
   }
 
   getTreeItem(node: StagedNode): vscode.TreeItem {
+    if (node.kind === 'saved') return savedItem(node.record);
+    if (node.kind === 'saved-group') {
+      const item = new vscode.TreeItem('Saved', vscode.TreeItemCollapsibleState.Expanded);
+      item.id = 'saved-group';
+      item.description = 'this window';
+      item.tooltip = 'Saves made with Workspace Tools in this window: undo one, or compare before ↔ after.';
+      item.contextValue = 'saved-group';
+      return item;
+    }
     const media = mediaOfNode(node);
     if (!media) {
       const file = (node as { heads: readonly StagedMedia[] }).heads[0]!;
@@ -93,6 +126,7 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
 
   dispose(): void {
     this.subscription.dispose();
+    this.historySubscription.dispose();
     this.view.dispose();
     this.status.dispose();
     this.changed.dispose();

@@ -1,0 +1,137 @@
+import { BugError } from '../errors.ts';
+import type { ArtifactStore, ResultArtifactWriter } from '../artifacts/store.ts';
+import { ResultSpool } from '../artifacts/result-spool.ts';
+import type { ModelPath } from '../paths.ts';
+import { largestFitting, type PageBudget } from './budget.ts';
+import { footer, header, linesIn, renderItems, renderPaged, type ItemRenderer, type Paged } from './paged.ts';
+
+export interface PagerSpec<T> {
+  readonly store: ArtifactStore;
+  readonly budget: PageBudget;
+  /** What the artifact is the result of, for its title: `search_files "todo"`. */
+  readonly label: string;
+  /** The path the call was gated on: reading the artifact is gated on it again. */
+  readonly source: ModelPath;
+  readonly render: ItemRenderer<T>;
+  /** Stops whatever produces the items (the store calls it when it is disposed mid-result). */
+  readonly stop?: () => void;
+}
+
+/**
+ * A result on its way to the model, item by item: held in memory while it fits one page, written
+ * to a result artifact once it does not. Beyond the page nothing is held: items go to disk as they
+ * come (`maxHeldBytes` counts what was held at most). Ends with `finish`/`complete`, or `discard`.
+ */
+export class ResultPager<T> {
+  private readonly spec: PagerSpec<T>;
+  private held: T[] = [];
+  private heldChars = 0;
+  private artifact: { readonly spool: ResultSpool; readonly writer: ResultArtifactWriter } | undefined;
+  private last: T | undefined;
+  private ended: { readonly lines: number; readonly bytes: number } | undefined;
+  private peak = 0;
+
+  constructor(spec: PagerSpec<T>) {
+    this.spec = spec;
+  }
+
+  /** True once the result went past one page: it is being written to an artifact. */
+  get overflowed(): boolean { return this.artifact !== undefined; }
+
+  /** Every item, while the result fits one page; after that, the first page's worth. */
+  get items(): readonly T[] { return this.held; }
+
+  /** The most this pager held in memory at once, in UTF-16 units: the page's items (as text) and the spool's pending chunk. */
+  get maxHeldBytes(): number { return this.peak; }
+
+  /** Takes one item. Returns a promise only when it had to write to disk: await it before the next call. */
+  add(item: T): Promise<void> | undefined {
+    if (this.artifact) return this.write(item);
+    this.held.push(item);
+    // String length never exceeds the UTF-8 size, so this never overflows a result that would fit.
+    this.heldChars += this.spec.render(item, this.held[this.held.length - 2]).length + 1;
+    this.peak = Math.max(this.peak, this.heldChars);
+    return this.heldChars > this.spec.budget.bytes ? this.overflow() : undefined;
+  }
+
+  /** Starts the artifact with the items held so far, in `order` when given (the same items, re-sorted). */
+  async overflow(order?: T[]): Promise<void> {
+    if (this.artifact) return;
+    if (order) this.held = order;
+    const writer = await this.spec.store.openResult({ label: this.spec.label, source: this.spec.source, stop: this.spec.stop ?? (() => undefined) });
+    let spool: ResultSpool;
+    try {
+      spool = await ResultSpool.create(writer.spoolPath, (index) => writer.grow(index));
+    } catch (e) {
+      await writer.remove();
+      throw e;
+    }
+    this.artifact = { spool, writer };
+    for (const item of this.held) await this.write(item);
+  }
+
+  private write(item: T): Promise<void> | undefined {
+    const pending = this.addText(this.spec.render(item, this.last));
+    this.last = item;
+    return pending;
+  }
+
+  /**
+   * Once overflowed: writes one item already rendered (exactly as `render` would, given the item
+   * before it), for a producer whose items are many: no object per item.
+   */
+  addText(text: string): Promise<void> | undefined {
+    const { spool } = this.artifact!;
+    const pending = spool.line(text);
+    if (this.heldChars + spool.pendingChars > this.peak) this.peak = this.heldChars + spool.pendingChars;
+    return pending;
+  }
+
+  /** Ends the artifact with `trailer` lines (notes, then the line that says whether it is complete). */
+  async complete(trailer: readonly string[]): Promise<void> {
+    const artifact = this.artifact;
+    if (!artifact) throw new BugError('ResultPager.complete: the result fits one page; nothing was spooled');
+    try {
+      for (const line of trailer) await artifact.spool.line(line);
+      const index = await artifact.spool.finish();
+      this.ended = { lines: index.lines, bytes: index.bytes };
+      await artifact.writer.end(index, this.peak);
+    } catch (e) {
+      await this.discard();
+      throw e;
+    }
+  }
+
+  /** The first page that fits the budget under the header naming the artifact (complete or still being written). */
+  async page(summary: string): Promise<Paged<T>> {
+    const artifact = this.artifact;
+    if (!artifact) throw new BugError('ResultPager.page: the result fits one page; there is no artifact');
+    const rendered = renderItems(this.held, this.spec.render);
+    const offsets = [1];
+    const sizes = [0];
+    for (const text of rendered) {
+      offsets.push(offsets[offsets.length - 1]! + linesIn(text));
+      sizes.push(sizes[sizes.length - 1]! + Buffer.byteLength(text) + 1);
+    }
+    const ref = { callId: artifact.writer.callId, lines: this.ended?.lines ?? 0, bytes: this.ended?.bytes ?? 0, complete: this.ended !== undefined };
+    const paged = (k: number): Paged<T> => ({ summary, artifact: { ...ref, nextOffset: offsets[k]! }, page: this.held.slice(0, k) });
+    const frame = (k: number): number => Buffer.byteLength(header(paged(k))) + Buffer.byteLength(footer(paged(k))) + 1;
+    const k = await largestFitting(this.held.length, (n) => frame(n) + sizes[n]!, (n) => renderPaged(paged(n), this.spec.render), this.spec.budget);
+    return paged(k);
+  }
+
+  /** `complete`, then `page`: for a result that ended before the model is told of it. */
+  async finish(summary: string, trailer: readonly string[]): Promise<Paged<T>> {
+    await this.complete(trailer);
+    return this.page(summary);
+  }
+
+  /** Drops the artifact being written (the call failed before anyone was told of it). */
+  async discard(): Promise<void> {
+    const artifact = this.artifact;
+    this.artifact = undefined;
+    if (!artifact) return;
+    await artifact.spool.close();
+    await artifact.writer.remove();
+  }
+}

@@ -1,0 +1,60 @@
+import type { Paged } from './paged.ts';
+import type { ResultPager } from './pager.ts';
+
+/** What `streamResult` needs from a tool. */
+export interface ResultStream<Small> {
+  /** Pulls items into the pager until they end (true), or, with `untilOverflow`, until the pager overflowed (false). */
+  readonly pull: (untilOverflow: boolean) => Promise<boolean>;
+  /** After the items ended within one page: the result as the model gets it when it fits, else undefined (after `pager.overflow`). */
+  readonly small: () => Promise<Small | undefined>;
+  /** What the result holds: the final count, or the count so far. */
+  readonly summary: (final: boolean) => string;
+  /** The artifact's last lines after every item: notes, then `done complete (…)` or `limit N reached (…)`. */
+  readonly trailer: () => readonly string[];
+  /** The artifact's last line when producing broke off (cancelled, failed) after the model was told of it. */
+  readonly brokeOff: (why: string) => string;
+  /** Where a failure after the model was told of the artifact is reported. */
+  readonly warn: (message: string) => void;
+}
+
+function reason(e: unknown): string {
+  if (typeof e === 'object' && e !== null && 'code' in e && (e as { code: unknown }).code === 'E_SANDBOX_CANCELLED') return 'the call was cancelled';
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Drives a tool's items through `pager`. A result that ends within one page is returned whole. One
+ * that overflows returns as soon as its first page is full: the model gets that page while the rest
+ * keeps spooling into the artifact in the background, which ends with its `trailer`, or, if the work
+ * breaks off (cancelled, failed), with what was written and a line that says it is incomplete.
+ */
+export async function streamResult<T, Small>(pager: ResultPager<T>, stream: ResultStream<Small>): Promise<Small | Paged<T>> {
+  try {
+    if (await stream.pull(true)) {
+      if (!pager.overflowed) {
+        const small = await stream.small();
+        if (small !== undefined) return small;
+      }
+      return await pager.finish(stream.summary(true), stream.trailer());
+    }
+  } catch (e) {
+    await pager.discard();
+    throw e;
+  }
+  const rest = (async (): Promise<void> => {
+    let trailer: readonly string[];
+    try {
+      await stream.pull(false);
+      trailer = stream.trailer();
+    } catch (e) {
+      trailer = [stream.brokeOff(reason(e))];
+    }
+    await pager.complete(trailer).catch((e: unknown) => stream.warn(`A result artifact could not be completed: ${reason(e)}`));
+  })();
+  try {
+    return await pager.page(stream.summary(false));
+  } catch (e) {
+    await rest;
+    throw e;
+  }
+}

@@ -1,0 +1,88 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import * as nodePath from 'node:path';
+import { TOOLS } from '../../src/core/tools/index.ts';
+import type { ArtifactPage } from '../../src/core/artifacts/store.ts';
+import type { Paged } from '../../src/core/results/paged.ts';
+import type { SearchHit } from '../../src/core/search/results.ts';
+import type { ListItem } from '../../src/core/tools/list_directory.ts';
+import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
+import type { TestSession } from './harness.ts';
+import { rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
+
+/** What the spool holds in memory before a write (see ResultSpool). */
+const CHUNK = 64 * 1024;
+
+describe('unbounded results stream to disk in bounded memory', () => {
+  let t: TestSession;
+  const FOLDERS = 200;
+  const PER_FOLDER = 100;
+  before(() => {
+    t = searchSession();
+    const files: Record<string, string> = {};
+    for (let f = 0; f < FOLDERS; f++) for (let i = 0; i < PER_FOLDER; i++) files[`tree/d${String(f).padStart(3, '0')}/file-${String(i).padStart(3, '0')}-${'n'.repeat(50)}.txt`] = '';
+    writeTree(t.root, files);
+  });
+  after(async () => { await t.dispose(); });
+
+  it('find_files "*" over 20,000 files holds at most one page and one write chunk, whatever the result\'s size', async () => {
+    const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*' });
+    const paged = outcome.result as Paged<SearchHit>;
+    await t.session.artifacts.settled(paged.artifact.callId);
+    const info = t.session.artifacts.get(paged.artifact.callId);
+    assert.equal(info.lines, FOLDERS * PER_FOLDER + 1, 'every path and the "done complete" line');
+    assert.ok(info.bytes > 10 * (PAGE_MAX_BYTES + CHUNK), `the result (${info.bytes} bytes) is ten times the bound and more`);
+    assert.ok(info.heldBytes !== undefined && info.heldBytes <= PAGE_MAX_BYTES + CHUNK + 200, `held ${info.heldBytes} bytes at most`);
+  });
+
+  it('list_directory of the whole tree: the same bound', async () => {
+    const outcome = await t.session.invoke(TOOLS.list_directory, { path: 'tree' });
+    const paged = outcome.result as Paged<ListItem>;
+    await t.session.artifacts.settled(paged.artifact.callId);
+    const info = t.session.artifacts.get(paged.artifact.callId);
+    assert.equal(info.lines, 1 + FOLDERS + FOLDERS * PER_FOLDER + 1, 'the folder line, every entry, and the "done complete" line');
+    assert.ok(info.heldBytes !== undefined && info.heldBytes <= PAGE_MAX_BYTES + CHUNK + 200, `held ${info.heldBytes} bytes at most`);
+  });
+
+  it('a result artifact still being written: artifact_read waits for the lines it asks for, artifact_grep for the end', async () => {
+    const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*.txt' });
+    const paged = outcome.result as Paged<SearchHit>;
+    const last = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: 19_000, limit: 1 })).result as ArtifactPage;
+    assert.equal(last.lines.length, 1);
+    const grep = await t.session.invoke(TOOLS.artifact_grep, { callId: paged.artifact.callId, pattern: '^done complete' });
+    assert.equal(grep.text, '1 matching line for /^done complete/ in find_files "*.txt":\n20001:\tdone complete (20000 paths)');
+  });
+});
+
+describe('cancelling a result still being written', () => {
+  it('stops ripgrep at once and keeps what was spooled, marked incomplete', async () => {
+    const t = searchSession();
+    const pipe = nodePath.join(t.root, 'stream.log');
+    execFileSync('mkfifo', [pipe]);
+    const writer = createWriteStream(pipe);
+    try {
+      // More matching lines than a page, and the pipe left open: ripgrep keeps waiting for the rest.
+      const lines = Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n';
+      writer.write(lines);
+      const controller = new AbortController();
+      const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' }, controller.signal);
+      const paged = outcome.result as Paged<SearchHit>;
+      assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
+      assert.equal(rgChildren().length, 1);
+      controller.abort();
+      await t.session.artifacts.settled(paged.artifact.callId);
+      await waitFor(() => rgChildren().length === 0);
+      const info = t.session.artifacts.get(paged.artifact.callId);
+      const end = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: info.lines, limit: 1 })).result as ArtifactPage;
+      // ripgrep may not have printed every line it read before it was stopped: the artifact holds what it did print.
+      const found = Number(/^incomplete: the call was cancelled after (\d+) matching lines in 1 file; the lines above are all that was found$/.exec(end.lines[0]!.text)?.[1]);
+      assert.ok(found >= paged.page.length && found <= 5000, end.lines[0]!.text);
+      assert.equal(info.lines, 1 + found + 1, 'the path, every line ripgrep printed, and the incomplete line');
+    } finally {
+      writer.destroy();
+      await t.dispose();
+    }
+  });
+});
