@@ -154,11 +154,16 @@ interface Base {
   readonly segmentHit: boolean;
 }
 
+/** File names whose name-rule answer a rule list remembers at most (it starts over beyond). */
+const NAMES_REMEMBERED = 8192;
+
 /** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
 class RuleList {
   readonly compiled: readonly CompiledRule[];
   // Quick tests that a rule might match (case-insensitive, so a superset): most paths match no rule, and these say so.
-  private readonly anyByName: (name: string) => boolean;
+  private readonly anyByNameTest: (name: string) => boolean;
+  /** `anyByNameTest`'s answers: names repeat across a tree (index.ts, package.json), and the test is pure. */
+  private readonly names = new Map<string, boolean>();
   /** Path rules "**\/X/..." need a segment X: those segments, lower-cased. */
   private readonly anywhereSegments: ReadonlySet<string>;
   /** The other path rules, in one test. */
@@ -167,7 +172,7 @@ class RuleList {
 
   constructor(rules: readonly SourcedRule[]) {
     this.compiled = rules.map(compile);
-    this.anyByName = anyOf(this.compiled.filter((c) => c.byName).map((c) => c.regex), true);
+    this.anyByNameTest = anyOf(this.compiled.filter((c) => c.byName).map((c) => c.regex), true);
     const segments = new Set<string>();
     const others: RuleRegex[] = [];
     for (const c of this.compiled) {
@@ -179,6 +184,16 @@ class RuleList {
     }
     this.anywhereSegments = segments;
     this.anyOtherPath = anyOf(others, true);
+  }
+
+  private anyByName(name: string): boolean {
+    let known = this.names.get(name);
+    if (known === undefined) {
+      known = this.anyByNameTest(name);
+      if (this.names.size >= NAMES_REMEMBERED) this.names.clear();
+      this.names.set(name, known);
+    }
+    return known;
   }
 
   private anyByPath(path: string): boolean {

@@ -2,18 +2,30 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { BUILT_IN_RULES, Policy, type Rule, type RuleAction } from '../../src/core/policy.ts';
+import { BUILT_IN_RULES, Policy, type Rule, type RuleAction, type SourcedRule } from '../../src/core/policy.ts';
 import type { Risk } from '../../src/core/tool.ts';
 
-/** The rules' meaning with no shortcut: every rule tested on every path, the last match winning. */
-function reference(rules: readonly Rule[], path: string, risk: Risk): RuleAction | 'default' {
+/** An absolute folder as rules see it (as Policy does): "/" separators, no drive letter, no leading or trailing "/". */
+const ruleForm = (folder: string): string => folder.replace(/\\/g, '/').replace(/^[a-zA-Z]:/, '').replace(/^\/+|\/+$/g, '');
+
+/**
+ * The rules' meaning with no shortcut: every rule tested on every path, the last match winning. A
+ * protective rule (built-in, or a person's ask/deny) matches in any case, and also the absolute path.
+ */
+function reference(rules: readonly SourcedRule[], path: string, risk: Risk, folder?: string): RuleAction | 'default' {
   let action: RuleAction | 'default' = 'default';
-  if (path === '') return action;
-  for (const rule of rules) {
-    const byName = !rule.glob.includes('/');
-    const subject = byName ? path.slice(path.lastIndexOf('/') + 1) : path;
-    const matches = picomatch.isMatch(subject, rule.glob, { dot: true }) || (rule.glob.endsWith('/**') && picomatch.isMatch(path, rule.glob.slice(0, -3), { dot: true }));
-    if (matches && rule[risk] !== undefined) action = rule[risk]!;
+  const base = folder === undefined ? undefined : ruleForm(folder);
+  const absolute = base === undefined ? undefined : path === '' ? base : base === '' ? path : `${base}/${path}`;
+  const matches = (glob: string, subject: string, nocase: boolean): boolean => {
+    const options = { dot: true, nocase };
+    const target = glob.includes('/') ? subject : subject.slice(subject.lastIndexOf('/') + 1);
+    return picomatch.isMatch(target, glob, options) || (glob.endsWith('/**') && picomatch.isMatch(subject, glob.slice(0, -3), options));
+  };
+  for (const { rule, source } of rules) {
+    const ruleAction = rule[risk];
+    if (ruleAction === undefined) continue;
+    const protective = source !== 'user' || ruleAction !== 'allow';
+    if ((path !== '' && matches(rule.glob, path, protective)) || (protective && absolute !== undefined && absolute !== '' && matches(rule.glob, absolute, true))) action = ruleAction;
   }
   return action;
 }
@@ -23,20 +35,37 @@ const USER_RULES: Rule[] = [
   { glob: 'src/*.key.txt', read: 'ask' },
   { glob: 'docs/**/private-*.md', read: 'deny' },
   { glob: '.env.example', read: 'allow' },
+  { glob: 'Public/**', read: 'allow', write: 'allow' },
 ];
 
-test('the policy\'s cheap path-rule filter never changes a decision (any path, default and user rules)', () => {
+const FOLDERS = [undefined, '/home/u/proj', '/home/u/.aws/proj', '/w/Secrets', 'C:\\Users\\x\\.SSH\\keys', '/'];
+
+test('the policy\'s quick filters and remembered name answers never change a decision (any path, any case, any folder)', () => {
   const policy = new Policy(USER_RULES);
-  const rules = [...BUILT_IN_RULES.map((r) => r.rule), ...USER_RULES];
+  const rules: SourcedRule[] = [...BUILT_IN_RULES, ...USER_RULES.map((rule): SourcedRule => ({ rule, source: 'user' }))];
   // Segments built from the rules' own texts, in any case, so paths land on and around every rule.
   const segment = fc.oneof(
-    fc.constantFrom('.git', 'config', '.ssh', '.SSH', '.aws', '.gnupg', '.docker', 'config.json', '.kube', 'secrets', 'Secrets', 'src', 'docs', 'a', 'x.key.txt', 'private-1.md', '.env', '.env.example', 'id_rsa', 'node_modules', 'deep', '.vscode', '.github', 'workflows', 'User', 'settings.json', 'package.json', '.husky', '.claude', 'hooks'),
+    fc.constantFrom('.git', 'config', '.ssh', '.SSH', '.aws', '.gnupg', '.docker', 'config.json', '.kube', 'secrets', 'Secrets', 'src', 'docs', 'a', 'x.key.txt', 'X.KEY.txt',
+      'private-1.md', '.env', '.ENV', '.env.example', 'id_rsa', 'ID_RSA', 'node_modules', 'deep', '.vscode', '.github', 'workflows', 'User', 'settings.json', 'package.json',
+      '.husky', '.claude', 'hooks', 'public', 'Public', 'server.PEM'),
     fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('/')),
   );
-  fc.assert(fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.constantFrom<Risk>('read', 'write'), (segments, risk) => {
+  fc.assert(fc.property(fc.array(segment, { minLength: 0, maxLength: 6 }), fc.constantFrom<Risk>('read', 'write'), fc.constantFrom(...FOLDERS), (segments, risk, folder) => {
     const path = segments.join('/');
-    assert.equal(policy.decide(path, risk).action, reference(rules, path, risk), path);
-  }), { numRuns: 3000 });
+    const expected = reference(rules, path, risk, folder);
+    assert.equal(policy.decide(path, risk, folder).action, expected, `${folder ?? '(no folder)'} ${path}`);
+    // Asked again, the name's answer comes from memory: the same decision.
+    assert.equal(policy.decide(path, risk, folder).action, expected, `again: ${folder ?? '(no folder)'} ${path}`);
+  }), { numRuns: 4000 });
+});
+
+test('a rule list that forgot its remembered names decides as before', () => {
+  const policy = new Policy([]);
+  // More distinct names than a list remembers, then the first ones again.
+  for (let i = 0; i < 10_000; i++) assert.equal(policy.decide(`src/file${i}.ts`, 'read').action, 'default');
+  assert.equal(policy.decide('src/file0.ts', 'read').action, 'default');
+  assert.equal(policy.decide('src/Server.PEM', 'read').action, 'ask');
+  assert.equal(policy.decide('src/file1.pem', 'read').action, 'ask');
 });
 
 test('a path rule whose glob makes no literal claim still applies to every path', () => {

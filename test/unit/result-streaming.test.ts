@@ -62,6 +62,9 @@ describe('cancelling a result still being written', () => {
     const pipe = nodePath.join(t.root, 'stream.log');
     execFileSync('mkfifo', [pipe]);
     const writer = createWriteStream(pipe);
+    // Writes still pending when ripgrep is stopped fail with EPIPE: that is the point of the test.
+    const writeErrors: NodeJS.ErrnoException[] = [];
+    writer.on('error', (e: NodeJS.ErrnoException) => writeErrors.push(e));
     try {
       // More matching lines than a page, and the pipe left open: ripgrep keeps waiting for the rest.
       const lines = Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n';
@@ -80,6 +83,7 @@ describe('cancelling a result still being written', () => {
       const found = Number(/^incomplete: the call was cancelled after (\d+) matching lines in 1 file; the lines above are all that was found$/.exec(end.lines[0]!.text)?.[1]);
       assert.ok(found >= paged.page.length && found <= 5000, end.lines[0]!.text);
       assert.equal(info.lines, 1 + found + 1, 'the path, every line ripgrep printed, and the incomplete line');
+      assert.ok(writeErrors.every((e) => e.code === 'EPIPE'), String(writeErrors[0]));
     } finally {
       writer.destroy();
       await t.dispose();
