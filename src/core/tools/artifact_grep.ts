@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { ripgrepArgument, boundArgument } from '../schema.ts';
-import { GREP_DEFAULT_MAX_RESULTS, type ArtifactGrepResult, type GrepLine } from '../artifacts/store.ts';
+import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, type ArtifactGrepResult, type GrepLine } from '../artifacts/store.ts';
 import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -11,7 +11,7 @@ export const artifactGrepSchema = () => z.strictObject({
   pattern: ripgrepArgument().describe('A regular expression (ripgrep syntax), or a fixed string with literal: true.'),
   literal: z.boolean().optional().describe('Treat pattern as a fixed string (default false). Works on binary artifacts too.'),
   ignore_case: z.boolean().optional().describe('Match case-insensitively (default false).'),
-  maxResults: boundArgument(`Stop after this many matching lines (default ${GREP_DEFAULT_MAX_RESULTS}). A note says when results were cut.`).optional(),
+  maxResults: boundArgument(`Stop after this many matching lines (default ${GREP_DEFAULT_MAX_RESULTS}, at most ${GREP_MAX_RESULTS.toLocaleString('en-US')} a call: narrow the pattern beyond that). A note says when results were cut.`).optional(),
   context: z.number().int().min(0).max(50).optional().describe('Lines of context before and after each match (0-50, default 0).'),
 });
 
