@@ -154,7 +154,7 @@ interface Base {
   readonly segmentHit: boolean;
 }
 
-/** File names whose name-rule answer a rule list remembers at most (it starts over beyond). */
+/** File names (and folder paths) whose answers a rule list remembers at most (it starts over beyond). */
 const NAMES_REMEMBERED = 8192;
 
 /** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
@@ -169,6 +169,8 @@ class RuleList {
   /** The other path rules, in one test. */
   private readonly anyOtherPath: (path: string) => boolean;
   private readonly bases = new Map<string, Base>();
+  /** `hasAnywhereSegment`'s answers for a path's folder part: a tree's files share their folders. */
+  private readonly folderSegments = new Map<string, boolean>();
 
   constructor(rules: readonly SourcedRule[]) {
     this.compiled = rules.map(compile);
@@ -202,8 +204,16 @@ class RuleList {
 
   private hasAnywhereSegment(path: string): boolean {
     if (this.anywhereSegments.size === 0) return false;
-    for (const segment of path.toLowerCase().split('/')) if (this.anywhereSegments.has(segment)) return true;
-    return false;
+    const slash = path.lastIndexOf('/');
+    if (slash === -1) return this.anywhereSegments.has(path.toLowerCase());
+    const folder = path.slice(0, slash);
+    let known = this.folderSegments.get(folder);
+    if (known === undefined) {
+      known = folder.toLowerCase().split('/').some((segment) => this.anywhereSegments.has(segment));
+      if (this.folderSegments.size >= NAMES_REMEMBERED) this.folderSegments.clear();
+      this.folderSegments.set(folder, known);
+    }
+    return known || this.anywhereSegments.has(path.slice(slash + 1).toLowerCase());
   }
 
   base(folder: string): Base {
@@ -234,6 +244,9 @@ class RuleList {
   }
 }
 
+/** Folder paths whose rule form a policy remembers at most. */
+const FOLDER_FORMS_REMEMBERED = 256;
+
 /** deny / ask / allow rules over workspace-folder-relative paths, per risk; the last match wins. */
 export class Policy {
   readonly userRules: readonly Rule[];
@@ -243,6 +256,7 @@ export class Policy {
   private readonly workspace: RuleList;
   /** The workspace folders (rule form), so a folder nested in another is judged by the outer one's rules too. */
   private readonly folders: readonly string[];
+  private readonly forms = new Map<string, string>();
 
   constructor(userRules: readonly Rule[], options: PolicyOptions = {}) {
     this.userRules = userRules;
@@ -252,6 +266,17 @@ export class Policy {
     this.main = new RuleList(options.includeDefaults === false ? user : [...BUILT_IN_RULES, ...user]);
     this.workspace = new RuleList(this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' })));
     this.folders = (options.folders ?? []).map(ruleForm);
+  }
+
+  /** `ruleForm(folder)`, remembered: every decision of a search names the same few folders. */
+  private formOf(folder: string): string {
+    let form = this.forms.get(folder);
+    if (form === undefined) {
+      form = ruleForm(folder);
+      if (this.forms.size >= FOLDER_FORMS_REMEMBERED) this.forms.clear();
+      this.forms.set(folder, form);
+    }
+    return form;
   }
 
   private get compiled(): readonly CompiledRule[] { return [...this.main.compiled, ...this.workspace.compiled]; }
@@ -272,7 +297,7 @@ export class Policy {
   decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
     let decision = this.decideIn(relPath, risk, folder);
     if (folder === undefined) return decision;
-    const base = ruleForm(folder);
+    const base = this.formOf(folder);
     const absolute = relPath === '' ? base : base === '' ? relPath : `${base}/${relPath}`;
     for (const outer of this.folders) {
       // Only the folders this one lies inside.
