@@ -125,11 +125,11 @@ export async function artifactCases(ctx: BenchContext, log: BigLog): Promise<voi
     ctx.add(result({ id: 'artifact.grep', title: `artifact_grep needle at the end of ${gib} GiB vs rg`, goal: { kind: 'ratio', max: 1.2 }, ours: grep, peer: rgNeedle, ...(hits !== 1 ? { note: `expected 1 match, got ${hits}` } : {}) }));
 
     ctx.log('artifact_grep every match vs rg');
-    let every = -1;
+    let every: number | undefined = -1;
     const [grepAll, rgAll] = await compare({
       label: 'artifact_grep maxResults 1e6 (core)',
       run: () => host.invoke('artifact_grep', { callId, pattern: log.everyMatchPattern, maxResults: 1_000_000 }),
-      check: (out) => { every = (out.result as { matchCount: number }).matchCount; },
+      check: (out) => { every = grepMatchCount(out.result); },
     }, {
       label: `rg -n "${log.everyMatchPattern}" <file>`,
       run: () => run(rg, ['-n', log.everyMatchPattern, log.file]),
@@ -140,4 +140,12 @@ export async function artifactCases(ctx: BenchContext, log: BigLog): Promise<voi
     await mcp?.close();
     await host.dispose();
   }
+}
+
+/** The matching-line count of an artifact_grep result, whole or paged into a result artifact (its summary counts them). */
+function grepMatchCount(result: unknown): number | undefined {
+  const r = result as { matchCount?: number; summary?: string };
+  if (typeof r.matchCount === 'number') return r.matchCount;
+  const counted = /^([\d,]+) matching line/.exec(r.summary ?? '');
+  return counted ? Number(counted[1]!.replace(/,/g, '')) : undefined;
 }
