@@ -1,3 +1,4 @@
+import { isCancellation } from '../errors.ts';
 import type { Paged } from './paged.ts';
 import type { ResultPager } from './pager.ts';
 
@@ -18,7 +19,7 @@ export interface ResultStream<Small> {
 }
 
 function reason(e: unknown): string {
-  if (typeof e === 'object' && e !== null && 'code' in e && (e as { code: unknown }).code === 'E_SANDBOX_CANCELLED') return 'the call was cancelled';
+  if (isCancellation(e)) return 'the call was cancelled';
   return e instanceof Error ? e.message : String(e);
 }
 

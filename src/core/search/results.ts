@@ -102,9 +102,9 @@ export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<Sear
     }
     found++;
     if (pager.overflowed) {
-      // The hot path of a large result: one line of text, no objects (renderHit's lines, built here).
+      // The hot path of a large result: renderHit's lines as text, no object per hit.
       if (frame.kind === 'path') return pager.addText(lastDisplay);
-      const line = frame.cut ? `  ${frame.line}: ${frame.text} [line cut]` : `  ${frame.line}: ${frame.text}`;
+      const line = matchLine(frame.line, frame.text, frame.cut);
       return pager.addText(newFile ? `${lastDisplay}\n${line}` : line);
     }
     const hit: SearchHit = frame.kind === 'path' ? { kind: 'path', path: lastDisplay }
@@ -191,8 +191,13 @@ function plural(n: number, one: string, many: string): string {
 /** A hit's lines: a path alone, or a matching line under its file's path when the file changes. */
 export function renderHit(hit: SearchHit, previous: SearchHit | undefined): string {
   if (hit.kind === 'path') return hit.path;
-  const line = hit.cut ? `  ${hit.line}: ${hit.text} [line cut]` : `  ${hit.line}: ${hit.text}`;
+  const line = matchLine(hit.line, hit.text, hit.cut);
   return previous?.path === hit.path ? line : `${hit.path}\n${line}`;
+}
+
+/** A matching line under its file's path. */
+function matchLine(line: number, text: string, cut: boolean | undefined): string {
+  return cut ? `  ${line}: ${text} [line cut]` : `  ${line}: ${text}`;
 }
 
 /** Matches grouped by file: a header line, then each file and its `line: text` lines. */
