@@ -102,18 +102,20 @@ function sourceFile(rand: () => number, ext: string, lines: number, inject: Map<
   return { text: out.join('\n') + '\n', todos };
 }
 
+/** File extensions of the generated source trees, one per file in turn: six in ten are TypeScript. */
+const SOURCE_EXTS = ['ts', 'ts', 'ts', 'ts', 'ts', 'ts', 'js', 'py', 'md', 'json'] as const;
+
 export async function sourceTree(log: (m: string) => void): Promise<SourceTree> {
   const params = { ...SOURCE, seed: 20000 };
   const { dir, info } = await cached('source-20k', params, log, async (dir) => {
     const rand = prng(params.seed);
-    const exts = ['ts', 'ts', 'ts', 'ts', 'ts', 'ts', 'js', 'py', 'md', 'json'];
     let files = 0, bytes = 0, todoLines = 0, needleLines = 0;
     for (let p = 0; p < SOURCE.packages; p++) {
       for (let m = 0; m < SOURCE.modules; m++) {
         const folder = nodePath.join(dir, 'packages', `pkg${pad(p)}`, 'src', `mod${pad(m)}`);
         mkdirSync(folder, { recursive: true });
         for (let f = 0; f < SOURCE.files; f++) {
-          const ext = exts[f % 10]!;
+          const ext = SOURCE_EXTS[f % SOURCE_EXTS.length]!;
           const rel = `packages/pkg${pad(p)}/src/mod${pad(m)}/file${pad(f)}.${ext}`;
           const inject = new Map<number, string>();
           let lines = 40 + Math.floor(rand() * 200);
@@ -159,7 +161,6 @@ export async function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
   const params = { ...SCALE, seed: 300000 };
   const { dir, info } = await cached('scale-300k', params, log, async (dir) => {
     const rand = prng(params.seed);
-    const exts = ['ts', 'ts', 'ts', 'ts', 'ts', 'ts', 'js', 'py', 'md', 'json'];
     let files = 0, folders = 0, bytes = 0, todoLines = 0;
     for (let p = 0; p < SCALE.packages; p++) {
       folders += 2;
@@ -168,7 +169,7 @@ export async function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
         mkdirSync(folder, { recursive: true });
         folders++;
         for (let f = 0; f < SCALE.files; f++) {
-          const ext = exts[f % 10]!;
+          const ext = SOURCE_EXTS[f % SOURCE_EXTS.length]!;
           const { text, todos } = sourceFile(rand, ext, 40 + Math.floor(rand() * 200), new Map());
           writeFileSync(nodePath.join(folder, `file${pad(f)}.${ext}`), text);
           files++;
