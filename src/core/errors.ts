@@ -56,11 +56,15 @@ export function invalidInput(message: string): SandboxError {
   return new SandboxError('E_SANDBOX_INVALID_INPUT', message);
 }
 
+/** The `code` of a Node or VS Code filesystem error (ENOENT, FileNotFound, ...), or "". */
+export function errnoCode(e: unknown): string {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
+}
+
 /** Maps a Node/VS Code filesystem error to a narrated sandbox error about `displayPath`. */
 export function fromFsError(e: unknown, displayPath: string, verb: string): SandboxError {
   if (e instanceof SandboxError) return e;
-  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
-  switch (code) {
+  switch (errnoCode(e)) {
     case 'ENOENT':
     case 'FileNotFound':
       return new SandboxError('E_SANDBOX_NOT_FOUND', `"${displayPath}" does not exist. Check the path with find_files or list_directory; paths are relative to the workspace folder.`, { cause: e });

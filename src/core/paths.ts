@@ -1,4 +1,4 @@
-import { SandboxError, refused, fromFsError } from './errors.ts';
+import { SandboxError, refused, fromFsError, errnoCode } from './errors.ts';
 import type { FileStat, WorkspaceFs } from './ports.ts';
 
 export interface WorkspaceRoot {
@@ -132,10 +132,6 @@ export function isWithin(parent: string, child: string): boolean {
 function relativeTo(parent: string, child: string): string {
   if (child === parent) return '';
   return child.slice((parent.endsWith('/') ? parent : parent + '/').length);
-}
-
-function errnoCode(e: unknown): string {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
 }
 
 export interface ResolveOptions {

@@ -1,4 +1,4 @@
-import { SandboxError, fromFsError, refused } from '../errors.ts';
+import { SandboxError, fromFsError, refused, errnoCode } from '../errors.ts';
 import type { ResolvedPath } from '../paths.ts';
 import type { FileStat, WorkspaceFs } from '../ports.ts';
 
@@ -9,10 +9,6 @@ export interface OpenedFile {
   /** Its stat when it was opened, when pinned. */
   readonly stat: FileStat | undefined;
   release(): Promise<void>;
-}
-
-function errnoCode(e: unknown): string {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SandboxError, cancelled, fromFsError, invalidInput, refused } from '../errors.ts';
+import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { FileStat, PinnedFolder, WorkspaceFs } from '../ports.ts';
 import type { ToolContext } from '../tool.ts';
@@ -27,10 +27,6 @@ export interface SaveOutcome extends LineCounts {
   /** What the file held before (undefined: it did not exist), and what was written: for undo. */
   readonly replaced: Uint8Array | undefined;
   readonly written: Uint8Array;
-}
-
-function errnoCode(e: unknown): string {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
 }
 
 /** Rename errors after which a direct write may still work (other device, uid-mismatched mounts). */
