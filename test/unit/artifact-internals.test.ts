@@ -5,7 +5,7 @@ import { createNewlineCounter } from '../../src/core/artifacts/newlines.ts';
 import { INDEX_BLOCK_BYTES, LineIndexBuilder } from '../../src/core/artifacts/line-index.ts';
 import { Utf8Validator, detectBinary, firstInvalidUtf8, sniffBom } from '../../src/core/artifacts/encoding.ts';
 import { parsePointer, formatPointer, selectJson } from '../../src/core/artifacts/json.ts';
-import { findSection, outline } from '../../src/core/artifacts/markdown.ts';
+import { findSection, parseOutline } from '../../src/core/artifacts/markdown.ts';
 import { nearest } from '../../src/core/artifacts/nearest.ts';
 import { visit } from 'jsonc-parser';
 import { visitJson, type JsonVisitor } from '../../src/core/artifacts/json-visit.ts';
@@ -130,7 +130,7 @@ describe('JSON pointer and summary', () => {
 describe('markdown outline', () => {
   it('skips "#" in fences and front matter, counts setext headings, and ends each section before the next of its level', () => {
     const text = ['---', 'title: x', '---', '# A', '```', '# not a heading', '```', 'B', '-', 'text', '### C', '# D', ''].join('\n');
-    assert.deepEqual(outline(text, 12).map((h) => [h.level, h.path, h.startLine, h.endLine]), [
+    assert.deepEqual(parseOutline(text, 12).headings.map((h) => [h.level, h.path, h.startLine, h.endLine]), [
       [1, 'A', 4, 11],
       [2, 'A/B', 8, 11],
       [3, 'A/B/C', 11, 11],
@@ -139,7 +139,7 @@ describe('markdown outline', () => {
   });
 
   it('matches a heading path with skipped levels, case and inline markup, and titles holding "/"', () => {
-    const headings = outline('# Top\n## Install `npm`\n### Linux/WSL\n## Usage\n', 4);
+    const { headings } = parseOutline('# Top\n## Install `npm`\n### Linux/WSL\n## Usage\n', 4);
     assert.equal(findSection(headings, 'Install npm/Linux/WSL')?.startLine, 3);
     assert.equal(findSection(headings, 'top/usage')?.startLine, 4);
     assert.equal(findSection(headings, 'Usage/Linux/WSL'), undefined);

@@ -40,13 +40,8 @@ export interface Outline {
   readonly stoppedAtLine?: number;
 }
 
-/** The heading outline of a Markdown document, from markdown-it's block parse (CommonMark). */
-export function outline(text: string, totalLines: number): Heading[] {
-  return parseOutline(text, totalLines).headings;
-}
-
 /**
- * The outline, bounded: markdown-it parses at most OUTLINE_MAX_LINES lines, and its block parse
+ * The heading outline of a Markdown document, from markdown-it's block parse (CommonMark), bounded: markdown-it parses at most OUTLINE_MAX_LINES lines, and its block parse
  * stops once it has found `maxHeadings` headings (a rule placed first ends it), so memory and the
  * outline stay small whatever the document holds.
  */
