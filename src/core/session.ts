@@ -252,17 +252,19 @@ export class Session {
 
   /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
   readProtection(resolved: ResolvedPath): string | undefined {
+    const policy = this.policy;
     const decision = strictest([
-      this.policy.decide(resolved.rel, 'read', resolved.root.localPath),
-      this.policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
+      policy.decide(resolved.rel, 'read', resolved.root.localPath),
+      policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
     ]);
     return decision.action === 'ask' || decision.action === 'deny' ? decision.rule : undefined;
   }
 
   /** Security: a link inside the workspace must not launder a denied or secret path. */
   private checkRealTarget(risk: Risk, resolved: ResolvedPath): void {
-    const lexical = this.policy.decide(resolved.rel, risk, resolved.root.localPath).action;
-    const real = this.policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
+    const policy = this.policy;
+    const lexical = policy.decide(resolved.rel, risk, resolved.root.localPath).action;
+    const real = policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
     if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
       if (resolved.realRel === resolved.rel) {
         throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}). Ask the user to open the real folder instead.`);
