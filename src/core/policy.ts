@@ -148,12 +148,6 @@ export interface PolicyOptions {
   readonly folders?: readonly string[];
 }
 
-/** A folder as one rule list sees it: its rule form, and whether its own segments hold one of the list's "anywhere" segments. */
-interface Base {
-  readonly form: string;
-  readonly segmentHit: boolean;
-}
-
 /** File names (and folder paths) whose answers a rule list remembers at most (it starts over beyond). */
 const NAMES_REMEMBERED = 8192;
 
@@ -168,7 +162,8 @@ class RuleList {
   private readonly anywhereSegments: ReadonlySet<string>;
   /** The other path rules, in one test. */
   private readonly anyOtherPath: (path: string) => boolean;
-  private readonly bases = new Map<string, Base>();
+  /** `folderHit`'s answers: a search asks about the same few workspace folders for every result. */
+  private readonly folderHits = new Map<string, boolean>();
   /** `hasAnywhereSegment`'s answers for a path's folder part: a tree's files share their folders. */
   private readonly folderSegments = new Map<string, boolean>();
 
@@ -216,12 +211,12 @@ class RuleList {
     return known || this.anywhereSegments.has(path.slice(slash + 1).toLowerCase());
   }
 
-  base(folder: string): Base {
-    let known = this.bases.get(folder);
-    if (!known) {
-      const form = ruleForm(folder);
-      known = { form, segmentHit: this.hasAnywhereSegment(form) };
-      this.bases.set(folder, known);
+  /** Whether a workspace folder's own path (local, not yet in rule form) holds one of this list's "anywhere" segments. */
+  folderHit(folder: string): boolean {
+    let known = this.folderHits.get(folder);
+    if (known === undefined) {
+      known = this.hasAnywhereSegment(ruleForm(folder));
+      this.folderHits.set(folder, known);
     }
     return known;
   }
@@ -295,10 +290,10 @@ export class Policy {
    * another workspace folder is judged by the outer folder's rules as well.
    */
   decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
-    let decision = this.decideIn(relPath, risk, folder);
-    if (folder === undefined) return decision;
+    if (folder === undefined) return this.decideIn(relPath, risk, undefined, undefined);
     const base = this.formOf(folder);
     const absolute = relPath === '' ? base : base === '' ? relPath : `${base}/${relPath}`;
+    let decision = this.decideIn(relPath, risk, folder, absolute);
     for (const outer of this.folders) {
       // Only the folders this one lies inside.
       if (outer === base || !(outer === '' || base.startsWith(`${outer}/`))) continue;
@@ -308,13 +303,10 @@ export class Policy {
     return decision;
   }
 
-  /** The decision of both lists for a path relative to one folder (`absolute`: the path's absolute form, when not `folder` + `relPath`). */
-  private decideIn(relPath: string, risk: Risk, folder: string | undefined, absolute?: string): PolicyDecision {
-    const judge = (list: RuleList): PolicyDecision => {
-      if (folder === undefined) return list.decide(relPath, risk);
-      const base = list.base(folder);
-      return list.decide(relPath, risk, absolute ?? (relPath === '' ? base.form : base.form === '' ? relPath : `${base.form}/${relPath}`), base.segmentHit);
-    };
+  /** The decision of both lists for a path relative to one folder (`absolute`: the path's absolute form, given with `folder`). */
+  private decideIn(relPath: string, risk: Risk, folder: string | undefined, absolute: string | undefined): PolicyDecision {
+    const judge = (list: RuleList): PolicyDecision =>
+      folder === undefined || absolute === undefined ? list.decide(relPath, risk) : list.decide(relPath, risk, absolute, list.folderHit(folder));
     const main = judge(this.main);
     const workspace = judge(this.workspace);
     return STRICTNESS[workspace.action] > STRICTNESS[main.action] && workspace.action !== 'default' ? workspace : main;
