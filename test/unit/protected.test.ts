@@ -93,6 +93,23 @@ test('attack: save an innocent media under a protected name (save-as) — the sa
   } finally { await t.dispose(); }
 });
 
+test('attack: undo_save of a save to a protected file — the undo asks every time like the save; declining writes nothing', async () => {
+  const t = testSession();
+  try {
+    const file = nodePath.join(t.root, 'package.json');
+    writeFileSync(file, '{ "scripts": {} }\n');
+    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'package.json', content: '{ "scripts": { "test": "node --test" } }\n' });
+    await t.session.invoke(TOOLS.save_media, { media_id: mediaId(staged.text) });
+    t.gate.allow = false;
+    await assert.rejects(t.session.invoke(TOOLS.undo_save, {}), (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_REFUSED');
+    const call = t.gate.calls.at(-1)!;
+    assert.equal(call.tool, 'undo_save');
+    assert.equal(call.secret, true, 'undoing a save to a protected file asks every time');
+    assert.deepEqual(call.targets.map((x) => [x.display, x.action, x.source]), [['package.json', 'ask', 'protected']]);
+    assert.equal(readFileSync(file, 'utf8'), '{ "scripts": { "test": "node --test" } }\n');
+  } finally { await t.dispose(); }
+});
+
 test('a user rule may relax a protected file (the person\'s own choice)', () => {
   const policy = new Policy([{ glob: 'package.json', write: 'allow' }]);
   assert.deepEqual(policy.decide('package.json', 'write'), { action: 'allow', rule: 'package.json', source: 'user' });
