@@ -1,17 +1,10 @@
-import * as z from 'zod';
 import type { Risk } from './tool.ts';
 import { PROTECTED_GROUPS } from './protected.ts';
-import { anyOf, ruleRegex, type RuleRegex } from './policy/rule-glob.ts';
+import { anyOf, ruleRegex } from './policy/rule-glob.ts';
+import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';
+import { STRICTNESS, rulesSchema, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
 
-export type RuleAction = 'allow' | 'ask' | 'deny';
-
-export const ruleSchema = z.strictObject({
-  glob: z.string().min(1).describe('A glob over workspace-folder-relative paths, e.g. "**/*.pem" or "secrets/**". A glob without "/" matches the file name at any depth.'),
-  read: z.enum(['allow', 'ask', 'deny']).optional().describe('What happens when a tool reads or searches a matching path.'),
-  write: z.enum(['allow', 'ask', 'deny']).optional().describe('What happens when a tool stages or saves a matching path.'),
-});
-export type Rule = z.infer<typeof ruleSchema>;
-export const rulesSchema = z.array(ruleSchema);
+export { ruleSchema, rulesSchema, type PolicyDecision, type Rule, type RuleAction, type RuleSource, type SourcedRule } from './policy/types.ts';
 
 /**
  * Security: the paths that hold credentials. Reading them puts the secret into the transcript and the
@@ -30,21 +23,6 @@ export const SECRET_GLOBS: readonly string[] = [
   '*.tfvars', '*.tfstate', '*.tfstate.*',
 ];
 
-/**
- * Where a rule comes from. `secret`, `protected` and `built-in` are this extension's own lists;
- * `user` rules come from the person's user (or machine/policy) settings and may loosen them;
- * `workspace` rules come from files inside the workspace, which an agent or a cloned repository
- * can write, so they may only tighten.
- */
-export type RuleSource = 'secret' | 'protected' | 'built-in' | 'user' | 'workspace';
-
-export interface SourcedRule {
-  readonly rule: Rule;
-  readonly source: RuleSource;
-  /** Why the rule exists, for the person (built-in rules). */
-  readonly reason?: string;
-}
-
 const SECRET_REASON = 'it holds credentials: what is read goes to the language model and its provider\'s logs, and cannot be taken back';
 
 /**
@@ -59,16 +37,6 @@ export const BUILT_IN_RULES: readonly SourcedRule[] = [
   { rule: { glob: '**/.git/**', write: 'deny' }, source: 'built-in', reason: 'git runs hooks from this folder' },
 ];
 
-export interface PolicyDecision {
-  /** `default` means no rule matched: the host's ordinary confirmation applies. */
-  readonly action: RuleAction | 'default';
-  readonly rule?: string;
-  readonly source?: RuleSource;
-  readonly reason?: string;
-}
-
-const STRICTNESS: Record<PolicyDecision['action'], number> = { allow: 0, default: 1, ask: 2, deny: 3 };
-
 /** A workspace-scope rule without its `allow` actions (reported by `scopeRules`). */
 export function tighteningOnly(rule: Rule): Rule {
   return { glob: rule.glob, ...(rule.read && rule.read !== 'allow' ? { read: rule.read } : {}), ...(rule.write && rule.write !== 'allow' ? { write: rule.write } : {}) };
@@ -77,58 +45,6 @@ export function tighteningOnly(rule: Rule): Rule {
 /** The strictest of several decisions (deny, then ask, then no rule, then allow). */
 export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision {
   return decisions.reduce((a, b) => (STRICTNESS[b.action] > STRICTNESS[a.action] ? b : a), { action: 'allow' });
-}
-
-interface CompiledRule extends SourcedRule {
-  /** One of this extension's own lists: reviewed globs, matched as protective rules whatever their action. */
-  readonly builtIn: boolean;
-  readonly byName: boolean;
-  readonly regex: RuleRegex;
-  /** "secrets/**" also covers the folder "secrets" itself. */
-  readonly folderRegex: RuleRegex | undefined;
-  /** A path this glob matches, to test whether two rules can overlap. */
-  readonly example: string;
-  /** Case-sensitive and case-insensitive tests, compiled when first needed. */
-  readonly tests: Partial<Record<'cs' | 'ci', (path: string) => boolean>>;
-}
-
-const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
-function compile({ rule, source, reason }: SourcedRule): CompiledRule {
-  const builtIn = source === 'secret' || source === 'protected' || source === 'built-in';
-  const folderGlob = rule.glob.endsWith('/**') ? rule.glob.slice(0, -3) : undefined;
-  return {
-    rule,
-    source,
-    ...(reason ? { reason } : {}),
-    builtIn,
-    byName: !rule.glob.includes('/'),
-    regex: ruleRegex(rule.glob, builtIn),
-    folderRegex: folderGlob ? ruleRegex(folderGlob, builtIn) : undefined,
-    example: rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x',
-    tests: {},
-  };
-}
-
-function ruleTest(c: CompiledRule, ignoreCase: boolean): (path: string) => boolean {
-  const key = ignoreCase ? 'ci' : 'cs';
-  const known = c.tests[key];
-  if (known) return known;
-  const glob = anyOf([c.regex], ignoreCase);
-  const folder = c.folderRegex ? anyOf([c.folderRegex], ignoreCase) : undefined;
-  const test = c.byName ? (p: string) => glob(nameOf(p)) || (folder?.(p) ?? false) : (p: string) => glob(p) || (folder?.(p) ?? false);
-  c.tests[key] = test;
-  return test;
-}
-
-/**
- * Security: a rule that protects (built-in, or a person's ask/deny) matches whatever the case: on
- * the case-insensitive disks of macOS and Windows ".ENV" is ".env" and ".GIT/hooks" is ".git/hooks",
- * and on any disk "Server.PEM" holds a key. A person's allow rule stays exact, so it relaxes only
- * what it names.
- */
-function protective(c: CompiledRule, action: RuleAction): boolean {
-  return c.builtIn || action !== 'allow';
 }
 
 /** An absolute local folder path as rules see it: "/"-separated, no drive letter, no leading "/". */
@@ -146,97 +62,6 @@ export interface PolicyOptions {
   readonly workspaceRules?: readonly Rule[];
   /** The workspace folders' absolute local paths (a folder nested in another is judged by the outer one's rules too). */
   readonly folders?: readonly string[];
-}
-
-/** File names (and folder paths) whose answers a rule list remembers at most (it starts over beyond). */
-const NAMES_REMEMBERED = 8192;
-
-/** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
-class RuleList {
-  readonly compiled: readonly CompiledRule[];
-  // Quick tests that a rule might match (case-insensitive, so a superset): most paths match no rule, and these say so.
-  private readonly anyByNameTest: (name: string) => boolean;
-  /** `anyByNameTest`'s answers: names repeat across a tree (index.ts, package.json), and the test is pure. */
-  private readonly names = new Map<string, boolean>();
-  /** Path rules "**\/X/..." need a segment X: those segments, lower-cased. */
-  private readonly anywhereSegments: ReadonlySet<string>;
-  /** The other path rules, in one test. */
-  private readonly anyOtherPath: (path: string) => boolean;
-  /** `folderHit`'s answers: a search asks about the same few workspace folders for every result. */
-  private readonly folderHits = new Map<string, boolean>();
-  /** `hasAnywhereSegment`'s answers for a path's folder part: a tree's files share their folders. */
-  private readonly folderSegments = new Map<string, boolean>();
-
-  constructor(rules: readonly SourcedRule[]) {
-    this.compiled = rules.map(compile);
-    this.anyByNameTest = anyOf(this.compiled.filter((c) => c.byName).map((c) => c.regex), true);
-    const segments = new Set<string>();
-    const others: RuleRegex[] = [];
-    for (const c of this.compiled) {
-      if (c.byName) continue;
-      // Only for the host's RegExp, whose case-insensitive match never pairs a non-ASCII character with an ASCII one.
-      const anywhere = c.regex.backtrackSafe ? /^\*\*\/([\x20-\x7e]+?)(?:\/|$)/.exec(c.rule.glob) : null;
-      if (anywhere && !/[*?[\]{}()!\\]/.test(anywhere[1]!)) segments.add(anywhere[1]!.toLowerCase());
-      else others.push(c.regex, ...(c.folderRegex ? [c.folderRegex] : []));
-    }
-    this.anywhereSegments = segments;
-    this.anyOtherPath = anyOf(others, true);
-  }
-
-  private anyByName(name: string): boolean {
-    let known = this.names.get(name);
-    if (known === undefined) {
-      known = this.anyByNameTest(name);
-      if (this.names.size >= NAMES_REMEMBERED) this.names.clear();
-      this.names.set(name, known);
-    }
-    return known;
-  }
-
-  private anyByPath(path: string): boolean {
-    return this.hasAnywhereSegment(path) || this.anyOtherPath(path);
-  }
-
-  private hasAnywhereSegment(path: string): boolean {
-    if (this.anywhereSegments.size === 0) return false;
-    const slash = path.lastIndexOf('/');
-    if (slash === -1) return this.anywhereSegments.has(path.toLowerCase());
-    const folder = path.slice(0, slash);
-    let known = this.folderSegments.get(folder);
-    if (known === undefined) {
-      known = folder.toLowerCase().split('/').some((segment) => this.anywhereSegments.has(segment));
-      if (this.folderSegments.size >= NAMES_REMEMBERED) this.folderSegments.clear();
-      this.folderSegments.set(folder, known);
-    }
-    return known || this.anywhereSegments.has(path.slice(slash + 1).toLowerCase());
-  }
-
-  /** Whether a workspace folder's own path (local, not yet in rule form) holds one of this list's "anywhere" segments. */
-  folderHit(folder: string): boolean {
-    let known = this.folderHits.get(folder);
-    if (known === undefined) {
-      known = this.hasAnywhereSegment(ruleForm(folder));
-      this.folderHits.set(folder, known);
-    }
-    return known;
-  }
-
-  /** `absolute`: the same path from the filesystem root (rule form), when known; `baseHit`: its folder part holds an "anywhere" segment. */
-  decide(relPath: string, risk: Risk, absolute?: string, baseHit = false): PolicyDecision {
-    let decision: PolicyDecision = { action: 'default' };
-    const relMatters = relPath !== '' && (this.anyByName(nameOf(relPath)) || this.anyByPath(relPath));
-    // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
-    const absMatters = absolute !== undefined && absolute !== '' && (relMatters || baseHit || (relPath === '' && this.anyByName(nameOf(absolute))) || this.anyOtherPath(absolute));
-    if (!relMatters && !absMatters) return decision;
-    for (const c of this.compiled) {
-      const action = c.rule[risk];
-      if (action === undefined) continue;
-      const strict = protective(c, action);
-      const test = ruleTest(c, strict);
-      if ((relMatters && test(relPath)) || (strict && absMatters && test(absolute!))) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
-    }
-    return decision;
-  }
 }
 
 /** Folder paths whose rule form a policy remembers at most. */
@@ -290,25 +115,23 @@ export class Policy {
    * another workspace folder is judged by the outer folder's rules as well.
    */
   decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
-    if (folder === undefined) return this.decideIn(relPath, risk, undefined, undefined);
+    if (folder === undefined) return this.decideIn(relPath, risk);
     const base = this.formOf(folder);
-    const absolute = relPath === '' ? base : base === '' ? relPath : `${base}/${relPath}`;
-    let decision = this.decideIn(relPath, risk, folder, absolute);
+    let decision = this.decideIn(relPath, risk, base);
     for (const outer of this.folders) {
       // Only the folders this one lies inside.
       if (outer === base || !(outer === '' || base.startsWith(`${outer}/`))) continue;
-      const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, folder, absolute);
+      const absolute = joinRuleForm(base, relPath);
+      const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, base, relPath);
       if ((fromOuter.action === 'deny' || fromOuter.action === 'ask') && STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]) decision = fromOuter;
     }
     return decision;
   }
 
-  /** The decision of both lists for a path relative to one folder (`absolute`: the path's absolute form, given with `folder`). */
-  private decideIn(relPath: string, risk: Risk, folder: string | undefined, absolute: string | undefined): PolicyDecision {
-    const judge = (list: RuleList): PolicyDecision =>
-      folder === undefined || absolute === undefined ? list.decide(relPath, risk) : list.decide(relPath, risk, absolute, list.folderHit(folder));
-    const main = judge(this.main);
-    const workspace = judge(this.workspace);
+  /** The decision of both lists for a path relative to one folder; `base` and `absRel` as in `RuleList.decide`. */
+  private decideIn(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
+    const main = this.main.decide(relPath, risk, base, absRel);
+    const workspace = this.workspace.decide(relPath, risk, base, absRel);
     return STRICTNESS[workspace.action] > STRICTNESS[main.action] && workspace.action !== 'default' ? workspace : main;
   }
 

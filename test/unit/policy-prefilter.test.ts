@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { BUILT_IN_RULES, Policy, type Rule, type RuleAction, type SourcedRule } from '../../src/core/policy.ts';
 import type { Risk } from '../../src/core/tool.ts';
+import { namePrefilter } from '../../src/core/policy/name-prefilter.ts';
+import { ruleRegex } from '../../src/core/policy/rule-glob.ts';
 
 /** An absolute folder as rules see it (as Policy does): "/" separators, no drive letter, no leading or trailing "/". */
 const ruleForm = (folder: string): string => folder.replace(/\\/g, '/').replace(/^[a-zA-Z]:/, '').replace(/^\/+|\/+$/g, '');
@@ -47,7 +49,10 @@ test('the policy\'s quick filters and remembered name answers never change a dec
   const segment = fc.oneof(
     fc.constantFrom('.git', 'config', '.ssh', '.SSH', '.aws', '.gnupg', '.docker', 'config.json', '.kube', 'secrets', 'Secrets', 'src', 'docs', 'a', 'x.key.txt', 'X.KEY.txt',
       'private-1.md', '.env', '.ENV', '.env.example', 'id_rsa', 'ID_RSA', 'node_modules', 'deep', '.vscode', '.github', 'workflows', 'User', 'settings.json', 'package.json',
-      '.husky', '.claude', 'hooks', 'public', 'Public', 'server.PEM'),
+      '.husky', '.claude', 'hooks', 'public', 'Public', 'server.PEM',
+      // Around the name prefilter's prefixes, suffixes and inner texts, and case folds beyond ASCII.
+      'a.TFSTATE.bak', 'x.tfstate', 'service-Account-1.JSON', 'secrets.YAML', 'Secrets.yml', 'dev.Env', '.Env.local', 'id_ed25519.pub',
+      '\u0130d_rsa', '\u212a.key', 'x.\u212aey', '\u017fecrets.json', 'tf.tfvarsx', 'Makefile', 'Dockerfile'),
     fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('/')),
   );
   fc.assert(fc.property(fc.array(segment, { minLength: 0, maxLength: 6 }), fc.constantFrom<Risk>('read', 'write'), fc.constantFrom(...FOLDERS), (segments, risk, folder) => {
@@ -74,4 +79,15 @@ test('a path rule whose glob makes no literal claim still applies to every path'
   assert.equal(policy.decide('b', 'read').action, 'deny');
   assert.equal(policy.decide('y/z', 'read').action, 'ask');
   assert.equal(policy.decide('c/file', 'read').action, 'default');
+});
+
+test('the name prefilter says "might match" for every name a name glob matches, in any case', () => {
+  const globChar = fc.constantFrom('a', 'B', 'e', 'n', 'v', '.', '_', '-', '*', '?', '~', ' ');
+  const nameChar = fc.constantFrom('a', 'A', 'b', 'B', 'e', 'E', 'n', 'N', 'v', 'V', '.', '_', '-', '~', ' ', '\u0130', '\u212a', '\u017f', '\u00e9', 'x');
+  fc.assert(fc.property(fc.array(fc.string({ unit: globChar, minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }), fc.string({ unit: nameChar, minLength: 1, maxLength: 10 }), (globs, name) => {
+    const prefilter = namePrefilter(globs.map((glob) => ({ glob, regex: ruleRegex(glob, true) })));
+    for (const glob of globs) {
+      if (picomatch.isMatch(name, glob, { dot: true, nocase: true })) assert.ok(prefilter(name), `${JSON.stringify(glob)} matches ${JSON.stringify(name)}`);
+    }
+  }), { numRuns: 3000 });
 });

@@ -33,10 +33,10 @@ export class SearchVisibility {
     let answer = this.rootHidden;
     if (!answer && relPath !== '') {
       if (slash > 0) {
-        const folder = relPath.slice(0, slash);
-        if (folder !== this.lastFolder) {
-          this.lastFolder = folder;
-          this.lastFolderAnswer = this.hidesFolder(folder);
+        // Compared in place: most results are in the last result's folder, and slicing each costs an allocation.
+        if (slash !== this.lastFolder?.length || !relPath.startsWith(this.lastFolder)) {
+          this.lastFolder = relPath.slice(0, slash);
+          this.lastFolderAnswer = this.hidesFolder(this.lastFolder);
         }
         answer = this.lastFolderAnswer;
       }

@@ -1,0 +1,139 @@
+import type { Risk } from '../tool.ts';
+import { namePrefilter } from './name-prefilter.ts';
+import { anyOf, ruleRegex, type RuleRegex } from './rule-glob.ts';
+import { SegmentSet } from './segment-set.ts';
+import { NO_RULE, type PolicyDecision, type RuleAction, type SourcedRule } from './types.ts';
+
+export interface CompiledRule extends SourcedRule {
+  /** One of this extension's own lists: reviewed globs, matched as protective rules whatever their action. */
+  readonly builtIn: boolean;
+  readonly byName: boolean;
+  readonly regex: RuleRegex;
+  /** "secrets/**" also covers the folder "secrets" itself. */
+  readonly folderRegex: RuleRegex | undefined;
+  /** A path this glob matches, to test whether two rules can overlap. */
+  readonly example: string;
+  /** Case-sensitive and case-insensitive tests, compiled when first needed. */
+  readonly tests: Partial<Record<'cs' | 'ci', (path: string) => boolean>>;
+}
+
+const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
+function compile({ rule, source, reason }: SourcedRule): CompiledRule {
+  const builtIn = source === 'secret' || source === 'protected' || source === 'built-in';
+  const folderGlob = rule.glob.endsWith('/**') ? rule.glob.slice(0, -3) : undefined;
+  return {
+    rule,
+    source,
+    ...(reason ? { reason } : {}),
+    builtIn,
+    byName: !rule.glob.includes('/'),
+    regex: ruleRegex(rule.glob, builtIn),
+    folderRegex: folderGlob ? ruleRegex(folderGlob, builtIn) : undefined,
+    example: rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x',
+    tests: {},
+  };
+}
+
+export function ruleTest(c: CompiledRule, ignoreCase: boolean): (path: string) => boolean {
+  const key = ignoreCase ? 'ci' : 'cs';
+  const known = c.tests[key];
+  if (known) return known;
+  const glob = anyOf([c.regex], ignoreCase);
+  const folder = c.folderRegex ? anyOf([c.folderRegex], ignoreCase) : undefined;
+  const test = c.byName ? (p: string) => glob(nameOf(p)) || (folder?.(p) ?? false) : (p: string) => glob(p) || (folder?.(p) ?? false);
+  c.tests[key] = test;
+  return test;
+}
+
+/**
+ * Security: a rule that protects (built-in, or a person's ask/deny) matches whatever the case: on
+ * the case-insensitive disks of macOS and Windows ".ENV" is ".env" and ".GIT/hooks" is ".git/hooks",
+ * and on any disk "Server.PEM" holds a key. A person's allow rule stays exact, so it relaxes only
+ * what it names.
+ */
+function protective(c: CompiledRule, action: RuleAction): boolean {
+  return c.builtIn || action !== 'allow';
+}
+
+/**
+ * Quick tests that one risk's rules might match a path (case-insensitive, so a superset): most
+ * paths match no rule, and these say so. Only the rules that have an action for the risk count:
+ * a search is judged by the read rules alone, not by the many write-only protected files.
+ */
+class RiskFilter {
+  readonly byName: (name: string) => boolean;
+  /** Path rules "**\/X/..." need a segment X. */
+  readonly anywhere: SegmentSet;
+  /** The other path rules, in one test, when there are any. */
+  readonly otherPath: ((path: string) => boolean) | undefined;
+
+  constructor(rules: readonly CompiledRule[]) {
+    this.byName = namePrefilter(rules.filter((c) => c.byName).map((c) => ({ glob: c.rule.glob, regex: c.regex })));
+    const segments = new Set<string>();
+    const others: RuleRegex[] = [];
+    for (const c of rules) {
+      if (c.byName) continue;
+      // Only for the host's RegExp, whose case-insensitive match never pairs a non-ASCII character with an ASCII one.
+      const anywhere = c.regex.backtrackSafe ? /^\*\*\/([\x20-\x7e]+?)(?:\/|$)/.exec(c.rule.glob) : null;
+      if (anywhere && !/[*?[\]{}()!\\]/.test(anywhere[1]!)) segments.add(anywhere[1]!.toLowerCase());
+      else others.push(c.regex, ...(c.folderRegex ? [c.folderRegex] : []));
+    }
+    this.anywhere = new SegmentSet(segments);
+    this.otherPath = others.length > 0 ? anyOf(others, true) : undefined;
+  }
+
+  byPath(path: string): boolean {
+    return this.anywhere.inPath(path) || (this.otherPath?.(path) ?? false);
+  }
+}
+
+/** `rel` below the absolute folder `base` (both in rule form). */
+export function joinRuleForm(base: string, rel: string): string {
+  return rel === '' ? base : base === '' ? rel : `${base}/${rel}`;
+}
+
+/** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
+export class RuleList {
+  readonly compiled: readonly CompiledRule[];
+  private readonly filters: Readonly<Record<Risk, RiskFilter>>;
+
+  constructor(rules: readonly SourcedRule[]) {
+    this.compiled = rules.map(compile);
+    this.filters = {
+      read: new RiskFilter(this.compiled.filter((c) => c.rule.read !== undefined)),
+      write: new RiskFilter(this.compiled.filter((c) => c.rule.write !== undefined)),
+    };
+  }
+
+  /**
+   * `base`: the workspace folder's absolute path (rule form), when known: protective rules also
+   * match the absolute path `base/absRel` (`absRel` is `relPath` unless the path is judged relative
+   * to an outer folder). The absolute path is built only when a rule might match it.
+   */
+  decide(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
+    if (this.compiled.length === 0) return NO_RULE;
+    const filter = this.filters[risk];
+    const relMatters = relPath !== '' && (filter.byName(nameOf(relPath)) || filter.byPath(relPath));
+    let absolute: string | undefined;
+    if (base !== undefined && (base !== '' || absRel !== '')) {
+      // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
+      const mayMatch = relMatters || filter.anywhere.inPath(base) || (absRel === '' && filter.byName(nameOf(base)));
+      if (mayMatch) absolute = joinRuleForm(base, absRel);
+      else if (filter.otherPath !== undefined) {
+        const candidate = joinRuleForm(base, absRel);
+        if (filter.otherPath(candidate)) absolute = candidate;
+      }
+    }
+    if (!relMatters && absolute === undefined) return NO_RULE;
+    let decision = NO_RULE;
+    for (const c of this.compiled) {
+      const action = c.rule[risk];
+      if (action === undefined) continue;
+      const strict = protective(c, action);
+      const test = ruleTest(c, strict);
+      if ((relMatters && test(relPath)) || (strict && absolute !== undefined && test(absolute))) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
+    }
+    return decision;
+  }
+}
