@@ -1,5 +1,5 @@
-import type { RuleAction, RuleSource } from './policy.ts';
-import type { Risk } from './tool.ts';
+import type { RuleAction, RuleSource } from './policy/types.ts';
+import type { Risk } from './types.ts';
 
 /** One path a call will touch, as the decider sees it (before any I/O). */
 export interface GateTarget {

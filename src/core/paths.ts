@@ -33,9 +33,22 @@ export interface ModelPath {
   readonly display: string;
 }
 
-/** A model path checked on disk. */
+declare const gatedBrand: unique symbol;
+declare const resolvedBrand: unique symbol;
+
+/** A model path the gate approved for this call. Only the call pipeline makes one (after the gate said yes). */
+export type GatedPath = ModelPath & { readonly [gatedBrand]: true };
+
+/**
+ * A backend address reached through a gated path resolved on disk, or below one (an entry of a
+ * listed folder, a temp file beside a saved one). Only `resolveOnDisk` and `resolvedFs` make one,
+ * so a tool cannot hand the filesystem an address of its own making.
+ */
+export type ResolvedAddress = string & { readonly [resolvedBrand]: true };
+
+/** A gated model path checked on disk. */
 export interface ResolvedPath extends ModelPath {
-  readonly address: string;
+  readonly address: ResolvedAddress;
   readonly exists: boolean;
   /** Where the path really leads, relative to the root's real location (differs from `rel` through symlinks). */
   readonly realRel: string;
@@ -119,8 +132,17 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[])
     }
   }
   const rel = segments.join('/');
-  const display = roots.length > 1 ? [root.name, rel].filter(Boolean).join('/') : rel === '' ? '.' : rel;
-  return { root, rel, display };
+  return { root, rel, display: displayOf(root.name, rel, roots.length > 1) };
+}
+
+/**
+ * How the model and the person see a path, and the one place it is built: `rel` ("." for the folder
+ * itself), prefixed with the folder's name when the workspace has several folders. Folder names are
+ * distinct (see `withDistinctNames`), so two folders of the same name never share a display path.
+ */
+export function displayOf(folderName: string | undefined, rel: string, multiRoot: boolean): string {
+  if (!multiRoot || folderName === undefined || folderName === '') return rel === '' ? '.' : rel;
+  return rel === '' ? folderName : `${folderName}/${rel}`;
 }
 
 export function isWithin(parent: string, child: string): boolean {
@@ -140,12 +162,13 @@ export interface ResolveOptions {
 }
 
 /**
- * The one I/O step of path translation: walks each component with lstat and refuses links that
+ * The one I/O step of path translation, for a path the gate approved: walks each component with lstat and refuses links that
  * dangle, loop or leave the root (and, for writes, any link at all).
  */
-export async function resolveOnDisk(path: ModelPath, fs: WorkspaceFs, options: ResolveOptions = {}): Promise<ResolvedPath> {
+export async function resolveOnDisk(path: GatedPath, fs: WorkspaceFs, options: ResolveOptions = {}): Promise<ResolvedPath> {
   const segments = path.rel === '' ? [] : path.rel.split('/');
-  const address = fs.join(path.root.address, ...segments);
+  // The one place a path's address is made: from a gated path.
+  const address = fs.join(path.root.address, ...segments) as ResolvedAddress;
   if (!fs.capabilities.symlinks) {
     let exists = true;
     try { await fs.stat(address); } catch (e) { if (!['ENOENT', 'FileNotFound'].includes(errnoCode(e))) throw fromFsError(e, path.display, 'inspect'); exists = false; }

@@ -1,4 +1,4 @@
-import type { Risk } from './tool.ts';
+import type { Risk } from './types.ts';
 import { PROTECTED_GROUPS } from './protected.ts';
 import { anyOf, ruleRegex } from './policy/rule-glob.ts';
 import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';

@@ -1,13 +1,16 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
-import type { CallOrigin, GateCall, GateTarget, Verdict } from './gate.ts';
-import { normalizeModelPath, resolveOnDisk, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
-import { strictest, type Policy } from './policy.ts';
+import type { CallOrigin, GateCall, Verdict } from './gate.ts';
+import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
+import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
-import type { Capability, Risk, SchemaDeclaration, Tool, ToolContext, ToolOutcome } from './tool.ts';
+import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
+import type { Risk } from './types.ts';
+import { callContext, judge, risksOf, type Denial } from './pipeline.ts';
+import { resolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
@@ -71,14 +74,16 @@ export interface PreparedCall {
   /** The risks the policy judged the targets by: the tool's own, and `read` when a write also reads. */
   readonly risks: readonly Risk[];
   readonly paths: readonly ModelPath[];
-  execute(ctx: ToolContext): Promise<ToolOutcome>;
+  /** The first target a rule denies, with that rule and the risk it denies. */
+  readonly denial: Denial | undefined;
+  execute(call: CallContext, services: CallServices): Promise<ToolOutcome>;
 }
 
 /**
  * One host's tool session: the ports, the stores that live across calls (artifacts, media), and
  * the pipeline every call runs: validate → policy → gate → translate path → open.
  */
-export class Session {
+export class Session implements TargetScope {
   readonly fs: WorkspaceFs;
   readonly gate: Gate;
   readonly search: SandboxSearch | undefined;
@@ -91,10 +96,12 @@ export class Session {
   readonly saves: SaveHistory;
   readonly editors: OpenEditors | undefined;
   private readonly options: SessionOptions;
+  private readonly resolvedFs: CallServices['fs'];
 
   constructor(options: SessionOptions) {
     this.options = options;
     this.fs = options.fs;
+    this.resolvedFs = resolvedFs(options.fs);
     this.gate = options.gate;
     this.search = options.search;
     this.lister = options.lister ?? fsLister(options.fs);
@@ -110,7 +117,8 @@ export class Session {
     });
   }
 
-  get roots(): readonly WorkspaceRoot[] { return this.options.roots(); }
+  /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
+  get roots(): readonly WorkspaceRoot[] { return withDistinctNames(this.options.roots()); }
   /** The policy in force, knowing the workspace folders (so nested folders and absolute paths are judged). */
   get policy(): Policy {
     const policy = this.options.policy();
@@ -134,7 +142,7 @@ export class Session {
   /** Every workspace folder as a target (for tools whose `path` is optional). */
   allRoots(): ModelPath[] {
     const roots = this.roots;
-    return roots.map((root) => ({ root, rel: '', display: roots.length > 1 ? root.name : '.' }));
+    return roots.map((root) => ({ root, rel: '', display: displayOf(root.name, '', roots.length > 1) }));
   }
 
   hasCapability(capability: Capability): boolean {
@@ -152,17 +160,16 @@ export class Session {
   prepare(tool: Tool, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
-    const policy = this.policy;
-    const risks: Risk[] = prepared.targets.reads && tool.risk === 'write' ? ['write', 'read'] : [tool.risk];
-    const targets: GateTarget[] = prepared.targets.paths.map((p) => {
-      // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed.
-      const decisions = risks.map((risk) => policy.decide(p.rel, risk, p.root.localPath)).filter((d) => !(prepared.targets.reads && d.source === 'protected'));
-      const { action, rule, source, reason } = strictest(decisions);
-      return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
-    });
+    const risks = risksOf(tool.risk, prepared.targets);
+    const { targets, denial } = judge(this.policy, prepared.targets, risks);
     const taint = prepared.targets.taint;
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint } : {}) };
-    return { tool, call, risks, paths: prepared.targets.paths, execute: (ctx) => prepared.execute(ctx) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, execute: (ctx, services) => prepared.execute(ctx, services) };
+  }
+
+  /** What a call's tool may be given (each tool gets the ones it declares). */
+  private get services(): CallServices {
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, search: this.search, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -181,13 +188,10 @@ export class Session {
         throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}). Use list_directory and open_file instead.`);
       }
       prepared = this.prepare(tool, raw, origin);
-      const deniedAt = prepared.call.targets.findIndex((t) => t.action === 'deny');
-      if (deniedAt !== -1) {
+      const denial = prepared.denial;
+      if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
-        const denied = prepared.call.targets[deniedAt]!;
-        const path = prepared.paths[deniedAt]!;
-        const risk = prepared.risks.find((r) => this.policy.decide(path.rel, r, path.root.localPath).action === 'deny') ?? tool.risk;
-        throw refused(`${tool.name} on "${denied.display}" was refused by the rule "${denied.rule}" (${risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+        throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
       }
       if (signal.aborted) throw cancelled();
       verdict = await this.gate(prepared.call, signal);
@@ -196,80 +200,14 @@ export class Session {
         throw refused(verdict.reason ?? `The user declined ${tool.name}${target ? ` on "${target}"` : ''}. Do not retry the same call; ask the user what they want instead.`);
       }
       if (signal.aborted) throw cancelled();
-      const ctx = this.context(prepared, signal, options.page ?? DEFAULT_PAGE);
-      const outcome = await prepared.execute(ctx);
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy }, { toolName: tool.name, ...prepared }, signal, options.page ?? DEFAULT_PAGE);
+      const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;
     } catch (e) {
       const code = isSandboxError(e) ? e.code : 'E_BUG';
       this.audit(tool, prepared, verdict, started, code, prepared === undefined ? 'invalid' : undefined);
       throw e;
-    }
-  }
-
-  private context(prepared: PreparedCall, signal: AbortSignal, page: PageBudget): ToolContext {
-    const gated = new Set(prepared.paths.map((p) => `${p.root.name}\u0000${p.rel}`));
-    const linksConfirmed = new Set<string>();
-    return {
-      session: this,
-      signal,
-      page,
-      resolve: async (path: ModelPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
-        // Security: a tool may only open what the gate was asked about (or something below it).
-        const covered = [...gated].some((key) => {
-          const [rootName, rel] = key.split('\u0000') as [string, string];
-          return rootName === path.root.name && (rel === '' || path.rel === rel || path.rel.startsWith(rel + '/'));
-        });
-        if (!covered) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
-        if (signal.aborted) throw cancelled();
-        const resolved = await resolveOnDisk(path, this.fs, options);
-        const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
-        if (moved) for (const risk of prepared.risks) this.checkRealTarget(risk, resolved);
-        await this.confirmLinks(prepared, resolved, linksConfirmed, signal);
-        return resolved;
-      },
-    };
-  }
-
-  /**
-   * Security: a file with several names (hard links) can be a protected file under an innocent name,
-   * and no rule sees the other names. So the person is asked again, told how many names it has
-   * (the first question named only this one), before it is read or written.
-   */
-  private async confirmLinks(prepared: PreparedCall, resolved: ResolvedPath, confirmed: Set<string>, signal: AbortSignal): Promise<void> {
-    const links = resolved.checked?.type === 'file' ? resolved.checked.nlink ?? 1 : 1;
-    if (links <= 1 || confirmed.has(resolved.display)) return;
-    const named = prepared.call.targets.some((t) => t.display === resolved.display);
-    const targets = named
-      ? prepared.call.targets.map((t) => (t.display === resolved.display ? { ...t, links } : t))
-      : [...prepared.call.targets, { display: resolved.display, action: 'default' as const, links }];
-    const call: GateCall = { ...prepared.call, targets };
-    if (signal.aborted) throw cancelled();
-    const verdict = await this.gate(call, signal);
-    if (!verdict.allow) throw refused(`The user declined ${prepared.tool.name} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected. Do not retry it under another name; ask the user what they want instead.`);
-    confirmed.add(resolved.display);
-  }
-
-  /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
-  readProtection(resolved: ResolvedPath): string | undefined {
-    const policy = this.policy;
-    const decision = strictest([
-      policy.decide(resolved.rel, 'read', resolved.root.localPath),
-      policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
-    ]);
-    return decision.action === 'ask' || decision.action === 'deny' ? decision.rule : undefined;
-  }
-
-  /** Security: a link inside the workspace must not launder a denied or secret path. */
-  private checkRealTarget(risk: Risk, resolved: ResolvedPath): void {
-    const policy = this.policy;
-    const lexical = policy.decide(resolved.rel, risk, resolved.root.localPath).action;
-    const real = policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
-    if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
-      if (resolved.realRel === resolved.rel) {
-        throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}). Ask the user to open the real folder instead.`);
-      }
-      throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}). Use the real path so the user is asked about it.`);
     }
   }
 

@@ -1,10 +1,20 @@
 import type * as z from 'zod';
-import type { ModelPath, ResolvedPath, ResolveOptions } from './paths.ts';
+import { BugError } from './errors.ts';
+import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { PageBudget } from './results/budget.ts';
-import type { Session } from './session.ts';
 import type { ToolName } from './tools/names.ts';
+import type { Risk } from './types.ts';
+import type { ArtifactStore } from './artifacts/store.ts';
+import type { MediaStore } from './media/store.ts';
+import type { SaveHistory } from './media/history.ts';
+import type { OpenEditors } from './media/editors.ts';
+import type { SandboxSearch } from './search/port.ts';
+import type { DirectoryLister } from './list/port.ts';
+import type { Policy } from './policy.ts';
+import type { Clock, Log } from './ports.ts';
+import type { ResolvedFs } from './fs/resolved-fs.ts';
 
-export type Risk = 'read' | 'write';
+export type { Risk } from './types.ts';
 
 /** What a tool needs from the host; a tool whose needs are missing is not registered. */
 /** `search`: a search backend over local paths; `ripgrep`: an rg binary (artifact spools are always local). */
@@ -26,6 +36,8 @@ export interface ToolMeta {
   readonly requires: readonly Capability[];
   /** A codicon id, e.g. "file". */
   readonly icon: string;
+  /** The services its `run` is given (nothing else of the session reaches it). */
+  readonly needs: readonly Need[];
 }
 
 /** The paths a call addresses, known before any I/O, for the gate to decide on. */
@@ -42,23 +54,68 @@ export interface CallTargets {
   readonly taint?: { readonly from: string; readonly rule: string };
 }
 
-export interface ToolContext {
-  readonly session: Session;
+/** What a call may use beyond its targets; a tool is given only the ones it declares in `needs`. */
+export interface CallServices {
+  /** The filesystem, for resolved addresses only. */
+  readonly fs: ResolvedFs;
+  readonly artifacts: ArtifactStore;
+  readonly media: MediaStore;
+  /** This window's saves, for undo. */
+  readonly saves: SaveHistory;
+  readonly search: SandboxSearch | undefined;
+  readonly lister: DirectoryLister;
+  readonly editors: OpenEditors | undefined;
+  /** The rules in force, knowing the workspace folders. */
+  readonly policy: Policy;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly clock: Clock;
+  readonly log: Log;
+}
+
+export type Need = keyof CallServices;
+
+/** What every call's `run` gets: its approved targets and the pipeline's steps on them. */
+export interface CallContext {
+  /** The call's paths as the gate approved them (normalized once, in `targets`). */
+  readonly targets: readonly GatedPath[];
   readonly signal: AbortSignal;
   /** How much of a result reaches the model in one piece; a larger result goes to a result artifact. */
   readonly page: PageBudget;
   /**
-   * The I/O step of path translation for one of this call's gated targets. Refuses a path the gate
-   * did not see, and re-checks the policy on where the path really leads.
+   * The I/O step of path translation for one of this call's gated targets: re-checks the policy on
+   * where the path really leads, and asks again about a file with several names.
    */
-  resolve(path: ModelPath, options?: ResolveOptions): Promise<ResolvedPath>;
+  resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
+  /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
+  readProtection(resolved: ResolvedPath): string | undefined;
 }
 
-export interface ToolDefinition<S extends z.ZodType, R> extends ToolMeta {
+export type ToolContext<N extends Need = Need> = CallContext & Pick<CallServices, N>;
+
+/** The call's one target (for tools that address exactly one path). */
+export function soleTarget(ctx: CallContext): GatedPath {
+  const [target, ...more] = ctx.targets;
+  if (target === undefined || more.length > 0) throw new BugError(`expected one target, the call has ${ctx.targets.length}`);
+  return target;
+}
+
+/** What `targets` may read (in memory, no I/O): path translation and the stores' records. */
+export interface TargetScope {
+  /** Pure lexical translation of a model path against the current workspace folders. */
+  normalize(raw: string): ModelPath;
+  /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
+  folderScope(path: string | undefined): ModelPath[];
+  readonly artifacts: Pick<ArtifactStore, 'target'>;
+  readonly media: Pick<MediaStore, 'get' | 'target'>;
+  readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
+}
+
+export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends Omit<ToolMeta, 'needs'> {
   readonly schema: (declaration: SchemaDeclaration) => S;
   /** Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses. */
-  readonly targets: (input: z.infer<S>, session: Session) => CallTargets;
-  readonly run: (input: z.infer<S>, ctx: ToolContext) => Promise<R>;
+  readonly targets: (input: z.infer<S>, scope: TargetScope) => CallTargets;
+  readonly needs: readonly N[];
+  readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
 }
@@ -66,7 +123,8 @@ export interface ToolDefinition<S extends z.ZodType, R> extends ToolMeta {
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
 export interface PreparedInput {
   readonly targets: CallTargets;
-  execute(ctx: ToolContext): Promise<ToolOutcome>;
+  /** Runs the call with its approved targets and the session's services (the tool gets those it needs). */
+  execute(call: CallContext, services: CallServices): Promise<ToolOutcome>;
 }
 
 export interface ToolOutcome {
@@ -80,20 +138,25 @@ export interface ToolOutcome {
 export interface Tool extends ToolMeta {
   inputSchema(declaration: SchemaDeclaration): z.ZodType;
   /** `input` must already be validated against `inputSchema`. */
-  prepare(input: unknown, session: Session): PreparedInput;
+  prepare(input: unknown, scope: TargetScope): PreparedInput;
 }
 
-export function defineTool<S extends z.ZodType, R>(definition: ToolDefinition<S, R>): Tool {
+/** The services a tool declared, and no others. */
+function granted<N extends Need>(services: CallServices, needs: readonly N[]): Pick<CallServices, N> {
+  return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
+}
+
+export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool {
   const { schema, targets, run, render, ...meta } = definition;
   return {
     ...meta,
     inputSchema: schema,
-    prepare(input, session) {
+    prepare(input, scope) {
       const typed = input as z.infer<S>;
       return {
-        targets: targets(typed, session),
-        async execute(ctx) {
-          const result = await run(typed, ctx);
+        targets: targets(typed, scope),
+        async execute(call, services) {
+          const result = await run(typed, { ...call, ...granted(services, meta.needs) });
           return { result, text: render(result) };
         },
       };

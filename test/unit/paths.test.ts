@@ -4,11 +4,14 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
-import { normalizeModelPath, resolveOnDisk, isWithin } from '../../src/core/paths.ts';
+import { normalizeModelPath, resolveOnDisk, isWithin, type GatedPath } from '../../src/core/paths.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
 
 let t: TestSession;
+
+/** The path as if the gate had approved it: these tests drive the translation step alone. */
+const approved = (raw: string): GatedPath => normalizeModelPath(raw, t.session.roots) as GatedPath;
 let outside: { path: string; dispose(): void };
 
 before(() => {
@@ -58,9 +61,9 @@ test(`${hostile.length} hostile paths are each refused with a narrated error`, a
 
 test('writes refuse any symlinked component, even one that stays inside the workspace', async () => {
   const fs = new NodeFs();
-  const path = normalizeModelPath('dir/inside-link/new.txt', t.session.roots);
+  const path = approved('dir/inside-link/new.txt');
   await assert.rejects(resolveOnDisk(path, fs, { forWrite: true }), /"dir\/inside-link" is a symbolic link, and writes never go through links/);
-  const read = await resolveOnDisk(normalizeModelPath('dir/inside-link', t.session.roots), fs);
+  const read = await resolveOnDisk(approved('dir/inside-link'), fs);
   assert.equal(read.realRel, 'dir2');
 });
 
@@ -76,7 +79,7 @@ test('ordinary paths are accepted and normalized', () => {
 });
 
 test('a new file path resolves to not-existing, with its real location', async () => {
-  const resolved = await resolveOnDisk(normalizeModelPath('dir/sub/new.txt', t.session.roots), new NodeFs(), { forWrite: true });
+  const resolved = await resolveOnDisk(approved('dir/sub/new.txt'), new NodeFs(), { forWrite: true });
   assert.equal(resolved.exists, false);
   assert.equal(resolved.realRel, 'dir/sub/new.txt');
 });

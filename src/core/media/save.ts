@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
-import type { ModelPath } from '../paths.ts';
-import type { FileStat, PinnedFolder, WorkspaceFs } from '../ports.ts';
+import type { GatedPath, ModelPath, ResolvedAddress } from '../paths.ts';
+import type { FileStat } from '../ports.ts';
+import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
 import type { ToolContext } from '../tool.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './store.ts';
 import { decodeText, hashBytes, lineCounts, type LineCounts } from './text.ts';
@@ -48,7 +49,7 @@ function tempName(name: string): string {
   return Buffer.byteLength(name) > 200 ? `.wt-save-${tag}.tmp` : `.${name}.wt-save-${tag}.tmp`;
 }
 
-async function removeQuietly(fs: WorkspaceFs, address: string): Promise<void> {
+async function removeQuietly(fs: ResolvedFs, address: ResolvedAddress): Promise<void> {
   try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
 }
 
@@ -56,10 +57,10 @@ async function removeQuietly(fs: WorkspaceFs, address: string): Promise<void> {
 const STALE_TEMP_MS = 60_000;
 
 interface WriteTarget {
-  readonly fs: WorkspaceFs;
-  readonly folder: string;
+  readonly fs: ResolvedFs;
+  readonly folder: ResolvedAddress;
   readonly name: string;
-  readonly address: string;
+  readonly address: ResolvedAddress;
   readonly display: string;
   /** The file being replaced (undefined for a new file). */
   readonly stat: FileStat | undefined;
@@ -163,35 +164,38 @@ function textOrEmpty(bytes: Uint8Array | undefined): string | undefined {
 /**
  * The commit step of save_media: write roots, the gated translation (which refuses any symlinked
  * component for a write), the conflict check against the disk the media was staged from, then a
- * safe write. Reaches disk only through `ctx.resolve` and the session's fs.
+ * safe write to the call's gated `target` (the media's own path, or where it is saved as a new file).
+ * Reaches disk only through `ctx.resolve` and the call's fs.
  */
-export async function commitMedia(ctx: ToolContext, mediaId: string, requested: ModelPath | undefined): Promise<SaveOutcome> {
-  const store = ctx.session.media;
+export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath): Promise<SaveOutcome> {
+  const store = ctx.media;
   const media: StagedMedia = store.get(mediaId);
-  const target = requested ?? media.path;
   const samePath = pathKey(target) === pathKey(media.path);
   if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file. Give save_media the path of a file to write.`);
   store.checkWriteRoot(target);
   return store.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
 }
 
-async function checkAndWrite(ctx: ToolContext, media: StagedMedia, target: ModelPath, samePath: boolean): Promise<SaveOutcome> {
-  const fs = ctx.session.fs;
+/** What a save is given: the media store, the call's fs and the clock. */
+export type SaveContext = ToolContext<'media' | 'fs' | 'clock'>;
+
+async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean): Promise<SaveOutcome> {
+  const fs = ctx.fs;
   const resolved = await ctx.resolve(target, { forWrite: true });
   const segments = target.rel.split('/');
   const name = segments[segments.length - 1]!;
   // Security: pin the folder (no link followed, missing folders created) so that the checks below and
   // the write name the same folder even if a component is swapped for a link in between.
-  let pinned: PinnedFolder | undefined;
+  let pinned: ResolvedPinned | undefined;
   try {
-    pinned = await fs.pinFolder?.(target.root.address, segments.slice(0, -1), !resolved.exists);
+    pinned = await fs.pinFolderOf(resolved, !resolved.exists);
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links. Check the folder, stage the file again and save.`);
     throw fromFsError(e, target.display, 'open the folder of');
   }
   try {
-    const folder = pinned?.address ?? fs.join(target.root.address, ...segments.slice(0, -1));
+    const folder = pinned?.address ?? fs.folderOf(resolved);
     const address = pinned ? fs.join(pinned.address, name) : resolved.address;
     return await checkAndWriteIn(ctx, media, target, samePath, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
   } finally {
@@ -200,17 +204,17 @@ async function checkAndWrite(ctx: ToolContext, media: StagedMedia, target: Model
 }
 
 interface Placement {
-  readonly folder: string;
-  readonly address: string;
+  readonly folder: ResolvedAddress;
+  readonly address: ResolvedAddress;
   readonly name: string;
   readonly exists: boolean;
   /** The folder was pinned and already created. */
   readonly pinned: boolean;
 }
 
-async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: ModelPath, samePath: boolean, place: Placement): Promise<SaveOutcome> {
-  const store = ctx.session.media;
-  const fs = ctx.session.fs;
+async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, place: Placement): Promise<SaveOutcome> {
+  const store = ctx.media;
+  const fs = ctx.fs;
   let disk: Uint8Array | undefined;
   if (ctx.signal.aborted) throw cancelled();
   let stat: FileStat | undefined;
@@ -250,7 +254,7 @@ async function checkAndWriteIn(ctx: ToolContext, media: StagedMedia, target: Mod
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
     try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
-  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.session.clock.now() }, media.bytes, disk !== undefined);
+  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
 
   const before = textOrEmpty(disk);
   const after = decodeText(media.bytes)?.text;

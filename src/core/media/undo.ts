@@ -1,18 +1,17 @@
 import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
-import type { Session } from '../session.ts';
-import type { ToolContext } from '../tool.ts';
-import { openChecked } from '../fs/open-checked.ts';
+import type { GatedPath } from '../paths.ts';
+import type { CallServices, ToolContext } from '../tool.ts';
 import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveRecord } from './history.ts';
-import { commitMedia, type SaveOutcome } from './save.ts';
+import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './text.ts';
 
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
-export async function recordSave(session: Session, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
+export async function recordSave(services: Pick<CallServices, 'saves' | 'log'>, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
-    return await session.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, added: outcome.added, removed: outcome.removed });
+    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, added: outcome.added, removed: outcome.removed });
   } catch (e) {
-    session.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
+    services.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
     return undefined;
   }
 }
@@ -30,32 +29,33 @@ export type UndoAction =
  * replaced (through save_media's own checked write) or removes the file it created. Otherwise it
  * never overwrites the newer change: the previous bytes are staged as a media for review.
  */
-export async function undoSave(ctx: ToolContext, record: SaveRecord): Promise<UndoAction> {
-  const { session } = ctx;
+export type UndoContext = SaveContext & ToolContext<'saves' | 'log' | 'editors'>;
+
+/** `target`: the call's gated path, the record's own. */
+export async function undoSave(ctx: UndoContext, record: SaveRecord, target: GatedPath): Promise<UndoAction> {
   if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone${record.undone.kind === 'staged' ? ` (staged as ${record.undone.mediaId} for review)` : ''}. Nothing was changed.`);
-  const previous = await session.saves.before(record.id);
-  session.media.checkWriteRoot(record.path);
-  const step = await session.media.exclusive(record.path, () => decide(ctx, record, previous));
+  const previous = await ctx.saves.before(record.id);
+  ctx.media.checkWriteRoot(record.path);
+  const step = await ctx.media.exclusive(record.path, () => decide(ctx, record, target, previous));
   if (step.kind !== 'restore') return step;
   // Outside `exclusive`: the save takes the file's turn itself, and checks again that the file still
   // holds what the undo media was staged from (what the save wrote).
-  const outcome = await commitMedia(ctx, step.mediaId, undefined);
-  const undo = await recordSave(session, outcome);
-  session.saves.markUndone(record.id, { kind: 'restored', by: undo?.id ?? outcome.mediaId });
+  const outcome = await commitMedia(ctx, step.mediaId, target);
+  const undo = await recordSave(ctx, outcome);
+  ctx.saves.markUndone(record.id, { kind: 'restored', by: undo?.id ?? outcome.mediaId });
   return { kind: 'restored', saveId: undo?.id, bytes: outcome.bytes };
 }
 
 /** Reads the file and does what needs no save: remove a created file, or stage the undo for review. */
-async function decide(ctx: ToolContext, record: SaveRecord, previous: Uint8Array | undefined): Promise<UndoAction | { readonly kind: 'restore'; readonly mediaId: string }> {
-  const { session } = ctx;
-  const resolved = await ctx.resolve(record.path, { forWrite: true });
+async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, previous: Uint8Array | undefined): Promise<UndoAction | { readonly kind: 'restore'; readonly mediaId: string }> {
+  const resolved = await ctx.resolve(target, { forWrite: true });
   let disk: Uint8Array | undefined;
   if (resolved.exists) {
-    const opened = await openChecked(session.fs, resolved);
+    const opened = await ctx.fs.open(resolved);
     try {
-      const stat = opened.stat ?? await session.fs.lstat(opened.address);
+      const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
       if (stat.type !== 'file') throw invalidInput(`"${record.path.display}" is no longer a file (it is a ${stat.type}), so save ${record.id} cannot be undone. Nothing was changed.`);
-      disk = await session.fs.readFile(opened.address, ctx.signal);
+      disk = await ctx.fs.readFile(opened.address, ctx.signal);
     } catch (e) {
       throw fromFsError(e, record.path.display, 'read');
     } finally {
@@ -63,7 +63,7 @@ async function decide(ctx: ToolContext, record: SaveRecord, previous: Uint8Array
     }
   }
   // Security: the bytes of a path the rules protect stay tainted as a media, as stage_file's do.
-  const protectedBy = session.readProtection(resolved);
+  const protectedBy = ctx.readProtection(resolved);
   const taint = protectedBy === undefined ? undefined : { from: record.path.display, rule: protectedBy };
   if (ctx.signal.aborted) throw cancelled();
   if (disk === undefined || hashBytes(disk) !== record.savedHash) {
@@ -71,15 +71,15 @@ async function decide(ctx: ToolContext, record: SaveRecord, previous: Uint8Array
       if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${record.path.display}", which save ${record.id} created, no longer exists; there is nothing to undo.`);
       throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was created by save ${record.id} and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.`);
     }
-    const media = session.media.stage(record.path, disk, previous, taint);
-    session.saves.markUndone(record.id, { kind: 'staged', mediaId: media.id });
+    const media = ctx.media.stage(record.path, disk, previous, taint);
+    ctx.saves.markUndone(record.id, { kind: 'staged', mediaId: media.id });
     return { kind: 'staged', mediaId: media.id, because: disk === undefined ? 'deleted' : 'changed' };
   }
-  refuseUnsavedEditor(session.editors, record.path, 'undo_save');
+  refuseUnsavedEditor(ctx.editors, record.path, 'undo_save');
   if (previous === undefined) {
-    await session.fs.delete(resolved.address).catch((e: unknown) => { throw fromFsError(e, record.path.display, 'remove'); });
-    session.saves.markUndone(record.id, { kind: 'removed' });
+    await ctx.fs.delete(resolved.address).catch((e: unknown) => { throw fromFsError(e, record.path.display, 'remove'); });
+    ctx.saves.markUndone(record.id, { kind: 'removed' });
     return { kind: 'removed' };
   }
-  return { kind: 'restore', mediaId: session.media.stage(record.path, disk, previous, taint, 'undo').id };
+  return { kind: 'restore', mediaId: ctx.media.stage(record.path, disk, previous, taint, 'undo').id };
 }

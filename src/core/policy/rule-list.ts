@@ -1,4 +1,4 @@
-import type { Risk } from '../tool.ts';
+import type { Risk } from '../types.ts';
 import { namePrefilter } from './name-prefilter.ts';
 import { anyOf, ruleRegex, type RuleRegex } from './rule-glob.ts';
 import { SegmentSet } from './segment-set.ts';

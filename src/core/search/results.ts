@@ -1,5 +1,5 @@
 import { SandboxError } from '../errors.ts';
-import type { ModelPath } from '../paths.ts';
+import { displayOf } from '../paths.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
@@ -27,7 +27,6 @@ export type SearchOutput = SearchResult | Paged<SearchHit>;
 export interface SearchRun {
   /** The tool's name, for messages. */
   readonly tool: 'search_files' | 'find_files';
-  readonly targets: readonly ModelPath[];
   readonly limit: number | undefined;
   /** Runs the backend's query over the gated, resolved scopes; `signal` stops it. */
   readonly query: (search: SandboxSearch, scopes: readonly SearchScope[], signal: AbortSignal) => AsyncIterable<SearchBatch>;
@@ -55,26 +54,24 @@ const renderHeld: ItemRenderer<Held> = (h, previous) => renderHit(h.hit, previou
  * streams into a result artifact as it arrives (each file's lines together), nothing of it held in
  * memory, and the model gets its first page as soon as that page is full.
  */
-export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<SearchOutput> {
-  const { session } = ctx;
-  const search = session.search;
+export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts' | 'log' | 'fs'>, spec: SearchRun): Promise<SearchOutput> {
+  const search = ctx.search;
   if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend. Use list_directory instead.`);
   const scopes: SearchScope[] = [];
-  for (const target of spec.targets) {
+  for (const target of ctx.targets) {
     const resolved = await ctx.resolve(target);
     if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. Check the folder with list_directory or find_files; paths are relative to the workspace folder.`);
-    const cwd = target.root.localPath ?? session.fs.localPath(target.root.address);
+    const cwd = target.root.localPath ?? ctx.fs.rootLocalPath(resolved);
     if (cwd === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk. Use list_directory instead.`);
     // The real path (not the lexical one): a link inside the workspace must not carry the search past rules anchored at its real place.
     scopes.push({ folder: target.root.name, cwd, path: resolved.realRel });
   }
 
-  const multiRoot = session.roots.length > 1;
-  const display = (folder: string | undefined, path: string): string => (multiRoot && folder !== undefined ? [folder, path].filter(Boolean).join('/') : path || '.');
-  const folderOrder = new Map(session.roots.map((root, i) => [root.name, i]));
+  const multiRoot = ctx.roots.length > 1;
+  const folderOrder = new Map(ctx.roots.map((root, i) => [root.name, i]));
   // The search runs on past the call's return when its result overflows a page: the store stops it if it goes first.
   const stop = new AbortController();
-  const pager = new ResultPager<Held>({ store: session.artifacts, budget: ctx.page, label: spec.label, source: spec.targets[0]!, render: renderHeld, stop: () => stop.abort() });
+  const pager = new ResultPager<Held>({ store: ctx.artifacts, budget: ctx.page, label: spec.label, source: ctx.targets[0]!, render: renderHeld, stop: () => stop.abort() });
   const batches = spec.query(search, scopes, AbortSignal.any([ctx.signal, stop.signal]))[Symbol.asyncIterator]();
   // Results arrive file by file: a file's display path is built once.
   let lastFolder: string | undefined;
@@ -96,7 +93,7 @@ export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<Sear
     if (newFile) {
       lastFolder = frame.folder;
       lastPath = frame.path;
-      lastDisplay = display(frame.folder, frame.path);
+      lastDisplay = displayOf(frame.folder, frame.path, multiRoot);
       order = folderOrder.get(frame.folder) ?? 0;
       files++;
     }
@@ -127,7 +124,7 @@ export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<Sear
             }
             break;
           }
-          case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: display(frame.folder, frame.path) }); break;
+          case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: displayOf(frame.folder, frame.path, multiRoot) }); break;
           case 'limit':
             if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete. Tell the user.`);
             terminal = frame; break;
@@ -164,7 +161,7 @@ export async function runSearch(ctx: ToolContext, spec: SearchRun): Promise<Sear
     trailer: () => [...renderNotes(notes), terminal?.kind === 'limit' ? `limit ${terminal.limit} reached (${counted()}; more exist)` : `done complete (${counted()})`],
     brokeOff: (why) => `incomplete: ${why} after ${counted()}; the lines above are all that was found`,
     // A session that ends while its result is still written stops it on purpose: nothing to report.
-    warn: (message) => { if (!stop.signal.aborted) session.log.warn(message); },
+    warn: (message) => { if (!stop.signal.aborted) ctx.log.warn(message); },
   });
   return isPaged<Held>(output) ? { ...output, page: output.page.map((h) => h.hit) } : output;
 }

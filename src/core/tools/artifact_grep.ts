@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool, type ToolContext } from '../tool.ts';
+import { defineTool, soleTarget, type ToolContext } from '../tool.ts';
 import { ripgrepArgument, boundArgument } from '../schema.ts';
 import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, type ArtifactGrepResult, type GrepLine } from '../artifacts/store.ts';
 import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
@@ -22,14 +22,15 @@ export const artifactGrep = defineTool({
   description: 'Searches one artifact (from open_file, or a result artifact) with ripgrep: a regex or, with literal: true, a fixed string. Returns matching line numbers and lines (cut at 2,000 characters) with optional context lines, and a note naming maxResults when results were cut. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line. Then read around a match with artifact_read using offset.',
   risk: 'read',
   requires: ['ripgrep'],
+  needs: ['artifacts'],
   icon: 'search',
   schema: artifactGrepSchema,
-  targets: (input, session) => {
-    const path = session.artifacts.target(input.callId);
+  targets: (input, scope) => {
+    const path = scope.artifacts.target(input.callId);
     return { paths: [path], summary: `search ${path.display} for ${JSON.stringify(input.pattern)}` };
   },
   run: async (input, ctx): Promise<ArtifactGrepOutput> => {
-    const result = await ctx.session.artifacts.grep(input.callId, {
+    const result = await ctx.artifacts.grep(input.callId, {
       pattern: input.pattern,
       ...(input.literal !== undefined ? { literal: input.literal } : {}),
       ...(input.ignore_case !== undefined ? { ignoreCase: input.ignore_case } : {}),
@@ -37,15 +38,15 @@ export const artifactGrep = defineTool({
       ...(input.context !== undefined ? { context: input.context } : {}),
     }, ctx.signal);
     if (await fits(renderGrep(result), ctx.page)) return result;
-    return pageGrep(ctx, input.callId, result);
+    return pageGrep(ctx, result);
   },
   render: renderGrep,
 });
 
 /** Output over one page: all of it into a result artifact, the first page to the model. */
-async function pageGrep(ctx: ToolContext, callId: string, result: ArtifactGrepResult): Promise<ArtifactGrepOutput> {
+async function pageGrep(ctx: ToolContext<'artifacts'>, result: ArtifactGrepResult): Promise<ArtifactGrepOutput> {
   const pager = new ResultPager<GrepLine>({
-    store: ctx.session.artifacts, budget: ctx.page, source: ctx.session.artifacts.target(callId),
+    store: ctx.artifacts, budget: ctx.page, source: soleTarget(ctx),
     label: `artifact_grep ${JSON.stringify(result.pattern)} in ${result.path}`, render: grepLineRenderer(result.binary),
   });
   try {

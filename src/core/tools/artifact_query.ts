@@ -15,12 +15,13 @@ export const artifactQuery = defineTool({
   description: 'Selects part of a structured artifact: for a JSON artifact a JSON Pointer gives that subtree (deep levels summarized, size-bounded); for a Markdown artifact a heading path gives that section\'s line range and text. An unknown selection lists the valid ones near it.',
   risk: 'read',
   requires: [],
+  needs: ['artifacts'],
   icon: 'symbol-structure',
   schema: artifactQuerySchema,
-  targets: (input, session) => {
-    const path = session.artifacts.target(input.callId);
+  targets: (input, scope) => {
+    const path = scope.artifacts.target(input.callId);
     return { paths: [path], summary: `query ${path.display} at ${JSON.stringify(input.select)}` };
   },
-  run: (input, ctx): Promise<ArtifactQueryResult> => ctx.session.artifacts.query(input.callId, input.select, ctx.signal),
+  run: (input, ctx): Promise<ArtifactQueryResult> => ctx.artifacts.query(input.callId, input.select, ctx.signal),
   render: renderQuery,
 });

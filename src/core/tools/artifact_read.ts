@@ -18,12 +18,13 @@ export const artifactRead = defineTool({
   description: 'Reads a page of an artifact opened by open_file: line-numbered text from the 1-based line `offset`, `limit` lines (at most 2,000 lines or 50 KiB per page; lines over 2,000 characters are cut with a marker). The result says startLine, endLine, truncated, and nextOffset when more follows: pass nextOffset as offset to continue. Prefer artifact_grep to find the lines you need first.',
   risk: 'read',
   requires: [],
+  needs: ['artifacts'],
   icon: 'book',
   schema: artifactReadSchema,
-  targets: (input, session) => {
-    const path = session.artifacts.target(input.callId);
+  targets: (input, scope) => {
+    const path = scope.artifacts.target(input.callId);
     return { paths: [path], summary: `read ${path.display} from line ${input.offset ?? 1}` };
   },
-  run: (input, ctx): Promise<ArtifactPage> => ctx.session.artifacts.read(input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
+  run: (input, ctx): Promise<ArtifactPage> => ctx.artifacts.read(input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
   render: renderPage,
 });

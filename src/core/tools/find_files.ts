@@ -21,22 +21,22 @@ export const findFiles = defineTool({
   description: 'Finds files whose workspace-relative path matches a glob, with ripgrep, and returns the paths, one a line. Without `limit` every path is found. A result larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Reaching an explicit limit is normal: a note names the value to raise. When nothing matches, a note says what may have hidden files. Secrets and denied paths are never listed.',
   risk: 'read',
   requires: ['search'],
+  needs: ['search', 'policy', 'roots', 'artifacts', 'log', 'fs'],
   icon: 'go-to-file',
   schema: findFilesSchema,
-  targets: (input, session) => ({
-    paths: session.folderScope(input.path),
+  targets: (input, scope) => ({
+    paths: scope.folderScope(input.path),
     summary: `find ${JSON.stringify(input.glob)} in ${input.path ?? 'the workspace'}`,
   }),
   run: (input, ctx): Promise<SearchOutput> => runSearch(ctx, {
     tool: 'find_files',
-    targets: ctx.session.folderScope(input.path),
     limit: input.limit,
     noun: ['path', 'paths'],
     label: `find_files ${JSON.stringify(input.glob)}${input.path === undefined ? '' : ` in ${input.path}`}`,
     emptyNote: `No file matches ${JSON.stringify(input.glob)}${input.iglob !== undefined ? ` and ${JSON.stringify(input.iglob)} (any case)` : ''} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden files: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth })}.`,
     query: (search, scopes, signal) => search.findPaths({
       scopes,
-      policy: ctx.session.policy,
+      policy: ctx.policy,
       signal,
       glob: input.glob,
       iglob: input.iglob,

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
+import type { GatedPath } from '../paths.ts';
 import { boundArgument } from '../schema.ts';
 import { SandboxError, fromFsError } from '../errors.ts';
-import type { ModelPath } from '../paths.ts';
 import type { ListedEntry } from '../list/port.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -28,8 +28,8 @@ export type ListItem = { readonly kind: 'folder'; readonly path: string } | { re
 export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
 
 /** One folder's listing as items: its name, then its entries in display order (denied ones left out). */
-async function* listTree(ctx: ToolContext, target: ModelPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem, void, undefined> {
-  const { fs, policy, lister } = ctx.session;
+async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: GatedPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem, void, undefined> {
+  const { fs, policy, lister } = ctx;
   const resolved = await ctx.resolve(target);
   if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. List its parent folder, or use find_files to locate it.`);
   const stat = await fs.stat(resolved.address).catch((e: unknown) => { throw fromFsError(e, target.display, 'list'); });
@@ -91,19 +91,20 @@ export const listDirectory = defineTool({
   description: 'Lists a workspace folder: each entry with its type (file, directory, symlink, other) and size, folders first, as an indented tree. max_depth bounds how deep it descends (omit for the whole tree); there is no other bound. A listing larger than one page (50 KiB, or your token budget) is not cut: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Symlinks are shown, not followed.',
   risk: 'read',
   requires: [],
+  needs: ['fs', 'policy', 'lister', 'artifacts', 'log'],
   icon: 'list-tree',
   schema: listDirectorySchema,
-  targets: (input, session) => ({
-    paths: session.folderScope(input.path),
+  targets: (input, scope) => ({
+    paths: scope.folderScope(input.path),
     summary: `list ${input.path ?? 'the workspace'}${input.max_depth !== undefined ? ` (depth ${input.max_depth})` : ''}`,
   }),
   run: async (input, ctx): Promise<ListDirectoryOutput> => {
-    const targets = ctx.session.folderScope(input.path);
+    const targets = ctx.targets;
     const label = `list_directory ${input.path ?? '.'}${input.max_depth !== undefined ? ` (max_depth ${input.max_depth})` : ''}`;
     // The walk runs on past the call's return when the listing overflows a page: the store stops it if it goes first.
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const pager = new ResultPager<ListItem>({ store: ctx.session.artifacts, budget: ctx.page, label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
+    const pager = new ResultPager<ListItem>({ store: ctx.artifacts, budget: ctx.page, label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
     const items = (async function* (): AsyncGenerator<ListItem, void, undefined> {
       for (const target of targets) yield* listTree(ctx, target, input.max_depth, signal);
     })();
@@ -131,7 +132,7 @@ export const listDirectory = defineTool({
       trailer: () => [`done complete (${counted()})`],
       brokeOff: (why) => `incomplete: ${why} after ${counted()}; the entries above are all that was listed`,
       // A session that ends while its listing is still written stops it on purpose: nothing to report.
-      warn: (message) => { if (!stop.signal.aborted) ctx.session.log.warn(message); },
+      warn: (message) => { if (!stop.signal.aborted) ctx.log.warn(message); },
     });
   },
   render: renderOutput,

@@ -48,12 +48,13 @@ export const listMedia = defineTool({
   description: 'Lists the staged media not yet saved: path, +/- against disk, age, parent id, and whether the user edited them. Anything listed here has NOT changed on disk; call save_media for each change you want to keep.',
   risk: 'read',
   requires: [],
+  needs: ['media', 'clock'],
   icon: 'checklist',
   schema: listMediaSchema,
   targets: () => ({ paths: [], summary: 'list staged files' }),
   run: async (_input, ctx): Promise<ListMediaResult> => {
-    const store = ctx.session.media;
-    const now = ctx.session.clock.now();
+    const store = ctx.media;
+    const now = ctx.clock.now();
     const media = store.heads().map((m): ListedMedia => {
       const counts = store.changes(m.id);
       const person = store.personChange(m.id);

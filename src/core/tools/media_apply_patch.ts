@@ -42,14 +42,15 @@ export const applyPatch = defineTool({
   description: 'Patches a staged media in memory and returns a NEW media_id with +added/-removed line counts; earlier media ids stay valid. Nothing changes on disk until save_media. Edits are {find, replace, replace_all?} (exact match first, then with line endings normalized), a list of them, or {unified: diff}. A find that matches several times without replace_all, or nowhere, is an error that shows the lines.',
   risk: 'write',
   requires: ['writable'],
+  needs: ['media'],
   icon: 'diff',
   schema: applyPatchSchema,
-  targets: (input, session) => {
-    const path = session.media.target(input.media_id);
+  targets: (input, scope) => {
+    const path = scope.media.target(input.media_id);
     return { paths: [path], summary: `patch staged ${path.display}` };
   },
   run: async (input, ctx): Promise<ApplyPatchResult> => {
-    const store = ctx.session.media;
+    const store = ctx.media;
     const parent = store.get(input.media_id);
     const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
     const decoded = parent.encoding === 'binary' ? undefined : decodeText(parent.bytes);

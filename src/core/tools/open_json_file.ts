@@ -19,12 +19,13 @@ export const openJsonFile = defineTool({
   description: 'Opens a JSON file (comments and trailing commas tolerated) as an artifact, like open_file, and also returns its top-level shape: the type, the keys with their value types and sizes, array lengths, and the line each starts on. No values beyond that. Drill in with artifact_query using a JSON Pointer ("/dependencies/zod"), or page it with artifact_read. Invalid JSON gives an error with line and column (the file stays open for artifact_read).',
   risk: 'read',
   requires: [],
+  needs: ['artifacts'],
   icon: 'json',
   schema: openJsonFileSchema,
-  targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `open JSON ${input.path}` }),
-  run: async (input, ctx): Promise<OpenJsonResult> => {
-    const handle = await ctx.session.artifacts.open(await resolveForOpen(ctx, input.path), ctx.signal, 'json');
-    return { handle, shape: await ctx.session.artifacts.jsonShape(handle.callId) };
+  targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open JSON ${input.path}` }),
+  run: async (_input, ctx): Promise<OpenJsonResult> => {
+    const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal, 'json');
+    return { handle, shape: await ctx.artifacts.jsonShape(handle.callId) };
   },
   render: renderOpenJson,
 });

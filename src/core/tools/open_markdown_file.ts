@@ -21,12 +21,13 @@ export const openMarkdownFile = defineTool({
   description: 'Opens a Markdown file as an artifact, like open_file, and also returns its heading outline (ATX "#" and underlined setext headings; "#" lines inside code blocks are not headings) with each section\'s line range. Read a section with artifact_query using its heading path ("Install/Linux"), or page it with artifact_read.',
   risk: 'read',
   requires: [],
+  needs: ['artifacts'],
   icon: 'markdown',
   schema: openMarkdownFileSchema,
-  targets: (input, session) => ({ paths: [session.normalize(input.path)], summary: `open Markdown ${input.path}` }),
+  targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open Markdown ${input.path}` }),
   run: async (input, ctx): Promise<OpenMarkdownResult> => {
-    const handle = await ctx.session.artifacts.open(await resolveForOpen(ctx, input.path), ctx.signal, 'markdown');
-    const { headings, stoppedAtLine } = await ctx.session.artifacts.markdownOutline(handle.callId);
+    const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal, 'markdown');
+    const { headings, stoppedAtLine } = await ctx.artifacts.markdownOutline(handle.callId);
     return { handle, outline: headings, ...(stoppedAtLine !== undefined ? { outlineStopsAtLine: stoppedAtLine } : {}) };
   },
   render: renderOpenMarkdown,

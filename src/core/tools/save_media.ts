@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool, soleTarget } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import { commitMedia, type WriteMethod } from '../media/save.ts';
 import { refuseUnsavedEditor } from '../media/editors.ts';
@@ -45,20 +45,21 @@ export const saveMedia = defineTool({
   description: 'This is the step that makes an edit real: writes a staged media to disk. Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user to save or revert it), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written, other media of the same file that are now stale, and a save_id: undo_save can undo the save.',
   risk: 'write',
   requires: ['writable'],
+  needs: ['fs', 'media', 'editors', 'saves', 'log', 'clock'],
   icon: 'save',
   schema: saveMediaSchema,
-  targets: (input, session) => {
-    const media = session.media.get(input.media_id);
-    const path = input.path === undefined ? media.path : session.normalize(input.path);
+  targets: (input, scope) => {
+    const media = scope.media.get(input.media_id);
+    const path = input.path === undefined ? media.path : scope.normalize(input.path);
     const taint = media.taint;
     if (!taint) return { paths: [path], summary: `save ${path.display}` };
     return { paths: [path], summary: `save ${path.display} with content staged from the protected "${taint.from}"`, taint };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
-    const requested = input.path === undefined ? undefined : ctx.session.normalize(input.path);
-    refuseUnsavedEditor(ctx.session.editors, requested ?? ctx.session.media.target(input.media_id), 'save_media');
-    const outcome = await commitMedia(ctx, input.media_id, requested);
-    const saved = await recordSave(ctx.session, outcome);
+    const target = soleTarget(ctx);
+    refuseUnsavedEditor(ctx.editors, target, 'save_media');
+    const outcome = await commitMedia(ctx, input.media_id, target);
+    const saved = await recordSave(ctx, outcome);
     const person = outcome.personChange;
     return {
       media_id: outcome.mediaId,

@@ -24,10 +24,11 @@ export const searchFiles = defineTool({
   description: 'Searches file contents across the workspace with ripgrep and returns matching lines grouped by file, with line numbers (each line cut at 2,000 characters). Without `limit` every match is found. A result larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Reaching an explicit limit is normal: a note names the value to raise. When nothing matches, a note says what may have hidden matches. Secrets (.env, keys) and denied paths are never searched. Then open a hit with open_file and read around it with artifact_read.',
   risk: 'read',
   requires: ['search'],
+  needs: ['search', 'policy', 'roots', 'artifacts', 'log', 'fs'],
   icon: 'search',
   schema: searchFilesSchema,
-  targets: (input, session) => ({
-    paths: session.folderScope(input.path),
+  targets: (input, scope) => ({
+    paths: scope.folderScope(input.path),
     summary: `search ${JSON.stringify(input.pattern)} in ${input.path ?? 'the workspace'}`,
   }),
   run: (input, ctx): Promise<SearchOutput> => {
@@ -35,14 +36,13 @@ export const searchFiles = defineTool({
     const how = `${input.literal ? ' (literal)' : ''}${input.ignore_case ? ' (ignoring case)' : ''}`;
     return runSearch(ctx, {
       tool: 'search_files',
-      targets: ctx.session.folderScope(input.path),
       limit: input.limit,
       noun: ['matching line', 'matching lines'],
       label: `search_files ${JSON.stringify(input.pattern)}${input.path === undefined ? '' : ` in ${input.path}`}`,
       emptyNote: `No line matches ${JSON.stringify(input.pattern)}${how} in ${input.path === undefined ? 'the workspace' : JSON.stringify(input.path)}. What might have hidden matches: ${hiddenBy({ hidden: input.hidden, noIgnore: input.no_ignore, maxDepth: input.max_depth, globs })}.`,
       query: (search, scopes, signal) => search.searchContent({
         scopes,
-        policy: ctx.session.policy,
+        policy: ctx.policy,
         signal,
         pattern: input.pattern,
         limit: input.limit,

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
-import { defineTool } from '../tool.ts';
+import { defineTool, soleTarget } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import { openChecked } from '../fs/open-checked.ts';
 import type { Eol, MediaEncoding } from '../media/text.ts';
 
 export const stageFileSchema = () => z.strictObject({
@@ -40,16 +39,17 @@ export const stageFile = defineTool({
   description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
   risk: 'write',
   requires: ['writable'],
+  needs: ['fs', 'media', 'editors'],
   icon: 'git-stage',
   schema: stageFileSchema,
-  targets: (input, session) => ({
-    paths: [session.normalize(input.path)],
+  targets: (input, scope) => ({
+    paths: [scope.normalize(input.path)],
     summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : ''}`,
     reads: input.content === undefined,
   }),
   run: async (input, ctx): Promise<StageFileResult> => {
-    const { fs, media: store } = ctx.session;
-    const path = ctx.session.normalize(input.path);
+    const { fs, media: store } = ctx;
+    const path = soleTarget(ctx);
     if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder, not a file. Give stage_file the path of a file.`);
     // Security: staged for writing, so a symlinked component is refused now rather than at save time.
     const resolved = await ctx.resolve(path, { forWrite: true });
@@ -58,7 +58,7 @@ export const stageFile = defineTool({
     let links = 1;
     if (resolved.exists) {
       if (ctx.signal.aborted) throw cancelled();
-      const opened = await openChecked(fs, resolved);
+      const opened = await fs.open(resolved);
       try {
         const stat = opened.stat ?? await fs.stat(opened.address);
         if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged. Use list_directory to see what it holds.`);
@@ -73,9 +73,9 @@ export const stageFile = defineTool({
     } else if (input.content === undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`);
     }
-    const protectedBy = ctx.session.readProtection(resolved);
+    const protectedBy = ctx.readProtection(resolved);
     const media = store.stage(path, disk, input.content, protectedBy === undefined ? undefined : { from: path.display, rule: protectedBy });
-    const editor = ctx.session.editors?.unsavedEditor(path);
+    const editor = ctx.editors?.unsavedEditor(path);
     return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
   },
   render: renderStageFile,

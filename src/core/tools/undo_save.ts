@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool, soleTarget } from '../tool.ts';
 import { undoSave } from '../media/undo.ts';
 
 export const undoSaveSchema = () => z.strictObject({
@@ -32,15 +32,16 @@ export const undoSaveTool = defineTool({
   description: 'Undoes one save_media of this session: writes back the bytes the file held before it (or removes a file it created), but only when the file still holds exactly what was saved. If the file changed since, nothing is overwritten: the previous bytes are staged as a media for review instead (save it with save_media to finish the undo). Give the save_id save_media returned, or omit it for the latest save.',
   risk: 'write',
   requires: ['writable'],
+  needs: ['fs', 'media', 'editors', 'saves', 'log', 'clock'],
   icon: 'discard',
   schema: undoSaveSchema,
-  targets: (input, session) => {
-    const record = input.save_id === undefined ? session.saves.latest() : session.saves.get(input.save_id);
+  targets: (input, scope) => {
+    const record = input.save_id === undefined ? scope.saves.latest() : scope.saves.get(input.save_id);
     return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}` };
   },
   run: async (input, ctx): Promise<UndoSaveResult> => {
-    const record = input.save_id === undefined ? ctx.session.saves.latest() : ctx.session.saves.get(input.save_id);
-    const action = await undoSave(ctx, record);
+    const record = input.save_id === undefined ? ctx.saves.latest() : ctx.saves.get(input.save_id);
+    const action = await undoSave(ctx, record, soleTarget(ctx));
     const base = { save_id: record.id, path: record.path.display };
     switch (action.kind) {
       case 'restored': return { ...base, action: 'restored', ...(action.saveId !== undefined ? { undo_save_id: action.saveId } : {}) };

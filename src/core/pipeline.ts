@@ -1,0 +1,126 @@
+import { SandboxError, cancelled, refused } from './errors.ts';
+import type { GateCall, GateTarget } from './gate.ts';
+import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions } from './paths.ts';
+import { strictest, type Policy, type PolicyDecision } from './policy.ts';
+import type { Gate, WorkspaceFs } from './ports.ts';
+import type { PageBudget } from './results/budget.ts';
+import type { CallContext, CallTargets } from './tool.ts';
+import type { Risk } from './types.ts';
+
+/** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
+export interface Denial {
+  readonly display: string;
+  readonly rule: string | undefined;
+  readonly risk: Risk;
+}
+
+export interface Judgement {
+  readonly targets: readonly GateTarget[];
+  /** The first denied target, when one is. */
+  readonly denial: Denial | undefined;
+}
+
+/** The risks the policy judges a call's targets by: the tool's own, and `read` when a write also reads. */
+export function risksOf(risk: Risk, targets: CallTargets): readonly Risk[] {
+  return targets.reads && risk === 'write' ? ['write', 'read'] : [risk];
+}
+
+/** The policy's verdict on each target, by the strictest of its risks, each verdict keeping the risk that gave it. */
+export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk[]): Judgement {
+  let denial: Denial | undefined;
+  const gateTargets = targets.paths.map((p): GateTarget => {
+    const judged: { readonly risk: Risk; readonly decision: PolicyDecision }[] = [];
+    for (const risk of risks) {
+      const decision = policy.decide(p.rel, risk, p.root.localPath);
+      // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed.
+      if (!(targets.reads && decision.source === 'protected')) judged.push({ risk, decision });
+    }
+    const decisions = judged.map((j) => j.decision);
+    const chosen = strictest(decisions);
+    const { action, rule, source, reason } = chosen;
+    if (action === 'deny' && denial === undefined) denial = { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk };
+    return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
+  });
+  return { targets: gateTargets, denial };
+}
+
+/** Security: the one place a model path becomes a gated one: the paths of a call the gate approved. */
+function approved(paths: readonly ModelPath[]): readonly GatedPath[] {
+  return paths as readonly GatedPath[];
+}
+
+export interface ApprovedCall {
+  readonly toolName: string;
+  readonly call: GateCall;
+  readonly risks: readonly Risk[];
+  readonly paths: readonly ModelPath[];
+}
+
+interface PipelinePorts {
+  readonly fs: WorkspaceFs;
+  readonly gate: Gate;
+  readonly policy: () => Policy;
+}
+
+/** The context of one approved call: its gated targets, and the translate step that only accepts them. */
+export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, signal: AbortSignal, page: PageBudget): CallContext {
+  const targets = approved(approvedCall.paths);
+  const gated = new Set<ModelPath>(targets);
+  const linksConfirmed = new Set<string>();
+  return {
+    targets,
+    signal,
+    page,
+    resolve: async (path: GatedPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
+      // Security: a tool may only open what the gate was asked about (the type says so; this holds it when a cast lies).
+      if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
+      if (signal.aborted) throw cancelled();
+      const resolved = await resolveOnDisk(path, ports.fs, options);
+      const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
+      if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);
+      await confirmLinks(ports.gate, approvedCall, resolved, linksConfirmed, signal);
+      return resolved;
+    },
+    readProtection: (resolved) => readProtection(ports.policy(), resolved),
+  };
+}
+
+/**
+ * Security: a file with several names (hard links) can be a protected file under an innocent name,
+ * and no rule sees the other names. So the person is asked again, told how many names it has
+ * (the first question named only this one), before it is read or written.
+ */
+async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, confirmed: Set<string>, signal: AbortSignal): Promise<void> {
+  const links = resolved.checked?.type === 'file' ? resolved.checked.nlink ?? 1 : 1;
+  if (links <= 1 || confirmed.has(resolved.display)) return;
+  const first = approvedCall.call;
+  const named = first.targets.some((t) => t.display === resolved.display);
+  const targets = named
+    ? first.targets.map((t) => (t.display === resolved.display ? { ...t, links } : t))
+    : [...first.targets, { display: resolved.display, action: 'default' as const, links }];
+  if (signal.aborted) throw cancelled();
+  const verdict = await gate({ ...first, targets }, signal);
+  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected. Do not retry it under another name; ask the user what they want instead.`);
+  confirmed.add(resolved.display);
+}
+
+/** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
+function readProtection(policy: Policy, resolved: ResolvedPath): string | undefined {
+  const decision = strictest([
+    policy.decide(resolved.rel, 'read', resolved.root.localPath),
+    policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
+  ]);
+  return decision.action === 'ask' || decision.action === 'deny' ? decision.rule : undefined;
+}
+
+/** Security: a link inside the workspace must not launder a denied or secret path. */
+function checkRealTarget(policy: Policy, risk: Risk, resolved: ResolvedPath): void {
+  const lexical = policy.decide(resolved.rel, risk, resolved.root.localPath).action;
+  const real = policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
+  if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
+    if (resolved.realRel === resolved.rel) {
+      throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}). Ask the user to open the real folder instead.`);
+    }
+    throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}). Use the real path so the user is asked about it.`);
+  }
+}
