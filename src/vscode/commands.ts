@@ -8,7 +8,8 @@ import type { SearchResult } from '../core/search/results.ts';
 import type { ArtifactHandle } from '../core/artifacts/store.ts';
 import { artifactUri, registerArtifactDocuments } from './artifact-documents.ts';
 import type { Host } from './activate.ts';
-import { fileUri } from './uri.ts';
+import { addressOf, fileUri } from './uri.ts';
+import { displayOf } from '../core/paths.ts';
 import type { PageBudget } from '../core/results/budget.ts';
 
 /**
@@ -53,8 +54,11 @@ export function activeModelPath(host: Host): string | undefined {
   if (!uri || uri.scheme !== 'file') return undefined;
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   if (!folder) return undefined;
-  const rel = vscode.workspace.asRelativePath(uri, false);
-  return host.session.roots.length > 1 ? `${folder.name}/${rel}` : rel;
+  // The session's name for the folder: two folders named "app" are "app" and "app (2)".
+  const roots = host.session.roots;
+  const root = roots.find((r) => r.address === addressOf(folder.uri, host.local));
+  if (!root) return undefined;
+  return displayOf(root.name, vscode.workspace.asRelativePath(uri, false), roots.length > 1);
 }
 
 /** Opens a workspace file (display path as the tools give it) at a 1-based line. */
