@@ -10,7 +10,7 @@ import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
 import { callContext, judge, risksOf, type Denial } from './pipeline.ts';
-import { resolvedFs } from './fs/resolved-fs.ts';
+import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
@@ -96,7 +96,8 @@ export class Session implements TargetScope {
   readonly saves: SaveHistory;
   readonly editors: OpenEditors | undefined;
   private readonly options: SessionOptions;
-  private readonly resolvedFs: CallServices['fs'];
+  /** The same fs, typed for resolved addresses only: what a call's tool gets. */
+  private readonly resolvedFs: ResolvedFs;
 
   constructor(options: SessionOptions) {
     this.options = options;
@@ -200,7 +201,7 @@ export class Session implements TargetScope {
         throw refused(verdict.reason ?? `The user declined ${tool.name}${target ? ` on "${target}"` : ''}. Do not retry the same call; ask the user what they want instead.`);
       }
       if (signal.aborted) throw cancelled();
-      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy }, { toolName: tool.name, ...prepared }, signal, options.page ?? DEFAULT_PAGE);
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;
