@@ -12,7 +12,7 @@ import { Session } from '../../src/core/session.ts';
 import { parseRules } from '../../src/core/policy.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import type { ToolOutcome } from '../../src/core/tool.ts';
 import { benchDir } from './workloads.ts';
@@ -59,7 +59,7 @@ export async function coreHost(root: string): Promise<CoreHost> {
   await session.artifacts.start();
   return {
     session,
-    invoke: (tool, input) => session.invoke(TOOLS[tool], input),
+    invoke: (tool, input) => invoke(session, tool, input),
     async dispose() { await session.dispose(); rmSync(spoolDir, { recursive: true, force: true }); },
   };
 }

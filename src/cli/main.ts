@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { Session } from '../core/session.ts';
 import { parseRules } from '../core/policy.ts';
-import { isToolName } from '../core/registry.ts';
+import { invoke, isToolName } from '../core/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
 import { withDistinctNames } from '../core/paths.ts';
@@ -64,7 +64,7 @@ async function runCall(session: Session, toolName: unknown, input: unknown, sign
     if (typeof toolName !== 'string' || !isToolName(toolName)) {
       throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`);
     }
-    const outcome = await session.invoke(TOOLS[toolName], input, signal);
+    const outcome = await invoke(session, toolName, input, { signal });
     return { line: JSON.stringify({ result: outcome.result }), ok: true };
   } catch (e) {
     const error = isSandboxError(e) ? e.toJSON() : { code: 'E_INTERNAL', message: e instanceof Error ? e.message : String(e) };

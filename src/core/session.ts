@@ -68,15 +68,15 @@ export interface InvokeOptions {
 }
 
 /** The outcome of the validate → policy steps: what the gate will be asked. */
-export interface PreparedCall {
-  readonly tool: Tool;
+export interface PreparedCall<R = unknown> {
+  readonly tool: Tool<R>;
   readonly call: GateCall;
   /** The risks the policy judged the targets by: the tool's own, and `read` when a write also reads. */
   readonly risks: readonly Risk[];
   readonly paths: readonly ModelPath[];
   /** The first target a rule denies, with that rule and the risk it denies. */
   readonly denial: Denial | undefined;
-  execute(call: CallContext, services: CallServices): Promise<ToolOutcome>;
+  execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
 }
 
 /**
@@ -158,7 +158,7 @@ export class Session implements TargetScope {
   }
 
   /** Validates and classifies a call without touching the filesystem. */
-  prepare(tool: Tool, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall {
+  prepare<R>(tool: Tool<R>, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall<R> {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
     const risks = risksOf(tool.risk, prepared.targets);
@@ -174,9 +174,9 @@ export class Session implements TargetScope {
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
-  async invoke(tool: Tool, raw: unknown, signal: AbortSignal = new AbortController().signal, origin: CallOrigin = 'headless', options: InvokeOptions = {}): Promise<ToolOutcome> {
+  async invoke<R>(tool: Tool<R>, raw: unknown, signal: AbortSignal = new AbortController().signal, origin: CallOrigin = 'headless', options: InvokeOptions = {}): Promise<ToolOutcome<R>> {
     const started = this.clock.now();
-    let prepared: PreparedCall | undefined;
+    let prepared: PreparedCall<R> | undefined;
     let verdict: Verdict | undefined;
     try {
       // A call that cannot run is refused before anyone is asked to approve it.

@@ -121,32 +121,38 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends 
 }
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
-export interface PreparedInput {
+export interface PreparedInput<R = unknown> {
   readonly targets: CallTargets;
   /** Runs the call with its approved targets and the session's services (the tool gets those it needs). */
-  execute(call: CallContext, services: CallServices): Promise<ToolOutcome>;
+  execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
 }
 
-export interface ToolOutcome {
+export interface ToolOutcome<R = unknown> {
   /** The typed result, as JSON (what the CLI prints). */
-  readonly result: unknown;
+  readonly result: R;
   /** The rendering for the model. */
   readonly text: string;
 }
 
-/** A tool with its types erased, as the registry and hosts hold it. */
-export interface Tool extends ToolMeta {
+/**
+ * A tool with its input type erased (input is validated at run time) and its result type kept:
+ * `Tool` alone is any tool, as hosts that only pass text along hold it.
+ */
+export interface Tool<R = unknown> extends ToolMeta {
   inputSchema(declaration: SchemaDeclaration): z.ZodType;
   /** `input` must already be validated against `inputSchema`. */
-  prepare(input: unknown, scope: TargetScope): PreparedInput;
+  prepare(input: unknown, scope: TargetScope): PreparedInput<R>;
 }
+
+/** The result type of a tool. */
+export type ResultOf<T> = T extends Tool<infer R> ? R : never;
 
 /** The services a tool declared, and no others. */
 function granted<N extends Need>(services: CallServices, needs: readonly N[]): Pick<CallServices, N> {
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool {
+export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool<R> {
   const { schema, targets, run, render, ...meta } = definition;
   return {
     ...meta,

@@ -7,7 +7,7 @@ import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
-import { LanguageModelToolRegistrations, confirmationFor } from './lm-tools.ts';
+import { LanguageModelToolRegistrations, confirmationFor, type ToolHostHooks } from './lm-tools.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
@@ -116,7 +116,11 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     editors: openEditors(local),
   });
 
-  const tools = new LanguageModelToolRegistrations(() => session);
+  const hooks: ToolHostHooks = {
+    confirmationExtras: (tool, input) => (tool.name === 'save_media' ? saveConfirmationExtras({ session }, input) : undefined),
+    aroundInvoke: (tool, input, run, signal) => withNewDiagnostics({ session, local }, tool, input, run, signal),
+  };
+  const tools = new LanguageModelToolRegistrations(session, hooks);
   context.subscriptions.push(tools);
   const host: Host = { context, session, settings: () => settings, gate, log, tools, local };
 
@@ -134,10 +138,6 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       roots = workspaceRoots(next, local);
     }),
   );
-  tools.hooks = {
-    confirmationExtras: (tool, input) => (tool.name === 'save_media' ? saveConfirmationExtras(host, input) : undefined),
-    aroundInvoke: (tool, input, run, token) => withNewDiagnostics(host, tool, input, run, token),
-  };
   void session.artifacts.start().then((removed) => { if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`); });
   registerCommands(host);
   registerStagedReview(host);
@@ -156,7 +156,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   return {
     dispose: async () => { await session.dispose(); },
     exports: context.extensionMode === vscode.ExtensionMode.Test
-      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, tools.hooks) }
+      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks) }
       : undefined,
   };
 }

@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
 import { isCancellation, isSandboxError } from '../core/errors.ts';
-import { TOOLS } from '../core/tools/index.ts';
+import { TOOLS, type ToolResult } from '../core/tools/index.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import type { ToolOutcome } from '../core/tool.ts';
-import type { ListDirectoryResult } from '../core/tools/list_directory.ts';
-import type { SearchResult } from '../core/search/results.ts';
-import type { ArtifactHandle } from '../core/artifacts/store.ts';
+import { invoke } from '../core/registry.ts';
+import type { ResultFrame, SearchHit, SearchOutput } from '../core/search/results.ts';
+import { isPaged } from '../core/results/paged.ts';
+import { listingsOf, type ListItem } from '../core/tools/list_directory.ts';
+import { withSignal } from './cancellation.ts';
 import { artifactUri, registerArtifactDocuments } from './artifact-documents.ts';
 import type { Host } from './activate.ts';
 import { addressOf, fileUri } from './uri.ts';
@@ -28,15 +30,11 @@ const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
  * Runs a tool for the person from the palette: the same tool, the same gate (a modal dialog is the
  * decider), with progress and cancellation. Returns undefined when refused or failed (already shown).
  */
-export async function runForPerson(host: Host, name: ToolName, input: unknown): Promise<ToolOutcome | undefined> {
+export async function runForPerson<N extends ToolName>(host: Host, name: N, input: unknown): Promise<ToolOutcome<ToolResult<N>> | undefined> {
   try {
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Workspace Tools: ${TOOLS[name].displayName}`, cancellable: true },
-      (_progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort());
-        return host.session.invoke(TOOLS[name], input, controller.signal, 'palette', { page: PERSON_PAGE });
-      },
+      (_progress, token) => withSignal(token, (signal) => invoke(host.session, name, input, { signal, origin: 'palette', page: PERSON_PAGE })),
     );
   } catch (e) {
     if (isCancellation(e)) return undefined;
@@ -74,7 +72,8 @@ async function listDirectoryCommand(host: Host): Promise<void> {
   if (path === undefined) return;
   const outcome = await runForPerson(host, 'list_directory', path.trim() ? { path: path.trim(), max_depth: 1 } : { max_depth: 1 });
   if (!outcome) return;
-  const results = outcome.result as ListDirectoryResult[];
+  // The person's page is large enough for any listing; past it, the first page is what is shown.
+  const results = isPaged<ListItem>(outcome.result) ? listingsOf(outcome.result.page) : outcome.result;
   const items = results.flatMap((r) => r.entries.map((e) => ({
     label: `${e.type === 'directory' ? '$(folder)' : '$(file)'} ${e.path}`,
     description: e.type === 'file' ? `${e.size ?? '?'} B` : e.type,
@@ -86,7 +85,8 @@ async function listDirectoryCommand(host: Host): Promise<void> {
 }
 
 /** Shows search or find frames as a quick pick that opens the file (at the line for a match). */
-async function pickResult(host: Host, title: string, frames: SearchResult): Promise<void> {
+async function pickResult(host: Host, title: string, output: SearchOutput): Promise<void> {
+  const frames: readonly ResultFrame[] = isPaged<SearchHit>(output) ? output.page : output;
   const notes = frames.filter((f) => f.kind === 'note' || f.kind === 'limit').map((f) => (f.kind === 'note' ? f.message : `Only the first ${f.limit} results are shown.`));
   const items = frames.flatMap((f): (vscode.QuickPickItem & { path: string; line: number | undefined })[] => {
     if (f.kind === 'match') return [{ label: `$(search) ${f.path}:${f.line}`, detail: f.text.trim().slice(0, 200), path: f.path, line: f.line }];
@@ -105,14 +105,14 @@ async function searchFilesCommand(host: Host): Promise<void> {
   const pattern = await vscode.window.showInputBox({ title: 'Workspace Tools: Search Files', prompt: 'Text to find in file contents (taken literally)', placeHolder: 'TODO' });
   if (!pattern) return;
   const outcome = await runForPerson(host, 'search_files', { pattern, literal: true, limit: 500 });
-  if (outcome) await pickResult(host, `Search "${pattern}"`, outcome.result as SearchResult);
+  if (outcome) await pickResult(host, `Search "${pattern}"`, outcome.result);
 }
 
 async function findFilesCommand(host: Host): Promise<void> {
   const glob = await vscode.window.showInputBox({ title: 'Workspace Tools: Find Files', prompt: 'Glob for the file paths to find', value: '**/*' });
   if (!glob) return;
   const outcome = await runForPerson(host, 'find_files', { glob, limit: 500 });
-  if (outcome) await pickResult(host, `Find "${glob}"`, outcome.result as SearchResult);
+  if (outcome) await pickResult(host, `Find "${glob}"`, outcome.result);
 }
 
 async function openFileAsArtifactCommand(host: Host): Promise<void> {
@@ -120,7 +120,7 @@ async function openFileAsArtifactCommand(host: Host): Promise<void> {
   if (!path?.trim()) return;
   const outcome = await runForPerson(host, 'open_file', { path: path.trim() });
   if (!outcome) return;
-  const handle = outcome.result as ArtifactHandle;
+  const handle = outcome.result;
   await vscode.window.showTextDocument(artifactUri(handle), { preview: true });
   void vscode.window.setStatusBarMessage(`$(file) artifact ${handle.callId}: ${handle.path}, ${handle.lines} lines, ${handle.bytes} bytes`, 8000);
 }

@@ -5,25 +5,25 @@ import type { Session } from '../core/session.ts';
 import type { Tool, ToolOutcome } from '../core/tool.ts';
 import type { GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
+import { withSignal } from './cancellation.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
 export type ConfirmationExtras = (tool: Tool, input: unknown) => vscode.MarkdownString | undefined;
 
+/** A call's outcome and what a host feature adds to the model's text. */
+export interface NotedOutcome {
+  readonly outcome: ToolOutcome;
+  readonly note?: string;
+}
+
 /** Work a host feature wraps around a call (e.g. diagnostics before and after a save); `note` is appended to the result. */
-export type AroundInvoke = (tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, token: vscode.CancellationToken) => Promise<{ outcome: ToolOutcome; note?: string }>;
+export type AroundInvoke = (tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, signal: AbortSignal) => Promise<NotedOutcome>;
 
 export interface ToolHostHooks {
   readonly confirmationExtras?: ConfirmationExtras;
   readonly aroundInvoke?: AroundInvoke;
-}
-
-function signalOf(token: vscode.CancellationToken): AbortSignal {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  else token.onCancellationRequested(() => controller.abort());
-  return controller.signal;
 }
 
 /** One page of result: 50 KiB, or less when VS Code gives the model's token budget for the result. */
@@ -85,20 +85,20 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
  */
 export class LanguageModelToolRegistrations implements vscode.Disposable {
   private readonly registered = new Map<ToolName, vscode.Disposable>();
-  private readonly session: () => Session;
-  /** Set by host features after construction (they need the host, which needs this object). */
-  hooks: ToolHostHooks = {};
+  private readonly session: Session;
+  private readonly hooks: ToolHostHooks;
 
-  constructor(session: () => Session) {
+  constructor(session: Session, hooks: ToolHostHooks = {}) {
     this.session = session;
+    this.hooks = hooks;
   }
 
   sync(): void {
-    const wanted = new Set(availableTools(this.session()).map((t) => t.name));
+    const wanted = new Set(availableTools(this.session).map((t) => t.name));
     for (const [name, registration] of this.registered) {
       if (!wanted.has(name)) { registration.dispose(); this.registered.delete(name); }
     }
-    for (const tool of availableTools(this.session())) {
+    for (const tool of availableTools(this.session)) {
       if (!this.registered.has(tool.name)) this.registered.set(tool.name, this.register(tool));
     }
   }
@@ -107,12 +107,14 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
 
   private register(tool: Tool): vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, {
-      prepareInvocation: (options) => confirmationFor(this.session(), tool, options.input, this.hooks),
+      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks),
       invoke: async (options, token) => {
         const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
         try {
-          const run = (): Promise<ToolOutcome> => this.session().invoke(tool, options.input, signalOf(token), origin, { page: pageOf(options, token) });
-          const { outcome, note } = this.hooks.aroundInvoke ? await this.hooks.aroundInvoke(tool, options.input, run, token) : { outcome: await run() };
+          const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
+            const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token) });
+            return this.hooks.aroundInvoke ? this.hooks.aroundInvoke(tool, options.input, run, signal) : run().then((outcome) => ({ outcome }));
+          });
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
         } catch (e) {
           if (!isSandboxError(e)) throw e;

@@ -1,4 +1,4 @@
-import type { Tool } from '../tool.ts';
+import type { ResultOf, Tool } from '../tool.ts';
 import type { ToolName } from './names.ts';
 import { openFile } from './open_file.ts';
 import { openJsonFile } from './open_json_file.ts';
@@ -15,8 +15,7 @@ import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
 import { undoSaveTool } from './undo_save.ts';
 
-/** Every tool, by name: the compiler catches a name without a tool. */
-export const TOOLS: Readonly<Record<ToolName, Tool>> = {
+const DEFINED = {
   open_file: openFile,
   open_json_file: openJsonFile,
   open_markdown_file: openMarkdownFile,
@@ -31,4 +30,14 @@ export const TOOLS: Readonly<Record<ToolName, Tool>> = {
   save_media: saveMedia,
   undo_save: undoSaveTool,
   list_media: listMedia,
-};
+} satisfies Record<ToolName, Tool>;
+
+/** What each tool returns, by name. */
+export type ToolResults = { readonly [N in ToolName]: ResultOf<(typeof DEFINED)[N]> };
+export type ToolResult<N extends ToolName> = ToolResults[N];
+
+/**
+ * Every tool, by name: the compiler catches a name without a tool (or a tool without a name), and
+ * `TOOLS[name]` keeps that tool's result type, so `session.invoke(TOOLS.open_file, …)` needs no cast.
+ */
+export const TOOLS: { readonly [N in ToolName]: Tool<ToolResults[N]> } = DEFINED;

@@ -75,7 +75,7 @@ function renderOutput(output: ListDirectoryOutput): string {
 }
 
 /** The listings the items make, one a folder. */
-function listingsOf(items: readonly ListItem[]): ListDirectoryResult[] {
+export function listingsOf(items: readonly ListItem[]): ListDirectoryResult[] {
   const out: { path: string; entries: ListedEntry[] }[] = [];
   for (const item of items) {
     if (item.kind === 'folder') out.push({ path: item.path, entries: [] });

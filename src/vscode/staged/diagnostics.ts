@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Host } from '../activate.ts';
 import type { Tool, ToolOutcome } from '../../core/tool.ts';
 import { fileUri } from '../uri.ts';
+import type { NotedOutcome } from '../lm-tools.ts';
 
 const SETTLE_MAX_MS = 2000;
 const SETTLE_QUIET_MS = 300;
@@ -12,18 +13,19 @@ function problems(uri: vscode.Uri): vscode.Diagnostic[] {
 
 const keyOf = (d: vscode.Diagnostic): string => `${d.severity}\u0000${d.source ?? ''}\u0000${d.message}`;
 
-/** Waits until the language services stop updating diagnostics for `uri` (or a time limit passes). */
-function settle(uri: vscode.Uri, token: vscode.CancellationToken): Promise<void> {
+/** Waits until the language services stop updating diagnostics for `uri` (or a time limit passes, or the call is cancelled). */
+function settle(uri: vscode.Uri, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let quiet: ReturnType<typeof setTimeout> | undefined;
-    const finish = (): void => { clearTimeout(quiet); clearTimeout(limit); listener.dispose(); cancel.dispose(); resolve(); };
+    const finish = (): void => { clearTimeout(quiet); clearTimeout(limit); listener.dispose(); signal.removeEventListener('abort', finish); resolve(); };
     const limit = setTimeout(finish, SETTLE_MAX_MS);
     const listener = vscode.languages.onDidChangeDiagnostics((e) => {
       if (!e.uris.some((u) => u.toString() === uri.toString())) return;
       clearTimeout(quiet);
       quiet = setTimeout(finish, SETTLE_QUIET_MS);
     });
-    const cancel = token.onCancellationRequested(finish);
+    if (signal.aborted) finish();
+    else signal.addEventListener('abort', finish);
   });
 }
 
@@ -31,7 +33,7 @@ function settle(uri: vscode.Uri, token: vscode.CancellationToken): Promise<void>
  * Wraps save_media in VS Code: after the write, lists the errors and warnings the language services
  * report for the saved file that were not there before, as Copilot does after its edits.
  */
-export async function withNewDiagnostics(host: Host, tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, token: vscode.CancellationToken): Promise<{ outcome: ToolOutcome; note?: string }> {
+export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, signal: AbortSignal): Promise<NotedOutcome> {
   if (tool.name !== 'save_media') return { outcome: await run() };
   const before = new Map<string, number>();
   let uri: vscode.Uri | undefined;
@@ -50,7 +52,7 @@ export async function withNewDiagnostics(host: Host, tool: Tool, input: unknown,
   } catch {
     return { outcome };
   }
-  await settle(uri, token);
+  await settle(uri, signal);
   const fresh = problems(uri).filter((d) => {
     const left = before.get(keyOf(d)) ?? 0;
     if (left > 0) { before.set(keyOf(d), left - 1); return false; }

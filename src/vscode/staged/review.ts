@@ -133,7 +133,7 @@ export function registerStagedReview(host: Host): void {
 }
 
 /** save_media's confirmation: the +/− counts and a link that opens the staged diff. */
-export function saveConfirmationExtras(host: Host, input: unknown): vscode.MarkdownString | undefined {
+export function saveConfirmationExtras(host: Pick<Host, 'session'>, input: unknown): vscode.MarkdownString | undefined {
   const mediaId = typeof input === 'object' && input !== null && 'media_id' in input ? (input as { media_id: unknown }).media_id : undefined;
   if (typeof mediaId !== 'string') return undefined;
   const media = host.session.media.find(mediaId);

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import * as nodePath from 'node:path';
 import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
-import type { UndoSaveResult } from '../../core/tools/undo_save.ts';
 import type { Host } from '../activate.ts';
 import { runForPerson } from '../commands.ts';
 
@@ -67,7 +66,7 @@ async function pickSave(host: Host, arg: unknown, placeHolder: string, undoable:
 async function undo(host: Host, input: { save_id?: string }): Promise<void> {
   const outcome = await runForPerson(host, 'undo_save', input);
   if (!outcome) return;
-  const result = outcome.result as UndoSaveResult;
+  const { result } = outcome;
   if (result.action === 'staged') {
     void vscode.window.showInformationMessage(`Workspace Tools: "${result.path}" changed after save ${result.save_id}, so nothing was overwritten. The undo is staged as ${result.media_id ?? 'a media'}: review it in Staged Changes and save it to finish.`);
   } else {
