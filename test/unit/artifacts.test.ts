@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as nodePath from 'node:path';
-import { testSession, type TestSession } from './harness.ts';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { pagedResult, type TestSession, testSession, wholeResult } from './harness.ts';
+import { type ToolResult } from '../../src/core/tools/index.ts';
+import type { ToolOutcome } from '../../src/core/tool.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import { Policy } from '../../src/core/policy.ts';
-import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
+import type { ArtifactHandle } from '../../src/core/artifacts/store.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
-import type { PagedGrep } from '../../src/core/artifacts/render.ts';
 
 const MTIME = new Date('2024-01-02T03:04:05.000Z');
 
@@ -22,12 +22,12 @@ function write(t: TestSession, rel: string, content: string | Uint8Array): strin
   return file;
 }
 
-async function call(t: TestSession, tool: ToolName, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ result: unknown; text: string }> {
-  return t.session.invoke(TOOLS[tool], args, signal);
+async function call<N extends ToolName>(t: TestSession, tool: N, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutcome<ToolResult<N>>> {
+  return t.invoke(tool, args, signal ? { signal } : {});
 }
 
 async function open(t: TestSession, rel: string): Promise<ArtifactHandle> {
-  return (await call(t, 'open_file', { path: rel })).result as ArtifactHandle;
+  return (await call(t, 'open_file', { path: rel })).result;
 }
 
 /** The text with the run-specific callId replaced by "ID". */
@@ -57,7 +57,7 @@ describe('open_file', () => {
   it('returns a handle with exact facts and no content, rendered in two lines', async () => {
     write(t, 'src/app.ts', 'const a = 1;\nconst b = 2;\n');
     const outcome = await call(t, 'open_file', { path: 'src/app.ts' });
-    const handle = outcome.result as ArtifactHandle;
+    const handle = outcome.result;
     assert.match(handle.callId, /^art-[0-9a-f]{6}-\d+$/);
     assert.deepEqual({ ...handle, callId: 'ID' }, { callId: 'ID', path: 'src/app.ts', bytes: 26, lines: 2, encoding: 'utf-8', eol: 'lf', binary: false, mtime: '2024-01-02T03:04:05.000Z' });
     assert.equal(pin(outcome.text, handle.callId), [
@@ -71,9 +71,9 @@ describe('open_file', () => {
     const file = write(t, 'changing.txt', 'old line 1\nold line 2\n');
     const { callId } = await open(t, 'changing.txt');
     writeFileSync(file, 'NEW CONTENT that is longer\nand has\nthree lines\n');
-    const page = (await call(t, 'artifact_read', { callId })).result as ArtifactPage;
+    const page = (await call(t, 'artifact_read', { callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['old line 1', 'old line 2']);
-    const grep = (await call(t, 'artifact_grep', { callId, pattern: 'NEW' })).result as ArtifactGrepResult;
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId, pattern: 'NEW' })).result);
     assert.equal(grep.matchCount, 0);
     const reopened = await open(t, 'changing.txt');
     assert.equal(reopened.lines, 3);
@@ -108,7 +108,7 @@ describe('artifact_read', () => {
 
   it('pages by 1-based offset and limit, with nextOffset and a pinned rendering', async () => {
     const outcome = await call(t, 'artifact_read', { callId: id, offset: 10, limit: 3 });
-    const page = outcome.result as ArtifactPage;
+    const page = outcome.result;
     assert.deepEqual({ ...page, callId: 'ID' }, {
       callId: 'ID', path: 'lines.txt', totalLines: 812, startLine: 10, endLine: 12,
       lines: [{ n: 10, text: 'line 10' }, { n: 11, text: 'line 11' }, { n: 12, text: 'line 12' }],
@@ -122,7 +122,7 @@ describe('artifact_read', () => {
   it('ends at the last line (no final newline) without nextOffset', async () => {
     const outcome = await call(t, 'artifact_read', { callId: id, offset: 811 });
     assert.equal(outcome.text, 'lines.txt lines 811-812 of 812:\n811\tline 811\n812\tline 812\n(end of file)');
-    assert.equal((outcome.result as ArtifactPage).nextOffset, undefined);
+    assert.equal(outcome.result.nextOffset, undefined);
   });
 
   it('narrates an offset past the end with the line count', async () => {
@@ -142,10 +142,10 @@ describe('artifact_read', () => {
     write(t, 'wide.txt', Array.from({ length: 2000 }, (_, i) => String(i + 1).padEnd(99, '.')).join('\n') + '\n');
     const { callId } = await open(t, 'wide.txt');
     const outcome = await call(t, 'artifact_read', { callId });
-    const page = outcome.result as ArtifactPage;
+    const page = outcome.result;
     assert.deepEqual([page.startLine, page.endLine, page.truncated, page.nextOffset], [1, 512, true, 513]);
     assert.ok(outcome.text.endsWith('\n(page capped at 50 KiB; more: artifact_read offset 513)'));
-    const full = (await call(t, 'artifact_read', { callId, offset: 1, limit: 100 })).result as ArtifactPage;
+    const full = (await call(t, 'artifact_read', { callId, offset: 1, limit: 100 })).result;
     assert.deepEqual([full.endLine, full.truncated, full.nextOffset], [100, false, 101]);
   });
 
@@ -153,7 +153,7 @@ describe('artifact_read', () => {
     write(t, 'long.txt', `short\n${'x'.repeat(1990)}0123456789ABCDEF${'y'.repeat(100_000)}\nafter\n`);
     const { callId } = await open(t, 'long.txt');
     const outcome = await call(t, 'artifact_read', { callId });
-    const page = outcome.result as ArtifactPage;
+    const page = outcome.result;
     assert.deepEqual(page.lines.map((l) => [l.n, l.text.length, l.cutBytes]), [[1, 5, undefined], [2, 2000, 102_006], [3, 5, undefined]]);
     assert.equal(page.lines[1]!.text.slice(-10), '0123456789');
     assert.equal(outcome.text.split('\n')[2], `2\t${'x'.repeat(1990)}0123456789 …[line cut: 102006 bytes, first 2000 chars shown]`);
@@ -173,9 +173,9 @@ describe('artifact_read', () => {
     assert.deepEqual([handle.lines, handle.bytes], [5_000_000, statSync(file).size]);
     const last = await call(t, 'artifact_read', { callId: handle.callId, offset: 5_000_000 });
     assert.equal(last.text, 'five-million.log lines 5000000-5000000 of 5000000:\n5000000\t5000000\n(end of file)');
-    const middle = (await call(t, 'artifact_read', { callId: handle.callId, offset: 3_333_333, limit: 2 })).result as ArtifactPage;
+    const middle = (await call(t, 'artifact_read', { callId: handle.callId, offset: 3_333_333, limit: 2 })).result;
     assert.deepEqual(middle.lines, [{ n: 3_333_333, text: '3333333' }, { n: 3_333_334, text: '3333334' }]);
-    const grep = (await call(t, 'artifact_grep', { callId: handle.callId, pattern: '^4999999$' })).result as ArtifactGrepResult;
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: '^4999999$' })).result);
     assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[4_999_999, '4999999']]);
   });
 });
@@ -189,9 +189,9 @@ describe('encodings and line ends', () => {
     write(t, 'win.txt', 'alpha\r\nbeta end\r\ngamma\r\n');
     const handle = await open(t, 'win.txt');
     assert.deepEqual([handle.eol, handle.lines], ['crlf', 3]);
-    const page = (await call(t, 'artifact_read', { callId: handle.callId })).result as ArtifactPage;
+    const page = (await call(t, 'artifact_read', { callId: handle.callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['alpha', 'beta end', 'gamma']);
-    const grep = (await call(t, 'artifact_grep', { callId: handle.callId, pattern: 'end$' })).result as ArtifactGrepResult;
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: 'end$' })).result);
     assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[2, 'beta end']]);
     write(t, 'mixed.txt', 'a\r\nb\nc\n');
     assert.equal((await open(t, 'mixed.txt')).eol, 'mixed');
@@ -201,9 +201,9 @@ describe('encodings and line ends', () => {
     write(t, 'bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('first é\nsecond\n')]));
     const handle = await open(t, 'bom.txt');
     assert.deepEqual([handle.encoding, handle.bytes, handle.lines], ['utf-8-bom', 19, 2]);
-    const page = (await call(t, 'artifact_read', { callId: handle.callId })).result as ArtifactPage;
+    const page = (await call(t, 'artifact_read', { callId: handle.callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['first é', 'second']);
-    const grep = (await call(t, 'artifact_grep', { callId: handle.callId, pattern: '^first' })).result as ArtifactGrepResult;
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: '^first' })).result);
     assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[1, 'first é']]);
   });
 
@@ -214,9 +214,9 @@ describe('encodings and line ends', () => {
       write(t, `${encoding}.txt`, Buffer.concat([Buffer.from(bom), body]));
       const handle = await open(t, `${encoding}.txt`);
       assert.deepEqual({ encoding: handle.encoding, bytes: handle.bytes, lines: handle.lines, eol: handle.eol, binary: handle.binary }, { encoding, bytes: 2 + body.length, lines: 2, eol: 'crlf', binary: false });
-      const page = (await call(t, 'artifact_read', { callId: handle.callId })).result as ArtifactPage;
+      const page = (await call(t, 'artifact_read', { callId: handle.callId })).result;
       assert.deepEqual(page.lines.map((l) => l.text), ['zwei Zeilen: ü', '€ und 😀']);
-      const grep = (await call(t, 'artifact_grep', { callId: handle.callId, pattern: '€', literal: true })).result as ArtifactGrepResult;
+      const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: '€', literal: true })).result);
       assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[2, '€ und 😀']]);
     });
   }
@@ -224,7 +224,7 @@ describe('encodings and line ends', () => {
   it('flags invalid UTF-8 in the handle with its line and byte, and reads it as U+FFFD', async () => {
     write(t, 'latin1.txt', Buffer.concat([Buffer.from('ok line\ncaf'), Buffer.from([0xe9]), Buffer.from(' au lait\n')]));
     const outcome = await call(t, 'open_file', { path: 'latin1.txt' });
-    const handle = outcome.result as ArtifactHandle;
+    const handle = outcome.result;
     assert.deepEqual([handle.encoding, handle.binary, handle.invalidUtf8], ['utf-8', false, { line: 2, byte: 11 }]);
     assert.equal(pin(outcome.text, handle.callId).split('\n')[1], 'Not valid UTF-8 from line 2 (byte 11); invalid bytes read as \uFFFD.');
     const read = await call(t, 'artifact_read', { callId: handle.callId });
@@ -235,7 +235,7 @@ describe('encodings and line ends', () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR\0\0needle\x01\x02'), Buffer.alloc(40, 0)]);
     write(t, 'logo.png', png);
     const outcome = await call(t, 'open_file', { path: 'logo.png' });
-    const handle = outcome.result as ArtifactHandle;
+    const handle = outcome.result;
     assert.deepEqual([handle.binary, handle.encoding, handle.bytes], [true, 'binary', png.length]);
     assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
     await assert.rejects(call(t, 'artifact_read', { callId: handle.callId }), {
@@ -274,13 +274,13 @@ describe('artifact_grep', () => {
       '7-\t7 ok',
       '(result limit: stopped at maxResults 2; more lines match. Raise maxResults or narrow the pattern.)',
     ].join('\n'));
-    const result = outcome.result as ArtifactGrepResult;
+    const result = wholeResult(outcome.result);
     assert.deepEqual([result.matchCount, result.limited, result.maxResults], [2, true, 2]);
   });
 
   it('says nothing about a limit when every match fits, and separates distant groups with --', async () => {
     const outcome = await call(t, 'artifact_grep', { callId: id, pattern: 'error disk', ignore_case: true, maxResults: 10 });
-    const result = outcome.result as ArtifactGrepResult;
+    const result = wholeResult(outcome.result);
     assert.deepEqual([result.matchCount, result.limited], [10, false]);
     assert.equal(outcome.text.split('\n').slice(0, 4).join('\n'), '10 matching lines for /error disk/ in log.txt:\n3:\t3 ERROR disk full\n--\n6:\t6 ERROR disk full');
     assert.equal((await call(t, 'artifact_grep', { callId: id, pattern: 'nothing here' })).text, 'No lines match /nothing here/ in log.txt.');
@@ -289,9 +289,9 @@ describe('artifact_grep', () => {
   it('treats a literal pattern literally', async () => {
     write(t, 'regexy.txt', 'a.b\naxb\n(x)\n');
     const { callId } = await open(t, 'regexy.txt');
-    assert.deepEqual(((await call(t, 'artifact_grep', { callId, pattern: 'a.b', literal: true })).result as ArtifactGrepResult).lines.map((l) => l.n), [1]);
-    assert.deepEqual(((await call(t, 'artifact_grep', { callId, pattern: 'a.b' })).result as ArtifactGrepResult).lines.map((l) => l.n), [1, 2]);
-    assert.deepEqual(((await call(t, 'artifact_grep', { callId, pattern: '(x)', literal: true })).result as ArtifactGrepResult).lines.map((l) => l.n), [3]);
+    assert.deepEqual(wholeResult((await call(t, 'artifact_grep', { callId, pattern: 'a.b', literal: true })).result).lines.map((l) => l.n), [1]);
+    assert.deepEqual(wholeResult((await call(t, 'artifact_grep', { callId, pattern: 'a.b' })).result).lines.map((l) => l.n), [1, 2]);
+    assert.deepEqual(wholeResult((await call(t, 'artifact_grep', { callId, pattern: '(x)', literal: true })).result).lines.map((l) => l.n), [3]);
   });
 
   it('narrates an invalid regex quoting ripgrep', async () => {
@@ -304,7 +304,7 @@ describe('artifact_grep', () => {
   it('shows the part of a long line around a match that lies past the cut', async () => {
     write(t, 'minified.js', `${'a'.repeat(50_000)}NEEDLE${'b'.repeat(50_000)}\n`);
     const { callId } = await open(t, 'minified.js');
-    const result = (await call(t, 'artifact_grep', { callId, pattern: 'NEEDLE' })).result as ArtifactGrepResult;
+    const result = wholeResult((await call(t, 'artifact_grep', { callId, pattern: 'NEEDLE' })).result);
     const line = result.lines[0]!;
     assert.deepEqual([line.n, line.cutBytes, line.text.length], [1, 100_006, 2001]);
     assert.equal(line.text.slice(0, 1 + 200 + 6), `…${'a'.repeat(200)}NEEDLE`);
@@ -315,16 +315,16 @@ describe('artifact_grep', () => {
     const { callId } = await open(t, 'many.txt');
     const outcome = await call(t, 'artifact_grep', { callId, pattern: 'z', maxResults: 3000 });
     assert.ok(Buffer.byteLength(outcome.text) <= 50 * 1024);
-    const paged = outcome.result as PagedGrep;
+    const paged = pagedResult(outcome.result);
     assert.equal(paged.summary, '3000 matching lines for /z/ in many.txt');
     const lines = outcome.text.split('\n');
     assert.match(lines[0]!, /^3000 matching lines for \/z\/ in many\.txt: more than one page, so the whole result is artifact (art-[0-9a-f]+-\d+) \(3001 lines, 296\.7 KiB; its last line says whether it is complete\)\. Lines 1-510 of it follow\.$/);
     assert.equal(lines[1], `1:\t0 ${'z'.repeat(90)}`);
     assert.equal(lines.at(-1), `(more: artifact_read {callId: "${paged.artifact.callId}", offset: ${paged.artifact.nextOffset}}; artifact_grep {callId: "${paged.artifact.callId}", pattern} searches all of it)`);
     assert.equal(paged.page.length, paged.artifact.nextOffset - 1);
-    let page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: paged.artifact.nextOffset })).result as ArtifactPage;
+    let page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: paged.artifact.nextOffset })).result;
     assert.equal(page.lines[0]!.text, `${paged.artifact.nextOffset}:\t${paged.artifact.nextOffset - 1} ${'z'.repeat(90)}`);
-    while (page.nextOffset !== undefined) page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: page.nextOffset })).result as ArtifactPage;
+    while (page.nextOffset !== undefined) page = (await call(t, 'artifact_read', { callId: paged.artifact.callId, offset: page.nextOffset })).result;
     assert.deepEqual(page.lines.slice(-2).map((l) => l.text), [`3000:\t2999 ${'z'.repeat(90)}`, 'done complete (3000 matching lines for /z/ in many.txt)']);
   });
 
@@ -364,7 +364,7 @@ describe('open_json_file and artifact_query on JSON', () => {
       '}',
     ].join('\n'));
     const outcome = await call(t, 'open_json_file', { path: 'tsconfig.json' });
-    const { handle } = outcome.result as { handle: ArtifactHandle };
+    const { handle } = outcome.result;
     assert.equal(pin(outcome.text, handle.callId), [
       'artifact ID: tsconfig.json, 8 lines, 167 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
       'JSON object (5 keys), lines 2-8:',
@@ -389,7 +389,7 @@ describe('open_json_file and artifact_query on JSON', () => {
     assert.equal(error?.code, 'E_SANDBOX_INVALID_INPUT');
     const callId = /artifact (art-[0-9a-f]+-\d+)/.exec(error!.message)![1]!;
     assert.equal(pin(error!.message, callId), '"broken.json" is not valid JSON (comments and trailing commas are accepted): CommaExpected at line 3, column 11. It stays open as artifact ID: read around that line with artifact_read (offset 1).');
-    const page = (await call(t, 'artifact_read', { callId, offset: 3, limit: 1 })).result as ArtifactPage;
+    const page = (await call(t, 'artifact_read', { callId, offset: 3, limit: 1 })).result;
     assert.equal(page.lines[0]!.text, '  "b": [1 2]');
   });
 
@@ -402,7 +402,7 @@ describe('open_json_file and artifact_query on JSON', () => {
       'a/b': { 'c~d': 1 },
     };
     write(t, 'package.json', JSON.stringify(doc, null, 2));
-    const { handle } = (await call(t, 'open_json_file', { path: 'package.json' })).result as { handle: ArtifactHandle };
+    const { handle } = (await call(t, 'open_json_file', { path: 'package.json' })).result;
     const deep = await call(t, 'artifact_query', { callId: handle.callId, select: '/deep' });
     assert.equal(deep.text, [
       '/deep in package.json (lines 65-78), object (1 key):',
@@ -426,7 +426,7 @@ describe('open_json_file and artifact_query on JSON', () => {
 
   it('lists the nearest keys when a pointer selects nothing', async () => {
     write(t, 'scripts.json', JSON.stringify({ scripts: { build: 'tsc', test: 'node --test', lint: 'eslint' } }));
-    const { handle } = (await call(t, 'open_json_file', { path: 'scripts.json' })).result as { handle: ArtifactHandle };
+    const { handle } = (await call(t, 'open_json_file', { path: 'scripts.json' })).result;
     await assert.rejects(call(t, 'artifact_query', { callId: handle.callId, select: '/scripts/tset' }), {
       code: 'E_SANDBOX_NOT_FOUND',
       message: 'JSON Pointer "/scripts/tset" selects nothing: "/scripts" (line 1) is an object with 3 keys, none of them "tset". Nearest: "/scripts/test", "/scripts/lint", "/scripts/build"; call artifact_query with one of those.',
@@ -464,13 +464,13 @@ describe('open_markdown_file and artifact_query on Markdown', () => {
       'macOS', '-----', 'brew install demo', // 18-20 setext h2
     ].join('\n') + '\n');
     const outcome = await call(t, 'open_markdown_file', { path: 'README.md' });
-    id = (outcome.result as { handle: ArtifactHandle }).handle.callId;
+    id = outcome.result.handle.callId;
   });
   after(() => t.dispose());
 
   it('returns the heading outline with section ranges: fenced "#" is not a heading, setext headings count (pinned)', async () => {
     const outcome = await call(t, 'open_markdown_file', { path: 'README.md' });
-    const callId = (outcome.result as { handle: ArtifactHandle }).handle.callId;
+    const callId = outcome.result.handle.callId;
     assert.equal(pin(outcome.text, callId), [
       'artifact ID: README.md, 20 lines, 137 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
       'Outline (4 headings; line ranges are whole sections):',
@@ -502,12 +502,12 @@ describe('open_markdown_file and artifact_query on Markdown', () => {
     assert.equal(error?.code, 'E_SANDBOX_TOO_LARGE');
     const callId = /artifact (art-[0-9a-f]+-\d+)/.exec(error!.message)![1]!;
     assert.equal(pin(error!.message, callId), '"huge.md" is 5.0 MiB, more than the 4.0 MiB that can be parsed or shown as a whole. It is open as artifact ID: find what you need with artifact_grep and page it with artifact_read.');
-    assert.equal(((await call(t, 'artifact_read', { callId, limit: 1 })).result as ArtifactPage).lines[0]!.text, '# Huge');
+    assert.equal((await call(t, 'artifact_read', { callId, limit: 1 })).result.lines[0]!.text, '# Huge');
   });
 
   it('pages a section longer than a page with nextOffset inside the section', async () => {
     write(t, 'big.md', ['# Big', ...Array.from({ length: 2500 }, (_, i) => `row ${i}`), '# After', 'x'].join('\n'));
-    const { handle } = (await call(t, 'open_markdown_file', { path: 'big.md' })).result as { handle: ArtifactHandle };
+    const { handle } = (await call(t, 'open_markdown_file', { path: 'big.md' })).result;
     const outcome = await call(t, 'artifact_query', { callId: handle.callId, select: 'Big' });
     assert.ok(outcome.text.endsWith('\n(more: artifact_read offset 2001, section ends at line 2501)'), outcome.text.slice(-120));
   });
@@ -610,7 +610,7 @@ describe('backends without local paths', () => {
       write(t, 's.txt', 'one\ntwo\n');
       const handle = await open(t, 's.txt');
       assert.deepEqual([handle.lines, handle.bytes], [2, 8]);
-      assert.deepEqual(((await call(t, 'artifact_read', { callId: handle.callId })).result as ArtifactPage).lines.map((l) => l.text), ['one', 'two']);
+      assert.deepEqual((await call(t, 'artifact_read', { callId: handle.callId })).result.lines.map((l) => l.text), ['one', 'two']);
     } finally {
       await t.dispose();
     }

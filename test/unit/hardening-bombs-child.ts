@@ -12,12 +12,13 @@ import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
 import { parseRules } from '../../src/core/policy.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { MemoryLog } from './harness.ts';
+import type { ToolResult } from '../../src/core/tools/index.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 
 const [scenario, workspace, spool] = process.argv.slice(2) as [BombScenario, string, string];
@@ -47,11 +48,11 @@ async function measured(work: () => Promise<number>): Promise<void> {
   maxResultBytes = Math.max(maxResultBytes, bytes);
 }
 
-async function call(tool: ToolName, input: object): Promise<unknown> {
-  let result: unknown;
+async function call<N extends ToolName>(tool: N, input: object): Promise<ToolResult<N> | undefined> {
+  let result: ToolResult<N> | undefined;
   await measured(async () => {
     try {
-      const outcome = await session.invoke(TOOLS[tool], input);
+      const outcome = await invoke(session, tool, input);
       result = outcome.result;
       outcomes.push('ok');
       return Buffer.byteLength(JSON.stringify(outcome.result)) + Buffer.byteLength(outcome.text);
@@ -95,26 +96,28 @@ async function run(): Promise<void> {
     }
     case 'grep-max-results': {
       write('many.txt', 'x\n'.repeat(5_000_000));
-      const handle = await call('open_file', { path: 'many.txt' }) as { callId: string };
+      const handle = await call('open_file', { path: 'many.txt' });
+      if (!handle) throw new Error('open_file many.txt failed');
       await call('artifact_grep', { callId: handle.callId, pattern: 'x', maxResults: 1e12 });
       return;
     }
     case 'replace-all': {
       write('big.txt', 'a'.repeat(1_700_000));
-      const staged = await call('stage_file', { path: 'big.txt' }) as { media_id: string };
+      const staged = await call('stage_file', { path: 'big.txt' });
+      if (!staged) throw new Error('stage_file big.txt failed');
       await call('media_apply_patch', { media_id: staged.media_id, patch: { find: 'a', replace: 'b'.repeat(1000), replace_all: true } });
       return;
     }
     case 'markdown-hashes': {
       write('hashes.md', '#\n'.repeat(2 * 1024 * 1024));
-      const opened = await call('open_markdown_file', { path: 'hashes.md' }) as { handle: { callId: string } } | undefined;
+      const opened = await call('open_markdown_file', { path: 'hashes.md' });
       if (opened) await call('artifact_query', { callId: opened.handle.callId, select: 'nothing here' });
       return;
     }
     case 'deep-json': {
       const depth = 5000;
       write('deep.json', `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`);
-      const opened = await call('open_json_file', { path: 'deep.json' }) as { handle: { callId: string } } | undefined;
+      const opened = await call('open_json_file', { path: 'deep.json' });
       if (opened) {
         await call('artifact_query', { callId: opened.handle.callId, select: '' });
         await call('artifact_query', { callId: opened.handle.callId, select: '/a/0'.repeat(2000) });

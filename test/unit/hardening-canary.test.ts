@@ -4,16 +4,15 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import type { SearchResult } from '../../src/core/search/results.ts';
-import type { ListDirectoryResult, ListedEntry } from '../../src/core/tools/list_directory.ts';
-import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
+import type { ListedEntry } from '../../src/core/tools/list_directory.ts';
+import type { ArtifactHandle } from '../../src/core/artifacts/store.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
-import { tempDir, testSession, type TestSession } from './harness.ts';
+import { ofKind, session, tempDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import { rgPath, writeTree } from './search-helpers.ts';
 
 /**
@@ -115,16 +114,16 @@ after(async () => {
   twin.dispose();
 });
 
-interface Outcome { readonly ok: true; readonly result: unknown; readonly text: string }
+interface Outcome<R = unknown> { readonly ok: true; readonly result: R; readonly text: string }
 interface Failure { readonly ok: false; readonly code: string; readonly message: string }
 
 /** One call through the whole pipeline, as the chat invokes it, with the leak checks every output gets. */
-async function call(tool: ToolName, input: Record<string, unknown>): Promise<Outcome | Failure> {
+async function call<N extends ToolName>(tool: N, input: Record<string, unknown>): Promise<Outcome<ToolResult<N>> | Failure> {
   cases++;
   if (typeof input['path'] === 'string') namedTargets.add(input['path'].replace(/^\.\//, '').replace(/\/+$/, '') || '.');
-  let out: Outcome | Failure;
+  let out: Outcome<ToolResult<N>> | Failure;
   try {
-    const outcome = await t.session.invoke(TOOLS[tool], input, new AbortController().signal, 'chat');
+    const outcome = await t.invoke(tool, input, { signal: new AbortController().signal, origin: 'chat' });
     out = { ok: true, result: outcome.result, text: outcome.text };
   } catch (e) {
     assert.ok(e instanceof SandboxError, `${tool} ${JSON.stringify(input)} threw ${String(e)}`);
@@ -286,7 +285,7 @@ test('canary: search_files with every flag combination finds exactly what raw rg
     const refusal = refusalFor('search_files', path);
     if (refusal) { expectFailure(out, refusal.code, refusal.message, label); refused++; return; }
     assert.ok(out.ok, `${label}: ${out.ok ? '' : out.message}`);
-    const frames = out.result as SearchResult;
+    const frames = wholeResult(out.result);
     // The twin's files that rg would search with these flags, grepped here: the expected matching lines.
     const files = await rgLines([
       '--files', ...traversal(input),
@@ -341,7 +340,7 @@ test('canary: find_files with every flag combination lists exactly what raw rg l
     const refusal = refusalFor('find_files', path);
     if (refusal) { expectFailure(out, refusal.code, refusal.message, label); refused++; return; }
     assert.ok(out.ok, `${label}: ${out.ok ? '' : out.message}`);
-    const frames = out.result as SearchResult;
+    const frames = wholeResult(out.result);
     // find_files lists what `rg --files` lists with the flags, narrowed by the glob as `rg -g` matches it.
     const listing = new Set(await rgLines(['--files', ...traversal(input), ...scopeArgs(path)]));
     const byGlob = new Set(await rgLines(['--files', '--hidden', '--no-ignore', `--glob=${String(input['glob'])}`, ...scopeArgs(path)]));
@@ -394,7 +393,7 @@ test('canary: list_directory at every path and depth omits the denied folder and
       if (refusal) { expectFailure(out, refusal.code, refusal.message, label); continue; }
       const rel = path === undefined || path === '.' ? '' : path;
       assert.ok(out.ok, `${label}: ${out.ok ? '' : out.message}`);
-      const [listing] = out.result as ListDirectoryResult[];
+      const [listing] = wholeResult(out.result);
       assert.deepEqual(listing, { path: rel || '.', entries: expectedListing(rel, max_depth) }, label);
       assert.equal(out.text.split('\n')[0], `${rel || '.'}: ${listing!.entries.length} entries`, label);
     }
@@ -429,7 +428,7 @@ test('canary: the open tools refuse every secret, link and denied path; artifact
     const out = await call(tool, { path });
     count++;
     assert.ok(out.ok, `${tool} ${path}`);
-    const result = out.result as ArtifactHandle | { handle: ArtifactHandle };
+    const result = out.result;
     const handle = 'handle' in result ? result.handle : result;
     assert.deepEqual({ path: handle.path, bytes: handle.bytes, lines: handle.lines }, { path, bytes: Buffer.byteLength(NORMAL[path]!), lines: linesOf(path).length });
     return handle;
@@ -448,7 +447,7 @@ test('canary: the open tools refuse every secret, link and denied path; artifact
       const out = await call('artifact_read', defined({ callId, offset, limit }));
       count++;
       assert.ok(out.ok);
-      const page = out.result as ArtifactPage;
+      const page = out.result;
       const from = offset ?? 1;
       const shown = lines.slice(from - 1, limit === undefined ? undefined : from - 1 + limit);
       assert.deepEqual(page.lines.map((l) => l.text), shown, `${rel} ${offset} ${limit}`);
@@ -458,7 +457,7 @@ test('canary: the open tools refuse every secret, link and denied path; artifact
       const out = await call('artifact_grep', defined({ callId, pattern: g.probe, literal: g.literal, ignore_case: g.ignore_case, maxResults: g.maxResults, context: g.context }));
       count++;
       assert.ok(out.ok, `${rel} ${JSON.stringify(g)}: ${out.ok ? '' : out.message}`);
-      const result = out.result as ArtifactGrepResult;
+      const result = wholeResult(out.result);
       const source = g.literal ? g.probe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : g.probe;
       const re = new RegExp(source, g.ignore_case ? 'i' : '');
       const matching = lines.flatMap((line, i) => (re.test(line) ? [i + 1] : []));
@@ -474,14 +473,14 @@ test('canary: the open tools refuse every secret, link and denied path; artifact
     const out = await call('artifact_query', { callId: json, select });
     count++;
     assert.ok(out.ok, select);
-    assert.equal((out.result as { node: { type: string } }).node.type, expected, select);
+    assert.equal(ofKind(out.result, 'json').node.type, expected, select);
   }
   const markdown = artifacts[4]![1].callId;
   for (const [select, first] of [['Guide', '# Guide'], ['Guide/Setup', '## Setup'], ['Usage', '## Usage']] as const) {
     const out = await call('artifact_query', { callId: markdown, select });
     count++;
     assert.ok(out.ok, select);
-    assert.equal((out.result as { page: ArtifactPage }).page.lines[0]?.text, first, select);
+    assert.equal(ofKind(out.result, 'markdown').page.lines[0]?.text, first, select);
   }
   for (const [callId, select] of [[json, '/missing'], [markdown, 'Private'], [artifacts[0]![1].callId, '']] as const) {
     const out = await call('artifact_query', { callId, select });
@@ -523,14 +522,14 @@ test('canary: list_media shows only what was staged; staging a secret is decline
   const staged = await call('stage_file', { path: 'notes.txt' });
   count++;
   assert.ok(staged.ok);
-  const id = (staged.result as { media_id: string }).media_id;
+  const id = staged.result.media_id;
   const patched = await call('media_apply_patch', { media_id: id, patch: { find: 'line two', replace: 'line 2' } });
   count++;
   assert.ok(patched.ok);
   const listed = await call('list_media', {});
   count++;
   assert.ok(listed.ok);
-  const media = (listed.result as { media: { path: string; media_id: string; added: number; removed: number }[] }).media;
+  const media = listed.result.media;
   assert.deepEqual(media.map((m) => [m.path, m.added, m.removed]), [['notes.txt', 1, 1]]);
   console.log(`canary list_media/stage_file: ${count} cases`);
 });
@@ -553,17 +552,15 @@ test('canary: the audit log holds every call, names only targets the model gave,
  * read-denied file staged for writing reaches the model through media_apply_patch's "closest text" error,
  * media_apply_patch's success or failure, or save_media to another path that open_file then reads.
  */
-test('attack: staging a read-denied file for writing, to read it back through media_apply_patch or save_media', async () => {
-  const s = testSession({ rules: RULES });
-  try {
-    writeTree(s.root, { [`private/${PAYROLL}`]: SECRETS[`private/${PAYROLL}`]! });
-    await assert.rejects(s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}` }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED'
-      && e.message === `stage_file on "private/${PAYROLL}" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
-    assert.deepEqual(s.session.media.all(), []);
-    // Replacing its content without reading it stays a write, judged by the write rules only.
-    await s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}`, content: 'replaced\n' });
-    assert.equal(s.session.media.all().length, 1);
-  } finally { await s.dispose(); }
+test('attack: staging a read-denied file for writing, to read it back through media_apply_patch or save_media', async (tc) => {
+  const s = session(tc, { rules: RULES });
+  writeTree(s.root, { [`private/${PAYROLL}`]: SECRETS[`private/${PAYROLL}`]! });
+  await assert.rejects(s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}` }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED'
+    && e.message === `stage_file on "private/${PAYROLL}" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+  assert.deepEqual(s.session.media.all(), []);
+  // Replacing its content without reading it stays a write, judged by the write rules only.
+  await s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}`, content: 'replaced\n' });
+  assert.equal(s.session.media.all().length, 1);
 });
 
 /**
@@ -571,49 +568,45 @@ test('attack: staging a read-denied file for writing, to read it back through me
  * protection by being saved under an innocent name, where later calls would read them with no ask,
  * nor through the text of a failed patch.
  */
-test('attack: a media staged from a secret is saved to an innocent path, and a failed patch quotes its lines', async () => {
+test('attack: a media staged from a secret is saved to an innocent path, and a failed patch quotes its lines', async (tc) => {
   const calls: GateCall[] = [];
   // The person allows staging and patching .env, and declines every protected save.
   const gate: Gate = async (call) => {
     calls.push(call);
     return { allow: !(call.secret && call.tool === 'save_media'), decidedBy: 'test' };
   };
-  const s = testSession({ overrides: { gate } });
-  try {
-    writeTree(s.root, { '.env': `TOKEN=${CANARY.env}\nOTHER=1\n` });
-    const staged = await s.session.invoke(TOOLS.stage_file, { path: '.env' });
-    const mediaId = (staged.result as { media_id: string }).media_id;
-    const failed = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'TOKEN=CANARY_ENV_x', replace: 'TOKEN=redacted' } }).then(() => undefined, (e: unknown) => e);
-    assert.ok(failed instanceof SandboxError && failed.code === 'E_SANDBOX_NOT_FOUND', String(failed));
-    for (const token of CANARY_TOKENS) assert.ok(!failed.message.includes(token), `the patch error quoted the secret: ${failed.message}`);
-    const unified = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { unified: '@@ -1,1 +1,1 @@\n-TOKEN=CANARY_ENV_y\n+TOKEN=z\n' } }).then(() => undefined, (e: unknown) => e);
-    assert.ok(unified instanceof SandboxError, String(unified));
-    for (const token of CANARY_TOKENS) assert.ok(!unified.message.includes(token), `the unified-diff error quoted the secret: ${unified.message}`);
-    // A patch that applies makes a media that is just as protected.
-    const patched = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'OTHER=1', replace: 'OTHER=2' } });
-    for (const id of [mediaId, (patched.result as { media_id: string }).media_id]) {
-      calls.length = 0;
-      const saved = await s.session.invoke(TOOLS.save_media, { media_id: id, path: 'notes.txt' }).then(() => undefined, (e: unknown) => e);
-      assert.ok(saved instanceof SandboxError && saved.code === 'E_SANDBOX_REFUSED', `${id}: ${String(saved)}`);
-      assert.equal(calls.length, 1);
-      assert.equal(calls[0]!.secret, true, 'the save was not asked as a secret');
-      assert.deepEqual(calls[0]!.taint, { from: '.env', rule: '.env' });
-      assert.match(calls[0]!.summary, /notes\.txt.*"\.env"/);
-    }
-    assert.equal(readdirSync(s.root).includes('notes.txt'), false, 'the secret landed under an innocent name');
-  } finally { await s.dispose(); }
+  const s = session(tc, { overrides: { gate } });
+  writeTree(s.root, { '.env': `TOKEN=${CANARY.env}\nOTHER=1\n` });
+  const staged = await s.session.invoke(TOOLS.stage_file, { path: '.env' });
+  const mediaId = staged.result.media_id;
+  const failed = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'TOKEN=CANARY_ENV_x', replace: 'TOKEN=redacted' } }).then(() => undefined, (e: unknown) => e);
+  assert.ok(failed instanceof SandboxError && failed.code === 'E_SANDBOX_NOT_FOUND', String(failed));
+  for (const token of CANARY_TOKENS) assert.ok(!failed.message.includes(token), `the patch error quoted the secret: ${failed.message}`);
+  const unified = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { unified: '@@ -1,1 +1,1 @@\n-TOKEN=CANARY_ENV_y\n+TOKEN=z\n' } }).then(() => undefined, (e: unknown) => e);
+  assert.ok(unified instanceof SandboxError, String(unified));
+  for (const token of CANARY_TOKENS) assert.ok(!unified.message.includes(token), `the unified-diff error quoted the secret: ${unified.message}`);
+  // A patch that applies makes a media that is just as protected.
+  const patched = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'OTHER=1', replace: 'OTHER=2' } });
+  for (const id of [mediaId, patched.result.media_id]) {
+    calls.length = 0;
+    const saved = await s.session.invoke(TOOLS.save_media, { media_id: id, path: 'notes.txt' }).then(() => undefined, (e: unknown) => e);
+    assert.ok(saved instanceof SandboxError && saved.code === 'E_SANDBOX_REFUSED', `${id}: ${String(saved)}`);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]!.secret, true, 'the save was not asked as a secret');
+    assert.deepEqual(calls[0]!.taint, { from: '.env', rule: '.env' });
+    assert.match(calls[0]!.summary, /notes\.txt.*"\.env"/);
+  }
+  assert.equal(readdirSync(s.root).includes('notes.txt'), false, 'the secret landed under an innocent name');
 });
 
-test('attack: secret files missing from the built-in list (.env-prod, terraform.tfstate, .git/modules/*/config, ...) open with no ask', async () => {
+test('attack: secret files missing from the built-in list (.env-prod, terraform.tfstate, .git/modules/*/config, ...) open with no ask', async (tc) => {
   const names = ['.env-prod', '.env_local', '.flaskenv', 'terraform.tfstate', 'terraform.tfstate.backup', 'putty.ppk', '.htpasswd', '.vault-token', '.s3cfg', '.boto', '.azure/accessTokens.json',
     '.config/gh/hosts.yml', '.cargo/credentials.toml', '.m2/settings.xml', 'auth.json', '.yarnrc', '.dockercfg', 'kubeconfig', 'secrets.json', 'secrets.toml', '.git/modules/lib/config'];
-  const s = testSession();
-  try {
-    writeTree(s.root, Object.fromEntries(names.map((n) => [n, `TOKEN=${CANARY.env}\n`])));
-    for (const name of names) {
-      s.gate.calls.length = 0;
-      await s.session.invoke(TOOLS.open_file, { path: name });
-      assert.equal(s.gate.calls[0]?.secret, true, `${name} opened without the modal ask`);
-    }
-  } finally { await s.dispose(); }
+  const s = session(tc);
+  writeTree(s.root, Object.fromEntries(names.map((n) => [n, `TOKEN=${CANARY.env}\n`])));
+  for (const name of names) {
+    s.gate.calls.length = 0;
+    await s.session.invoke(TOOLS.open_file, { path: name });
+    assert.equal(s.gate.calls[0]?.secret, true, `${name} opened without the modal ask`);
+  }
 });

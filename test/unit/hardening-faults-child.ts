@@ -79,13 +79,13 @@ async function step(run: () => Promise<unknown>): Promise<void> {
 
 async function listMedia(): Promise<void> {
   const listed = await session.invoke(TOOLS.list_media, {});
-  const media = (listed.result as { media: { media_id: string; path: string }[] }).media;
+  const media = listed.result.media;
   report({ step: 'listed', media: media.map((m) => ({ media_id: m.media_id, path: m.path })) });
 }
 
 await session.invoke(TOOLS.stage_file, { path: file });
 const patched = await session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
-const mediaId = (patched.result as { media_id: string }).media_id;
+const mediaId = patched.result.media_id;
 report({ step: 'staged', media_id: mediaId });
 
 if (scenario === 'unreadable-file' || scenario === 'unreadable-folder') {

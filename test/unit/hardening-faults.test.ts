@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, linkSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { tempDir, testSession } from './harness.ts';
+import { session, tempDir, testSession } from './harness.ts';
 import { FaultyFs, join, namesIn, rejectsWith } from './media-fixtures.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 import type { Scenario, Step } from './hardening-faults-child.ts';
@@ -78,10 +78,10 @@ test('fault: the process is SIGKILLed in the middle of a save (during the temp w
       const t = testSession({ overrides: { roots: () => [{ name: 'ws', address: ws.path, localPath: ws.path }] } });
       try {
         const staged = await t.session.invoke(TOOLS.stage_file, { path: 'big.txt' });
-        assert.equal((staged.result as { bytes: number }).bytes, file.byteLength);
+        assert.equal(staged.result.bytes, file.byteLength);
         await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'original line 00000', replace: 'after restart' } });
         const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
-        assert.equal((saved.result as { method: string }).method, 'rename');
+        assert.equal(saved.result.method, 'rename');
         assert.ok(readFileSync(join(ws.path, 'big.txt')).equals(Buffer.from(file.toString('utf8').replace('original line 00000', 'after restart'))));
       } finally { await t.dispose(); }
     } finally { ws.dispose(); spool.dispose(); }
@@ -89,54 +89,50 @@ test('fault: the process is SIGKILLed in the middle of a save (during the temp w
   console.log(`faults: ${expectations.length} SIGKILL points`);
 });
 
-test('fault: the file is deleted between stage and save: a narrated conflict, and the edit survives in its media and saves to a new path', async () => {
-  const t = testSession();
-  try {
-    writeFileSync(join(t.root, 'gone.txt'), 'header v1\nbody\n');
-    await t.session.invoke(TOOLS.stage_file, { path: 'gone.txt' });
-    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
-    unlinkSync(join(t.root, 'gone.txt'));
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
-      '"gone.txt" was deleted after m2 was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.');
-    cases++;
-    assert.deepEqual(namesIn(t.root), []);
-    const listed = await t.session.invoke(TOOLS.list_media, {});
-    assert.deepEqual((listed.result as { media: { media_id: string; path: string }[] }).media.map((m) => [m.media_id, m.path]), [['m2', 'gone.txt']]);
-    assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\nbody\n');
-    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'restored/gone.txt' });
-    assert.deepEqual(saved.result, { media_id: 'm2', path: 'restored/gone.txt', added: 2, removed: 0, bytes: 15, created: true, method: 'rename', stale: [], save_id: 's1' });
-    assert.equal(readFileSync(join(t.root, 'restored', 'gone.txt'), 'utf8'), 'header v2\nbody\n');
-  } finally { await t.dispose(); }
+test('fault: the file is deleted between stage and save: a narrated conflict, and the edit survives in its media and saves to a new path', async (tc) => {
+  const t = session(tc);
+  writeFileSync(join(t.root, 'gone.txt'), 'header v1\nbody\n');
+  await t.session.invoke(TOOLS.stage_file, { path: 'gone.txt' });
+  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+  unlinkSync(join(t.root, 'gone.txt'));
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
+    '"gone.txt" was deleted after m2 was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.');
+  cases++;
+  assert.deepEqual(namesIn(t.root), []);
+  const listed = await t.session.invoke(TOOLS.list_media, {});
+  assert.deepEqual(listed.result.media.map((m) => [m.media_id, m.path]), [['m2', 'gone.txt']]);
+  assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\nbody\n');
+  const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'restored/gone.txt' });
+  assert.deepEqual(saved.result, { media_id: 'm2', path: 'restored/gone.txt', added: 2, removed: 0, bytes: 15, created: true, method: 'rename', stale: [], save_id: 's1' });
+  assert.equal(readFileSync(join(t.root, 'restored', 'gone.txt'), 'utf8'), 'header v2\nbody\n');
 });
 
-test('fault: the file is replaced by a folder between stage and save: narrated, the folder and its contents untouched, the media kept', async () => {
-  const t = testSession();
-  try {
-    writeFileSync(join(t.root, 'thing'), 'header v1\n');
-    await t.session.invoke(TOOLS.stage_file, { path: 'thing' });
-    await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
-    unlinkSync(join(t.root, 'thing'));
-    mkdirSync(join(t.root, 'thing'));
-    writeFileSync(join(t.root, 'thing', 'inner.txt'), 'inner\n');
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_INVALID_INPUT',
-      '"thing" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
-    cases++;
-    assert.deepEqual(namesIn(t.root), ['thing']);
-    assert.deepEqual(namesIn(join(t.root, 'thing')), ['inner.txt']);
-    assert.equal(readFileSync(join(t.root, 'thing', 'inner.txt'), 'utf8'), 'inner\n');
-    assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\n');
-    const listed = await t.session.invoke(TOOLS.list_media, {});
-    assert.deepEqual((listed.result as { media: { media_id: string }[] }).media.map((m) => m.media_id), ['m2']);
-    // A folder put where the file's folder was is refused the same way, before anything is created in it.
-    writeFileSync(join(t.root, 'leaf.txt'), 'header v1\n');
-    await t.session.invoke(TOOLS.stage_file, { path: 'leaf.txt' });
-    rmSync(join(t.root, 'leaf.txt'));
-    mkdirSync(join(t.root, 'leaf.txt', 'deeper'), { recursive: true });
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_INVALID_INPUT',
-      '"leaf.txt" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
-    cases++;
-    assert.deepEqual(namesIn(join(t.root, 'leaf.txt')), ['deeper']);
-  } finally { await t.dispose(); }
+test('fault: the file is replaced by a folder between stage and save: narrated, the folder and its contents untouched, the media kept', async (tc) => {
+  const t = session(tc);
+  writeFileSync(join(t.root, 'thing'), 'header v1\n');
+  await t.session.invoke(TOOLS.stage_file, { path: 'thing' });
+  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+  unlinkSync(join(t.root, 'thing'));
+  mkdirSync(join(t.root, 'thing'));
+  writeFileSync(join(t.root, 'thing', 'inner.txt'), 'inner\n');
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_INVALID_INPUT',
+    '"thing" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
+  cases++;
+  assert.deepEqual(namesIn(t.root), ['thing']);
+  assert.deepEqual(namesIn(join(t.root, 'thing')), ['inner.txt']);
+  assert.equal(readFileSync(join(t.root, 'thing', 'inner.txt'), 'utf8'), 'inner\n');
+  assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\n');
+  const listed = await t.session.invoke(TOOLS.list_media, {});
+  assert.deepEqual(listed.result.media.map((m) => m.media_id), ['m2']);
+  // A folder put where the file's folder was is refused the same way, before anything is created in it.
+  writeFileSync(join(t.root, 'leaf.txt'), 'header v1\n');
+  await t.session.invoke(TOOLS.stage_file, { path: 'leaf.txt' });
+  rmSync(join(t.root, 'leaf.txt'));
+  mkdirSync(join(t.root, 'leaf.txt', 'deeper'), { recursive: true });
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_INVALID_INPUT',
+    '"leaf.txt" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
+  cases++;
+  assert.deepEqual(namesIn(join(t.root, 'leaf.txt')), ['deeper']);
 });
 
 /**
@@ -247,7 +243,7 @@ test('fault: the disk fills up (a real 1 MiB tmpfs): saves fail with a narrated 
     assert.equal(disk.free(), free);
     // Both edits are still staged; once the person frees space the first one saves.
     const listed = await t.session.invoke(TOOLS.list_media, {});
-    assert.deepEqual((listed.result as { media: { media_id: string }[] }).media.map((m) => m.media_id), ['m1', 'm2']);
+    assert.deepEqual(listed.result.media.map((m) => m.media_id), ['m1', 'm2']);
     unlinkSync(join(disk.path, 'filler.bin'));
     const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
     assert.deepEqual(saved.result, { media_id: 'm1', path: 'data.txt', added: 500, removed: 300, bytes: 500 * 1024, created: false, method: 'rename', stale: [], save_id: 's1' });
@@ -271,7 +267,7 @@ test('fault: the artifact spool fills its disk while a file is opened: narrated 
     const spooled = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
     assert.deepEqual(spooled(disk.path), []);
     const opened = await t.session.invoke(TOOLS.open_file, { path: 'small.txt' });
-    assert.equal((opened.result as { lines: number }).lines, 1);
+    assert.equal(opened.result.lines, 1);
     assert.deepEqual(spooled(disk.path), ['2.spool']);
   } finally {
     await t.dispose();
@@ -298,7 +294,7 @@ test('attack: saving a 0600 file through a temp file that is world-readable unti
     chmodSync(file, 0o600);
     for (let i = 1; i <= 20; i++) {
       const staged = await t.session.invoke(TOOLS.stage_file, { path: 'private.key.txt', content: `v${i}\n` });
-      await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
+      await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
     }
     assert.equal(fs.tempModes.length, 20);
     assert.deepEqual(fs.tempModes.filter((m) => (m & 0o077) !== 0), [], 'a temp file holding the new bytes was readable by others');
@@ -307,49 +303,43 @@ test('attack: saving a 0600 file through a temp file that is world-readable unti
   } finally { process.umask(umask); await t.dispose(); }
 });
 
-test('attack: saving a setuid or setgid file keeps the bit on the new bytes', async () => {
-  const t = testSession();
-  try {
-    for (const [name, mode] of [['suid.sh', 0o4755], ['sgid.sh', 0o2755]] as const) {
-      const file = nodePath.join(t.root, name);
-      writeFileSync(file, '#!/bin/sh\n');
-      chmodSync(file, mode);
-      const staged = await t.session.invoke(TOOLS.stage_file, { path: name, content: '#!/bin/sh\nid\n' });
-      await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
-      assert.equal(statSync(file).mode & 0o7777, 0o755, name);
-    }
-  } finally { await t.dispose(); }
+test('attack: saving a setuid or setgid file keeps the bit on the new bytes', async (tc) => {
+  const t = session(tc);
+  for (const [name, mode] of [['suid.sh', 0o4755], ['sgid.sh', 0o2755]] as const) {
+    const file = nodePath.join(t.root, name);
+    writeFileSync(file, '#!/bin/sh\n');
+    chmodSync(file, mode);
+    const staged = await t.session.invoke(TOOLS.stage_file, { path: name, content: '#!/bin/sh\nid\n' });
+    await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+    assert.equal(statSync(file).mode & 0o7777, 0o755, name);
+  }
 });
 
 const canChown = process.geteuid?.() === 0;
-test('attack: saving another user\'s file by rename makes the saver its owner', { skip: canChown ? false : 'needs root to give the file another owner' }, async () => {
-  const t = testSession();
-  try {
-    const file = nodePath.join(t.root, 'theirs.txt');
-    writeFileSync(file, 'old\n');
-    chownSync(file, 1000, 1000);
-    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'theirs.txt', content: 'new\n' });
-    const saved = await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
-    const s = statSync(file);
-    assert.deepEqual([s.uid, s.gid], [1000, 1000], 'the owner changed');
-    assert.equal(readFileSync(file, 'utf8'), 'new\n');
-    assert.equal((saved.result as { method: string }).method, 'direct');
-    assert.match(saved.text, /in place.*another owner or group \(1000:1000\)/s);
-  } finally { await t.dispose(); }
+test('attack: saving another user\'s file by rename makes the saver its owner', { skip: canChown ? false : 'needs root to give the file another owner' }, async (tc) => {
+  const t = session(tc);
+  const file = nodePath.join(t.root, 'theirs.txt');
+  writeFileSync(file, 'old\n');
+  chownSync(file, 1000, 1000);
+  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'theirs.txt', content: 'new\n' });
+  const saved = await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+  const s = statSync(file);
+  assert.deepEqual([s.uid, s.gid], [1000, 1000], 'the owner changed');
+  assert.equal(readFileSync(file, 'utf8'), 'new\n');
+  assert.equal(saved.result.method, 'direct');
+  assert.match(saved.text, /in place.*another owner or group \(1000:1000\)/s);
 });
 
-test('attack: saving a file with a second hard link splits the link (the other name keeps the old bytes)', async () => {
-  const t = testSession();
-  try {
-    const file = nodePath.join(t.root, 'config.txt');
-    writeFileSync(file, 'old\n');
-    linkSync(file, nodePath.join(t.root, 'alias.txt'));
-    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'config.txt' });
-    assert.match(staged.text, /2 names \(hard links\)/);
-    const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: (staged.result as { media_id: string }).media_id, patch: { find: 'old', replace: 'new' } });
-    const saved = await t.session.invoke(TOOLS.save_media, { media_id: (patched.result as { media_id: string }).media_id });
-    assert.equal(readFileSync(nodePath.join(t.root, 'alias.txt'), 'utf8'), 'new\n', 'the hard link was split');
-    assert.equal(statSync(file).nlink, 2);
-    assert.deepEqual([(saved.result as { method: string }).method, (saved.result as { in_place_because?: string }).in_place_because], ['direct', 'the file has 2 names (hard links), which a rename would split']);
-  } finally { await t.dispose(); }
+test('attack: saving a file with a second hard link splits the link (the other name keeps the old bytes)', async (tc) => {
+  const t = session(tc);
+  const file = nodePath.join(t.root, 'config.txt');
+  writeFileSync(file, 'old\n');
+  linkSync(file, nodePath.join(t.root, 'alias.txt'));
+  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'config.txt' });
+  assert.match(staged.text, /2 names \(hard links\)/);
+  const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: staged.result.media_id, patch: { find: 'old', replace: 'new' } });
+  const saved = await t.session.invoke(TOOLS.save_media, { media_id: patched.result.media_id });
+  assert.equal(readFileSync(nodePath.join(t.root, 'alias.txt'), 'utf8'), 'new\n', 'the hard link was split');
+  assert.equal(statSync(file).nlink, 2);
+  assert.deepEqual([saved.result.method, saved.result.in_place_because], ['direct', 'the file has 2 names (hard links), which a rename would split']);
 });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError, BugError } from '../../src/core/errors.ts';
-import { testSession } from './harness.ts';
+import { session } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 
@@ -56,62 +56,58 @@ function inputFor(name: ToolName): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: shaped }, { weight: 1, arbitrary: anyJson });
 }
 
-test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} runs)`, { timeout: BUDGET_MS + 100_000 }, async () => {
+test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} runs)`, { timeout: BUDGET_MS + 100_000 }, async (tc) => {
   const rg = locateRipgrep();
   assert.ok(rg, 'ripgrep must be available for the fuzz suite');
-  const t = testSession({ overrides: { search: createRipgrepSearch({ rgPath: rg.path }) } });
-  try {
-    mkdirSync(nodePath.join(t.root, 'src'));
-    writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\nbeta\n');
-    writeFileSync(nodePath.join(t.root, 'src', 'index.ts'), 'export const x = 1;\n');
-    writeFileSync(nodePath.join(t.root, 'data.json'), '{"a": [1, 2, {"b": null}]}');
-    writeFileSync(nodePath.join(t.root, 'doc.md'), '# Intro\n\n## Install\n\ntext\n');
-    writeFileSync(nodePath.join(t.root, '.env'), 'TOKEN=fuzz\n');
-    // The new shapes: case variants of secrets, JSON nested 5,000 deep, 2 MiB of "#" lines.
-    mkdirSync(nodePath.join(t.root, 'certs'));
-    for (const secret of SECRETS.slice(1)) writeFileSync(nodePath.join(t.root, secret), 'KEY=fuzz-secret\n');
-    writeFileSync(nodePath.join(t.root, 'deep.json'), `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`);
-    writeFileSync(nodePath.join(t.root, 'hashes.md'), '#\n'.repeat(1024 * 1024));
-    const call = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat()).chain(([name]) => inputFor(name).map((input) => ({ name, input })));
-    let outcomes = { ok: 0, sandbox: 0 };
-    await fc.assert(fc.asyncProperty(call, async ({ name, input }) => {
-      t.gate.calls.length = 0;
-      try {
-        const outcome = await settles(t.session.invoke(TOOLS[name], input), `${name} ${JSON.stringify(input)}`);
-        outcomes = { ...outcomes, ok: outcomes.ok + 1 };
-        for (const call of t.gate.calls) {
-          const secret = call.targets.find((target) => SECRETS.includes(target.display));
-          assert.ok(!secret || call.secret, `${name} reached the secret "${secret?.display}" without the modal ask`);
-        }
-        // Search and find never read or list a secret, whatever its case.
-        if (name === 'search_files') assert.doesNotMatch(outcome.text, /fuzz/, `search_files ${JSON.stringify(input)} returned a secret's line`);
-        if (name === 'find_files') for (const secret of SECRETS) assert.ok(!outcome.text.split('\n').includes(secret), `find_files ${JSON.stringify(input)} listed ${secret}`);
-      } catch (e) {
-        if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
-        assert.match(e.code, /^E_(SANDBOX|READER)_/);
-        assert.ok(e.message.length > 20, `unnarrated: ${e.message}`);
-        outcomes = { ...outcomes, sandbox: outcomes.sandbox + 1 };
+  const t = session(tc, { overrides: { search: createRipgrepSearch({ rgPath: rg.path }) } });
+  mkdirSync(nodePath.join(t.root, 'src'));
+  writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\nbeta\n');
+  writeFileSync(nodePath.join(t.root, 'src', 'index.ts'), 'export const x = 1;\n');
+  writeFileSync(nodePath.join(t.root, 'data.json'), '{"a": [1, 2, {"b": null}]}');
+  writeFileSync(nodePath.join(t.root, 'doc.md'), '# Intro\n\n## Install\n\ntext\n');
+  writeFileSync(nodePath.join(t.root, '.env'), 'TOKEN=fuzz\n');
+  // The new shapes: case variants of secrets, JSON nested 5,000 deep, 2 MiB of "#" lines.
+  mkdirSync(nodePath.join(t.root, 'certs'));
+  for (const secret of SECRETS.slice(1)) writeFileSync(nodePath.join(t.root, secret), 'KEY=fuzz-secret\n');
+  writeFileSync(nodePath.join(t.root, 'deep.json'), `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`);
+  writeFileSync(nodePath.join(t.root, 'hashes.md'), '#\n'.repeat(1024 * 1024));
+  const call = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat()).chain(([name]) => inputFor(name).map((input) => ({ name, input })));
+  let outcomes = { ok: 0, sandbox: 0 };
+  await fc.assert(fc.asyncProperty(call, async ({ name, input }) => {
+    t.gate.calls.length = 0;
+    try {
+      const outcome = await settles(t.invoke(name, input), `${name} ${JSON.stringify(input)}`);
+      outcomes = { ...outcomes, ok: outcomes.ok + 1 };
+      for (const call of t.gate.calls) {
+        const secret = call.targets.find((target) => SECRETS.includes(target.display));
+        assert.ok(!secret || call.secret, `${name} reached the secret "${secret?.display}" without the modal ask`);
       }
-    }), { numRuns: RUNS, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true });
-    const calls = outcomes.ok + outcomes.sandbox;
-    console.log(`fuzz: ${calls} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
-    assert.equal(calls, RUNS);
-    assert.ok(outcomes.ok > 0);
-  } finally { await t.dispose(); }
+      // Search and find never read or list a secret, whatever its case.
+      if (name === 'search_files') assert.doesNotMatch(outcome.text, /fuzz/, `search_files ${JSON.stringify(input)} returned a secret's line`);
+      if (name === 'find_files') for (const secret of SECRETS) assert.ok(!outcome.text.split('\n').includes(secret), `find_files ${JSON.stringify(input)} listed ${secret}`);
+    } catch (e) {
+      if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
+      assert.match(e.code, /^E_(SANDBOX|READER)_/);
+      assert.ok(e.message.length > 20, `unnarrated: ${e.message}`);
+      outcomes = { ...outcomes, sandbox: outcomes.sandbox + 1 };
+    }
+  }), { numRuns: RUNS, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true });
+  const calls = outcomes.ok + outcomes.sandbox;
+  console.log(`fuzz: ${calls} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
+  assert.equal(calls, RUNS);
+  assert.ok(outcomes.ok > 0);
 });
 
-test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async () => {
-  const t = testSession({ overrides: { search: createRipgrepSearch({ rgPath: locateRipgrep()!.path }) } });
-  try {
-    writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
-    const callId = ((await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result as { callId: string }).callId;
-    const cases: [ToolName, object][] = [];
-    for (const bad of ['a\u0000b', '\u0000', 'x'.repeat(200_000)]) {
-      cases.push(['search_files', { pattern: bad }], ['search_files', { pattern: 'a', glob: bad }], ['search_files', { pattern: 'a', iglob: bad }],
-        ['find_files', { glob: bad }], ['find_files', { glob: '*', iglob: bad }], ['artifact_grep', { callId, pattern: bad }], ['artifact_grep', { callId, pattern: bad, literal: true }]);
-    }
-    for (const [tool, input] of cases) {
-      await assert.rejects(t.session.invoke(TOOLS[tool], input), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /NUL character|longer than 65536 bytes/.test(e.message), `${tool} ${JSON.stringify(input).slice(0, 80)}`);
-    }
-  } finally { await t.dispose(); }
+test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async (tc) => {
+  const t = session(tc, { overrides: { search: createRipgrepSearch({ rgPath: locateRipgrep()!.path }) } });
+  writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
+  const callId = (await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result.callId;
+  const cases: [ToolName, object][] = [];
+  for (const bad of ['a\u0000b', '\u0000', 'x'.repeat(200_000)]) {
+    cases.push(['search_files', { pattern: bad }], ['search_files', { pattern: 'a', glob: bad }], ['search_files', { pattern: 'a', iglob: bad }],
+      ['find_files', { glob: bad }], ['find_files', { glob: '*', iglob: bad }], ['artifact_grep', { callId, pattern: bad }], ['artifact_grep', { callId, pattern: bad, literal: true }]);
+  }
+  for (const [tool, input] of cases) {
+    await assert.rejects(t.invoke(tool, input), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /NUL character|longer than 65536 bytes/.test(e.message), `${tool} ${JSON.stringify(input).slice(0, 80)}`);
+  }
 });

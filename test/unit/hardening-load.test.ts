@@ -4,16 +4,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { isCancellation } from '../../src/core/errors.ts';
-import type { SearchResult } from '../../src/core/search/results.ts';
-import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
-import type { ListDirectoryResult } from '../../src/core/tools/list_directory.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
-import { rgChildren, rgPath, searchSession, waitFor, writeTree } from './search-helpers.ts';
-import { tempDir } from './harness.ts';
+import { rgChildren, rgPath, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
+import { ofKind, session, tempDir, wholeResult, type TestSession } from './harness.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 
 /**
@@ -49,7 +46,13 @@ interface Fixture {
   readonly media: string;
 }
 
-interface Call { readonly tool: ToolName; readonly input: Record<string, unknown>; check(result: unknown): void }
+interface CallOf<N extends ToolName> { readonly tool: N; readonly input: Record<string, unknown>; check(result: ToolResult<N>): void }
+type Call = { [N in ToolName]: CallOf<N> }[ToolName];
+
+/** Makes the call; once it is answered, its check (run when the whole burst has settled). */
+function answer<N extends ToolName>(t: TestSession, c: CallOf<N>): Promise<() => void> {
+  return t.invoke(c.tool, c.input).then((outcome) => () => c.check(outcome.result));
+}
 
 /** Call number `n` of a burst: the kinds take turns, each with its own expected result. */
 function callFor(n: number, f: Fixture): Call {
@@ -57,21 +60,21 @@ function callFor(n: number, f: Fixture): Call {
   const mod = (k * 7 + n) % MODULES;
   switch (n % 13) {
     case 0: return { tool: 'open_file', input: { path: `src/mod${mod}.ts` }, check: (r) => {
-      const h = r as ArtifactHandle;
+      const h = r;
       assert.deepEqual([h.path, h.bytes, h.lines], [`src/mod${mod}.ts`, Buffer.byteLength(moduleText(mod)), 22]);
     } };
     case 1: return { tool: 'open_json_file', input: { path: 'data.json' }, check: (r) => {
-      const { handle, shape } = r as { handle: ArtifactHandle; shape: { type: string; members: { key: string; size: number }[] } };
+      const { handle, shape } = r;
       assert.deepEqual([handle.bytes, shape.type, shape.members.map((m) => [m.key, m.size])], [Buffer.byteLength(TREE['data.json']!), 'object', [['items', 50]]]);
     } };
     case 2: return { tool: 'open_markdown_file', input: { path: 'docs/guide.md' }, check: (r) => {
-      const { outline } = r as { outline: { path: string }[] };
+      const { outline } = r;
       assert.deepEqual(outline.map((h) => h.path), ['Guide', 'Guide/Install', 'Guide/Use', 'Guide/Use/Deep']);
     } };
     case 3: {
       const offset = (k * 37) % LOG_LINES + 1;
       return { tool: 'artifact_read', input: { callId: f.log, offset, limit: 50 }, check: (r) => {
-        const page = r as ArtifactPage;
+        const page = r;
         const last = Math.min(offset + 49, LOG_LINES);
         assert.deepEqual(page.lines.map((l) => l.text), Array.from({ length: last - offset + 1 }, (_, i) => `line ${offset + i}`));
       } };
@@ -79,40 +82,40 @@ function callFor(n: number, f: Fixture): Call {
     case 4: {
       const needle = (k % 9) + 1;
       return { tool: 'artifact_grep', input: { callId: f.log, pattern: `^line ${needle}${needle}\\d$` }, check: (r) => {
-        const result = r as ArtifactGrepResult;
+        const result = wholeResult(r);
         assert.deepEqual(result.lines.map((l) => l.n), Array.from({ length: 10 }, (_, d) => needle * 110 + d));
       } };
     }
     case 5: return { tool: 'artifact_query', input: { callId: f.json, select: `/items/${k % 50}/name` }, check: (r) => {
-      assert.equal(JSON.parse((r as { text: string }).text), `item-${k % 50}`);
+      assert.equal(JSON.parse(ofKind(r, 'json').text), `item-${k % 50}`);
     } };
     case 6: return { tool: 'search_files', input: { pattern: `needle-${k % 10}\\b`, path: 'src' }, check: (r) => {
-      const hits = (r as SearchResult).flatMap((fr) => (fr.kind === 'match' ? [`${fr.path}:${fr.line}`] : []));
+      const hits = wholeResult(r).flatMap((fr) => (fr.kind === 'match' ? [`${fr.path}:${fr.line}`] : []));
       const expected = Array.from({ length: MODULES }, (_, i) => i).filter((i) => i % 10 === k % 10).map((i) => `src/mod${i}.ts:2`).sort();
       assert.deepEqual(hits, expected);
     } };
     case 7: return { tool: 'find_files', input: { glob: `mod${k % 10}*.ts` }, check: (r) => {
-      const paths = (r as SearchResult).flatMap((fr) => (fr.kind === 'path' ? [fr.path] : []));
+      const paths = wholeResult(r).flatMap((fr) => (fr.kind === 'path' ? [fr.path] : []));
       const expected = Array.from({ length: MODULES }, (_, i) => i).filter((i) => String(i).startsWith(String(k % 10))).map((i) => `src/mod${i}.ts`).sort();
       assert.deepEqual(paths, expected);
     } };
     case 8: return { tool: 'list_directory', input: { path: 'src', max_depth: 1 }, check: (r) => {
-      const [listing] = r as ListDirectoryResult[];
+      const [listing] = wholeResult(r);
       assert.deepEqual(listing!.entries.map((e) => e.path), Array.from({ length: MODULES }, (_, i) => `mod${i}.ts`).sort());
     } };
     case 9: return { tool: 'stage_file', input: { path: `src/mod${mod}.ts` }, check: (r) => {
-      const { path, bytes, isNew } = r as { path: string; bytes: number; isNew: boolean };
+      const { path, bytes, isNew } = r;
       assert.deepEqual([path, bytes, isNew], [`src/mod${mod}.ts`, Buffer.byteLength(moduleText(mod)), false]);
     } };
     case 10: return { tool: 'stage_file', input: { path: `new/file${n}.txt`, content: `new ${n}\n` }, check: (r) => {
-      const { path, bytes, isNew } = r as { path: string; bytes: number; isNew: boolean };
+      const { path, bytes, isNew } = r;
       assert.deepEqual([path, bytes, isNew], [`new/file${n}.txt`, Buffer.byteLength(`new ${n}\n`), true]);
     } };
     case 11: return { tool: 'media_apply_patch', input: { media_id: f.media, patch: { find: 'export const v0 = 0;', replace: `export const v0 = ${n};` } }, check: (r) => {
-      assert.equal((r as { parent_id?: string; added: number; removed: number }).added, 1);
+      assert.equal(r.added, 1);
     } };
     default: return { tool: 'list_media', input: {}, check: (r) => {
-      for (const m of (r as { media: { path: string }[] }).media) assert.match(m.path, /^(src\/mod\d+\.ts|new\/file\d+\.txt)$/);
+      for (const m of r.media) assert.match(m.path, /^(src\/mod\d+\.ts|new\/file\d+\.txt)$/);
     } };
   }
 }
@@ -122,9 +125,9 @@ test('load: 200 concurrent calls of mixed tools on one session each return exact
   const rounds: string[] = [];
   try {
     writeTree(t.root, TREE);
-    const open = (await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result as ArtifactHandle;
-    const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result as { handle: ArtifactHandle };
-    const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result as { media_id: string };
+    const open = (await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result;
+    const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
+    const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
     const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id };
 
     const measure = (): { heap: number; rss: number } => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
@@ -134,12 +137,12 @@ test('load: 200 concurrent calls of mixed tools on one session each return exact
     for (let round = 0; round < ROUNDS; round++) {
       const calls = Array.from({ length: 200 }, (_, n) => callFor(n, fixture));
       const began = Date.now();
-      const settled = await Promise.allSettled(calls.map((c) => t.session.invoke(TOOLS[c.tool], c.input)));
+      const settled = await Promise.allSettled(calls.map((c) => answer(t, c)));
       const ms = Date.now() - began;
       settled.forEach((s, n) => {
         const c = calls[n]!;
         assert.equal(s.status, 'fulfilled', `${c.tool} ${JSON.stringify(c.input)}: ${s.status === 'rejected' ? String(s.reason) : ''}`);
-        if (s.status === 'fulfilled') c.check(s.value.result);
+        if (s.status === 'fulfilled') s.value();
       });
       const m = measure();
       after.push(m);
@@ -161,62 +164,60 @@ function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
   return promise.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
 }
 
-test('load: 1,000 searches cancelled at every stage of their life each reject as a cancellation and leave no rg process', { timeout: 300_000 }, async () => {
+test('load: 1,000 searches cancelled at every stage of their life each reject as a cancellation and leave no rg process', { timeout: 300_000 }, async (tc) => {
   // Counts the searches that got past the gate and the path translation to the backend.
   const rg = createRipgrepSearch({ rgPath: rgPath() });
   let reached = 0;
   const search: SandboxSearch = { supportsFollow: false, searchContent: (q) => { reached++; return rg.searchContent(q); }, findPaths: (q) => rg.findPaths(q) };
-  const t = searchSession({ search });
-  try {
-    // A FIFO with no writer blocks rg in open() forever, so no search can finish before it is cancelled.
-    execFileSync('mkfifo', [nodePath.join(t.root, 'pipe')]);
-    /** When each call is aborted, relative to its start. */
-    const moments: Record<string, (abort: () => void) => Promise<void> | void> = {
-      'before the call': () => {},
-      'synchronously after the call': (abort) => abort(),
-      'after a microtask (during the gate)': async (abort) => { await Promise.resolve(); abort(); },
-      'after setImmediate (translating the path)': async (abort) => { await new Promise((r) => setImmediate(r)); abort(); },
-      'after 1 ms': async (abort) => { await new Promise((r) => setTimeout(r, 1)); abort(); },
-      'after 5 ms': async (abort) => { await new Promise((r) => setTimeout(r, 5)); abort(); },
-    };
-    const names = Object.keys(moments);
-    const WAVES = 10;
-    const PER_WAVE = 100;
-    let total = 0;
-    let killedRunning = 0;
-    const began = Date.now();
-    for (let wave = 0; wave < WAVES; wave++) {
-      // A tenth of each wave is cancelled only once its ripgrep is running (blocked on the FIFO) ...
-      const running = Array.from({ length: PER_WAVE / 10 }, () => new AbortController());
-      const runningCalls = running.map((c) => settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, c.signal)));
-      await waitFor(() => rgChildren().length === running.length, 60_000);
-      // ... the rest at every earlier moment, while those rg processes keep running.
-      const early = Array.from({ length: PER_WAVE - running.length }, (_, i) => {
-        const moment = names[(wave + i) % names.length]!;
-        const controller = new AbortController();
-        if (moment === 'before the call') controller.abort();
-        const call = settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, controller.signal));
-        const aborting = moments[moment]!(() => controller.abort());
-        return { moment, call, aborting };
-      });
-      await Promise.all(early.map((e) => e.aborting));
-      for (const c of running) c.abort();
-      const settled = await Promise.all([...runningCalls, ...early.map((e) => e.call)]);
-      settled.forEach((s, i) => {
-        const what = i < running.length ? 'with rg running' : early[i - running.length]!.moment;
-        assert.equal(s.status, 'rejected', `wave ${wave}: a search cancelled ${what} resolved`);
-        assert.ok(s.status === 'rejected' && isCancellation(s.reason), `wave ${wave}, cancelled ${what}: ${s.status === 'rejected' ? String(s.reason) : ''}`);
-      });
-      // Every call has settled, and each awaited its rg's exit: none may be left, not even a zombie.
-      assert.deepEqual(rgChildren(), [], `wave ${wave}`);
-      total += settled.length;
-      killedRunning += running.length;
-    }
-    assert.equal(total, 1000);
-    assert.deepEqual(t.log.entries.filter((e) => e.tool === 'search_files' && e.outcome !== 'E_SANDBOX_CANCELLED'), []);
-    assert.ok(reached > killedRunning, `only the ${reached} searches cancelled with rg running reached the backend`);
-    console.log(`load: ${total} cancelled searches (${killedRunning} with rg running, the rest at ${names.length} earlier moments; ${reached} reached the search backend) in ${Date.now() - began} ms; no rg left`);
-  } finally { await t.dispose(); }
+  const t = session(tc, searchOptions({ search }));
+  // A FIFO with no writer blocks rg in open() forever, so no search can finish before it is cancelled.
+  execFileSync('mkfifo', [nodePath.join(t.root, 'pipe')]);
+  /** When each call is aborted, relative to its start. */
+  const moments: Record<string, (abort: () => void) => Promise<void> | void> = {
+    'before the call': () => {},
+    'synchronously after the call': (abort) => abort(),
+    'after a microtask (during the gate)': async (abort) => { await Promise.resolve(); abort(); },
+    'after setImmediate (translating the path)': async (abort) => { await new Promise((r) => setImmediate(r)); abort(); },
+    'after 1 ms': async (abort) => { await new Promise((r) => setTimeout(r, 1)); abort(); },
+    'after 5 ms': async (abort) => { await new Promise((r) => setTimeout(r, 5)); abort(); },
+  };
+  const names = Object.keys(moments);
+  const WAVES = 10;
+  const PER_WAVE = 100;
+  let total = 0;
+  let killedRunning = 0;
+  const began = Date.now();
+  for (let wave = 0; wave < WAVES; wave++) {
+    // A tenth of each wave is cancelled only once its ripgrep is running (blocked on the FIFO) ...
+    const running = Array.from({ length: PER_WAVE / 10 }, () => new AbortController());
+    const runningCalls = running.map((c) => settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, c.signal)));
+    await waitFor(() => rgChildren().length === running.length, 60_000);
+    // ... the rest at every earlier moment, while those rg processes keep running.
+    const early = Array.from({ length: PER_WAVE - running.length }, (_, i) => {
+      const moment = names[(wave + i) % names.length]!;
+      const controller = new AbortController();
+      if (moment === 'before the call') controller.abort();
+      const call = settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, controller.signal));
+      const aborting = moments[moment]!(() => controller.abort());
+      return { moment, call, aborting };
+    });
+    await Promise.all(early.map((e) => e.aborting));
+    for (const c of running) c.abort();
+    const settled = await Promise.all([...runningCalls, ...early.map((e) => e.call)]);
+    settled.forEach((s, i) => {
+      const what = i < running.length ? 'with rg running' : early[i - running.length]!.moment;
+      assert.equal(s.status, 'rejected', `wave ${wave}: a search cancelled ${what} resolved`);
+      assert.ok(s.status === 'rejected' && isCancellation(s.reason), `wave ${wave}, cancelled ${what}: ${s.status === 'rejected' ? String(s.reason) : ''}`);
+    });
+    // Every call has settled, and each awaited its rg's exit: none may be left, not even a zombie.
+    assert.deepEqual(rgChildren(), [], `wave ${wave}`);
+    total += settled.length;
+    killedRunning += running.length;
+  }
+  assert.equal(total, 1000);
+  assert.deepEqual(t.log.entries.filter((e) => e.tool === 'search_files' && e.outcome !== 'E_SANDBOX_CANCELLED'), []);
+  assert.ok(reached > killedRunning, `only the ${reached} searches cancelled with rg running reached the backend`);
+  console.log(`load: ${total} cancelled searches (${killedRunning} with rg running, the rest at ${names.length} earlier moments; ${reached} reached the search backend) in ${Date.now() - began} ms; no rg left`);
 });
 
 /**

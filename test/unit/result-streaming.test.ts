@@ -4,12 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import type { ArtifactPage } from '../../src/core/artifacts/store.ts';
-import type { Paged } from '../../src/core/results/paged.ts';
-import type { SearchHit } from '../../src/core/search/results.ts';
-import type { ListItem } from '../../src/core/tools/list_directory.ts';
 import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
-import type { TestSession } from './harness.ts';
+import { pagedResult, type TestSession } from './harness.ts';
 import { rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
 /** What the spool holds in memory before a write (see ResultSpool). */
@@ -29,7 +25,7 @@ describe('unbounded results stream to disk in bounded memory', () => {
 
   it('find_files "*" over 20,000 files holds at most one page and one write chunk, whatever the result\'s size', async () => {
     const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*' });
-    const paged = outcome.result as Paged<SearchHit>;
+    const paged = pagedResult(outcome.result);
     await t.session.artifacts.settled(paged.artifact.callId);
     const info = t.session.artifacts.get(paged.artifact.callId);
     assert.equal(info.lines, FOLDERS * PER_FOLDER + 1, 'every path and the "done complete" line');
@@ -39,7 +35,7 @@ describe('unbounded results stream to disk in bounded memory', () => {
 
   it('list_directory of the whole tree: the same bound', async () => {
     const outcome = await t.session.invoke(TOOLS.list_directory, { path: 'tree' });
-    const paged = outcome.result as Paged<ListItem>;
+    const paged = pagedResult(outcome.result);
     await t.session.artifacts.settled(paged.artifact.callId);
     const info = t.session.artifacts.get(paged.artifact.callId);
     assert.equal(info.lines, 1 + FOLDERS + FOLDERS * PER_FOLDER + 1, 'the folder line, every entry, and the "done complete" line');
@@ -48,8 +44,8 @@ describe('unbounded results stream to disk in bounded memory', () => {
 
   it('a result artifact still being written: artifact_read waits for the lines it asks for, artifact_grep for the end', async () => {
     const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*.txt' });
-    const paged = outcome.result as Paged<SearchHit>;
-    const last = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: 19_000, limit: 1 })).result as ArtifactPage;
+    const paged = pagedResult(outcome.result);
+    const last = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: 19_000, limit: 1 })).result;
     assert.equal(last.lines.length, 1);
     const grep = await t.session.invoke(TOOLS.artifact_grep, { callId: paged.artifact.callId, pattern: '^done complete' });
     assert.equal(grep.text, '1 matching line for /^done complete/ in find_files "*.txt":\n20001:\tdone complete (20000 paths)');
@@ -71,14 +67,14 @@ describe('cancelling a result still being written', () => {
       writer.write(lines);
       const controller = new AbortController();
       const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' }, controller.signal);
-      const paged = outcome.result as Paged<SearchHit>;
+      const paged = pagedResult(outcome.result);
       assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
       assert.equal(rgChildren().length, 1);
       controller.abort();
       await t.session.artifacts.settled(paged.artifact.callId);
       await waitFor(() => rgChildren().length === 0);
       const info = t.session.artifacts.get(paged.artifact.callId);
-      const end = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: info.lines, limit: 1 })).result as ArtifactPage;
+      const end = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: info.lines, limit: 1 })).result;
       // ripgrep may not have printed every line it read before it was stopped: the artifact holds what it did print.
       const found = Number(/^incomplete: the call was cancelled after (\d+) matching lines in 1 file; the lines above are all that was found$/.exec(end.lines[0]!.text)?.[1]);
       assert.ok(found >= paged.page.length && found <= 5000, end.lines[0]!.text);

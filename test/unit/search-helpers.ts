@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { testSession, tempDir, type TestSession } from './harness.ts';
+import { testSession, tempDir, type TestSession, type TestSessionOptions } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import type { Rule } from '../../src/core/policy.ts';
@@ -34,9 +34,16 @@ export function rgPath(): string {
 }
 
 /** A session over a real temp workspace whose search backend is the real ripgrep. */
-export function searchSession(options: { rules?: Rule[]; folders?: string[]; allow?: boolean; search?: SandboxSearch } = {}): TestSession {
+export function searchSession(options: SearchSessionOptions = {}): TestSession {
+  return testSession(searchOptions(options));
+}
+
+type SearchSessionOptions = { rules?: Rule[]; folders?: string[]; allow?: boolean; search?: SandboxSearch };
+
+/** A test session's options with a search backend (real ripgrep unless `search` is given); for `session(t, …)`. */
+export function searchOptions(options: SearchSessionOptions = {}): TestSessionOptions {
   const { search, ...rest } = options;
-  return testSession({ ...rest, overrides: { search: search ?? createRipgrepSearch({ rgPath: rgPath() }) } });
+  return { ...rest, overrides: { search: search ?? createRipgrepSearch({ rgPath: rgPath() }) } };
 }
 
 /** Writes files (relative path → content) under `root`, creating folders; a trailing "/" makes an empty folder. */

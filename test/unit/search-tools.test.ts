@@ -7,16 +7,16 @@ import { symlinkSync } from 'node:fs';
 import { SandboxError, isCancellation } from '../../src/core/errors.ts';
 import { searchFiles } from '../../src/core/tools/search_files.ts';
 import { findFiles } from '../../src/core/tools/find_files.ts';
-import { renderMatches, renderPaths, type ResultFrame, type SearchResult } from '../../src/core/search/results.ts';
+import { renderMatches, renderPaths, type ResultFrame, type SearchOutput, type SearchResult } from '../../src/core/search/results.ts';
 import type { ContentQuery, PathQuery, SandboxSearch, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
-import type { Tool } from '../../src/core/tool.ts';
-import type { TestSession } from './harness.ts';
-import { SEARCH_TREE, failure, rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
+import type { Tool, ToolOutcome } from '../../src/core/tool.ts';
+import { session, type TestSession, wholeResult } from './harness.ts';
+import { SEARCH_TREE, failure, rgChildren, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
 const TREE = SEARCH_TREE;
 
-async function frames(t: TestSession, tool: Tool, args: Record<string, unknown>): Promise<SearchResult> {
-  return (await t.session.invoke(tool, args)).result as SearchResult;
+async function frames(t: TestSession, tool: Tool<SearchOutput>, args: Record<string, unknown>): Promise<SearchResult> {
+  return wholeResult((await t.session.invoke(tool, args)).result);
 }
 
 /** "path:line" for matches, "path" for paths, in result order. */
@@ -189,29 +189,27 @@ describe('limit and done frames', () => {
 });
 
 describe('zero results', () => {
-  it('the note says what might have hidden matches without naming protected paths', async () => {
-    const t = searchSession({ rules: [{ glob: 'classified/**', read: 'deny' }] });
-    try {
-      writeTree(t.root, { 'classified/plan.txt': 'zebra\n', '.env': 'zebra\n', 'a.txt': 'nothing\n' });
-      const result = await frames(t, searchFiles, { pattern: 'zebra', path: '.' });
-      assert.deepEqual(result, [
-        { kind: 'note', message: 'No line matches "zebra" in ".". What might have hidden matches: dot-prefixed files and folders were skipped (pass hidden: true); files excluded by .gitignore and similar files were skipped (pass no_ignore: true); paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched.' },
-        { kind: 'done', complete: true },
-      ]);
-      const all = await frames(t, searchFiles, { pattern: 'zebra', hidden: true, no_ignore: true, max_depth: 3, glob: '*.txt' });
-      assert.equal(all.length, 2);
-      const note = all[0]!;
-      assert.equal(note.kind, 'note');
-      if (note.kind === 'note') {
-        assert.doesNotMatch(note.message, /hidden: true|no_ignore: true|classified|\.env/);
-        assert.match(note.message, /only 3 folder levels deep were searched \(raise or omit max_depth\)/);
-        assert.match(note.message, /only files matching "\*\.txt" were searched/);
-      }
-      const found = await frames(t, findFiles, { glob: 'plan*', hidden: true, no_ignore: true });
-      assert.equal(hits(found).length, 0);
-      assert.doesNotMatch(JSON.stringify(found), /classified/);
-      assert.match(renderPaths(found), /^Note: No file matches "plan\*" in the workspace\. What might have hidden files: paths that the workspace rules in force protect/);
-    } finally { await t.dispose(); }
+  it('the note says what might have hidden matches without naming protected paths', async (tc) => {
+    const t = session(tc, searchOptions({ rules: [{ glob: 'classified/**', read: 'deny' }] }));
+    writeTree(t.root, { 'classified/plan.txt': 'zebra\n', '.env': 'zebra\n', 'a.txt': 'nothing\n' });
+    const result = await frames(t, searchFiles, { pattern: 'zebra', path: '.' });
+    assert.deepEqual(result, [
+      { kind: 'note', message: 'No line matches "zebra" in ".". What might have hidden matches: dot-prefixed files and folders were skipped (pass hidden: true); files excluded by .gitignore and similar files were skipped (pass no_ignore: true); paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched.' },
+      { kind: 'done', complete: true },
+    ]);
+    const all = await frames(t, searchFiles, { pattern: 'zebra', hidden: true, no_ignore: true, max_depth: 3, glob: '*.txt' });
+    assert.equal(all.length, 2);
+    const note = all[0]!;
+    assert.equal(note.kind, 'note');
+    if (note.kind === 'note') {
+      assert.doesNotMatch(note.message, /hidden: true|no_ignore: true|classified|\.env/);
+      assert.match(note.message, /only 3 folder levels deep were searched \(raise or omit max_depth\)/);
+      assert.match(note.message, /only files matching "\*\.txt" were searched/);
+    }
+    const found = await frames(t, findFiles, { glob: 'plan*', hidden: true, no_ignore: true });
+    assert.equal(hits(found).length, 0);
+    assert.doesNotMatch(JSON.stringify(found), /classified/);
+    assert.match(renderPaths(found), /^Note: No file matches "plan\*" in the workspace\. What might have hidden files: paths that the workspace rules in force protect/);
   });
 });
 
@@ -231,12 +229,12 @@ describe('canary: secrets are never searched nor listed', () => {
   });
   after(async () => { await t.dispose(); });
 
-  function assertClean(label: string, pattern: string, outcome: { result: unknown; text: string }): void {
+  function assertClean(label: string, pattern: string, outcome: ToolOutcome<SearchOutput>): void {
     // The zero-results note quotes the model's own pattern back; that is not a leak.
     const quoted = JSON.stringify(pattern);
     const all = (JSON.stringify(outcome.result) + '\n' + outcome.text).split(JSON.stringify(quoted).slice(1, -1)).join('').split(quoted).join('');
     for (const leak of [token, 'API_KEY', 'BEGIN', 'id_rsa', 'secret.pem', '"path":".env"', 'config/']) assert.equal(all.includes(leak), false, `${label}: leaked ${leak}: ${all}`);
-    const result = outcome.result as SearchResult;
+    const result = wholeResult(outcome.result);
     assert.equal(result.some((f) => f.kind === 'match' || f.kind === 'path' || (f.kind === 'note' && f.path !== undefined)), false, label);
   }
 
@@ -272,86 +270,76 @@ describe('canary: secrets are never searched nor listed', () => {
 });
 
 describe('paths through links', () => {
-  it('a linked folder is searched at its real place, so rules anchored there still apply (path laundering)', async () => {
-    const t = searchSession({ rules: [{ glob: 'private/inner/**', read: 'deny' }] });
-    try {
-      writeTree(t.root, { 'private/open.txt': 'needle\n', 'private/inner/closed.txt': 'needle\n' });
-      symlinkSync('private', nodePath.join(t.root, 'alias'));
-      const result = await frames(t, searchFiles, { pattern: 'needle', path: 'alias' });
-      assert.deepEqual(hits(result), ['private/open.txt:1']);
-      assert.deepEqual(hits(await frames(t, findFiles, { glob: '*', path: 'alias' })), ['private/open.txt']);
-    } finally { await t.dispose(); }
+  it('a linked folder is searched at its real place, so rules anchored there still apply (path laundering)', async (tc) => {
+    const t = session(tc, searchOptions({ rules: [{ glob: 'private/inner/**', read: 'deny' }] }));
+    writeTree(t.root, { 'private/open.txt': 'needle\n', 'private/inner/closed.txt': 'needle\n' });
+    symlinkSync('private', nodePath.join(t.root, 'alias'));
+    const result = await frames(t, searchFiles, { pattern: 'needle', path: 'alias' });
+    assert.deepEqual(hits(result), ['private/open.txt:1']);
+    assert.deepEqual(hits(await frames(t, findFiles, { glob: '*', path: 'alias' })), ['private/open.txt']);
   });
 
-  it('a link to a protected place is refused before any search', async () => {
-    const t = searchSession();
-    try {
-      writeTree(t.root, { '.ssh/id_ed25519': 'needle\n' });
-      symlinkSync('.ssh', nodePath.join(t.root, 'keys'));
-      const error = await failure(() => t.session.invoke(searchFiles, { pattern: 'needle', path: 'keys', hidden: true }));
-      assert.equal(error.code, 'E_SANDBOX_REFUSED');
-      assert.deepEqual(rgChildren(), []);
-    } finally { await t.dispose(); }
+  it('a link to a protected place is refused before any search', async (tc) => {
+    const t = session(tc, searchOptions());
+    writeTree(t.root, { '.ssh/id_ed25519': 'needle\n' });
+    symlinkSync('.ssh', nodePath.join(t.root, 'keys'));
+    const error = await failure(() => t.session.invoke(searchFiles, { pattern: 'needle', path: 'keys', hidden: true }));
+    assert.equal(error.code, 'E_SANDBOX_REFUSED');
+    assert.deepEqual(rgChildren(), []);
   });
 });
 
 describe('cancellation', () => {
-  it('200 cancelled search_files calls kill their ripgrep at once and leave no rg process', async () => {
-    const t = searchSession();
-    try {
-      // A FIFO with no writer blocks rg forever, so every search is still running when it is cancelled.
-      execFileSync('mkfifo', [nodePath.join(t.root, 'pipe')]);
-      const controllers = Array.from({ length: 200 }, () => new AbortController());
-      const calls = controllers.map((c) => t.session.invoke(searchFiles, { pattern: 'x', path: 'pipe' }, c.signal));
-      await waitFor(() => rgChildren().length === 200, 30_000);
-      const started = Date.now();
-      for (const c of controllers) c.abort();
-      const settled = await Promise.allSettled(calls);
-      assert.ok(Date.now() - started < 5_000);
-      for (const s of settled) {
-        assert.equal(s.status, 'rejected');
-        assert.ok(isCancellation(s.reason), String(s.reason));
-      }
-      assert.deepEqual(rgChildren(), []);
-    } finally { await t.dispose(); }
+  it('200 cancelled search_files calls kill their ripgrep at once and leave no rg process', async (tc) => {
+    const t = session(tc, searchOptions());
+    // A FIFO with no writer blocks rg forever, so every search is still running when it is cancelled.
+    execFileSync('mkfifo', [nodePath.join(t.root, 'pipe')]);
+    const controllers = Array.from({ length: 200 }, () => new AbortController());
+    const calls = controllers.map((c) => t.session.invoke(searchFiles, { pattern: 'x', path: 'pipe' }, c.signal));
+    await waitFor(() => rgChildren().length === 200, 30_000);
+    const started = Date.now();
+    for (const c of controllers) c.abort();
+    const settled = await Promise.allSettled(calls);
+    assert.ok(Date.now() - started < 5_000);
+    for (const s of settled) {
+      assert.equal(s.status, 'rejected');
+      assert.ok(isCancellation(s.reason), String(s.reason));
+    }
+    assert.deepEqual(rgChildren(), []);
   });
 });
 
 describe('multi-root', () => {
-  it('searches every folder and prefixes paths with the folder name', async () => {
-    const t = searchSession({ folders: ['app', 'lib'] });
-    try {
-      writeTree(t.root, { 'app/main.ts': 'needle app\n', 'lib/util.ts': 'needle lib\n', 'lib/.env': 'needle\n' });
-      assert.deepEqual(await frames(t, searchFiles, { pattern: 'needle', hidden: true }), [
-        { kind: 'match', path: 'app/main.ts', line: 1, text: 'needle app' },
-        { kind: 'match', path: 'lib/util.ts', line: 1, text: 'needle lib' },
-        { kind: 'done', complete: true },
-      ]);
-      assert.deepEqual(hits(await frames(t, findFiles, { glob: '*.ts', path: 'lib' })), ['lib/util.ts']);
-      assert.deepEqual(hits(await frames(t, findFiles, { glob: '*.ts', limit: 1 })).length, 1);
-    } finally { await t.dispose(); }
+  it('searches every folder and prefixes paths with the folder name', async (tc) => {
+    const t = session(tc, searchOptions({ folders: ['app', 'lib'] }));
+    writeTree(t.root, { 'app/main.ts': 'needle app\n', 'lib/util.ts': 'needle lib\n', 'lib/.env': 'needle\n' });
+    assert.deepEqual(await frames(t, searchFiles, { pattern: 'needle', hidden: true }), [
+      { kind: 'match', path: 'app/main.ts', line: 1, text: 'needle app' },
+      { kind: 'match', path: 'lib/util.ts', line: 1, text: 'needle lib' },
+      { kind: 'done', complete: true },
+    ]);
+    assert.deepEqual(hits(await frames(t, findFiles, { glob: '*.ts', path: 'lib' })), ['lib/util.ts']);
+    assert.deepEqual(hits(await frames(t, findFiles, { glob: '*.ts', limit: 1 })).length, 1);
   });
 });
 
 describe('rendering for the model', () => {
-  it('search_files: matches grouped by file, compact (pinned)', async () => {
-    const t = searchSession();
-    try {
-      writeTree(t.root, { 'src/b.ts': 'let todo = 1;\n\nTODO: fix\n', 'src/a.ts': 'TODO first\n', 'long.min.js': 'x'.repeat(3000) + 'TODO' + '\n' });
-      const outcome = await t.session.invoke(searchFiles, { pattern: 'todo', ignore_case: true });
-      assert.equal(outcome.text, [
-        '4 matching lines in 3 files:',
-        'long.min.js',
-        `  1: ${'x'.repeat(2000)} [line cut]`,
-        'src/a.ts',
-        '  1: TODO first',
-        'src/b.ts',
-        '  1: let todo = 1;',
-        '  3: TODO: fix',
-      ].join('\n'));
-      const limited = await t.session.invoke(searchFiles, { pattern: 'TODO', path: 'src', limit: 1 });
-      assert.match(limited.text, /^1 matching line in 1 file \(limited\):\nsrc\/[ab]\.ts\n {2}\d: TODO.*\nNote: Result limited to 1 matching line; more exist\. Call again with a larger limit \(now 1\) to see more, or narrow the search\.$/);
-    } finally { await t.dispose(); }
+  it('search_files: matches grouped by file, compact (pinned)', async (tc) => {
+    const t = session(tc, searchOptions());
+    writeTree(t.root, { 'src/b.ts': 'let todo = 1;\n\nTODO: fix\n', 'src/a.ts': 'TODO first\n', 'long.min.js': 'x'.repeat(3000) + 'TODO' + '\n' });
+    const outcome = await t.session.invoke(searchFiles, { pattern: 'todo', ignore_case: true });
+    assert.equal(outcome.text, [
+      '4 matching lines in 3 files:',
+      'long.min.js',
+      `  1: ${'x'.repeat(2000)} [line cut]`,
+      'src/a.ts',
+      '  1: TODO first',
+      'src/b.ts',
+      '  1: let todo = 1;',
+      '  3: TODO: fix',
+    ].join('\n'));
+    const limited = await t.session.invoke(searchFiles, { pattern: 'TODO', path: 'src', limit: 1 });
+    assert.match(limited.text, /^1 matching line in 1 file \(limited\):\nsrc\/[ab]\.ts\n {2}\d: TODO.*\nNote: Result limited to 1 matching line; more exist\. Call again with a larger limit \(now 1\) to see more, or narrow the search\.$/);
   });
 
   it('find_files: one path a line (pinned)', () => {
@@ -360,13 +348,11 @@ describe('rendering for the model', () => {
     assert.equal(renderMatches([{ kind: 'note', message: 'No line matches "x".' }, { kind: 'done', complete: true }]), 'Note: No line matches "x".');
   });
 
-  it('the result JSON is the frame list', async () => {
-    const t = searchSession();
-    try {
-      writeTree(t.root, { 'a.txt': 'one\n' });
-      const outcome = await t.session.invoke(findFiles, { glob: '*.txt' });
-      assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), [{ kind: 'path', path: 'a.txt' }, { kind: 'done', complete: true }]);
-    } finally { await t.dispose(); }
+  it('the result JSON is the frame list', async (tc) => {
+    const t = session(tc, searchOptions());
+    writeTree(t.root, { 'a.txt': 'one\n' });
+    const outcome = await t.session.invoke(findFiles, { glob: '*.txt' });
+    assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), [{ kind: 'path', path: 'a.txt' }, { kind: 'done', complete: true }]);
   });
 });
 
@@ -406,29 +392,25 @@ class CappedSearch implements SandboxSearch {
 }
 
 describe('custom backends', () => {
-  it('a declared supportsFollow restores the full follow option and passes it through', async () => {
+  it('a declared supportsFollow restores the full follow option and passes it through', async (tc) => {
     const fake = new FakeSearch(true, [{ kind: 'done', complete: true }]);
-    const t = searchSession({ search: fake });
-    try {
-      await t.session.invoke(findFiles, { glob: '*', follow: true });
-      await t.session.invoke(searchFiles, { pattern: 'x', follow: true, limit: 3 });
-      assert.deepEqual(fake.queries.map((q) => [q.follow, q.limit]), [[true, undefined], [true, 3]]);
-      assert.deepEqual(fake.queries[0]!.scopes, [{ folder: nodePath.basename(t.root), cwd: t.root, path: '' }]);
-    } finally { await t.dispose(); }
+    const t = session(tc, searchOptions({ search: fake }));
+    await t.session.invoke(findFiles, { glob: '*', follow: true });
+    await t.session.invoke(searchFiles, { pattern: 'x', follow: true, limit: 3 });
+    assert.deepEqual(fake.queries.map((q) => [q.follow, q.limit]), [[true, undefined], [true, 3]]);
+    assert.deepEqual(fake.queries[0]!.scopes, [{ folder: nodePath.basename(t.root), cwd: t.root, path: '' }]);
   });
 
-  it('a backend with a hard cap refuses unbounded calls instead of imposing its own bound', async () => {
-    const t = searchSession({ search: new CappedSearch(10) });
-    try {
-      const unbounded = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
-      assert.equal(unbounded.code, 'E_SANDBOX_UNSUPPORTED');
-      assert.match(unbounded.message, /cannot run an unbounded search\. Call again with limit between 1 and 10/);
-      const over = await failure(() => t.session.invoke(searchFiles, { pattern: 'x', limit: 11 }));
-      assert.match(over.message, /a search with limit 11/);
-      const bounded = await frames(t, findFiles, { glob: '*', limit: 3 });
-      assert.deepEqual(hits(bounded), ['f0', 'f1', 'f2']);
-      assert.deepEqual(terminal(bounded), { kind: 'limit', limit: 3 });
-    } finally { await t.dispose(); }
+  it('a backend with a hard cap refuses unbounded calls instead of imposing its own bound', async (tc) => {
+    const t = session(tc, searchOptions({ search: new CappedSearch(10) }));
+    const unbounded = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
+    assert.equal(unbounded.code, 'E_SANDBOX_UNSUPPORTED');
+    assert.match(unbounded.message, /cannot run an unbounded search\. Call again with limit between 1 and 10/);
+    const over = await failure(() => t.session.invoke(searchFiles, { pattern: 'x', limit: 11 }));
+    assert.match(over.message, /a search with limit 11/);
+    const bounded = await frames(t, findFiles, { glob: '*', limit: 3 });
+    assert.deepEqual(hits(bounded), ['f0', 'f1', 'f2']);
+    assert.deepEqual(terminal(bounded), { kind: 'limit', limit: 3 });
   });
 
   it('a backend that reports a limit although none was given, or never ends its stream, is a narrated io failure', async () => {

@@ -4,115 +4,103 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import type { ModelPath } from '../../src/core/paths.ts';
-import { testSession } from './harness.ts';
+import { session, type TestSession } from './harness.ts';
 import { join, rejectsWith } from './media-fixtures.ts';
 
 /** Bytes no text editor would keep as they are: CRLF, a BOM-less Latin-1 byte, no final newline. */
 const ORIGINAL = Buffer.from([0x61, 0x0d, 0x0a, 0xe9, 0x0d, 0x0a, 0x7a]);
 
-async function saveNew(t: ReturnType<typeof testSession>, path: string, content: string): Promise<string> {
+async function saveNew(t: TestSession, path: string, content: string): Promise<string | undefined> {
   const staged = await t.session.invoke(TOOLS.stage_file, { path, content });
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: (staged.result as { media_id: string }).media_id });
-  return (saved.result as { save_id: string }).save_id;
+  const saved = await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+  return saved.result.save_id;
 }
 
-test('undo_save writes back the exact bytes a save replaced, and the audit log records it', async () => {
-  const t = testSession();
-  try {
-    const file = join(t.root, 'a.txt');
-    writeFileSync(file, ORIGINAL);
-    const saveId = await saveNew(t, 'a.txt', 'replaced\n');
-    assert.equal(saveId, 's1');
-    assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
-    const undone = await t.session.invoke(TOOLS.undo_save, {});
-    assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's2' });
-    assert.equal(undone.text.split('\n')[1], 'Undid save s1: "a.txt" holds its previous bytes again.');
-    assert.deepEqual(readFileSync(file), ORIGINAL);
-    assert.deepEqual(t.log.entries.map((e) => [e.tool, e.target, e.verdict]).slice(-1), [['undo_save', 'a.txt', 'allowed']]);
-    assert.equal(t.gate.calls.at(-1)?.summary, 'undo save s1 of a.txt');
-    // The undo is a save of its own: undoing it redoes the change.
-    await t.session.invoke(TOOLS.undo_save, { save_id: 's2' });
-    assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
-    await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_INVALID_INPUT', 'Save s1 of "a.txt" was already undone. Nothing was changed.');
-  } finally { await t.dispose(); }
+test('undo_save writes back the exact bytes a save replaced, and the audit log records it', async (tc) => {
+  const t = session(tc);
+  const file = join(t.root, 'a.txt');
+  writeFileSync(file, ORIGINAL);
+  const saveId = await saveNew(t, 'a.txt', 'replaced\n');
+  assert.equal(saveId, 's1');
+  assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
+  const undone = await t.session.invoke(TOOLS.undo_save, {});
+  assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's2' });
+  assert.equal(undone.text.split('\n')[1], 'Undid save s1: "a.txt" holds its previous bytes again.');
+  assert.deepEqual(readFileSync(file), ORIGINAL);
+  assert.deepEqual(t.log.entries.map((e) => [e.tool, e.target, e.verdict]).slice(-1), [['undo_save', 'a.txt', 'allowed']]);
+  assert.equal(t.gate.calls.at(-1)?.summary, 'undo save s1 of a.txt');
+  // The undo is a save of its own: undoing it redoes the change.
+  await t.session.invoke(TOOLS.undo_save, { save_id: 's2' });
+  assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_INVALID_INPUT', 'Save s1 of "a.txt" was already undone. Nothing was changed.');
 });
 
-test('undoing the save that created a file removes it', async () => {
-  const t = testSession();
-  try {
-    await saveNew(t, 'new/made.txt', 'fresh\n');
-    assert.equal(existsSync(join(t.root, 'new', 'made.txt')), true);
-    const undone = await t.session.invoke(TOOLS.undo_save, { save_id: 's1' });
-    assert.deepEqual(undone.result, { save_id: 's1', path: 'new/made.txt', action: 'removed' });
-    assert.equal(existsSync(join(t.root, 'new', 'made.txt')), false);
-    await rejectsWith(t.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_NOT_FOUND', 'Every save of this window has already been undone; there is nothing left to undo.');
-  } finally { await t.dispose(); }
+test('undoing the save that created a file removes it', async (tc) => {
+  const t = session(tc);
+  await saveNew(t, 'new/made.txt', 'fresh\n');
+  assert.equal(existsSync(join(t.root, 'new', 'made.txt')), true);
+  const undone = await t.session.invoke(TOOLS.undo_save, { save_id: 's1' });
+  assert.deepEqual(undone.result, { save_id: 's1', path: 'new/made.txt', action: 'removed' });
+  assert.equal(existsSync(join(t.root, 'new', 'made.txt')), false);
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_NOT_FOUND', 'Every save of this window has already been undone; there is nothing left to undo.');
 });
 
-test('undo after an outside change stages the previous bytes for review and overwrites nothing', async () => {
-  const t = testSession();
-  try {
-    const file = join(t.root, 'b.txt');
-    writeFileSync(file, 'one\n');
-    await saveNew(t, 'b.txt', 'two\n');
-    writeFileSync(file, 'three, by the person\n');
-    const undone = await t.session.invoke(TOOLS.undo_save, {});
-    assert.deepEqual(undone.result, { save_id: 's1', path: 'b.txt', action: 'staged', media_id: 'm2' });
-    assert.equal(readFileSync(file, 'utf8'), 'three, by the person\n');
-    const media = t.session.media.get('m2');
-    assert.equal(Buffer.from(media.bytes).toString(), 'one\n');
-    assert.equal(t.session.media.changes('m2').removed, 1);
-    await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
-    assert.equal(readFileSync(file, 'utf8'), 'one\n');
-  } finally { await t.dispose(); }
+test('undo after an outside change stages the previous bytes for review and overwrites nothing', async (tc) => {
+  const t = session(tc);
+  const file = join(t.root, 'b.txt');
+  writeFileSync(file, 'one\n');
+  await saveNew(t, 'b.txt', 'two\n');
+  writeFileSync(file, 'three, by the person\n');
+  const undone = await t.session.invoke(TOOLS.undo_save, {});
+  assert.deepEqual(undone.result, { save_id: 's1', path: 'b.txt', action: 'staged', media_id: 'm2' });
+  assert.equal(readFileSync(file, 'utf8'), 'three, by the person\n');
+  const media = t.session.media.get('m2');
+  assert.equal(Buffer.from(media.bytes).toString(), 'one\n');
+  assert.equal(t.session.media.changes('m2').removed, 1);
+  await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
+  assert.equal(readFileSync(file, 'utf8'), 'one\n');
 });
 
-test('a created file changed since is not deleted by its undo', async () => {
-  const t = testSession();
-  try {
-    await saveNew(t, 'c.txt', 'made\n');
-    writeFileSync(join(t.root, 'c.txt'), 'made, then edited\n');
-    await rejectsWith(t.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_CONFLICT',
-      '"c.txt" was created by save s1 and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.');
-    assert.equal(readFileSync(join(t.root, 'c.txt'), 'utf8'), 'made, then edited\n');
-  } finally { await t.dispose(); }
+test('a created file changed since is not deleted by its undo', async (tc) => {
+  const t = session(tc);
+  await saveNew(t, 'c.txt', 'made\n');
+  writeFileSync(join(t.root, 'c.txt'), 'made, then edited\n');
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_CONFLICT',
+    '"c.txt" was created by save s1 and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.');
+  assert.equal(readFileSync(join(t.root, 'c.txt'), 'utf8'), 'made, then edited\n');
 });
 
-test('the undo budget: saves beyond it cannot be undone and say why; the kept files go with the session', async () => {
-  const t = testSession({ overrides: { limits: () => ({ ...DEFAULT_LIMITS, undoBudgetBytes: 20 }) } });
-  try {
-    writeFileSync(join(t.root, 'd.txt'), 'old\n');
-    await saveNew(t, 'd.txt', 'new\n');
-    await saveNew(t, 'e.txt', 'a file far too large for an undo budget of 20 bytes\n');
-    await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's2' }), 'E_SANDBOX_NOT_FOUND',
-      'Save s2 of "e.txt" cannot be undone: the bytes it replaced were not kept (it needs 52 bytes, more than the undo budget of 20 bytes (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
-    await saveNew(t, 'd.txt', 'two\n');
-    await saveNew(t, 'd.txt', 'six\n');
-    await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_NOT_FOUND',
-      'Save s1 of "d.txt" cannot be undone: the bytes it replaced were not kept (the oldest saves were dropped to stay within the undo budget (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
-    const spool = t.session.artifacts.spoolDir;
-    assert.deepEqual(readdirSync(join(spool, 'saves')).sort(), ['s3.after', 's3.before', 's4.after', 's4.before']);
-    await t.session.invoke(TOOLS.undo_save, {});
-    assert.equal(readFileSync(join(t.root, 'd.txt'), 'utf8'), 'two\n');
-    await t.session.dispose();
-    assert.equal(existsSync(spool), false);
-  } finally { await t.dispose(); }
+test('the undo budget: saves beyond it cannot be undone and say why; the kept files go with the session', async (tc) => {
+  const t = session(tc, { overrides: { limits: () => ({ ...DEFAULT_LIMITS, undoBudgetBytes: 20 }) } });
+  writeFileSync(join(t.root, 'd.txt'), 'old\n');
+  await saveNew(t, 'd.txt', 'new\n');
+  await saveNew(t, 'e.txt', 'a file far too large for an undo budget of 20 bytes\n');
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's2' }), 'E_SANDBOX_NOT_FOUND',
+    'Save s2 of "e.txt" cannot be undone: the bytes it replaced were not kept (it needs 52 bytes, more than the undo budget of 20 bytes (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
+  await saveNew(t, 'd.txt', 'two\n');
+  await saveNew(t, 'd.txt', 'six\n');
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_NOT_FOUND',
+    'Save s1 of "d.txt" cannot be undone: the bytes it replaced were not kept (the oldest saves were dropped to stay within the undo budget (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
+  const spool = t.session.artifacts.spoolDir;
+  assert.deepEqual(readdirSync(join(spool, 'saves')).sort(), ['s3.after', 's3.before', 's4.after', 's4.before']);
+  await t.session.invoke(TOOLS.undo_save, {});
+  assert.equal(readFileSync(join(t.root, 'd.txt'), 'utf8'), 'two\n');
+  await t.session.dispose();
+  assert.equal(existsSync(spool), false);
 });
 
-test('save_media refuses a file with unsaved changes in an open editor; stage_file says they are not included', async () => {
+test('save_media refuses a file with unsaved changes in an open editor; stage_file says they are not included', async (tc) => {
   const unsaved = new Set<string>();
-  const t = testSession({ overrides: { editors: { unsavedEditor: (path: ModelPath) => (unsaved.has(path.rel) ? `${path.rel} (unsaved)` : undefined) } } });
-  try {
-    const file = join(t.root, 'open.txt');
-    writeFileSync(file, 'on disk\n');
-    unsaved.add('open.txt');
-    const staged = await t.session.invoke(TOOLS.stage_file, { path: 'open.txt', content: 'from the model\n' });
-    assert.equal(staged.text.split('\n')[2], 'The user has unsaved changes to this file in the editor "open.txt (unsaved)"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.');
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',
-      '"open.txt" has unsaved changes in the open editor "open.txt (unsaved)", so save_media did not write it: that would put the file out of step with what the user is editing. Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call save_media again.');
-    assert.equal(readFileSync(file, 'utf8'), 'on disk\n');
-    unsaved.delete('open.txt');
-    await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-    assert.equal(readFileSync(file, 'utf8'), 'from the model\n');
-  } finally { await t.dispose(); }
+  const t = session(tc, { overrides: { editors: { unsavedEditor: (path: ModelPath) => (unsaved.has(path.rel) ? `${path.rel} (unsaved)` : undefined) } } });
+  const file = join(t.root, 'open.txt');
+  writeFileSync(file, 'on disk\n');
+  unsaved.add('open.txt');
+  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'open.txt', content: 'from the model\n' });
+  assert.equal(staged.text.split('\n')[2], 'The user has unsaved changes to this file in the editor "open.txt (unsaved)"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.');
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',
+    '"open.txt" has unsaved changes in the open editor "open.txt (unsaved)", so save_media did not write it: that would put the file out of step with what the user is editing. Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call save_media again.');
+  assert.equal(readFileSync(file, 'utf8'), 'on disk\n');
+  unsaved.delete('open.txt');
+  await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+  assert.equal(readFileSync(file, 'utf8'), 'from the model\n');
 });
