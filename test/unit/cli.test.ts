@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { tempDir } from './harness.ts';
+import { testDir } from './harness.ts';
 
 const CLI = nodePath.resolve('dist/cli.js');
 
@@ -24,72 +24,62 @@ test('without --gate the CLI refuses to start and names the flag', () => {
   assert.equal(r.stdout, '');
 });
 
-test('with --gate deny every call is E_SANDBOX_REFUSED', () => {
-  const ws = tempDir();
-  try {
-    for (const [tool, input] of [['list_directory', '{}'], ['open_file', '{"path":"a.txt"}'], ['stage_file', '{"path":"a.txt","content":"x"}']] as const) {
-      const r = cli(['--root', ws.path, '--gate', 'deny', tool, input]);
-      assert.equal(r.status, 1);
-      const out = JSON.parse(r.stdout) as { error: { code: string; message: string } };
-      assert.equal(out.error.code, 'E_SANDBOX_REFUSED', tool);
-      assert.match(out.error.message, /--gate deny/);
-    }
-  } finally { ws.dispose(); }
-});
-
-test('with --gate approve a call prints its result as JSON', () => {
-  const ws = tempDir();
-  try {
-    writeFileSync(nodePath.join(ws.path, 'a.txt'), 'abc');
-    const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']);
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { result: [{ path: '.', entries: [{ path: 'a.txt', type: 'file', depth: 1, size: 3 }] }] });
-  } finally { ws.dispose(); }
-});
-
-test('secrets are refused under --gate approve unless --allow-secrets', () => {
-  const ws = tempDir();
-  try {
-    mkdirSync(nodePath.join(ws.path, '.ssh'));
-    const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{"path":".ssh"}']);
+test('with --gate deny every call is E_SANDBOX_REFUSED', (tc) => {
+  const ws = testDir(tc);
+  for (const [tool, input] of [['list_directory', '{}'], ['open_file', '{"path":"a.txt"}'], ['stage_file', '{"path":"a.txt","content":"x"}']] as const) {
+    const r = cli(['--root', ws.path, '--gate', 'deny', tool, input]);
     assert.equal(r.status, 1);
-    assert.match(r.stdout, /matches the secret rule \\"\*\*\/\.ssh\/\*\*\\".*--allow-secrets/);
-    const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'list_directory', '{"path":".ssh"}']);
-    assert.equal(allowed.status, 0, allowed.stdout);
-  } finally { ws.dispose(); }
+    const out = JSON.parse(r.stdout) as { error: { code: string; message: string } };
+    assert.equal(out.error.code, 'E_SANDBOX_REFUSED', tool);
+    assert.match(out.error.message, /--gate deny/);
+  }
 });
 
-test('a session reads JSON lines and answers one line per call; failures are narrated', () => {
-  const ws = tempDir();
-  try {
-    writeFileSync(nodePath.join(ws.path, 'a.txt'), 'abc');
-    const stdin = [
-      '{"tool":"list_directory","input":{}}',
-      'not json',
-      '{"tool":"nope","input":{}}',
-      '{"tool":"list_directory","input":{"path":"../etc"}}',
-      '{"tool":"list_directory","input":{"max_depth":0}}',
-    ].join('\n');
-    const r = cli(['--root', ws.path, '--gate', 'approve', '--audit'], stdin);
-    assert.equal(r.status, 1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { result?: unknown; error?: { code: string } });
-    assert.equal(lines.length, 5);
-    assert.ok(lines[0]!.result);
-    assert.deepEqual(lines.slice(1).map((l) => l.error?.code), ['E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_REFUSED', 'E_SANDBOX_INVALID_INPUT']);
-    assert.equal(r.stderr.trim().split('\n').filter((l) => l.startsWith('{"audit"')).length, 3);
-  } finally { ws.dispose(); }
+test('with --gate approve a call prints its result as JSON', (tc) => {
+  const ws = testDir(tc);
+  writeFileSync(nodePath.join(ws.path, 'a.txt'), 'abc');
+  const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { result: [{ path: '.', entries: [{ path: 'a.txt', type: 'file', depth: 1, size: 3 }] }] });
 });
 
-test('bad JSON arguments and unknown options are narrated', () => {
-  const ws = tempDir();
-  try {
-    const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{oops']);
-    assert.equal(r.status, 1);
-    assert.match(JSON.parse(r.stdout).error.message, /not valid JSON/);
-    const u = cli(['--root', ws.path, '--gate', 'maybe', 'list_directory', '{}']);
-    assert.equal(u.status, 2);
-    assert.match(u.stderr, /--gate must be approve or deny, not "maybe"/);
-  } finally { ws.dispose(); }
+test('secrets are refused under --gate approve unless --allow-secrets', (tc) => {
+  const ws = testDir(tc);
+  mkdirSync(nodePath.join(ws.path, '.ssh'));
+  const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{"path":".ssh"}']);
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /matches the secret rule \\"\*\*\/\.ssh\/\*\*\\".*--allow-secrets/);
+  const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'list_directory', '{"path":".ssh"}']);
+  assert.equal(allowed.status, 0, allowed.stdout);
+});
+
+test('a session reads JSON lines and answers one line per call; failures are narrated', (tc) => {
+  const ws = testDir(tc);
+  writeFileSync(nodePath.join(ws.path, 'a.txt'), 'abc');
+  const stdin = [
+    '{"tool":"list_directory","input":{}}',
+    'not json',
+    '{"tool":"nope","input":{}}',
+    '{"tool":"list_directory","input":{"path":"../etc"}}',
+    '{"tool":"list_directory","input":{"max_depth":0}}',
+  ].join('\n');
+  const r = cli(['--root', ws.path, '--gate', 'approve', '--audit'], stdin);
+  assert.equal(r.status, 1);
+  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { result?: unknown; error?: { code: string } });
+  assert.equal(lines.length, 5);
+  assert.ok(lines[0]!.result);
+  assert.deepEqual(lines.slice(1).map((l) => l.error?.code), ['E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_REFUSED', 'E_SANDBOX_INVALID_INPUT']);
+  assert.equal(r.stderr.trim().split('\n').filter((l) => l.startsWith('{"audit"')).length, 3);
+});
+
+test('bad JSON arguments and unknown options are narrated', (tc) => {
+  const ws = testDir(tc);
+  const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{oops']);
+  assert.equal(r.status, 1);
+  assert.match(JSON.parse(r.stdout).error.message, /not valid JSON/);
+  const u = cli(['--root', ws.path, '--gate', 'maybe', 'list_directory', '{}']);
+  assert.equal(u.status, 2);
+  assert.match(u.stderr, /--gate must be approve or deny, not "maybe"/);
 });
 
 /** A CLI session over stdin, answering line by line; `next()` waits for its next output line. */
@@ -126,42 +116,36 @@ async function busySession(ws: string): Promise<{ s: ReturnType<typeof session>;
   return { s, spool: mine[0]! };
 }
 
-test('attack: SIGTERM to a CLI session waiting for its next call ends it at once and removes its spool folder', { timeout: 60_000 }, async () => {
-  const ws = tempDir();
-  try {
-    const { s, spool } = await busySession(ws.path);
-    s.child.kill('SIGTERM');
-    // stdin stays open: the session must end on the signal alone.
-    assert.deepEqual(await s.exited, { code: 143, signal: null });
-    assert.equal(spools().includes(spool), false);
-  } finally { ws.dispose(); }
+test('attack: SIGTERM to a CLI session waiting for its next call ends it at once and removes its spool folder', { timeout: 60_000 }, async (tc) => {
+  const ws = testDir(tc);
+  const { s, spool } = await busySession(ws.path);
+  s.child.kill('SIGTERM');
+  // stdin stays open: the session must end on the signal alone.
+  assert.deepEqual(await s.exited, { code: 143, signal: null });
+  assert.equal(spools().includes(spool), false);
 });
 
-test('attack: a CLI killed with SIGKILL leaves its spool folder behind; the next CLI start removes it', { timeout: 60_000 }, async () => {
-  const ws = tempDir();
-  try {
-    const { s, spool } = await busySession(ws.path);
-    s.child.kill('SIGKILL');
-    await s.exited;
-    assert.ok(spools().includes(spool), 'a killed CLI cannot clean up after itself');
-    assert.equal(cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']).status, 0);
-    assert.equal(spools().includes(spool), false, 'the next start removed the stale spool folder');
-  } finally { ws.dispose(); }
+test('attack: a CLI killed with SIGKILL leaves its spool folder behind; the next CLI start removes it', { timeout: 60_000 }, async (tc) => {
+  const ws = testDir(tc);
+  const { s, spool } = await busySession(ws.path);
+  s.child.kill('SIGKILL');
+  await s.exited;
+  assert.ok(spools().includes(spool), 'a killed CLI cannot clean up after itself');
+  assert.equal(cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']).status, 0);
+  assert.equal(spools().includes(spool), false, 'the next start removed the stale spool folder');
 });
 
-test('attack: two --root folders with the same name are both reachable, under distinct names', () => {
-  const ws = tempDir();
-  try {
-    for (const side of ['one', 'two']) {
-      mkdirSync(nodePath.join(ws.path, side, 'app'), { recursive: true });
-      writeFileSync(nodePath.join(ws.path, side, 'app', 'which.txt'), `${side}\n`);
-    }
-    const roots = ['--root', nodePath.join(ws.path, 'one', 'app'), '--root', nodePath.join(ws.path, 'two', 'app')];
-    const listed = cli([...roots, '--gate', 'approve', 'list_directory', '{"max_depth":1}']);
-    assert.equal(listed.status, 0, listed.stdout);
-    assert.deepEqual((JSON.parse(listed.stdout) as { result: { path: string }[] }).result.map((r) => r.path), ['app', 'app (2)']);
-    const second = cli([...roots, '--gate', 'approve', 'stage_file', '{"path":"app (2)/which.txt"}']);
-    assert.equal(second.status, 0, second.stdout);
-    assert.equal((JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path, 'app (2)/which.txt');
-  } finally { ws.dispose(); }
+test('attack: two --root folders with the same name are both reachable, under distinct names', (tc) => {
+  const ws = testDir(tc);
+  for (const side of ['one', 'two']) {
+    mkdirSync(nodePath.join(ws.path, side, 'app'), { recursive: true });
+    writeFileSync(nodePath.join(ws.path, side, 'app', 'which.txt'), `${side}\n`);
+  }
+  const roots = ['--root', nodePath.join(ws.path, 'one', 'app'), '--root', nodePath.join(ws.path, 'two', 'app')];
+  const listed = cli([...roots, '--gate', 'approve', 'list_directory', '{"max_depth":1}']);
+  assert.equal(listed.status, 0, listed.stdout);
+  assert.deepEqual((JSON.parse(listed.stdout) as { result: { path: string }[] }).result.map((r) => r.path), ['app', 'app (2)']);
+  const second = cli([...roots, '--gate', 'approve', 'stage_file', '{"path":"app (2)/which.txt"}']);
+  assert.equal(second.status, 0, second.stdout);
+  assert.equal((JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path, 'app (2)/which.txt');
 });

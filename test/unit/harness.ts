@@ -21,6 +21,13 @@ export function tempDir(prefix = 'wt-test-'): { path: string; dispose(): void } 
   return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** A real temporary folder, removed when the test `t` ends. */
+export function testDir(t: Pick<TestContext, 'after'>, prefix?: string): { path: string } {
+  const dir = tempDir(prefix);
+  t.after(() => dir.dispose());
+  return dir;
+}
+
 export class MemoryLog implements Log {
   readonly entries: AuditEntry[] = [];
   readonly messages: string[] = [];

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { locateRipgrep, vscodeRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { tempDir } from './harness.ts';
+import { testDir } from './harness.ts';
 
 test('ripgrep is found in @vscode/ripgrep\'s platform package from a checkout', () => {
   const rg = locateRipgrep();
@@ -18,14 +18,12 @@ for (const layout of [
   ['node_modules.asar.unpacked', '@vscode', 'ripgrep-universal', 'bin', `${process.platform}-${process.arch}`],
   ['node_modules', '@vscode', 'ripgrep', 'bin'],
 ]) {
-  test(`the rg VS Code ships is found under appRoot/${layout.join('/')}`, () => {
-    const appRoot = tempDir('wt-approot-');
-    try {
-      const dir = nodePath.join(appRoot.path, ...layout);
-      mkdirSync(dir, { recursive: true });
-      copyFileSync(locateRipgrep()!.path, nodePath.join(dir, 'rg'));
-      assert.equal(vscodeRipgrep(appRoot.path), nodePath.join(dir, 'rg'));
-      assert.equal(vscodeRipgrep(nodePath.join(appRoot.path, 'elsewhere')), undefined);
-    } finally { appRoot.dispose(); }
+  test(`the rg VS Code ships is found under appRoot/${layout.join('/')}`, (tc) => {
+    const appRoot = testDir(tc, 'wt-approot-');
+    const dir = nodePath.join(appRoot.path, ...layout);
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(locateRipgrep()!.path, nodePath.join(dir, 'rg'));
+    assert.equal(vscodeRipgrep(appRoot.path), nodePath.join(dir, 'rg'));
+    assert.equal(vscodeRipgrep(nodePath.join(appRoot.path, 'elsewhere')), undefined);
   });
 }

@@ -12,7 +12,7 @@ import { ContentParser, NulSplitter, parseStderr, type ContentRecord } from '../
 import { SearchVisibility } from '../../src/core/search/visibility.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
 import type { ContentQuery, PathQuery, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
-import { tempDir } from './harness.ts';
+import { tempDir, testDir } from './harness.ts';
 import { SEARCH_TREE, failure, rgChildren, rgPath, unprivilegedRg, waitFor, writeTree } from './search-helpers.ts';
 
 const never = new AbortController().signal;
@@ -160,61 +160,55 @@ describe('ripgrep backend', () => {
     }
   });
 
-  it('ends with done when unbounded or under the limit, and with limit only when more results exist', async () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, { 'a.txt': 'x\nx\n', 'b.txt': 'x\n' });
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      const all = await collect(search.searchContent(baseContent(dir.path)));
-      assert.equal(all.filter((f) => f.kind === 'match').length, 3);
-      assert.deepEqual(all.at(-1), { kind: 'done', complete: true });
-      assert.equal(all.some((f) => f.kind === 'limit'), false);
-      const exact = await collect(search.searchContent(baseContent(dir.path, { limit: 3 })));
-      assert.deepEqual(exact.at(-1), { kind: 'done', complete: true });
-      const cut = await collect(search.searchContent(baseContent(dir.path, { limit: 2 })));
-      assert.equal(cut.filter((f) => f.kind === 'match').length, 2);
-      assert.deepEqual(cut.at(-1), { kind: 'limit', limit: 2 });
-      assert.equal(cut.some((f) => f.kind === 'done'), false);
-    } finally { dir.dispose(); }
+  it('ends with done when unbounded or under the limit, and with limit only when more results exist', async (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, { 'a.txt': 'x\nx\n', 'b.txt': 'x\n' });
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const all = await collect(search.searchContent(baseContent(dir.path)));
+    assert.equal(all.filter((f) => f.kind === 'match').length, 3);
+    assert.deepEqual(all.at(-1), { kind: 'done', complete: true });
+    assert.equal(all.some((f) => f.kind === 'limit'), false);
+    const exact = await collect(search.searchContent(baseContent(dir.path, { limit: 3 })));
+    assert.deepEqual(exact.at(-1), { kind: 'done', complete: true });
+    const cut = await collect(search.searchContent(baseContent(dir.path, { limit: 2 })));
+    assert.equal(cut.filter((f) => f.kind === 'match').length, 2);
+    assert.deepEqual(cut.at(-1), { kind: 'limit', limit: 2 });
+    assert.equal(cut.some((f) => f.kind === 'done'), false);
   });
 
-  it('kills rg once the limit is exceeded: no rg process is left when the call returns', async () => {
-    const dir = tempDir();
-    try {
-      const files: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = 'hit\n'.repeat(50);
-      writeTree(dir.path, files);
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      const frames = await collect(search.searchContent(baseContent(dir.path, { pattern: 'hit', limit: 1 })));
-      assert.equal(frames.length, 2, JSON.stringify(frames));
-      assert.deepEqual(frames[1], { kind: 'limit', limit: 1 });
-      assert.deepEqual(rgChildren(), []);
-      const early: SearchBatch[] = [];
-      for await (const batch of search.findPaths({ ...baseContent(dir.path), glob: '*' })) { early.push(batch); break; }
-      assert.equal(early.length, 1);
-      assert.deepEqual(rgChildren(), []);
-    } finally { dir.dispose(); }
+  it('kills rg once the limit is exceeded: no rg process is left when the call returns', async (tc) => {
+    const dir = testDir(tc);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = 'hit\n'.repeat(50);
+    writeTree(dir.path, files);
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const frames = await collect(search.searchContent(baseContent(dir.path, { pattern: 'hit', limit: 1 })));
+    assert.equal(frames.length, 2, JSON.stringify(frames));
+    assert.deepEqual(frames[1], { kind: 'limit', limit: 1 });
+    assert.deepEqual(rgChildren(), []);
+    const early: SearchBatch[] = [];
+    for await (const batch of search.findPaths({ ...baseContent(dir.path), glob: '*' })) { early.push(batch); break; }
+    assert.equal(early.length, 1);
+    assert.deepEqual(rgChildren(), []);
   });
 
-  it('kills rg at once on abort: 200 cancelled searches leave no rg process', async () => {
-    const dir = tempDir();
-    try {
-      // Security/lifetime: a FIFO with no writer blocks rg forever, so every one of these is still running when aborted.
-      execFileSync('mkfifo', [nodePath.join(dir.path, 'pipe')]);
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      const controllers = Array.from({ length: 200 }, () => new AbortController());
-      const runs = controllers.map((c) => collect(search.searchContent({ ...baseContent(dir.path, { signal: c.signal }), scopes: [{ folder: 'ws', cwd: dir.path, path: 'pipe' }] })));
-      await waitFor(() => rgChildren().length === 200, 30_000);
-      const started = Date.now();
-      for (const c of controllers) c.abort();
-      const settled = await Promise.allSettled(runs);
-      assert.ok(Date.now() - started < 5_000);
-      for (const s of settled) {
-        assert.equal(s.status, 'rejected');
-        assert.ok(isCancellation(s.reason), String(s.reason));
-      }
-      assert.deepEqual(rgChildren(), []);
-    } finally { dir.dispose(); }
+  it('kills rg at once on abort: 200 cancelled searches leave no rg process', async (tc) => {
+    const dir = testDir(tc);
+    // Security/lifetime: a FIFO with no writer blocks rg forever, so every one of these is still running when aborted.
+    execFileSync('mkfifo', [nodePath.join(dir.path, 'pipe')]);
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const controllers = Array.from({ length: 200 }, () => new AbortController());
+    const runs = controllers.map((c) => collect(search.searchContent({ ...baseContent(dir.path, { signal: c.signal }), scopes: [{ folder: 'ws', cwd: dir.path, path: 'pipe' }] })));
+    await waitFor(() => rgChildren().length === 200, 30_000);
+    const started = Date.now();
+    for (const c of controllers) c.abort();
+    const settled = await Promise.allSettled(runs);
+    assert.ok(Date.now() - started < 5_000);
+    for (const s of settled) {
+      assert.equal(s.status, 'rejected');
+      assert.ok(isCancellation(s.reason), String(s.reason));
+    }
+    assert.deepEqual(rgChildren(), []);
   });
 
   it('treats exit code 2 as a partial result and names the unreadable paths in notes', async (t) => {
@@ -240,34 +234,30 @@ describe('ripgrep backend', () => {
     }
   });
 
-  it('narrates an invalid regex quoting ripgrep, and an invalid glob of the caller', async () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, { 'a.txt': 'a(\n' });
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      const regex = await failure(() => collect(search.searchContent(baseContent(dir.path, { pattern: 'a(' }))));
-      assert.equal(regex.code, 'E_SANDBOX_INVALID_INPUT');
-      assert.match(regex.message, /not a valid regular expression; ripgrep says:\nregex parse error:[\s\S]*unclosed group/);
-      assert.match(regex.message, /pass literal: true/);
-      const literal = await collect(search.searchContent(baseContent(dir.path, { pattern: 'a(', literal: true })));
-      assert.equal(literal.filter((f) => f.kind === 'match').length, 1);
-      const glob = await failure(() => collect(search.searchContent(baseContent(dir.path, { globs: ['a{'] }))));
-      assert.equal(glob.code, 'E_SANDBOX_INVALID_INPUT');
-      assert.match(glob.message, /The glob "a\{" is not valid; ripgrep says: error parsing glob/);
-      const findGlob = await failure(() => collect(search.findPaths({ ...baseContent(dir.path), glob: 'a{' })));
-      assert.equal(findGlob.code, 'E_SANDBOX_INVALID_INPUT');
-      assert.match(findGlob.message, /The glob "a\{" is not valid: a "\{" has no closing "\}"/);
-    } finally { dir.dispose(); }
+  it('narrates an invalid regex quoting ripgrep, and an invalid glob of the caller', async (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, { 'a.txt': 'a(\n' });
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const regex = await failure(() => collect(search.searchContent(baseContent(dir.path, { pattern: 'a(' }))));
+    assert.equal(regex.code, 'E_SANDBOX_INVALID_INPUT');
+    assert.match(regex.message, /not a valid regular expression; ripgrep says:\nregex parse error:[\s\S]*unclosed group/);
+    assert.match(regex.message, /pass literal: true/);
+    const literal = await collect(search.searchContent(baseContent(dir.path, { pattern: 'a(', literal: true })));
+    assert.equal(literal.filter((f) => f.kind === 'match').length, 1);
+    const glob = await failure(() => collect(search.searchContent(baseContent(dir.path, { globs: ['a{'] }))));
+    assert.equal(glob.code, 'E_SANDBOX_INVALID_INPUT');
+    assert.match(glob.message, /The glob "a\{" is not valid; ripgrep says: error parsing glob/);
+    const findGlob = await failure(() => collect(search.findPaths({ ...baseContent(dir.path), glob: 'a{' })));
+    assert.equal(findGlob.code, 'E_SANDBOX_INVALID_INPUT');
+    assert.match(findGlob.message, /The glob "a\{" is not valid: a "\{" has no closing "\}"/);
   });
 
-  it('reports a missing rg binary as a narrated io failure', async () => {
-    const dir = tempDir();
-    try {
-      const search = createRipgrepSearch({ rgPath: nodePath.join(dir.path, 'no-such-rg') });
-      const error = await failure(() => collect(search.findPaths({ ...baseContent(dir.path), glob: '*' })));
-      assert.equal(error.code, 'E_SANDBOX_IO');
-      assert.match(error.message, /ripgrep could not be started/);
-    } finally { dir.dispose(); }
+  it('reports a missing rg binary as a narrated io failure', async (tc) => {
+    const dir = testDir(tc);
+    const search = createRipgrepSearch({ rgPath: nodePath.join(dir.path, 'no-such-rg') });
+    const error = await failure(() => collect(search.findPaths({ ...baseContent(dir.path), glob: '*' })));
+    assert.equal(error.code, 'E_SANDBOX_IO');
+    assert.match(error.message, /ripgrep could not be started/);
   });
 });
 
@@ -293,103 +283,95 @@ describe('parity with raw rg on the same flags', () => {
     ];
   }
 
-  it('search_files: the same matching lines as rg, less what the policy hides', async () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, tree);
-      const policy = new Policy(rules);
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      for (const f of combos) {
-        const pattern = f.pattern ?? 'alpha';
-        const raw = spawnSync(rgPath(), ['--no-config', '--null', '--no-heading', '--with-filename', '--line-number', ...rawFlags(f), '-e', pattern], { cwd: dir.path, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-        assert.ok(raw.status === 0 || raw.status === 1, raw.stderr);
-        const expected = raw.stdout.split('\n').filter(Boolean).map((l) => l.replace('\0', ':'))
-          .filter((l) => !policy.hidesFromSearch(l.slice(0, l.indexOf(':')), 'read')).sort();
-        const frames = await collect(search.searchContent({
-          ...baseContent(dir.path, { pattern }), policy,
-          ignoreCase: f.ignore_case, literal: f.literal, hidden: f.hidden, noIgnore: f.no_ignore, maxDepth: f.max_depth,
-          globs: f.glob ? [f.glob] : [], iglobs: f.iglob ? [f.iglob] : [],
-        }));
-        const ours = frames.flatMap((m) => (m.kind === 'match' ? [`${m.path}:${m.line}:${m.text}`] : [])).sort();
-        assert.deepEqual(ours, expected, JSON.stringify(f));
-        assert.deepEqual(frames.at(-1), { kind: 'done', complete: true });
-      }
-    } finally { dir.dispose(); }
+  it('search_files: the same matching lines as rg, less what the policy hides', async (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, tree);
+    const policy = new Policy(rules);
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    for (const f of combos) {
+      const pattern = f.pattern ?? 'alpha';
+      const raw = spawnSync(rgPath(), ['--no-config', '--null', '--no-heading', '--with-filename', '--line-number', ...rawFlags(f), '-e', pattern], { cwd: dir.path, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.ok(raw.status === 0 || raw.status === 1, raw.stderr);
+      const expected = raw.stdout.split('\n').filter(Boolean).map((l) => l.replace('\0', ':'))
+        .filter((l) => !policy.hidesFromSearch(l.slice(0, l.indexOf(':')), 'read')).sort();
+      const frames = await collect(search.searchContent({
+        ...baseContent(dir.path, { pattern }), policy,
+        ignoreCase: f.ignore_case, literal: f.literal, hidden: f.hidden, noIgnore: f.no_ignore, maxDepth: f.max_depth,
+        globs: f.glob ? [f.glob] : [], iglobs: f.iglob ? [f.iglob] : [],
+      }));
+      const ours = frames.flatMap((m) => (m.kind === 'match' ? [`${m.path}:${m.line}:${m.text}`] : [])).sort();
+      assert.deepEqual(ours, expected, JSON.stringify(f));
+      assert.deepEqual(frames.at(-1), { kind: 'done', complete: true });
+    }
   });
 
-  it('find_files: the paths rg --files lists with the same flags that rg -g also matches, less what the policy hides', async () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, tree);
-      const policy = new Policy(rules);
-      const search = createRipgrepSearch({ rgPath: rgPath() });
-      const raw = (args: string[]): Set<string> => {
-        const r = spawnSync(rgPath(), ['--no-config', '--files', ...args], { cwd: dir.path, encoding: 'utf8' });
-        assert.ok(r.status === 0 || r.status === 1, r.stderr);
-        return new Set(r.stdout.split('\n').filter(Boolean));
-      };
-      const globs: (Flags & { find: string })[] = [
-        { find: '*' }, { find: '*', hidden: true }, { find: '*', hidden: true, no_ignore: true }, { find: '*.md' }, { find: '*', iglob: '*.MD' },
-        { find: 'src/**/*.ts', max_depth: 2 }, { find: '*.pem', hidden: true }, { find: '**', hidden: true, no_ignore: true, max_depth: 1 },
-        { find: '*.log', no_ignore: true }, { find: '*.log' }, { find: 'ignored/*' }, { find: '.*', hidden: true },
-      ];
-      for (const f of globs) {
-        // rg's -g is an override that re-includes hidden and ignored files, so the oracle is an intersection:
-        // what rg lists with the flags alone, that rg -g would also match.
-        const walk = raw(rawFlags({ ...f, glob: undefined, iglob: undefined }));
-        const matched = raw(['--hidden', '--no-ignore', ...rawFlags({ max_depth: f.max_depth }), '-g', f.find]);
-        const imatched = f.iglob === undefined ? matched : raw(['--hidden', '--no-ignore', ...rawFlags({ max_depth: f.max_depth }), '--iglob', f.iglob]);
-        const expected = [...walk].filter((p) => matched.has(p) && imatched.has(p) && !policy.hidesFromSearch(p, 'read')).sort();
-        const frames = await collect(search.findPaths({ ...baseContent(dir.path), policy, glob: f.find, iglob: f.iglob, hidden: f.hidden, noIgnore: f.no_ignore, maxDepth: f.max_depth }));
-        const ours = frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort();
-        assert.deepEqual(ours, expected, JSON.stringify(f));
-      }
-    } finally { dir.dispose(); }
+  it('find_files: the paths rg --files lists with the same flags that rg -g also matches, less what the policy hides', async (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, tree);
+    const policy = new Policy(rules);
+    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const raw = (args: string[]): Set<string> => {
+      const r = spawnSync(rgPath(), ['--no-config', '--files', ...args], { cwd: dir.path, encoding: 'utf8' });
+      assert.ok(r.status === 0 || r.status === 1, r.stderr);
+      return new Set(r.stdout.split('\n').filter(Boolean));
+    };
+    const globs: (Flags & { find: string })[] = [
+      { find: '*' }, { find: '*', hidden: true }, { find: '*', hidden: true, no_ignore: true }, { find: '*.md' }, { find: '*', iglob: '*.MD' },
+      { find: 'src/**/*.ts', max_depth: 2 }, { find: '*.pem', hidden: true }, { find: '**', hidden: true, no_ignore: true, max_depth: 1 },
+      { find: '*.log', no_ignore: true }, { find: '*.log' }, { find: 'ignored/*' }, { find: '.*', hidden: true },
+    ];
+    for (const f of globs) {
+      // rg's -g is an override that re-includes hidden and ignored files, so the oracle is an intersection:
+      // what rg lists with the flags alone, that rg -g would also match.
+      const walk = raw(rawFlags({ ...f, glob: undefined, iglob: undefined }));
+      const matched = raw(['--hidden', '--no-ignore', ...rawFlags({ max_depth: f.max_depth }), '-g', f.find]);
+      const imatched = f.iglob === undefined ? matched : raw(['--hidden', '--no-ignore', ...rawFlags({ max_depth: f.max_depth }), '--iglob', f.iglob]);
+      const expected = [...walk].filter((p) => matched.has(p) && imatched.has(p) && !policy.hidesFromSearch(p, 'read')).sort();
+      const frames = await collect(search.findPaths({ ...baseContent(dir.path), policy, glob: f.find, iglob: f.iglob, hidden: f.hidden, noIgnore: f.no_ignore, maxDepth: f.max_depth }));
+      const ours = frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort();
+      assert.deepEqual(ours, expected, JSON.stringify(f));
+    }
   });
 });
 
 describe('find_files globs match as ripgrep --glob does', () => {
-  it('agrees with rg -g on every listed path, for a spread of glob syntax', () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, {
-        'a.ts': '', 'a.js': '', 'b.tsx': '', 'README.md': '', 'readme.txt': '', 'x{y}.txt': '', 'star*.txt': '', 'br[a].txt': '',
-        'src/a.ts': '', 'src/util/b.ts': '', 'src/util/deep/c.ts': '', 'docs/x.md': '', 'docs/sub/y.MD': '', 'src/docs/z.md': '', '.hidden/h.ts': '', '.h.ts': '',
-      });
-      const files = spawnSync(rgPath(), ['--no-config', '--files', '--hidden'], { cwd: dir.path, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-      const globs = [
-        '*', '**', '*.ts', '*.{ts,tsx}', '*.[!t]s', '*.[^j]s', '*.[a-j]s', '?.ts', 'src/*.ts', 'src/**', 'src/**/*.ts', '**/util/*', '**/util/**', 'src/**/c.ts',
-        '/a.ts', '/*.md', 'docs', 'docs/', 'docs/**', '**/docs/*.md', '!*.ts', '!src/**', 'a**', 'x\\{y\\}.txt', 'star\\*.txt', 'br[[]a].txt', 'README.*', '{a,{b,docs/**/*}}.{ts,md,MD}', '.*', '**/.*', '*/*.md',
-      ];
-      for (const glob of globs) {
-        for (const caseInsensitive of [false, true]) {
-          const r = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', caseInsensitive ? '--iglob' : '--glob', glob], { cwd: dir.path, encoding: 'utf8' });
-          assert.ok(r.status === 0 || r.status === 1, `${glob}: ${r.stderr}`);
-          const expected = r.stdout.split('\n').filter(Boolean).sort();
-          const matches = compileGlob(glob, { caseInsensitive });
-          assert.deepEqual(files.filter((f) => matches(f)).sort(), expected, `${caseInsensitive ? 'iglob' : 'glob'} ${glob}`);
-        }
+  it('agrees with rg -g on every listed path, for a spread of glob syntax', (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, {
+      'a.ts': '', 'a.js': '', 'b.tsx': '', 'README.md': '', 'readme.txt': '', 'x{y}.txt': '', 'star*.txt': '', 'br[a].txt': '',
+      'src/a.ts': '', 'src/util/b.ts': '', 'src/util/deep/c.ts': '', 'docs/x.md': '', 'docs/sub/y.MD': '', 'src/docs/z.md': '', '.hidden/h.ts': '', '.h.ts': '',
+    });
+    const files = spawnSync(rgPath(), ['--no-config', '--files', '--hidden'], { cwd: dir.path, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    const globs = [
+      '*', '**', '*.ts', '*.{ts,tsx}', '*.[!t]s', '*.[^j]s', '*.[a-j]s', '?.ts', 'src/*.ts', 'src/**', 'src/**/*.ts', '**/util/*', '**/util/**', 'src/**/c.ts',
+      '/a.ts', '/*.md', 'docs', 'docs/', 'docs/**', '**/docs/*.md', '!*.ts', '!src/**', 'a**', 'x\\{y\\}.txt', 'star\\*.txt', 'br[[]a].txt', 'README.*', '{a,{b,docs/**/*}}.{ts,md,MD}', '.*', '**/.*', '*/*.md',
+    ];
+    for (const glob of globs) {
+      for (const caseInsensitive of [false, true]) {
+        const r = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', caseInsensitive ? '--iglob' : '--glob', glob], { cwd: dir.path, encoding: 'utf8' });
+        assert.ok(r.status === 0 || r.status === 1, `${glob}: ${r.stderr}`);
+        const expected = r.stdout.split('\n').filter(Boolean).sort();
+        const matches = compileGlob(glob, { caseInsensitive });
+        assert.deepEqual(files.filter((f) => matches(f)).sort(), expected, `${caseInsensitive ? 'iglob' : 'glob'} ${glob}`);
       }
-    } finally { dir.dispose(); }
+    }
   });
 
-  it('agrees with rg -g on random globs built from the syntax pieces', () => {
-    const dir = tempDir();
-    try {
-      writeTree(dir.path, { 'a.ts': '', 'ab.md': '', 'src/a.ts': '', 'src/b/ab.md': '', 'docs/a.b': '', '.a/b.ts': '', 'b/a/src/x.md': '' });
-      const files = spawnSync(rgPath(), ['--no-config', '--files', '--hidden'], { cwd: dir.path, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-      const piece = fc.constantFrom('*', '**', '?', 'a', 'b', '.', '/', '{a,b}', '{src/*,b}', '[ab]', '[!a]', 'ts', 'md', 'src', '!', '\\*', '\\.');
-      fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.boolean(), (pieces, caseInsensitive) => {
-        const glob = pieces.join('');
-        const r = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', caseInsensitive ? '--iglob' : '--glob', glob], { cwd: dir.path, encoding: 'utf8' });
-        let matches: ((p: string) => boolean) | undefined;
-        try { matches = compileGlob(glob, { caseInsensitive }); } catch { matches = undefined; }
-        if (r.status === 2) { assert.equal(matches, undefined, `rg rejects ${glob}: ${r.stderr}`); return; }
-        // A glob of only "!" and "/" means nothing; it is refused rather than matched silently.
-        if (!matches) { assert.match(glob, /^!?\/*$/, `rg accepts ${glob}`); return; }
-        assert.deepEqual(files.filter((f) => matches(f)).sort(), r.stdout.split('\n').filter(Boolean).sort(), glob);
-      }), { numRuns: 150 });
-    } finally { dir.dispose(); }
+  it('agrees with rg -g on random globs built from the syntax pieces', (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, { 'a.ts': '', 'ab.md': '', 'src/a.ts': '', 'src/b/ab.md': '', 'docs/a.b': '', '.a/b.ts': '', 'b/a/src/x.md': '' });
+    const files = spawnSync(rgPath(), ['--no-config', '--files', '--hidden'], { cwd: dir.path, encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    const piece = fc.constantFrom('*', '**', '?', 'a', 'b', '.', '/', '{a,b}', '{src/*,b}', '[ab]', '[!a]', 'ts', 'md', 'src', '!', '\\*', '\\.');
+    fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.boolean(), (pieces, caseInsensitive) => {
+      const glob = pieces.join('');
+      const r = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', caseInsensitive ? '--iglob' : '--glob', glob], { cwd: dir.path, encoding: 'utf8' });
+      let matches: ((p: string) => boolean) | undefined;
+      try { matches = compileGlob(glob, { caseInsensitive }); } catch { matches = undefined; }
+      if (r.status === 2) { assert.equal(matches, undefined, `rg rejects ${glob}: ${r.stderr}`); return; }
+      // A glob of only "!" and "/" means nothing; it is refused rather than matched silently.
+      if (!matches) { assert.match(glob, /^!?\/*$/, `rg accepts ${glob}`); return; }
+      assert.deepEqual(files.filter((f) => matches(f)).sort(), r.stdout.split('\n').filter(Boolean).sort(), glob);
+    }), { numRuns: 150 });
   });
 
   it('rejects what ripgrep rejects, with a narrated error', () => {
@@ -402,17 +384,15 @@ describe('find_files globs match as ripgrep --glob does', () => {
 });
 
 describe('ripgrep never lists protected folders', () => {
-  it('a denied folder is excluded itself, so rg does not even read the ignore files inside it', async () => {
-    const dir = tempDir();
-    try {
-      // An ignore file with a broken glob: if rg read it, it would complain on stderr (exit 2).
-      writeTree(dir.path, { 'private/.ignore': 'bad{\n', 'private/x.txt': 'needle\n', 'src/private/y.txt': 'needle\n', 'ok.txt': 'needle\n' });
-      const policy = new Policy([{ glob: 'private/**', read: 'deny' }]);
-      const query: PathQuery = { ...baseContent(dir.path), policy, glob: '*', hidden: true };
-      const raw = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', ...exclusionArgs(policy.searchExclusions('read'))], { cwd: dir.path, encoding: 'utf8' });
-      assert.equal(raw.stderr, '');
-      const frames = await collect(createRipgrepSearch({ rgPath: rgPath() }).findPaths(query));
-      assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['ok.txt', 'src/private/y.txt']);
-    } finally { dir.dispose(); }
+  it('a denied folder is excluded itself, so rg does not even read the ignore files inside it', async (tc) => {
+    const dir = testDir(tc);
+    // An ignore file with a broken glob: if rg read it, it would complain on stderr (exit 2).
+    writeTree(dir.path, { 'private/.ignore': 'bad{\n', 'private/x.txt': 'needle\n', 'src/private/y.txt': 'needle\n', 'ok.txt': 'needle\n' });
+    const policy = new Policy([{ glob: 'private/**', read: 'deny' }]);
+    const query: PathQuery = { ...baseContent(dir.path), policy, glob: '*', hidden: true };
+    const raw = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', ...exclusionArgs(policy.searchExclusions('read'))], { cwd: dir.path, encoding: 'utf8' });
+    assert.equal(raw.stderr, '');
+    const frames = await collect(createRipgrepSearch({ rgPath: rgPath() }).findPaths(query));
+    assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['ok.txt', 'src/private/y.txt']);
   });
 });
