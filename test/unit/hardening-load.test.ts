@@ -9,8 +9,8 @@ import type { ToolName } from '../../src/core/tools/names.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
-import { rgChildren, rgPath, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
-import { ofKind, session, tempDir, wholeResult, type TestSession } from './harness.ts';
+import { rgChildren, rgPath, searchOptions, waitFor, writeTree } from './search-helpers.ts';
+import { ofKind, session, tempDir, type TestSession, wholeResult } from './harness.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 
 /**
@@ -120,43 +120,41 @@ function callFor(n: number, f: Fixture): Call {
   }
 }
 
-test('load: 200 concurrent calls of mixed tools on one session each return exactly their own result, and memory stays bounded', async () => {
-  const t = searchSession();
+test('load: 200 concurrent calls of mixed tools on one session each return exactly their own result, and memory stays bounded', async (tc) => {
+  const t = session(tc, searchOptions());
   const rounds: string[] = [];
-  try {
-    writeTree(t.root, TREE);
-    const open = (await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result;
-    const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
-    const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
-    const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id };
+  writeTree(t.root, TREE);
+  const open = (await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result;
+  const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
+  const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
+  const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id };
 
-    const measure = (): { heap: number; rss: number } => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
-    const MiB = 1024 * 1024;
-    const start = measure();
-    const after: { heap: number; rss: number }[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const calls = Array.from({ length: 200 }, (_, n) => callFor(n, fixture));
-      const began = Date.now();
-      const settled = await Promise.allSettled(calls.map((c) => answer(t, c)));
-      const ms = Date.now() - began;
-      settled.forEach((s, n) => {
-        const c = calls[n]!;
-        assert.equal(s.status, 'fulfilled', `${c.tool} ${JSON.stringify(c.input)}: ${s.status === 'rejected' ? String(s.reason) : ''}`);
-        if (s.status === 'fulfilled') s.value();
-      });
-      const m = measure();
-      after.push(m);
-      rounds.push(`round ${round + 1}: 200 calls in ${ms} ms, ext ${(process.memoryUsage().external / MiB).toFixed(1)} MiB, heap ${((m.heap - start.heap) / MiB).toFixed(1)} MiB, rss ${((m.rss - start.rss) / MiB).toFixed(1)} MiB over the start`);
-    }
-    assert.deepEqual(rgChildren(), []);
-    // Generous bounds: what the session keeps per call (artifact records, small media) is a few KiB.
-    assert.ok(after[ROUNDS - 1]!.heap - start.heap < 64 * MiB, rounds.join('; '));
-    assert.ok(after[ROUNDS - 1]!.rss - start.rss < 256 * MiB, rounds.join('; '));
-    assert.ok(after[ROUNDS - 1]!.heap - after[0]!.heap < 16 * MiB, `the heap grows round after round: ${rounds.join('; ')}`);
-    const opensPerRound = Array.from({ length: 200 }, (_, n) => callFor(n, fixture).tool).filter((tool) => tool.startsWith('open_')).length;
-    assert.equal(t.session.artifacts.list().length, 2 + ROUNDS * opensPerRound);
-    console.log(`load: ${ROUNDS} × 200 concurrent calls (13 tools), every result exact; ${rounds.join('; ')}`);
-  } finally { await t.dispose(); }
+  const measure = (): { heap: number; rss: number } => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
+  const MiB = 1024 * 1024;
+  const start = measure();
+  const after: { heap: number; rss: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const calls = Array.from({ length: 200 }, (_, n) => callFor(n, fixture));
+    const began = Date.now();
+    const settled = await Promise.allSettled(calls.map((c) => answer(t, c)));
+    const ms = Date.now() - began;
+    settled.forEach((s, n) => {
+      const c = calls[n]!;
+      assert.equal(s.status, 'fulfilled', `${c.tool} ${JSON.stringify(c.input)}: ${s.status === 'rejected' ? String(s.reason) : ''}`);
+      if (s.status === 'fulfilled') s.value();
+    });
+    const m = measure();
+    after.push(m);
+    rounds.push(`round ${round + 1}: 200 calls in ${ms} ms, ext ${(process.memoryUsage().external / MiB).toFixed(1)} MiB, heap ${((m.heap - start.heap) / MiB).toFixed(1)} MiB, rss ${((m.rss - start.rss) / MiB).toFixed(1)} MiB over the start`);
+  }
+  assert.deepEqual(rgChildren(), []);
+  // Generous bounds: what the session keeps per call (artifact records, small media) is a few KiB.
+  assert.ok(after[ROUNDS - 1]!.heap - start.heap < 64 * MiB, rounds.join('; '));
+  assert.ok(after[ROUNDS - 1]!.rss - start.rss < 256 * MiB, rounds.join('; '));
+  assert.ok(after[ROUNDS - 1]!.heap - after[0]!.heap < 16 * MiB, `the heap grows round after round: ${rounds.join('; ')}`);
+  const opensPerRound = Array.from({ length: 200 }, (_, n) => callFor(n, fixture).tool).filter((tool) => tool.startsWith('open_')).length;
+  assert.equal(t.session.artifacts.list().length, 2 + ROUNDS * opensPerRound);
+  console.log(`load: ${ROUNDS} × 200 concurrent calls (13 tools), every result exact; ${rounds.join('; ')}`);
 });
 
 /** The outcome of `promise`, observed from the start (an early rejection is never unhandled meanwhile). */

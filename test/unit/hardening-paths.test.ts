@@ -10,7 +10,7 @@ import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { hostileLinks, session, tempDir, testDir, testSession, type TestSession, wholeResult } from './harness.ts';
+import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 
@@ -208,25 +208,23 @@ test('attack: a workspace folder opened inside ~/.aws, ~/.ssh, ~/.gnupg, ~/.kube
     const root = nodePath.join(home.path, folder);
     mkdirSync(root);
     writeFileSync(nodePath.join(root, file), `TOKEN=${folder}-sentinel\n`);
-    const s = testSession({ overrides: { roots: () => [{ name: folder, address: root, localPath: root }], search: rg() } });
-    try {
+    const s = session(tc, { overrides: { roots: () => [{ name: folder, address: root, localPath: root }], search: rg() } });
+    s.gate.calls.length = 0;
+    await s.session.invoke(TOOLS.open_file, { path: file });
+    assert.equal(s.gate.calls[0]?.secret, true, `${folder}/${file} was read without the modal ask`);
+    const searched = await outcome(s.session, 'search_files', { pattern: 'TOKEN', hidden: true });
+    assert.ok(searched.ok);
+    assert.deepEqual(pathsOf(searched.result), [], `${folder}: search read the secret`);
+    assert.doesNotMatch(JSON.stringify(searched.result), /sentinel/);
+    const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
+    assert.ok(found.ok);
+    assert.deepEqual(pathsOf(found.result), [], `${folder}: find listed the secret`);
+    if (['.aws', '.ssh', '.gnupg'].includes(folder)) {
+      // The whole folder is secret (the built-in rule is "**/.aws/**"), so even its listing asks.
       s.gate.calls.length = 0;
-      await s.session.invoke(TOOLS.open_file, { path: file });
-      assert.equal(s.gate.calls[0]?.secret, true, `${folder}/${file} was read without the modal ask`);
-      const searched = await outcome(s.session, 'search_files', { pattern: 'TOKEN', hidden: true });
-      assert.ok(searched.ok);
-      assert.deepEqual(pathsOf(searched.result), [], `${folder}: search read the secret`);
-      assert.doesNotMatch(JSON.stringify(searched.result), /sentinel/);
-      const found = await outcome(s.session, 'find_files', { glob: '*', hidden: true });
-      assert.ok(found.ok);
-      assert.deepEqual(pathsOf(found.result), [], `${folder}: find listed the secret`);
-      if (['.aws', '.ssh', '.gnupg'].includes(folder)) {
-        // The whole folder is secret (the built-in rule is "**/.aws/**"), so even its listing asks.
-        s.gate.calls.length = 0;
-        await s.session.invoke(TOOLS.list_directory, {});
-        assert.equal(s.gate.calls[0]?.secret, true, `${folder}: listed without the modal ask`);
-      }
-    } finally { await s.dispose(); }
+      await s.session.invoke(TOOLS.list_directory, {});
+      assert.equal(s.gate.calls[0]?.secret, true, `${folder}: listed without the modal ask`);
+    }
   }
 });
 
@@ -237,19 +235,17 @@ test('attack: a workspace folder nested inside another escapes none of the outer
   mkdirSync(nodePath.join(inner, 'secret'), { recursive: true });
   writeFileSync(nodePath.join(inner, 'secret', 'x.txt'), 'NESTED-SENTINEL\n');
   writeFileSync(nodePath.join(inner, 'ok.txt'), 'fine NESTED\n');
-  const s = testSession({ rules: [{ glob: 'sub/secret/**', read: 'deny', write: 'deny' }], overrides: { roots: () => [{ name: 'outer', address: outer, localPath: outer }, { name: 'inner', address: inner, localPath: inner }], search: rg() } });
-  try {
-    const opened = await outcome(s.session, 'open_file', { path: 'inner/secret/x.txt' });
-    assert.equal(opened.ok ? 'ok' : opened.code, 'E_SANDBOX_REFUSED');
-    const staged = await outcome(s.session, 'stage_file', { path: 'inner/secret/x.txt', content: 'overwrite' });
-    assert.equal(staged.ok ? 'ok' : staged.code, 'E_SANDBOX_REFUSED');
-    const searched = await outcome(s.session, 'search_files', { pattern: 'NESTED', path: 'inner' });
-    assert.ok(searched.ok);
-    assert.deepEqual(pathsOf(searched.result), ['inner/ok.txt']);
-    const listed = await outcome(s.session, 'list_directory', { path: 'inner' });
-    assert.ok(listed.ok);
-    assert.doesNotMatch(listed.text, /secret/);
-  } finally { await s.dispose(); }
+  const s = session(tc, { rules: [{ glob: 'sub/secret/**', read: 'deny', write: 'deny' }], overrides: { roots: () => [{ name: 'outer', address: outer, localPath: outer }, { name: 'inner', address: inner, localPath: inner }], search: rg() } });
+  const opened = await outcome(s.session, 'open_file', { path: 'inner/secret/x.txt' });
+  assert.equal(opened.ok ? 'ok' : opened.code, 'E_SANDBOX_REFUSED');
+  const staged = await outcome(s.session, 'stage_file', { path: 'inner/secret/x.txt', content: 'overwrite' });
+  assert.equal(staged.ok ? 'ok' : staged.code, 'E_SANDBOX_REFUSED');
+  const searched = await outcome(s.session, 'search_files', { pattern: 'NESTED', path: 'inner' });
+  assert.ok(searched.ok);
+  assert.deepEqual(pathsOf(searched.result), ['inner/ok.txt']);
+  const listed = await outcome(s.session, 'list_directory', { path: 'inner' });
+  assert.ok(listed.ok);
+  assert.doesNotMatch(listed.text, /secret/);
 });
 
 test('attack: listing through a link to an ancestor (ln -s . rootlink), or a link to a denied file, shows no denied entry and no size', async (tc) => {

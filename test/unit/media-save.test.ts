@@ -8,7 +8,7 @@ import { Policy } from '../../src/core/policy.ts';
 import { MediaStore } from '../../src/core/media/store.ts';
 import { parseWriteRoots } from '../../src/core/media/write-roots.ts';
 import type { Gate } from '../../src/core/ports.ts';
-import { MemoryLog, session, tempDir, testSession } from './harness.ts';
+import { MemoryLog, session, tempDir, testDir } from './harness.ts';
 import { FaultyFs, errno, join, namesIn, rejectsWith } from './media-fixtures.ts';
 
 test('an outside write after staging makes save_media refuse with a conflict and keeps the outside change', async (tc) => {
@@ -62,16 +62,14 @@ test('attack: staging through a symlinked folder inside the workspace is refused
     'Path "linked/x.txt" was refused: "linked" is a symbolic link, and writes never go through links. Write to the real file path instead.');
 });
 
-test('attack: a folder swapped for a symlink between stage and save is refused and nothing is written through it', async () => {
-  const t = testSession();
-  const outside = tempDir('wt-outside-');
-  try {
-    await t.session.invoke(TOOLS.stage_file, { path: 'sub/evil.sh', content: 'echo pwned\n' });
-    symlinkSync(outside.path, join(t.root, 'sub'));
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_REFUSED',
-      'Path "sub/evil.sh" was refused: "sub" is a symbolic link, and writes never go through links. Write to the real file path instead.');
-    assert.deepEqual(namesIn(outside.path), []);
-  } finally { await t.dispose(); outside.dispose(); }
+test('attack: a folder swapped for a symlink between stage and save is refused and nothing is written through it', async (tc) => {
+  const t = session(tc);
+  const outside = testDir(tc, 'wt-outside-');
+  await t.session.invoke(TOOLS.stage_file, { path: 'sub/evil.sh', content: 'echo pwned\n' });
+  symlinkSync(outside.path, join(t.root, 'sub'));
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_REFUSED',
+    'Path "sub/evil.sh" was refused: "sub" is a symbolic link, and writes never go through links. Write to the real file path instead.');
+  assert.deepEqual(namesIn(outside.path), []);
 });
 
 test('attack: a staged file replaced by a symlink to another file is refused, and the link target is untouched', async (tc) => {

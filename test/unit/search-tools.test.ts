@@ -413,13 +413,11 @@ describe('custom backends', () => {
     assert.deepEqual(terminal(bounded), { kind: 'limit', limit: 3 });
   });
 
-  it('a backend that reports a limit although none was given, or never ends its stream, is a narrated io failure', async () => {
+  it('a backend that reports a limit although none was given, or never ends its stream, is a narrated io failure', async (tc) => {
     for (const answer of [[{ kind: 'limit', limit: 5 }], [{ kind: 'path', folder: 'x', path: 'a' }]] as SearchFrame[][]) {
-      const t = searchSession({ search: new FakeSearch(false, answer) });
-      try {
-        const error = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
-        assert.equal(error.code, 'E_SANDBOX_IO');
-      } finally { await t.dispose(); }
+      const t = session(tc, searchOptions({ search: new FakeSearch(false, answer) }));
+      const error = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
+      assert.equal(error.code, 'E_SANDBOX_IO');
     }
   });
 });
