@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createNewlineCounter } from '../../src/core/artifacts/newlines.ts';
 import { INDEX_BLOCK_BYTES, LineIndexBuilder } from '../../src/core/artifacts/line-index.ts';
-import { Utf8Validator, detectBinary, firstInvalidUtf8, sniffBom } from '../../src/core/artifacts/encoding.ts';
+import { bomEncoding, detectBinary } from '../../src/core/text/encoding.ts';
+import { Utf8Validator, firstInvalidUtf8 } from '../../src/core/text/utf8.ts';
 import { parsePointer, formatPointer, selectJson } from '../../src/core/artifacts/json.ts';
 import { findSection, parseOutline } from '../../src/core/artifacts/markdown.ts';
 import { nearest } from '../../src/core/artifacts/nearest.ts';
@@ -65,10 +66,10 @@ describe('line index', () => {
 
 describe('encoding', () => {
   it('sniffs UTF-8 and UTF-16 byte order marks', () => {
-    assert.equal(sniffBom(Buffer.from([0xef, 0xbb, 0xbf, 0x41])), 'utf-8-bom');
-    assert.equal(sniffBom(Buffer.from([0xff, 0xfe, 0x41, 0])), 'utf-16le');
-    assert.equal(sniffBom(Buffer.from([0xfe, 0xff, 0, 0x41])), 'utf-16be');
-    assert.equal(sniffBom(Buffer.from('plain')), 'utf-8');
+    assert.equal(bomEncoding(Buffer.from([0xef, 0xbb, 0xbf, 0x41])), 'utf8bom');
+    assert.equal(bomEncoding(Buffer.from([0xff, 0xfe, 0x41, 0])), 'utf16le');
+    assert.equal(bomEncoding(Buffer.from([0xfe, 0xff, 0, 0x41])), 'utf16be');
+    assert.equal(bomEncoding(Buffer.from('plain')), undefined);
   });
 
   it('accepts valid UTF-8 split at every byte position', () => {

@@ -59,7 +59,7 @@ describe('open_file', () => {
     const outcome = await call(t, 'open_file', { path: 'src/app.ts' });
     const handle = outcome.result;
     assert.match(handle.callId, /^art-[0-9a-f]{6}-\d+$/);
-    assert.deepEqual({ ...handle, callId: 'ID' }, { callId: 'ID', path: 'src/app.ts', bytes: 26, lines: 2, encoding: 'utf-8', eol: 'lf', binary: false, mtime: '2024-01-02T03:04:05.000Z' });
+    assert.deepEqual({ ...handle, callId: 'ID' }, { callId: 'ID', path: 'src/app.ts', bytes: 26, lines: 2, encoding: 'utf8', eol: 'lf', binary: false, mtime: '2024-01-02T03:04:05.000Z' });
     assert.equal(pin(outcome.text, handle.callId), [
       'artifact ID: src/app.ts, 2 lines, 26 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
       'Next: artifact_read {callId: "ID", offset} pages it (2000 lines or 50 KiB a page); artifact_grep {callId: "ID", pattern} finds lines.',
@@ -112,7 +112,7 @@ describe('artifact_read', () => {
     assert.deepEqual({ ...page, callId: 'ID' }, {
       callId: 'ID', path: 'lines.txt', totalLines: 812, startLine: 10, endLine: 12,
       lines: [{ n: 10, text: 'line 10' }, { n: 11, text: 'line 11' }, { n: 12, text: 'line 12' }],
-      truncated: false, nextOffset: 13, invalidUtf8: false,
+      truncated: false, nextOffset: 13,
     });
     assert.equal(outcome.text, 'lines.txt lines 10-12 of 812:\n10\tline 10\n11\tline 11\n12\tline 12\n(more: artifact_read offset 13)');
     assert.equal(t.gate.calls.at(-1)?.summary, 'read lines.txt from line 10');
@@ -200,14 +200,14 @@ describe('encodings and line ends', () => {
   it('reads a UTF-8 file with a BOM without the BOM, and "^" matches its first line', async () => {
     write(t, 'bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('first é\nsecond\n')]));
     const handle = await open(t, 'bom.txt');
-    assert.deepEqual([handle.encoding, handle.bytes, handle.lines], ['utf-8-bom', 19, 2]);
+    assert.deepEqual([handle.encoding, handle.bytes, handle.lines], ['utf8bom', 19, 2]);
     const page = (await call(t, 'artifact_read', { callId: handle.callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['first é', 'second']);
     const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: '^first' })).result);
     assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[1, 'first é']]);
   });
 
-  for (const [encoding, bom, swap] of [['utf-16le', [0xff, 0xfe], false], ['utf-16be', [0xfe, 0xff], true]] as const) {
+  for (const [encoding, bom, swap] of [['utf16le', [0xff, 0xfe], false], ['utf16be', [0xfe, 0xff], true]] as const) {
     it(`decodes ${encoding} with a BOM to text, for reading and for grep`, async () => {
       const body = Buffer.from('zwei Zeilen: ü\r\n€ und 😀\r\n', 'utf16le');
       if (swap) body.swap16();
@@ -221,14 +221,21 @@ describe('encodings and line ends', () => {
     });
   }
 
-  it('flags invalid UTF-8 in the handle with its line and byte, and reads it as U+FFFD', async () => {
-    write(t, 'latin1.txt', Buffer.concat([Buffer.from('ok line\ncaf'), Buffer.from([0xe9]), Buffer.from(' au lait\n')]));
+  it('reads a text file that is not UTF-8 as windows1252 (latin-1 when a byte is undefined there), for reading and for grep', async () => {
+    write(t, 'latin1.txt', Buffer.concat([Buffer.from('ok line\ncaf'), Buffer.from([0xe9]), Buffer.from(' au lait \x80\n', 'latin1')]));
     const outcome = await call(t, 'open_file', { path: 'latin1.txt' });
     const handle = outcome.result;
-    assert.deepEqual([handle.encoding, handle.binary, handle.invalidUtf8], ['utf-8', false, { line: 2, byte: 11 }]);
-    assert.equal(pin(outcome.text, handle.callId).split('\n')[1], 'Not valid UTF-8 from line 2 (byte 11); invalid bytes read as \uFFFD.');
+    assert.deepEqual([handle.encoding, handle.binary, handle.bytes, handle.lines], ['windows1252', false, 23, 2]);
+    assert.match(pin(outcome.text, handle.callId), /^artifact ID: latin1\.txt, 2 lines, 23 bytes, windows1252, lf, modified /);
     const read = await call(t, 'artifact_read', { callId: handle.callId });
-    assert.equal(read.text, 'latin1.txt lines 1-2 of 2 (invalid UTF-8 shown as \uFFFD):\n1\tok line\n2\tcaf\uFFFD au lait\n(end of file)');
+    assert.equal(read.text, 'latin1.txt lines 1-2 of 2:\n1\tok line\n2\tcafé au lait €\n(end of file)');
+    const grep = wholeResult((await call(t, 'artifact_grep', { callId: handle.callId, pattern: 'café' })).result);
+    assert.deepEqual(grep.lines.map((l) => [l.n, l.text]), [[2, 'café au lait €']]);
+    write(t, 'undefined.txt', Buffer.from([0x61, 0x81, 0xe9, 0x0a]));
+    const latin1 = await open(t, 'undefined.txt');
+    assert.equal(latin1.encoding, 'iso88591');
+    const page = (await call(t, 'artifact_read', { callId: latin1.callId })).result;
+    assert.deepEqual(page.lines.map((l) => l.text), ['a\u0081é']);
   });
 
   it('opens a binary file with binary: true; read refuses with E_SANDBOX_BINARY, literal grep finds byte offsets', async () => {

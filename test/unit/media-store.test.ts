@@ -6,7 +6,9 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import { MediaStore, type MediaChange } from '../../src/core/media/store.ts';
 import { normalizeModelPath, type WorkspaceRoot } from '../../src/core/paths.ts';
-import { countLines, decodeText, detectEol, encodeText, lineCounts, withEol } from '../../src/core/media/text.ts';
+import { decodeFile, encodeText } from '../../src/core/text/encoding.ts';
+import { countLines, detectEol, withEol } from '../../src/core/text/eol.ts';
+import { lineCounts } from '../../src/core/text/line-counts.ts';
 import { checkWriteRoots, isInWriteRoots, parseWriteRoots } from '../../src/core/media/write-roots.ts';
 import { session } from './harness.ts';
 import { join, manualClock, rejectsWith, throwsWith } from './media-fixtures.ts';
@@ -158,15 +160,21 @@ test('target() is pure and narrates unknown ids', () => {
   assert.deepEqual(s.target('m1'), path('src/t.ts'));
 });
 
-test('text: encodings round-trip with their BOM, and undecodable bytes are binary', () => {
+test('text: encodings round-trip with their BOM, bytes that are not UTF-8 are windows1252, and binary is binary', () => {
   for (const encoding of ['utf8', 'utf8bom', 'utf16le', 'utf16be'] as const) {
-    const encoded = encodeText('héllo\r\n𝄞\n', encoding);
-    assert.deepEqual(decodeText(encoded), { text: 'héllo\r\n𝄞\n', encoding });
+    const encoded = encodeText('héllo\r\n𝄞\n', encoding, 'x.txt');
+    assert.deepEqual(decodeFile(encoded, 'x.txt'), { text: 'héllo\r\n𝄞\n', encoding });
   }
-  assert.deepEqual([...encodeText('A', 'utf16be')], [0xfe, 0xff, 0x00, 0x41]);
-  assert.equal(decodeText(new Uint8Array([0xc3, 0x28])), undefined);
-  assert.equal(decodeText(bytes('a\u0000b')), undefined);
-  assert.equal(decodeText(new Uint8Array([0xff, 0xfe, 0x41])), undefined);
+  assert.deepEqual([...encodeText('A', 'utf16be', 'x.txt')], [0xfe, 0xff, 0x00, 0x41]);
+  assert.deepEqual(decodeFile(new Uint8Array([0xc3, 0x28]), 'x.txt'), { text: 'Ã(', encoding: 'windows1252' });
+  assert.deepEqual(decodeFile(new Uint8Array([0x81, 0xe9]), 'x.txt'), { text: '\u0081é', encoding: 'iso88591' });
+  assert.deepEqual(decodeFile(bytes('plain'), 'x.txt', 'windows1252'), { text: 'plain', encoding: 'windows1252' }, 'files.encoding decides');
+  assert.deepEqual(decodeFile(bytes('plain'), 'x.txt', 'utf8'), { text: 'plain', encoding: 'utf8' });
+  assert.equal(decodeFile(bytes('a\u0000b'), 'x.txt'), undefined);
+  assert.equal(decodeFile(new Uint8Array([0xff, 0xfe, 0x41]), 'x.txt'), undefined);
+  assert.deepEqual([...encodeText('café €', 'windows1252', 'x.txt')], [0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]);
+  throwsWith(() => encodeText('one\ntwo 😀', 'windows1252', 'x.txt'), 'E_SANDBOX_INVALID_INPUT',
+    '"x.txt" is stored as windows1252, which has no character for "😀" (U+1F600) on line 2 of the new text; no media was made and nothing was written. Write it another way (a character windows1252 has, or an escape the file\'s language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.');
 });
 
 test('text: line endings, line counts and +/- counts', () => {

@@ -1,3 +1,4 @@
+import { eolOf, type Eol } from '../text/eol.ts';
 import { SCRATCH_BYTES, type NewlineCounter } from './newlines.ts';
 
 /**
@@ -6,8 +7,6 @@ import { SCRATCH_BYTES, type NewlineCounter } from './newlines.ts';
  * 32,768 numbers (256 KiB), whatever its line count.
  */
 export const INDEX_BLOCK_BYTES = 32 * 1024;
-
-export type Eol = 'lf' | 'crlf' | 'mixed' | 'none';
 
 /** A finished line index over a spool file's bytes. */
 export interface LineIndex {
@@ -72,8 +71,7 @@ export class LineIndexBuilder {
     const newlines = this.newlines;
     const crlf = this.counter.crlf;
     const lines = bytes === 0 ? 0 : newlines + (this.lastByte === 10 ? 0 : 1);
-    const eol: Eol = newlines === 0 ? 'none' : crlf === newlines ? 'crlf' : crlf === 0 ? 'lf' : 'mixed';
-    return { bytes, newlines, crlf, blockCounts: Float64Array.from(this.counts), lines, eol };
+    return { bytes, newlines, crlf, blockCounts: Float64Array.from(this.counts), lines, eol: eolOf(newlines, crlf) };
   }
 }
 

@@ -81,16 +81,6 @@ export class SpoolReader {
     return line === 1 ? 0 : (await this.newlineOffset(line - 1)) + 1;
   }
 
-  /** The 1-based line holding byte `offset`. */
-  async lineOf(offset: number): Promise<number> {
-    const block = Math.min(Math.floor(offset / INDEX_BLOCK_BYTES), this.index.blockCounts.length - 1);
-    const start = block * INDEX_BLOCK_BYTES;
-    const data = await this.bytes(start, offset - start);
-    let n = this.index.blockCounts[block]!;
-    for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) n++;
-    return n + 1;
-  }
-
   private async view(position: number, want: number): Promise<Buffer> {
     const length = Math.min(want, this.index.bytes - position);
     if (position < this.windowStart || position + length > this.windowStart + this.windowLength) {

@@ -2,6 +2,7 @@ import { lineRange, type JsonSummary } from './json.ts';
 import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 import { PAGE_MAX_LINES, type ArtifactGrepResult, type ArtifactHandle, type ArtifactPage, type ArtifactQueryResult, type GrepLine, type JsonShape, type PageLine } from './store.ts';
+import { plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 
 /**
@@ -9,7 +10,6 @@ import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/
  * matter, the content, and a last line saying what to call next.
  */
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const KIB = PAGE_MAX_BYTES / 1024;
 
 /** The handle line shared by the three open tools. */
@@ -19,7 +19,6 @@ export function renderHandle(h: ArtifactHandle): string {
     : [plural(h.lines, 'line'), `${h.bytes} bytes`, h.encoding, h.eol === 'none' ? 'no line breaks' : h.eol];
   const lines = [`artifact ${h.callId}: ${h.path}, ${facts.join(', ')}, modified ${h.mtime}`];
   if (h.links) lines.push(`This file has ${h.links} names (hard links): the same bytes are reachable under other names.`);
-  if (h.invalidUtf8) lines.push(`Not valid UTF-8 from line ${h.invalidUtf8.line} (byte ${h.invalidUtf8.byte}); invalid bytes read as \uFFFD.`);
   return lines.join('\n');
 }
 
@@ -88,7 +87,7 @@ function continuation(page: ArtifactPage, until?: number): string {
 
 export function renderPage(page: ArtifactPage): string {
   if (page.totalLines === 0) return `${page.path} is empty (0 lines).`;
-  const header = `${page.path} lines ${page.startLine}-${page.endLine} of ${page.totalLines}${page.spooling ? ' so far (still being written)' : ''}${page.invalidUtf8 ? ' (invalid UTF-8 shown as \uFFFD)' : ''}:`;
+  const header = `${page.path} lines ${page.startLine}-${page.endLine} of ${page.totalLines}${page.spooling ? ' so far (still being written)' : ''}:`;
   return [header, ...pageBody(page), continuation(page)].join('\n');
 }
 

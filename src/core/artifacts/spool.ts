@@ -1,18 +1,18 @@
 import { promises as fsp, constants as fsConstants } from 'node:fs';
 import { SandboxError, cancelled, fromFsError } from '../errors.ts';
 import type { WorkspaceFs } from '../ports.ts';
-import { BINARY_SAMPLE_BYTES, BOM_SNIFF_BYTES, Utf8Validator, detectBinary, sniffBom, type ArtifactEncoding, type TextEncoding } from './encoding.ts';
+import { BINARY_SAMPLE_BYTES, BOM_SNIFF_BYTES, LEGACY_ENCODING, LEGACY_FALLBACK, bomEncoding, detectBinary, imposed, isUtf16, streamDecoder, type FileEncoding, type StreamDecoder, type TextEncoding } from '../text/encoding.ts';
+import { formatBytes } from '../text/format.ts';
+import { Utf8Validator } from '../text/utf8.ts';
 import { LineIndexBuilder, type LineIndex } from './line-index.ts';
 import { SCRATCH_BYTES, createNewlineCounter } from './newlines.ts';
 
 /** What spooling produced: the spool file's index and what the source turned out to be. */
 export interface SpoolResult {
   readonly index: LineIndex;
-  readonly encoding: ArtifactEncoding;
+  readonly encoding: FileEncoding;
   readonly binary: boolean;
-  /** File offset (in the spool) of the first invalid UTF-8 byte of a text artifact. */
-  readonly invalidUtf8Offset?: number;
-  /** Bytes read from the source (differs from `index.bytes` for UTF-16, which is spooled as UTF-8). */
+  /** Bytes read from the source (differs from `index.bytes` for text spooled transcoded to UTF-8). */
   readonly sourceBytes: number;
   readonly mtimeMs: number;
   /** How the bytes were captured, for logs and benchmarks. */
@@ -28,14 +28,8 @@ export interface SpoolSource {
   readonly fileName: string;
   /** Cap for backends that cannot stream. */
   readonly nonStreamingMaxBytes: number;
-}
-
-/** "812 bytes", "4.2 KiB", "1.00 GiB". */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+  /** The encoding the user's files.encoding gives the file, if any. */
+  readonly configured?: TextEncoding | undefined;
 }
 
 function notAFile(display: string, type: string): SandboxError {
@@ -57,7 +51,7 @@ export async function spoolFile(source: SpoolSource, spoolPath: string, signal: 
   const local = fs.capabilities.localPaths ? fs.localPath(address) : undefined;
   if (local !== undefined) return spoolLocal(source, local, spoolPath, signal);
   if (fs.capabilities.streaming) {
-    const result = await spoolChunks(source, fs.readStream(address, signal), spoolPath, signal);
+    const result = await transcodeIfNeeded(source, spoolPath, await spoolChunks(source, fs.readStream(address, signal), spoolPath, signal), signal);
     return { ...result, mtimeMs: stat.mtimeMs, method: 'stream' };
   }
   const cap = source.nonStreamingMaxBytes;
@@ -65,11 +59,16 @@ export async function spoolFile(source: SpoolSource, spoolPath: string, signal: 
   if (stat.size > cap) throw tooLarge(stat.size);
   const bytes = await fs.readFile(address, signal).catch((e: unknown) => { throw signal.aborted ? cancelled() : fromFsError(e, display, 'read'); });
   if (bytes.length > cap) throw tooLarge(bytes.length);
-  const result = await spoolChunks(source, [bytes], spoolPath, signal);
+  const result = await transcodeIfNeeded(source, spoolPath, await spoolChunks(source, [bytes], spoolPath, signal), signal);
   return { ...result, mtimeMs: stat.mtimeMs, method: 'read' };
 }
 
-type ChunkResult = Omit<SpoolResult, 'mtimeMs' | 'method'>;
+interface ChunkResult extends Omit<SpoolResult, 'mtimeMs' | 'method'> {
+  /** The bytes were spooled as they are and are valid UTF-8 (or binary, or transcoded). */
+  readonly utf8: boolean;
+  /** Some bytes had no character in the encoding they were transcoded from. */
+  readonly lossy: boolean;
+}
 
 /** Collects the first and last BINARY_SAMPLE_BYTES of a byte sequence for the binary detector. */
 class Sampler {
@@ -87,15 +86,18 @@ class Sampler {
   isBinary(fileName: string): boolean { return detectBinary(fileName, this.head, this.tail); }
 }
 
-/** One pass over chunks: sniff the BOM, write the spool (UTF-16 transcoded to UTF-8), index it. */
-async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spoolPath: string, signal: AbortSignal): Promise<ChunkResult> {
+/**
+ * One pass over chunks: sniff the BOM, write the spool (UTF-16, or every byte from `from`, transcoded
+ * to UTF-8), index it.
+ */
+async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spoolPath: string, signal: AbortSignal, from?: TextEncoding): Promise<ChunkResult> {
   const out = await fsp.open(spoolPath, 'wx');
   try {
     const builder = new LineIndexBuilder(createNewlineCounter());
     const validator = new Utf8Validator();
     const sampler = new Sampler();
-    let encoding: TextEncoding | undefined;
-    let decoder: InstanceType<typeof TextDecoder> | undefined;
+    let encoding: TextEncoding | undefined = from;
+    let decoder: StreamDecoder | undefined = from === undefined ? undefined : streamDecoder(from);
     let pending: Uint8Array = new Uint8Array(0);
     let sourceBytes = 0;
     const write = async (bytes: Uint8Array): Promise<void> => {
@@ -109,13 +111,13 @@ async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array
       if (encoding === undefined) {
         pending = pending.length ? Buffer.concat([pending, bytes]) : bytes;
         if (pending.length < BOM_SNIFF_BYTES && !final) return;
-        encoding = sniffBom(pending);
-        if (encoding === 'utf-16le' || encoding === 'utf-16be') decoder = new TextDecoder(encoding);
+        encoding = bomEncoding(pending) ?? utf16Imposed(source) ?? 'utf8';
+        if (isUtf16(encoding)) decoder = streamDecoder(encoding);
         bytes = pending;
         pending = new Uint8Array(0);
       }
       if (decoder) {
-        await write(Buffer.from(decoder.decode(bytes, { stream: !final }), 'utf8'));
+        await write(Buffer.from(decoder.write(bytes) + (final ? decoder.end() : ''), 'utf8'));
       } else {
         await write(bytes);
       }
@@ -131,10 +133,9 @@ async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array
     }
     await accept(new Uint8Array(0), true);
     const index = builder.finish();
-    const text = encoding ?? 'utf-8';
     const binary = !decoder && sampler.isBinary(source.fileName);
-    const invalid = decoder || binary ? undefined : validator.finish();
-    return { index, encoding: binary ? 'binary' : text, binary, sourceBytes, ...(invalid !== undefined ? { invalidUtf8Offset: invalid } : {}) };
+    const utf8 = decoder !== undefined || binary || validator.finish() === undefined;
+    return { index, encoding: binary ? 'binary' : encoding ?? 'utf8', binary, sourceBytes, utf8, lossy: decoder?.lossy ?? false };
   } finally {
     await out.close();
   }
@@ -169,10 +170,9 @@ async function indexLocal(handle: fsp.FileHandle, fileName: string, signal: Abor
   const tailStart = Math.max(head.length, index.bytes - BINARY_SAMPLE_BYTES);
   const tail = Buffer.alloc(index.bytes - tailStart);
   if (tail.length) await handle.read(tail, 0, tail.length, tailStart);
-  const encoding = sniffBom(head);
   const binary = detectBinary(fileName, head, tail);
-  const invalid = binary ? undefined : validator.finish();
-  return { index, encoding: binary ? 'binary' : encoding, binary, sourceBytes: index.bytes, ...(invalid !== undefined ? { invalidUtf8Offset: invalid } : {}) };
+  const utf8 = binary || validator.finish() === undefined;
+  return { index, encoding: binary ? 'binary' : bomEncoding(head) ?? 'utf8', binary, sourceBytes: index.bytes, utf8, lossy: false };
 }
 
 async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: string, signal: AbortSignal): Promise<SpoolResult> {
@@ -184,8 +184,8 @@ async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: str
     if (!before.isFile()) throw notAFile(display, before.isDirectory() ? 'directory' : 'other');
     const head = Buffer.alloc(BOM_SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const bom = sniffBom(head.subarray(0, bytesRead));
-    if (bom === 'utf-16le' || bom === 'utf-16be') {
+    const bom = bomEncoding(head.subarray(0, bytesRead)) ?? utf16Imposed(source);
+    if (bom !== undefined && isUtf16(bom)) {
       const result = await spoolChunks(source, readChunks(handle), spoolPath, signal);
       return { ...result, mtimeMs: before.mtimeMs, method: 'stream' };
     }
@@ -204,19 +204,55 @@ async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: str
     if (signal.aborted) throw cancelled();
     const [after, spooled] = await Promise.all([fsp.stat(localPath).catch(() => undefined), fsp.stat(spoolPath)]);
     const unchanged = after !== undefined && after.ino === before.ino && after.size === before.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs;
-    if (unchanged && spooled.size === indexed.index.bytes) return { ...indexed, mtimeMs: before.mtimeMs, method: 'clone' };
+    if (unchanged && spooled.size === indexed.index.bytes) return { ...await transcodeIfNeeded(source, spoolPath, indexed, signal), mtimeMs: before.mtimeMs, method: 'clone' };
     // The file changed while it was copied: the spool is the snapshot, so index the spool itself.
     const spool = await fsp.open(spoolPath, 'r');
     try {
       const result = await indexLocal(spool, fileName, signal);
-      if (result.encoding === 'utf-16le' || result.encoding === 'utf-16be') {
+      if (isUtf16(result.encoding)) {
         throw new SandboxError('E_SANDBOX_CONFLICT', `"${display}" changed into a UTF-16 file while it was being opened. Call open_file again.`);
       }
-      return { ...result, mtimeMs: after?.mtimeMs ?? before.mtimeMs, method: 'clone' };
-    } finally {
       await spool.close();
+      return { ...await transcodeIfNeeded(source, spoolPath, result, signal), mtimeMs: after?.mtimeMs ?? before.mtimeMs, method: 'clone' };
+    } finally {
+      await spool.close().catch(() => undefined);
     }
   } finally {
     await handle.close();
+  }
+}
+
+/** UTF-16 without a BOM, when files.encoding says the file is UTF-16. */
+function utf16Imposed(source: SpoolSource): 'utf16le' | 'utf16be' | undefined {
+  const forced = imposed(source.configured);
+  return forced !== undefined && isUtf16(forced) ? forced : undefined;
+}
+
+/**
+ * Text that is not UTF-8, or that files.encoding says is in another encoding, is spooled transcoded
+ * to UTF-8 (as UTF-16 is), so pages and grep see its characters. The candidates are tried in order
+ * until one maps every byte: files.encoding's, then (bytes that are not UTF-8) windows-1252 and
+ * latin-1, which maps every byte. When files.encoding's does not fit UTF-8 bytes, they stay as they are.
+ */
+async function transcodeIfNeeded(source: SpoolSource, spoolPath: string, raw: ChunkResult, signal: AbortSignal): Promise<ChunkResult> {
+  if (raw.binary || isUtf16(raw.encoding)) return raw;
+  const forced = imposed(source.configured);
+  const candidates: TextEncoding[] = forced !== undefined && !isUtf16(forced) ? [forced] : [];
+  if (!raw.utf8) candidates.push(LEGACY_ENCODING, LEGACY_FALLBACK);
+  if (candidates.length === 0) return raw;
+  const rawPath = `${spoolPath}.raw`;
+  await fsp.rename(spoolPath, rawPath);
+  try {
+    for (const encoding of candidates) {
+      const handle = await fsp.open(rawPath, 'r');
+      let result: ChunkResult;
+      try { result = await spoolChunks(source, readChunks(handle), spoolPath, signal, encoding); } finally { await handle.close(); }
+      if (!result.lossy || encoding === LEGACY_FALLBACK) return result;
+      await fsp.rm(spoolPath, { force: true });
+    }
+    await fsp.rename(rawPath, spoolPath);
+    return raw;
+  } finally {
+    await fsp.rm(rawPath, { force: true });
   }
 }

@@ -5,19 +5,19 @@ import { SandboxError, cancelled } from '../errors.ts';
 import type { ModelPath, ResolvedPath } from '../paths.ts';
 import type { Clock, WorkspaceFs } from '../ports.ts';
 import { locateRipgrep } from '../search/ripgrep-binary.ts';
-import type { ArtifactEncoding } from './encoding.ts';
+import type { FileEncoding, TextEncoding } from '../text/encoding.ts';
+import type { Eol } from '../text/eol.ts';
+import { formatBytes } from '../text/format.ts';
 import { runRipgrep } from './grep.ts';
 import { missError, parsePointer, renderJson, selectJson, type JsonSummary, type JsonType } from './json.ts';
-import type { Eol, LineIndex } from './line-index.ts';
+import type { LineIndex } from './line-index.ts';
 import { findSection, nearHeadings, parseOutline, type Heading, type Outline } from './markdown.ts';
 import { PAGE_MAX_BYTES, SpoolReader, type SpoolLine } from './reader.ts';
-import { formatBytes, spoolFile } from './spool.ts';
+import { spoolFile } from './spool.ts';
 import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 import { LiveResult } from './live.ts';
 
 export { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
-export type { Eol } from './line-index.ts';
-export type { ArtifactEncoding } from './encoding.ts';
 export type { Heading, Outline } from './markdown.ts';
 export type { JsonSummary, JsonType } from './json.ts';
 
@@ -30,6 +30,8 @@ export interface ArtifactStoreOptions {
   readonly nonStreamingMaxBytes: () => number;
   /** The ripgrep binary for artifact_grep (default: `locateRipgrep()`). */
   readonly ripgrepPath?: () => string | undefined;
+  /** The encoding the user's settings give a file (VS Code's files.encoding), if any. */
+  readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
 
 /** `result`: a tool's result too large for one page (see results/pager.ts), not a file. */
@@ -43,13 +45,11 @@ export interface ArtifactHandle {
   /** Bytes of the file when it was opened. */
   readonly bytes: number;
   readonly lines: number;
-  readonly encoding: ArtifactEncoding;
+  readonly encoding: FileEncoding;
   readonly eol: Eol;
   readonly binary: boolean;
   /** The file's modification time when it was opened (ISO 8601). */
   readonly mtime: string;
-  /** For a text file that is not valid UTF-8: where its first invalid byte is (read shows such bytes as U+FFFD). */
-  readonly invalidUtf8?: { readonly line: number; readonly byte: number };
   /** Set when the file has more than one name (hard links): how many. */
   readonly links?: number;
 }
@@ -89,8 +89,6 @@ export interface ArtifactPage {
   readonly truncated: boolean;
   /** The offset to read next, when lines follow. */
   readonly nextOffset?: number;
-  /** The text holds bytes that are not valid UTF-8 (shown as U+FFFD). */
-  readonly invalidUtf8: boolean;
   /** A result artifact still being written: `totalLines` are the lines so far. */
   readonly spooling?: true;
 }
@@ -323,7 +321,7 @@ export class ArtifactStore {
   }
 
   private async withReader<T>(entry: Entry, use: (reader: SpoolReader) => Promise<T>): Promise<T> {
-    const reader = await SpoolReader.open(entry.spoolPath, entry.index, entry.info.encoding === 'utf-8-bom');
+    const reader = await SpoolReader.open(entry.spoolPath, entry.index, entry.info.encoding === 'utf8bom');
     try {
       return await use(reader);
     } finally {
@@ -384,18 +382,13 @@ export class ArtifactStore {
     let entry: Entry;
     try {
       await this.makeRoom();
-      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: fileNameOf(source), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes() }, spoolPath, signal);
-      let invalidUtf8: ArtifactHandle['invalidUtf8'];
-      if (result.invalidUtf8Offset !== undefined) {
-        const offset = result.invalidUtf8Offset;
-        const reader = await SpoolReader.open(spoolPath, result.index, false);
-        try { invalidUtf8 = { line: await reader.lineOf(offset), byte: offset }; } finally { await reader.close(); }
-      }
+      const configured = this.options.encodingOf?.(source);
+      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: fileNameOf(source), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes(), configured }, spoolPath, signal);
       const now = this.options.clock.now();
       entry = {
         info: {
           callId, path: source.display, bytes: result.sourceBytes, lines: result.index.lines, encoding: result.encoding, eol: result.index.eol,
-          binary: result.binary, mtime: new Date(result.mtimeMs).toISOString(), ...(invalidUtf8 ? { invalidUtf8 } : {}), ...(links > 1 ? { links } : {}),
+          binary: result.binary, mtime: new Date(result.mtimeMs).toISOString(), ...(links > 1 ? { links } : {}),
           kind, source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: result.index.bytes,
         },
         lastUsedAt: now, spoolPath, index: result.index, leases: 0, gone: false,
@@ -432,7 +425,7 @@ export class ArtifactStore {
     const { source } = spec;
     const entry: Entry = {
       info: {
-        callId, path: spec.label, bytes: 0, lines: 0, encoding: 'utf-8', eol: 'none', binary: false, mtime: new Date(now).toISOString(),
+        callId, path: spec.label, bytes: 0, lines: 0, encoding: 'utf8', eol: 'none', binary: false, mtime: new Date(now).toISOString(),
         kind: 'result', source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: 0,
       },
       lastUsedAt: now, spoolPath, index: { bytes: 0, newlines: 0, crlf: 0, blockCounts: Float64Array.of(0), lines: 0, eol: 'none' }, live, leases: 0, gone: false,
@@ -515,7 +508,7 @@ export class ArtifactStore {
       const { hits, more } = await runRipgrep({
         rgPath, file: entry.spoolPath, pattern: options.pattern, literal: options.literal ?? false, ignoreCase: options.ignoreCase ?? false,
         maxLines: maxResults, raw: entry.info.binary, crlf: entry.index.crlf > 0,
-        offsetShift: entry.info.encoding === 'utf-8-bom' ? 3 : 0, signal,
+        offsetShift: entry.info.encoding === 'utf8bom' ? 3 : 0, signal,
       });
       const lines = await this.withReader(entry, (reader) => entry.info.binary ? binaryHits(reader, hits) : textHits(reader, hits, context, signal));
       return {
@@ -601,8 +594,8 @@ export class ArtifactStore {
 }
 
 function handleOf(entry: Entry): ArtifactHandle {
-  const { callId, path, bytes, lines, encoding, eol, binary, mtime, invalidUtf8, links } = entry.info;
-  return { callId, path, bytes, lines, encoding, eol, binary, mtime, ...(invalidUtf8 ? { invalidUtf8 } : {}), ...(links ? { links } : {}) };
+  const { callId, path, bytes, lines, encoding, eol, binary, mtime, links } = entry.info;
+  return { callId, path, bytes, lines, encoding, eol, binary, mtime, ...(links ? { links } : {}) };
 }
 
 function refuseBinary(entry: Entry, verb: string): void {
@@ -659,7 +652,7 @@ async function readPage(entry: Entry, reader: SpoolReader, from: number, to: num
   const spooling = entry.live !== undefined;
   return {
     callId: entry.info.callId, path: entry.info.path, totalLines: reader.index.lines, startLine: from, endLine, lines, truncated,
-    ...(endLine < last || spooling ? { nextOffset: endLine + 1 } : {}), invalidUtf8: entry.info.invalidUtf8 !== undefined, ...(spooling ? { spooling: true as const } : {}),
+    ...(endLine < last || spooling ? { nextOffset: endLine + 1 } : {}), ...(spooling ? { spooling: true as const } : {}),
   };
 }
 

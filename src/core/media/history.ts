@@ -4,7 +4,9 @@ import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { formatBytes, hashBytes, type LineCounts } from './text.ts';
+import { formatBytes } from '../text/format.ts';
+import type { LineCounts } from '../text/line-counts.ts';
+import { hashBytes } from './hash.ts';
 
 /** How a save was undone. */
 export type UndoneBy =

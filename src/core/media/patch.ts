@@ -1,6 +1,6 @@
 import { applyPatch as applyUnifiedDiff, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
 import { SandboxError, invalidInput } from '../errors.ts';
-import { toLf, withEol, type Eol } from './text.ts';
+import { toLf, withEol, type Eol } from '../text/eol.ts';
 
 /** One find/replace edit, as media_apply_patch receives it. */
 export interface FindReplace {

@@ -2,7 +2,11 @@ import { BugError, SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { countLines, decodeText, detectEol, encodeText, formatBytes, hashBytes, lineCounts, withEol, type Eol, type LineCounts, type MediaEncoding } from './text.ts';
+import { decodeAs, decodeFile, encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
+import { countLines, detectEol, withEol, type Eol } from '../text/eol.ts';
+import { formatBytes } from '../text/format.ts';
+import { lineCounts, type LineCounts } from '../text/line-counts.ts';
+import { hashBytes } from './hash.ts';
 import { checkWriteRoots, type WriteRoots } from './write-roots.ts';
 
 export interface MediaStoreOptions {
@@ -11,6 +15,8 @@ export interface MediaStoreOptions {
   readonly budgetBytes: () => number;
   /** Where save_media may write, read on every save. Absent or undefined: anywhere in the workspace folders. */
   readonly writeRoots?: () => WriteRoots;
+  /** The encoding the user's settings give a file (VS Code's files.encoding), if any. */
+  readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
 
 /** What disk held when a line of edits began. */
@@ -52,7 +58,7 @@ export interface StagedMedia {
   readonly path: ModelPath;
   /** The file's bytes as they will be written (encoding, BOM and line endings included). */
   readonly bytes: Uint8Array;
-  readonly encoding: MediaEncoding;
+  readonly encoding: FileEncoding;
   readonly eol: Eol;
   readonly lines: number;
   /** The disk it was staged from; after it (or an ancestor) is saved, what was written. */
@@ -127,7 +133,7 @@ class MediaRecord implements StagedMedia {
   readonly id: string;
   readonly path: ModelPath;
   readonly bytes: Uint8Array;
-  readonly encoding: MediaEncoding;
+  readonly encoding: FileEncoding;
   readonly eol: Eol;
   readonly lines: number;
   base: MediaBase;
@@ -141,7 +147,7 @@ class MediaRecord implements StagedMedia {
   /** Line counts against `base`, computed once per base. */
   counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
     this.id = init.id;
     this.path = init.path;
     this.bytes = init.bytes;
@@ -152,10 +158,11 @@ class MediaRecord implements StagedMedia {
     this.origin = init.origin;
     this.stale = init.parent?.stale;
     this.taint = init.taint ?? init.parent?.taint;
-    const decoded = decodeText(init.bytes);
-    this.encoding = decoded?.encoding ?? 'binary';
-    this.eol = decoded ? detectEol(decoded.text) : 'none';
-    this.lines = decoded ? countLines(decoded.text) : 0;
+    // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
+    this.encoding = init.encoding;
+    const text = textOf(init.bytes, init.encoding);
+    this.eol = detectEol(text);
+    this.lines = countLines(text);
   }
 
   get isNew(): boolean { return this.base.hash === undefined; }
@@ -168,8 +175,9 @@ export function pathKey(path: ModelPath): string {
   return `${path.root.name}\u0000${path.rel}`;
 }
 
-function textOf(bytes: Uint8Array): string {
-  return decodeText(bytes)?.text ?? '';
+/** The text of a media's bytes ('' for binary). */
+export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
+  return encoding === 'binary' ? '' : decodeAs(bytes, encoding);
 }
 
 /**
@@ -238,7 +246,7 @@ export class MediaStore {
   /** `+added −removed` lines of a media against the disk it was staged from (0/0 for binary). */
   changes(mediaId: string): LineCounts {
     const m = this.entry(mediaId);
-    if (m.counts?.base !== m.base) m.counts = { base: m.base, counts: m.encoding === 'binary' ? { added: 0, removed: 0 } : lineCounts(textOf(m.base.bytes), textOf(m.bytes)) };
+    if (m.counts?.base !== m.base) m.counts = { base: m.base, counts: m.encoding === 'binary' ? { added: 0, removed: 0 } : lineCounts(textOf(m.base.bytes, m.encoding), textOf(m.bytes, m.encoding)) };
     return m.counts.counts;
   }
 
@@ -254,7 +262,7 @@ export class MediaStore {
       if (person?.origin !== 'person') continue;
       for (let j = i - 1; j >= 0; j--) {
         const model = lineage[j];
-        if (model?.origin === 'model') return { mediaId: person.id, against: model.id, ...lineCounts(textOf(model.bytes), textOf(person.bytes)) };
+        if (model?.origin === 'model') return { mediaId: person.id, against: model.id, ...lineCounts(textOf(model.bytes, model.encoding), textOf(person.bytes, person.encoding)) };
       }
       return undefined;
     }
@@ -295,23 +303,25 @@ export class MediaStore {
    */
   stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model'): StagedMedia {
     const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashBytes(disk), bytes: disk };
+    const configured = this.options.encodingOf?.(path);
+    const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
     let bytes: Uint8Array;
-    if (content === undefined) {
-      if (disk === undefined) throw new BugError('MediaStore.stage: no content for a file that does not exist');
-      bytes = disk;
-    } else if (content instanceof Uint8Array) {
-      bytes = content;
+    let encoding: FileEncoding;
+    if (content === undefined || content instanceof Uint8Array) {
+      bytes = content ?? disk ?? fail('MediaStore.stage: no content for a file that does not exist');
+      encoding = decodeFile(bytes, fileName, configured)?.encoding ?? 'binary';
     } else {
-      const decoded = disk === undefined ? undefined : decodeText(disk);
-      bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, decoded?.encoding ?? 'utf8');
+      const decoded = disk === undefined ? undefined : decodeFile(disk, fileName, configured);
+      encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
+      bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, encoding, path.display);
     }
-    return this.add({ path, bytes, base, parent: undefined, origin, taint });
+    return this.add({ path, bytes, encoding, base, parent: undefined, origin, taint });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`. */
   derive(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
-    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'model', taint: undefined });
+    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'model', taint: undefined });
   }
 
   /**
@@ -321,7 +331,7 @@ export class MediaStore {
   stagePersonEdit(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
     if (Buffer.from(parent.bytes.buffer, parent.bytes.byteOffset, parent.bytes.byteLength).equals(bytes)) return parent;
-    return this.add({ path: parent.path, bytes, base: parent.base, parent, origin: 'person', taint: undefined });
+    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: undefined });
   }
 
   /**
@@ -437,9 +447,8 @@ export class MediaStore {
       size: media.bytes.byteLength,
       bytes: () => media.bytes,
       text: () => {
-        const decoded = decodeText(media.bytes);
-        if (!decoded) throw new SandboxError('E_SANDBOX_BINARY', `Media "${media.id}" ("${media.path.display}") holds binary bytes, not text. It can be saved as it is, but not read or patched as text.`);
-        return decoded.text;
+        if (media.encoding === 'binary') throw new SandboxError('E_SANDBOX_BINARY', `Media "${media.id}" ("${media.path.display}") holds binary bytes, not text. It can be saved as it is, but not read or patched as text.`);
+        return textOf(media.bytes, media.encoding);
       },
       toDescriptor: () => {
         const saved = media.saved;
@@ -464,7 +473,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
     const held = new Set<Uint8Array>();
     for (const m of this.entries.values()) { held.add(m.bytes); held.add(m.base.bytes); }
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
@@ -505,4 +514,8 @@ export class MediaStore {
     }
     if (evicted.length) this.changed.fire({ kind: 'evicted', ids: evicted });
   }
+}
+
+function fail(message: string): never {
+  throw new BugError(message);
 }

@@ -4,7 +4,7 @@ import type { CallServices, ToolContext } from '../tool.ts';
 import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
-import { hashBytes } from './text.ts';
+import { hashBytes } from './hash.ts';
 
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: Pick<CallServices, 'saves' | 'log'>, outcome: SaveOutcome): Promise<SaveRecord | undefined> {

@@ -1,4 +1,4 @@
-import { formatBytes } from '../artifacts/spool.ts';
+import { formatBytes } from '../text/format.ts';
 
 /** The result artifact that holds a whole result, as the model is told about it. */
 export interface ResultArtifactRef {

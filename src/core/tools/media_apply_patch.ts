@@ -2,7 +2,9 @@ import * as z from 'zod';
 import { SandboxError, invalidInput } from '../errors.ts';
 import { defineTool } from '../tool.ts';
 import { applyEdits, applyUnified, type PatchOutcome } from '../media/patch.ts';
-import { decodeText, encodeText, lineCounts } from '../media/text.ts';
+import { textOf } from '../media/store.ts';
+import { encodeText } from '../text/encoding.ts';
+import { lineCounts } from '../text/line-counts.ts';
 
 const editSchema = z.strictObject({
   find: z.string().min(1, { error: 'find is empty, and an empty find would match everywhere; give the exact text to replace' }).describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
@@ -53,19 +55,19 @@ export const applyPatch = defineTool({
     const store = ctx.media;
     const parent = store.get(input.media_id);
     const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
-    const decoded = parent.encoding === 'binary' ? undefined : decodeText(parent.bytes);
-    if (decoded === undefined) {
+    if (parent.encoding === 'binary') {
       throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text. Stage a text file, or replace the whole file with stage_file and content.`);
     }
+    const text = textOf(parent.bytes, parent.encoding);
     const patch = input.patch;
     const outcome: PatchOutcome = 'unified' in patch
-      ? applyUnified(decoded.text, patch.unified, subject)
-      : applyEdits(decoded.text, Array.isArray(patch) ? patch : [patch], parent.eol, subject);
-    if (outcome.text === decoded.text) {
+      ? applyUnified(text, patch.unified, subject)
+      : applyEdits(text, Array.isArray(patch) ? patch : [patch], parent.eol, subject);
+    if (outcome.text === text) {
       throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made. Give the change you want in replace.`);
     }
-    const child = store.derive(parent.id, encodeText(outcome.text, decoded.encoding));
-    const counts = lineCounts(decoded.text, outcome.text);
+    const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display));
+    const counts = lineCounts(text, outcome.text);
     return {
       media_id: child.id,
       parent_id: parent.id,

@@ -4,7 +4,7 @@ import { pathArgument } from '../schema.ts';
 import { commitMedia, type WriteMethod } from '../media/save.ts';
 import { refuseUnsavedEditor } from '../media/editors.ts';
 import { recordSave } from '../media/undo.ts';
-import { plural } from '../media/text.ts';
+import { plural } from '../text/format.ts';
 
 export const saveMediaSchema = () => z.strictObject({
   media_id: z.string().min(1).describe('The media to write (from stage_file or media_apply_patch).'),

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
 import { defineTool, soleTarget } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import type { Eol, MediaEncoding } from '../media/text.ts';
+import type { FileEncoding } from '../text/encoding.ts';
+import type { Eol } from '../text/eol.ts';
 
 export const stageFileSchema = () => z.strictObject({
   path: pathArgument('The file to stage (existing, or new when content is given)'),
@@ -14,7 +15,7 @@ export interface StageFileResult {
   readonly path: string;
   readonly bytes: number;
   readonly lines: number;
-  readonly encoding: MediaEncoding;
+  readonly encoding: FileEncoding;
   readonly eol: Eol;
   readonly isNew: boolean;
   /** Set when the file has more than one name (hard links): a save writes it in place, so every name changes. */

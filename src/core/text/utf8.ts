@@ -1,35 +1,4 @@
 import { isUtf8 } from 'node:buffer';
-import { isBinary } from 'istextorbinary';
-
-/** How an artifact's text was stored in its file. UTF-16 files are spooled transcoded to UTF-8. */
-export type TextEncoding = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be';
-export type ArtifactEncoding = TextEncoding | 'binary';
-
-/** Bytes needed to recognise a byte order mark. */
-export const BOM_SNIFF_BYTES = 3;
-
-export function sniffBom(head: Uint8Array): TextEncoding {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8-bom';
-  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
-  return 'utf-8';
-}
-
-/** Bytes at each end of the file that the binary detector looks at. */
-export const BINARY_SAMPLE_BYTES = 32 * 1024;
-// git's rule: a NUL byte in the first 8,000 bytes means binary, whatever the file name says.
-const NUL_WINDOW = 8000;
-
-/**
- * istextorbinary decides by the file name's extension when it knows it (".png" is binary, ".txt"
- * text), else by the content at the start, middle and end of the sample. A NUL near the start
- * overrides a text extension (a ".txt" that is really a PNG).
- */
-export function detectBinary(fileName: string, head: Uint8Array, tail: Uint8Array): boolean {
-  if (head.subarray(0, NUL_WINDOW).includes(0)) return true;
-  const sample = Buffer.concat([head, tail]);
-  return isBinary(fileName, sample) === true;
-}
 
 function sequenceLength(lead: number): number {
   if (lead >= 0xc2 && lead <= 0xdf) return 2;

@@ -1,0 +1,48 @@
+/** A file's line endings. `mixed`: both CRLF and lone LF occur; `none`: no line break at all. */
+export type Eol = 'lf' | 'crlf' | 'mixed' | 'none';
+
+/** The line endings of a text with `newlines` line feeds, `crlf` of them preceded by a carriage return. */
+export function eolOf(newlines: number, crlf: number): Eol {
+  if (newlines === 0) return 'none';
+  if (crlf === newlines) return 'crlf';
+  return crlf === 0 ? 'lf' : 'mixed';
+}
+
+export function detectEol(text: string): Eol {
+  let newlines = 0;
+  let crlf = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    newlines++;
+    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+  }
+  return eolOf(newlines, crlf);
+}
+
+export function toLf(text: string): string {
+  return text.replace(/\r\n/g, '\n');
+}
+
+/**
+ * `text` with the file's line endings: a model writes LF, and a CRLF file must stay CRLF.
+ * A file with mixed or no line endings gives no rule, so the text is kept as written.
+ */
+export function withEol(text: string, eol: Eol): string {
+  if (eol === 'crlf') return toLf(text).replace(/\n/g, '\r\n');
+  if (eol === 'lf') return toLf(text);
+  return text;
+}
+
+/** Lines as an editor counts them: "" has 0, "a" and "a\n" have 1, "a\nb" has 2. */
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+/** The 1-based line of the character at `index`. */
+export function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
