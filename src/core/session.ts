@@ -18,6 +18,7 @@ import { SaveHistory } from './media/history.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
+import type { TextEncoding } from './text/encoding.ts';
 
 export interface SessionLimits {
   /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
@@ -59,6 +60,8 @@ export interface SessionOptions {
   readonly allowWrites?: () => boolean;
   /** The host's open editors: a save never writes under unsaved changes. */
   readonly editors?: OpenEditors;
+  /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
+  readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
 
 /** What a host passes along with one call. */
@@ -109,8 +112,8 @@ export class Session implements TargetScope {
     this.editors = options.editors;
     this.clock = options.clock;
     this.log = options.log;
-    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath });
-    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}) });
+    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}), ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.saves = new SaveHistory({
       dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
       budgetBytes: () => this.limits.undoBudgetBytes,

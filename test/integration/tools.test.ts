@@ -26,7 +26,7 @@ describe('tools through vscode.lm.invokeTool', () => {
 
   it('open_file, artifact_read and artifact_grep page and search a snapshot', async () => {
     const opened = await invoke('open_file', { path: 'src/greet.js' });
-    assert.match(opened, /^artifact art-[0-9a-f]+-\d+: src\/greet\.js, 3 lines, 60 bytes, utf-8, lf/);
+    assert.match(opened, /^artifact art-[0-9a-f]+-\d+: src\/greet\.js, 3 lines, 60 bytes, utf8, lf/);
     assert.doesNotMatch(opened, /Hello/, 'open_file returns no content');
     const callId = callIdOf(opened);
     assert.equal(await invoke('artifact_read', { callId, limit: 2 }), 'src/greet.js lines 1-2 of 3:\n1\texport function greet(name) {\n2\t  return `Hello, ${name}!`;\n(more: artifact_read offset 3)');

@@ -61,7 +61,7 @@ describe('open_file', () => {
     assert.match(handle.callId, /^art-[0-9a-f]{6}-\d+$/);
     assert.deepEqual({ ...handle, callId: 'ID' }, { callId: 'ID', path: 'src/app.ts', bytes: 26, lines: 2, encoding: 'utf8', eol: 'lf', binary: false, mtime: '2024-01-02T03:04:05.000Z' });
     assert.equal(pin(outcome.text, handle.callId), [
-      'artifact ID: src/app.ts, 2 lines, 26 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
+      'artifact ID: src/app.ts, 2 lines, 26 bytes, utf8, lf, modified 2024-01-02T03:04:05.000Z',
       'Next: artifact_read {callId: "ID", offset} pages it (2000 lines or 50 KiB a page); artifact_grep {callId: "ID", pattern} finds lines.',
     ].join('\n'));
     assert.equal(t.gate.calls.at(-1)?.summary, 'open src/app.ts');
@@ -373,7 +373,7 @@ describe('open_json_file and artifact_query on JSON', () => {
     const outcome = await call(t, 'open_json_file', { path: 'tsconfig.json' });
     const { handle } = outcome.result;
     assert.equal(pin(outcome.text, handle.callId), [
-      'artifact ID: tsconfig.json, 8 lines, 167 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
+      'artifact ID: tsconfig.json, 8 lines, 167 bytes, utf8, lf, modified 2024-01-02T03:04:05.000Z',
       'JSON object (5 keys), lines 2-8:',
       '  "compilerOptions": object (2 keys) @L3',
       '  "include": array (2 items) @L4',
@@ -479,7 +479,7 @@ describe('open_markdown_file and artifact_query on Markdown', () => {
     const outcome = await call(t, 'open_markdown_file', { path: 'README.md' });
     const callId = outcome.result.handle.callId;
     assert.equal(pin(outcome.text, callId), [
-      'artifact ID: README.md, 20 lines, 137 bytes, utf-8, lf, modified 2024-01-02T03:04:05.000Z',
+      'artifact ID: README.md, 20 lines, 137 bytes, utf8, lf, modified 2024-01-02T03:04:05.000Z',
       'Outline (4 headings; line ranges are whole sections):',
       '# Demo  4-11',
       '# Install  12-20',

@@ -22,7 +22,8 @@ test('undo_save writes back the exact bytes a save replaced, and the audit log r
   writeFileSync(file, ORIGINAL);
   const saveId = await saveNew(t, 'a.txt', 'replaced\n');
   assert.equal(saveId, 's1');
-  assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
+  // The file is Latin-1 text with CRLF line ends: the full content is written in them.
+  assert.equal(readFileSync(file, 'utf8'), 'replaced\r\n');
   const undone = await t.session.invoke(TOOLS.undo_save, {});
   assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's2' });
   assert.equal(undone.text.split('\n')[1], 'Undid save s1: "a.txt" holds its previous bytes again.');
@@ -31,7 +32,7 @@ test('undo_save writes back the exact bytes a save replaced, and the audit log r
   assert.equal(t.gate.calls.at(-1)?.summary, 'undo save s1 of a.txt');
   // The undo is a save of its own: undoing it redoes the change.
   await t.session.invoke(TOOLS.undo_save, { save_id: 's2' });
-  assert.equal(readFileSync(file, 'utf8'), 'replaced\n');
+  assert.equal(readFileSync(file, 'utf8'), 'replaced\r\n');
   await rejectsWith(t.session.invoke(TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_INVALID_INPUT', 'Save s1 of "a.txt" was already undone. Nothing was changed.');
 });
 

@@ -236,7 +236,8 @@ function utf16Imposed(source: SpoolSource): 'utf16le' | 'utf16be' | undefined {
  */
 async function transcodeIfNeeded(source: SpoolSource, spoolPath: string, raw: ChunkResult, signal: AbortSignal): Promise<ChunkResult> {
   if (raw.binary || isUtf16(raw.encoding)) return raw;
-  const forced = imposed(source.configured);
+  // A BOM decides before files.encoding does.
+  const forced = raw.encoding === 'utf8bom' ? undefined : imposed(source.configured);
   const candidates: TextEncoding[] = forced !== undefined && !isUtf16(forced) ? [forced] : [];
   if (!raw.utf8) candidates.push(LEGACY_ENCODING, LEGACY_FALLBACK);
   if (candidates.length === 0) return raw;
