@@ -29,6 +29,9 @@ const common = {
   external: ['vscode'],
   // Prefer a package's ESM build: jsonc-parser's "main" is UMD, whose require() calls esbuild cannot follow.
   mainFields: ['module', 'main'],
+  // iconv-lite (~490 KB minified with its CJK tables) is only needed for files that are not UTF-8:
+  // it is bundled into a file of its own that src/core/text/iconv.ts loads on first use.
+  define: { WT_ICONV_BUNDLE: '"./iconv-lite.js"', 'import.meta.url': 'undefined' },
   minify: production,
   sourcemap: !production,
   sourcesContent: false,
@@ -39,6 +42,7 @@ const common = {
 const entries = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['iconv-lite'], outfile: 'dist/iconv-lite.js', define: {} },
 ];
 
 mkdirSync('dist', { recursive: true });

@@ -21,6 +21,7 @@ import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { createSearch } from './search.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { openEditors } from './editors.ts';
+import { fileEncodingOf } from './file-encoding.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -114,6 +115,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
     editors: openEditors(local),
+    encodingOf: fileEncodingOf(local),
   });
 
   const hooks: ToolHostHooks = {
