@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyEdits, applyUnified, closestLines } from '../../src/core/media/patch.ts';
+import { applyEdits, applyUnified } from '../../src/core/media/patch.ts';
+import { closestLines } from '../../src/core/media/closest-lines.ts';
 import { throwsWith } from './media-fixtures.ts';
 
 const subject = { mediaId: 'm1', display: 'f.txt' };

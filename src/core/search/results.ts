@@ -4,6 +4,7 @@ import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import { streamResult } from '../results/stream.ts';
+import { plural } from '../text/format.ts';
 import type { ToolContext } from '../tool.ts';
 import type { MatchFrame, PathFrame, SandboxSearch, SearchBatch, SearchScope } from './port.ts';
 
@@ -179,10 +180,6 @@ export function hiddenBy(options: { hidden?: boolean | undefined; noIgnore?: boo
 
 function renderNotes(frames: readonly ResultFrame[]): string[] {
   return frames.flatMap((f) => (f.kind === 'note' ? [`Note: ${f.path !== undefined ? `${f.path}: ` : ''}${f.message}`] : []));
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A hit's lines: a path alone, or a matching line under its file's path when the file changes. */
