@@ -161,7 +161,8 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
 /** What the file held, as text in the media's encoding (undefined when that is not what it holds). */
 function textOrEmpty(bytes: Uint8Array | undefined, media: StagedMedia): string | undefined {
   if (bytes === undefined) return '';
-  return decodeFile(bytes, media.path.rel, media.encoding)?.encoding === media.encoding ? textOf(bytes, media.encoding) : undefined;
+  const decoded = decodeFile(bytes, media.path.rel, media.encoding);
+  return decoded?.encoding === media.encoding ? decoded.text : undefined;
 }
 
 /**
