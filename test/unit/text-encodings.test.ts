@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
+import { NodeFs } from '../../src/core/fs/node-fs.ts';
+import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import type { ArtifactHandle, ArtifactPage } from '../../src/core/artifacts/store.ts';
 import type { StageFileResult } from '../../src/core/tools/stage_file.ts';
 import type { ApplyPatchResult } from '../../src/core/tools/media_apply_patch.ts';
@@ -95,4 +97,24 @@ test('the encoding the user\'s files.encoding gives a file decides open, stage a
     assert.equal(((await t.session.invoke(TOOLS.open_file, { path: 'ru/bom.txt' })).result as ArtifactHandle).encoding, 'utf8bom');
     assert.equal(((await t.session.invoke(TOOLS.stage_file, { path: 'ru/bom.txt' })).result as StageFileResult).encoding, 'utf8bom');
   } finally { await t.dispose(); }
+});
+
+test('a large non-UTF-8 file is transcoded chunk by chunk on every backend, falling back to latin-1 for a byte windows-1252 leaves undefined', async () => {
+  const body = Buffer.from('caf\xe9 cr\xe8me\n'.repeat(100_000), 'latin1'); // 1.1 MB: several read chunks
+  for (const fs of [undefined, new NodeFs({ localPaths: false }), new NodeFs({ localPaths: false, streaming: false })]) {
+    const t = testSession(fs ? { fs, overrides: { limits: () => ({ ...DEFAULT_LIMITS, nonStreamingMaxBytes: 8 * 1024 * 1024 }) } } : {});
+    try {
+      writeFileSync(join(t.root, 'cp.txt'), Buffer.concat([body, Buffer.from('end \x80\n', 'latin1')]));
+      writeFileSync(join(t.root, 'l1.txt'), Buffer.concat([body, Buffer.from([0x81, 0x0a])]));
+      const cp = (await t.session.invoke(TOOLS.open_file, { path: 'cp.txt' })).result as ArtifactHandle;
+      assert.deepEqual([cp.encoding, cp.lines, cp.bytes], ['windows1252', 100_001, body.length + 6]);
+      const last = (await t.session.invoke(TOOLS.artifact_read, { callId: cp.callId, offset: 100_000 })).result as ArtifactPage;
+      assert.deepEqual(last.lines.map((l) => l.text), ['café crème', 'end €']);
+      const l1 = (await t.session.invoke(TOOLS.open_file, { path: 'l1.txt' })).result as ArtifactHandle;
+      assert.deepEqual([l1.encoding, l1.lines], ['iso88591', 100_001]);
+      const tail = (await t.session.invoke(TOOLS.artifact_read, { callId: l1.callId, offset: 100_001 })).result as ArtifactPage;
+      assert.deepEqual(tail.lines.map((l) => l.text), ['\u0081']);
+      assert.equal(((await t.session.invoke(TOOLS.stage_file, { path: 'l1.txt' })).result as StageFileResult).encoding, 'iso88591');
+    } finally { await t.dispose(); }
+  }
 });

@@ -147,7 +147,7 @@ class MediaRecord implements StagedMedia {
   /** Line counts against `base`, computed once per base. */
   counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
     this.id = init.id;
     this.path = init.path;
     this.bytes = init.bytes;
@@ -160,7 +160,7 @@ class MediaRecord implements StagedMedia {
     this.taint = init.taint ?? init.parent?.taint;
     // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
     this.encoding = init.encoding;
-    const text = textOf(init.bytes, init.encoding);
+    const text = init.text ?? textOf(init.bytes, init.encoding);
     this.eol = detectEol(text);
     this.lines = countLines(text);
   }
@@ -307,15 +307,18 @@ export class MediaStore {
     const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
     let bytes: Uint8Array;
     let encoding: FileEncoding;
+    let text: string | undefined;
     if (content === undefined || content instanceof Uint8Array) {
       bytes = content ?? disk ?? fail('MediaStore.stage: no content for a file that does not exist');
-      encoding = decodeFile(bytes, fileName, configured)?.encoding ?? 'binary';
+      const decoded = decodeFile(bytes, fileName, configured);
+      encoding = decoded?.encoding ?? 'binary';
+      text = decoded?.text;
     } else {
       const decoded = disk === undefined ? undefined : decodeFile(disk, fileName, configured);
       encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
       bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, encoding, path.display);
     }
-    return this.add({ path, bytes, encoding, base, parent: undefined, origin, taint });
+    return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`. */
@@ -473,7 +476,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
     const held = new Set<Uint8Array>();
     for (const m of this.entries.values()) { held.add(m.bytes); held.add(m.base.bytes); }
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
