@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { invoke, workspaceUri } from './api.ts';
+import { invoke, waitFor, workspaceUri } from './api.ts';
 
 /** The JSON line a stage or patch result starts with. */
 function resultOf(text: string): { media_id: string; encoding?: string } {
@@ -24,6 +24,9 @@ describe('files.encoding', () => {
       const staged = resultOf(await invoke('stage_file', { path: 'legacy/hello.txt' }));
       assert.equal(staged.encoding, 'windows1251');
       const patched = resultOf(await invoke('media_apply_patch', { media_id: staged.media_id, patch: { find: 'Привет', replace: 'Привет, мир' } }));
+      // The person reviews the staged side in its encoding, not as UTF-8.
+      const stagedSide = await waitFor('the staged document', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'staged' && d.uri.path === '/legacy/hello.txt' && d.getText().includes('мир')));
+      assert.equal(stagedSide.getText(), 'Привет, мир\n');
       await invoke('save_media', { media_id: patched.media_id });
       assert.deepEqual([...await vscode.workspace.fs.readFile(file)], [0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x2c, 0x20, 0xec, 0xe8, 0xf0, 0x0a]);
     } finally {

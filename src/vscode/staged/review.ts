@@ -15,6 +15,11 @@ import { closeStaleDiffs } from './stale-tabs.ts';
 export async function openStagedDiff(host: Host, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean }): Promise<void> {
   const disk = media.isNew ? emptyBaseUri(media) : fileUri(media.path.root, media.path.rel, host.local);
   const title = `${nodePath.posix.basename(media.path.display)} (staged ↔ disk)`;
+  // VS Code reads an unmarked file as UTF-8 unless files.encoding says otherwise: both sides of a
+  // windows1252 (or other legacy) media are opened in its encoding first, and the diff reuses them.
+  if (media.encoding !== 'binary' && !media.encoding.startsWith('utf')) {
+    await Promise.all([disk, stagedUri(media)].map((uri) => vscode.workspace.openTextDocument(uri, { encoding: media.encoding }).then(undefined, () => undefined)));
+  }
   await vscode.commands.executeCommand('vscode.diff', disk, stagedUri(media), title, { preview: options.preview, preserveFocus: options.preserveFocus });
 }
 
