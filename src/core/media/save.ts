@@ -4,10 +4,9 @@ import type { GatedPath, ModelPath, ResolvedAddress } from '../paths.ts';
 import type { FileStat } from '../ports.ts';
 import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
 import type { ToolContext } from '../tool.ts';
-import { decodeFile } from '../text/encoding.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
-import { pathKey, textOf, type PersonChange, type StagedMedia } from './store.ts';
+import { diskText, pathKey, textOf, type PersonChange, type StagedMedia } from './store.ts';
 
 /** How the bytes reached the file. */
 export type WriteMethod = 'rename' | 'direct';
@@ -158,12 +157,6 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
   return { method: 'rename', inPlaceBecause: undefined };
 }
 
-/** What the file held, as text in the media's encoding (undefined when that is not what it holds). */
-function textOrEmpty(bytes: Uint8Array | undefined, media: StagedMedia): string | undefined {
-  if (bytes === undefined) return '';
-  const decoded = decodeFile(bytes, media.path.rel, media.encoding);
-  return decoded?.encoding === media.encoding ? decoded.text : undefined;
-}
 
 /**
  * The commit step of save_media: write roots, the gated translation (which refuses any symlinked
@@ -260,7 +253,7 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   }
   const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
 
-  const before = textOrEmpty(disk, media);
+  const before = disk === undefined ? '' : diskText(disk, media);
   const after = media.encoding === 'binary' ? undefined : textOf(media.bytes, media.encoding);
   const counts = before === undefined || after === undefined ? { added: 0, removed: 0 } : lineCounts(before, after);
   const personChange = store.personChange(media.id);

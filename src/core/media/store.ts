@@ -180,6 +180,12 @@ export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
   return encoding === 'binary' ? '' : decodeAs(bytes, encoding);
 }
 
+/** The text of what disk held, when it holds text in the media's encoding (a new text may replace a binary file). */
+export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
+  const decoded = decodeFile(bytes, media.path.rel, media.encoding);
+  return decoded?.encoding === media.encoding ? decoded.text : undefined;
+}
+
 /**
  * In-memory staged versions of files ("media"). Each patch or person edit makes a new media, so
  * every id stays valid until it is discarded; nothing here touches disk. Hosts observe it through
@@ -246,7 +252,7 @@ export class MediaStore {
   /** `+added −removed` lines of a media against the disk it was staged from (0/0 for binary). */
   changes(mediaId: string): LineCounts {
     const m = this.entry(mediaId);
-    if (m.counts?.base !== m.base) m.counts = { base: m.base, counts: m.encoding === 'binary' ? { added: 0, removed: 0 } : lineCounts(textOf(m.base.bytes, m.encoding), textOf(m.bytes, m.encoding)) };
+    if (m.counts?.base !== m.base) m.counts = { base: m.base, counts: m.encoding === 'binary' ? { added: 0, removed: 0 } : lineCounts(diskText(m.base.bytes, m) ?? '', textOf(m.bytes, m.encoding)) };
     return m.counts.counts;
   }
 
