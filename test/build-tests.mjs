@@ -66,8 +66,9 @@ async function buildSuite(suitesDir, outfile) {
     mainFields: ['module', 'main'],
     sourcemap: 'inline',
     logLevel: 'warning',
-    // mocha's parallel mode (unused here) resolves worker files at run time.
-    logOverride: { 'require-resolve-not-external': 'silent' },
+    // mocha's parallel mode (unused here) resolves worker files at run time. The core's iconv-lite
+    // loader (src/core/text/iconv.ts) reads import.meta only outside a bundle; the suites decode no files.
+    logOverride: { 'require-resolve-not-external': 'silent', 'empty-import-meta': 'silent' },
     plugins: [suitesPluginFor(suitesDir)],
   });
   // The bundle is CommonJS whatever the root package.json's "type" says.
