@@ -8,6 +8,7 @@ import { mcpAvailable, startMcp } from '../lib/mcp.ts';
 import { result, skipped, type Goal } from '../lib/report.ts';
 import { compare, type Side } from '../lib/stats.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
+import { readArtifact } from '../../src/core/artifacts/page.ts';
 
 type Frames = readonly { readonly kind: string }[];
 /** A result over one page: its first page and the result artifact that holds all of it. */
@@ -38,7 +39,7 @@ async function viaCore(core: CoreHost, tool: 'search_files' | 'find_files', inpu
 /** Waits for a result artifact's end and reads its last line. */
 async function lastLine(core: CoreHost, callId: string): Promise<string> {
   await core.session.artifacts.settled(callId);
-  const page = await core.session.artifacts.read(callId, { offset: core.session.artifacts.get(callId).lines, limit: 1 });
+  const page = await readArtifact(core.session.artifacts, callId, { offset: core.session.artifacts.get(callId).lines, limit: 1 });
   return page.lines[0]?.text ?? '';
 }
 

@@ -8,6 +8,7 @@
 import { coreHost } from '../lib/hosts.ts';
 import { procStatus, resetPeak } from '../lib/memory.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
+import { readArtifact } from '../../src/core/artifacts/page.ts';
 
 interface Args { readonly root: string; readonly tool: ToolName; readonly input: Record<string, unknown> }
 
@@ -34,7 +35,7 @@ try {
   sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
   const hwm = procStatus('VmHWM');
   const info = callId !== undefined ? host.session.artifacts.get(callId) : undefined;
-  const last = callId !== undefined && info ? (await host.session.artifacts.read(callId, { offset: info.lines, limit: 1 })).lines[0]?.text : undefined;
+  const last = callId !== undefined && info ? (await readArtifact(host.session.artifacts, callId, { offset: info.lines, limit: 1 })).lines[0]?.text : undefined;
   process.stdout.write(JSON.stringify({
     firstPageMs,
     totalMs,

@@ -11,6 +11,7 @@ import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
 import { parseRules } from '../../src/core/policy.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
@@ -42,14 +43,14 @@ export async function coreHost(root: string): Promise<CoreHost> {
   const roots = [{ name: nodePath.basename(real), address: real, localPath: real }];
   const spoolDir = mkdtempSync(nodePath.join(benchDir(), 'spool-'));
   const policy = parseRules([]).policy;
-  const rg = ripgrep();
+  const rg = createRipgrep(ripgrep());
   const session = new Session({
     fs: new NodeFs(),
     roots: () => roots,
     gate: async () => ({ allow: true, decidedBy: 'cli' }),
     policy: () => policy,
-    search: createRipgrepSearch({ rgPath: rg }),
-    ripgrepPath: rg,
+    search: createRipgrepSearch(rg),
+    ripgrep: rg,
     clock: { now: () => Date.now() },
     log: { audit: () => {}, info: () => {}, warn: () => {} },
     spoolDir,

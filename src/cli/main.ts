@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,7 +9,7 @@ import { invoke, isToolName } from '../core/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
 import { withDistinctNames } from '../core/paths.ts';
-import { processAlive } from '../core/artifacts/store.ts';
+import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
 import type { Gate } from '../core/ports.ts';
 import { createSearchBackend } from './search.ts';
 import { USAGE, UsageError, parseArgs, readPolicyFile, type CliArgs } from './args.ts';
@@ -41,22 +41,6 @@ function folders(paths: readonly string[]): { name: string; address: string; loc
 
 const SPOOL_PREFIX = 'workspace-tools-cli-';
 
-/**
- * Removes the spool folders that CLI sessions killed without cleanup (SIGKILL, a crash) left in the
- * temp folder: this user's, named after a process that no longer exists.
- */
-function removeStaleSpools(): void {
-  const uid = process.getuid?.();
-  for (const name of readdirSync(tmpdir())) {
-    const match = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`).exec(name);
-    if (!match || Number(match[1]) === process.pid || processAlive(Number(match[1]))) continue;
-    const path = nodePath.join(tmpdir(), name);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat?.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
-    rmSync(path, { recursive: true, force: true });
-  }
-}
-
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
@@ -84,7 +68,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const roots = folders(args.roots);
   const parsedRules = parseRules(args.policyFile ? readPolicyFile(args.policyFile) : []);
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
-  removeStaleSpools();
+  // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
+  await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const fs = new NodeFs();
   const ripgrep = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
@@ -93,7 +78,7 @@ async function main(argv: readonly string[]): Promise<number> {
     roots: () => roots,
     gate: cliGate(args),
     policy: () => parsedRules.policy,
-    ...(ripgrep ? { search: ripgrep.search, ripgrepPath: ripgrep.ripgrepPath } : {}),
+    ...(ripgrep ? { search: ripgrep.search, ripgrep: ripgrep.ripgrep } : {}),
     clock: { now: () => Date.now() },
     log: {
       audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },

@@ -1,13 +1,15 @@
 import type { SandboxSearch } from '../core/search/port.ts';
 import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
+import { createRipgrep, type Ripgrep } from '../core/search/ripgrep-process.ts';
 
-/** The CLI's search backend: ripgrep from @vscode/ripgrep, else PATH; none without it. */
-export function createSearchBackend(warn: (message: string) => void): { search: SandboxSearch; ripgrepPath: string } | undefined {
+/** The CLI's ripgrep (from @vscode/ripgrep, else PATH) and the search backend over it; none without it. */
+export function createSearchBackend(warn: (message: string) => void): { search: SandboxSearch; ripgrep: Ripgrep } | undefined {
   const rg = locateRipgrep();
   if (!rg) {
     warn('ripgrep was not found (neither @vscode/ripgrep nor PATH): search_files, find_files and artifact_grep are unavailable.');
     return undefined;
   }
-  return { search: createRipgrepSearch({ rgPath: rg.path }), ripgrepPath: rg.path };
+  const ripgrep = createRipgrep(rg.path);
+  return { search: createRipgrepSearch(ripgrep), ripgrep };
 }

@@ -5,6 +5,7 @@ import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type 
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
+import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
@@ -47,8 +48,8 @@ export interface SessionOptions {
   readonly search?: SandboxSearch;
   /** The directory-listing backend (default: walking the WorkspaceFs). */
   readonly lister?: DirectoryLister;
-  /** The ripgrep binary artifact_grep runs (the same one the search backend uses). */
-  readonly ripgrepPath?: string;
+  /** ripgrep for artifact_grep (the host's one Ripgrep, which its search backend runs too). */
+  readonly ripgrep?: Ripgrep;
   readonly clock: Clock;
   readonly log: Log;
   /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
@@ -90,6 +91,7 @@ export class Session implements TargetScope {
   readonly fs: WorkspaceFs;
   readonly gate: Gate;
   readonly search: SandboxSearch | undefined;
+  readonly ripgrep: Ripgrep | undefined;
   readonly lister: DirectoryLister;
   readonly clock: Clock;
   readonly log: Log;
@@ -108,11 +110,12 @@ export class Session implements TargetScope {
     this.resolvedFs = resolvedFs(options.fs);
     this.gate = options.gate;
     this.search = options.search;
+    this.ripgrep = options.ripgrep;
     this.lister = options.lister ?? fsLister(options.fs);
     this.editors = options.editors;
     this.clock = options.clock;
     this.log = options.log;
-    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ripgrepPath: () => options.ripgrepPath, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}), ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.saves = new SaveHistory({
       dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
@@ -156,7 +159,7 @@ export class Session implements TargetScope {
       case 'symlinks': return caps.symlinks;
       case 'writable': return caps.writable && (this.options.allowWrites?.() ?? true);
       case 'search': return this.search !== undefined && caps.localPaths;
-      case 'ripgrep': return this.artifacts.ripgrepAvailable();
+      case 'ripgrep': return this.ripgrep !== undefined;
     }
   }
 
@@ -173,7 +176,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, search: this.search, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */

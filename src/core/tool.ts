@@ -9,6 +9,7 @@ import type { MediaStore } from './media/store.ts';
 import type { SaveHistory } from './media/history.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { SandboxSearch } from './search/port.ts';
+import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Log } from './ports.ts';
@@ -63,6 +64,8 @@ export interface CallServices {
   /** This window's saves, for undo. */
   readonly saves: SaveHistory;
   readonly search: SandboxSearch | undefined;
+  /** ripgrep, for artifact_grep. */
+  readonly ripgrep: Ripgrep | undefined;
   readonly lister: DirectoryLister;
   readonly editors: OpenEditors | undefined;
   /** The rules in force, knowing the workspace folders. */

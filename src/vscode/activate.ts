@@ -5,6 +5,8 @@ import { NodeFs } from '../core/fs/node-fs.ts';
 import { Session } from '../core/session.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
+import { createRipgrep } from '../core/search/ripgrep-process.ts';
+import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
 import { LanguageModelToolRegistrations, confirmationFor, type ToolHostHooks } from './lm-tools.ts';
@@ -18,7 +20,6 @@ import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
-import { createSearch } from './search.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
@@ -95,7 +96,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
   else log.info(`ripgrep: ${rg.path} (${rg.source})`);
   if (!local) log.info('Workspace is not on the local disk: reading through workspace.fs without streaming; search_files and find_files are not available.');
-  const search = rg && local ? createSearch(rg.path) : undefined;
+  const ripgrep = rg ? createRipgrep(rg.path) : undefined;
+  const search = ripgrep && local ? createRipgrepSearch(ripgrep) : undefined;
 
   const decider: ScriptedDecider | undefined = scriptedDeciderFromEnvironment(context.extensionMode);
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
@@ -107,7 +109,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     gate: gate.gate,
     policy: () => settings.policy,
     ...(search ? { search } : {}),
-    ...(rg ? { ripgrepPath: rg.path } : {}),
+    ...(ripgrep ? { ripgrep } : {}),
     clock: { now: () => Date.now() },
     log,
     spoolDir: spoolFolder(context),

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
-import type { ArtifactHandle, ArtifactStore } from '../core/artifacts/store.ts';
+import type { ArtifactStore } from '../core/artifacts/store.ts';
+import type { ArtifactHandle } from '../core/artifacts/types.ts';
+import { readArtifact, readArtifactText } from '../core/artifacts/page.ts';
 
 export const ARTIFACT_SCHEME = 'artifact';
 /** Larger artifacts show their first page in the editor; the model pages the rest. */
@@ -27,8 +29,8 @@ export class ArtifactDocuments implements vscode.TextDocumentContentProvider {
     try {
       const info = this.store.get(callId);
       if (info.binary) return `[${info.path} is binary (${info.bytes} bytes): artifact_grep with literal: true still searches it.]`;
-      if (info.bytes <= DOCUMENT_MAX_BYTES) return await this.store.readText(callId, DOCUMENT_MAX_BYTES);
-      const page = await this.store.read(callId, { offset: 1 });
+      if (info.bytes <= DOCUMENT_MAX_BYTES) return await readArtifactText(this.store, callId, DOCUMENT_MAX_BYTES);
+      const page = await readArtifact(this.store, callId, { offset: 1 });
       return `${page.lines.map((l) => l.text).join('\n')}\n\n[${info.path}: showing lines 1-${page.endLine} of ${info.lines}; the artifact is ${info.bytes} bytes.]`;
     } catch (e) {
       if (isSandboxError(e)) return `[${e.message}]`;

@@ -9,7 +9,8 @@ import type { ToolOutcome } from '../../src/core/tool.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import { Policy } from '../../src/core/policy.ts';
-import type { ArtifactHandle } from '../../src/core/artifacts/store.ts';
+import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
+import { readArtifactText } from '../../src/core/artifacts/page.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 
 const MTIME = new Date('2024-01-02T03:04:05.000Z');
@@ -600,7 +601,7 @@ describe('artifact lifetime', () => {
     const { callId } = await open(t, 'x.txt');
     const spoolDir = t.session.artifacts.spoolDir;
     assert.deepEqual(readdirSync(spoolDir), ['1.spool']);
-    assert.equal(await t.session.artifacts.readText(callId), 'x\n');
+    assert.equal(await readArtifactText(t.session.artifacts, callId), 'x\n');
     assert.equal(t.session.artifacts.get(callId).kind, 'text');
     assert.equal(statSync(spoolDir).mode & 0o777, 0o700, 'snapshots are private to this user');
     await t.session.artifacts.dispose();

@@ -5,8 +5,7 @@ import * as nodePath from 'node:path';
 import { displayOf } from '../../src/core/paths.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { tempDir, testSession, type TestSession } from './harness.ts';
-import { rgPath } from './search-helpers.ts';
+import { tempDir, testRipgrep, testSession, type TestSession } from './harness.ts';
 
 test('displayOf: the folder-relative path in one folder, prefixed with the folder name in several', () => {
   assert.equal(displayOf('app', '', false), '.');
@@ -26,7 +25,7 @@ function sameNamedFolders(): { t: TestSession; first: string; second: string; di
   writeFileSync(nodePath.join(first, 'a.txt'), 'needle in the first\n');
   writeFileSync(nodePath.join(second, 'b.txt'), 'needle in the second\n');
   const roots = [first, second].map((path) => ({ name: 'app', address: path, localPath: path }));
-  const t = testSession({ overrides: { roots: () => roots, search: createRipgrepSearch({ rgPath: rgPath() }) } });
+  const t = testSession({ overrides: { roots: () => roots, search: createRipgrepSearch(testRipgrep()) } });
   return { t, first, second, async dispose() { await t.dispose(); places.dispose(); } };
 }
 

@@ -16,6 +16,7 @@ import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { MemoryLog } from './harness.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
@@ -23,12 +24,13 @@ import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 
 const [scenario, workspace, spool] = process.argv.slice(2) as [BombScenario, string, string];
 const rg = locateRipgrep();
+const ripgrep = rg ? createRipgrep(rg.path) : undefined;
 const session = new Session({
   fs: new NodeFs(),
   roots: () => [{ name: 'ws', address: workspace, localPath: workspace }],
   gate: async () => ({ allow: true, decidedBy: 'test' }),
   policy: () => parseRules([]).policy,
-  ...(rg ? { search: createRipgrepSearch({ rgPath: rg.path }), ripgrepPath: rg.path } : {}),
+  ...(ripgrep ? { search: createRipgrepSearch(ripgrep), ripgrep } : {}),
   clock: { now: () => Date.now() },
   log: new MemoryLog(),
   spoolDir: spool,

@@ -8,8 +8,9 @@ import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import type { ListedEntry } from '../../src/core/tools/list_directory.ts';
-import type { ArtifactHandle } from '../../src/core/artifacts/store.ts';
+import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { ofKind, session, tempDir, type TestSession, testSession, wholeResult } from './harness.ts';
@@ -103,7 +104,8 @@ const namedTargets = new Set<string>(['.']);
 
 before(() => {
   rg = rgPath();
-  t = testSession({ rules: RULES, overrides: { search: createRipgrepSearch({ rgPath: rg }), ripgrepPath: rg, gate: declineSecrets } });
+  const ripgrep = createRipgrep(rg);
+  t = testSession({ rules: RULES, overrides: { search: createRipgrepSearch(ripgrep), ripgrep, gate: declineSecrets } });
   plant(t.root, true);
   twin = tempDir('wt-twin-');
   plant(twin.path, false);

@@ -8,6 +8,7 @@ import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError, BugError } from '../../src/core/errors.ts';
 import { session } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
@@ -59,7 +60,7 @@ function inputFor(name: ToolName): fc.Arbitrary<unknown> {
 test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} runs)`, { timeout: BUDGET_MS + 100_000 }, async (tc) => {
   const rg = locateRipgrep();
   assert.ok(rg, 'ripgrep must be available for the fuzz suite');
-  const t = session(tc, { overrides: { search: createRipgrepSearch({ rgPath: rg.path }) } });
+  const t = session(tc, { overrides: { search: createRipgrepSearch(createRipgrep(rg.path)) } });
   mkdirSync(nodePath.join(t.root, 'src'));
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\nbeta\n');
   writeFileSync(nodePath.join(t.root, 'src', 'index.ts'), 'export const x = 1;\n');
@@ -99,7 +100,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
 });
 
 test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async (tc) => {
-  const t = session(tc, { overrides: { search: createRipgrepSearch({ rgPath: locateRipgrep()!.path }) } });
+  const t = session(tc, { overrides: { search: createRipgrepSearch(createRipgrep(locateRipgrep()!.path)) } });
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
   const callId = (await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result.callId;
   const cases: [ToolName, object][] = [];

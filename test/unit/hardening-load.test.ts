@@ -8,6 +8,7 @@ import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { rgChildren, rgPath, searchOptions, waitFor, writeTree } from './search-helpers.ts';
 import { ofKind, session, tempDir, type TestSession, wholeResult } from './harness.ts';
@@ -164,7 +165,7 @@ function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
 
 test('load: 1,000 searches cancelled at every stage of their life each reject as a cancellation and leave no rg process', { timeout: 300_000 }, async (tc) => {
   // Counts the searches that got past the gate and the path translation to the backend.
-  const rg = createRipgrepSearch({ rgPath: rgPath() });
+  const rg = createRipgrepSearch(createRipgrep(rgPath()));
   let reached = 0;
   const search: SandboxSearch = { supportsFollow: false, searchContent: (q) => { reached++; return rg.searchContent(q); }, findPaths: (q) => rg.findPaths(q) };
   const t = session(tc, searchOptions({ search }));

@@ -9,6 +9,7 @@ import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
@@ -36,7 +37,7 @@ function snapshot(dir: string): Map<string, string> {
 before(() => {
   const rg = locateRipgrep();
   assert.ok(rg);
-  t = testSession({ overrides: { search: createRipgrepSearch({ rgPath: rg.path }) } });
+  t = testSession({ overrides: { search: createRipgrepSearch(createRipgrep(rg.path)) } });
   outside = tempDir('wt-outside-');
   writeFileSync(nodePath.join(outside.path, 'secret.txt'), SENTINEL);
   mkdirSync(nodePath.join(outside.path, 'sub'));
@@ -160,7 +161,7 @@ test('race: a component swapped for a symlink while saves run never lets a write
   console.log(`race: ${flips} swaps, ${saved} saves landed inside, ${refused} refused`);
 });
 
-const rg = (): ReturnType<typeof createRipgrepSearch> => createRipgrepSearch({ rgPath: locateRipgrep()!.path });
+const rg = (): ReturnType<typeof createRipgrepSearch> => createRipgrepSearch(createRipgrep(locateRipgrep()!.path));
 
 /** Calls a tool, returning its result or the code it failed with. */
 async function outcome<N extends ToolName>(session: TestSession['session'], tool: N, input: object): Promise<{ ok: true; result: ToolResult<N>; text: string } | { ok: false; code: string; message: string }> {

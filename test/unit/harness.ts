@@ -7,6 +7,8 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import type { AuditEntry, Gate, Log } from '../../src/core/ports.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 import type { GateCall } from '../../src/core/gate.ts';
+import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
+import { createRipgrep, type Ripgrep } from '../../src/core/search/ripgrep-process.ts';
 import type { TestContext } from 'node:test';
 import { invoke, type CallOptions } from '../../src/core/registry.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
@@ -64,6 +66,13 @@ export function session(t: Pick<TestContext, 'after'>, options: TestSessionOptio
   return s;
 }
 
+/** The real ripgrep the tests run (the bundled package's binary), as a host hands it to a session. */
+export function testRipgrep(): Ripgrep {
+  const found = locateRipgrep({ startDir: nodePath.resolve(import.meta.dirname, '..', '..') });
+  if (!found) throw new Error('ripgrep not found: install @vscode/ripgrep');
+  return createRipgrep(found.path);
+}
+
 /** A session over a real temporary workspace folder (or several, by name). */
 export function testSession(options: TestSessionOptions = {}): TestSession {
   const workspace = tempDir('wt-ws-');
@@ -83,6 +92,7 @@ export function testSession(options: TestSessionOptions = {}): TestSession {
     clock: { now: () => Date.now() },
     log,
     spoolDir: spool.path,
+    ripgrep: testRipgrep(),
     ...options.overrides,
   });
   return {

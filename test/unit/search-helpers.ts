@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { testSession, tempDir, type TestSession, type TestSessionOptions } from './harness.ts';
+import { testRipgrep, testSession, tempDir, type TestSession, type TestSessionOptions } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import type { Rule } from '../../src/core/policy.ts';
@@ -43,7 +43,8 @@ type SearchSessionOptions = { rules?: Rule[]; folders?: string[]; allow?: boolea
 /** A test session's options with a search backend (real ripgrep unless `search` is given); for `session(t, …)`. */
 export function searchOptions(options: SearchSessionOptions = {}): TestSessionOptions {
   const { search, ...rest } = options;
-  return { ...rest, overrides: { search: search ?? createRipgrepSearch({ rgPath: rgPath() }) } };
+  const ripgrep = testRipgrep();
+  return { ...rest, overrides: { search: search ?? createRipgrepSearch(ripgrep), ripgrep } };
 }
 
 /** Writes files (relative path → content) under `root`, creating folders; a trailing "/" makes an empty folder. */

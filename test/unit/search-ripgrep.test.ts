@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { Policy, type Rule } from '../../src/core/policy.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { contentArgs, exclusionArgs, pathArgsFor } from '../../src/core/search/ripgrep-args.ts';
 import { ContentParser, NulSplitter, parseStderr, type ContentRecord } from '../../src/core/search/ripgrep-output.ts';
 import { SearchVisibility } from '../../src/core/search/visibility.ts';
@@ -139,7 +140,7 @@ describe('search visibility', () => {
 
 describe('ripgrep backend', () => {
   it('throws a narrated error naming the pending containment audit when it receives follow: true, before starting rg', async () => {
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     assert.equal(search.supportsFollow, false);
     for (const call of [() => search.searchContent(baseContent('/nonexistent', { follow: true })), () => search.findPaths({ ...baseContent('/nonexistent', { follow: true }), glob: '*' })]) {
       const error = await failure(async () => collect(call()));
@@ -151,7 +152,7 @@ describe('ripgrep backend', () => {
   });
 
   it('refuses a bad limit or max_depth from a caller that bypasses the schemas', async () => {
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     for (const limit of [0, -1, 1.5, Infinity, NaN]) {
       const error = await failure(async () => collect(search.searchContent(baseContent('/nonexistent', { limit }))));
       assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT', String(limit));
@@ -163,7 +164,7 @@ describe('ripgrep backend', () => {
   it('ends with done when unbounded or under the limit, and with limit only when more results exist', async (tc) => {
     const dir = testDir(tc);
     writeTree(dir.path, { 'a.txt': 'x\nx\n', 'b.txt': 'x\n' });
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     const all = await collect(search.searchContent(baseContent(dir.path)));
     assert.equal(all.filter((f) => f.kind === 'match').length, 3);
     assert.deepEqual(all.at(-1), { kind: 'done', complete: true });
@@ -181,7 +182,7 @@ describe('ripgrep backend', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = 'hit\n'.repeat(50);
     writeTree(dir.path, files);
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     const frames = await collect(search.searchContent(baseContent(dir.path, { pattern: 'hit', limit: 1 })));
     assert.equal(frames.length, 2, JSON.stringify(frames));
     assert.deepEqual(frames[1], { kind: 'limit', limit: 1 });
@@ -196,7 +197,7 @@ describe('ripgrep backend', () => {
     const dir = testDir(tc);
     // Security/lifetime: a FIFO with no writer blocks rg forever, so every one of these is still running when aborted.
     execFileSync('mkfifo', [nodePath.join(dir.path, 'pipe')]);
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     const controllers = Array.from({ length: 200 }, () => new AbortController());
     const runs = controllers.map((c) => collect(search.searchContent({ ...baseContent(dir.path, { signal: c.signal }), scopes: [{ folder: 'ws', cwd: dir.path, path: 'pipe' }] })));
     await waitFor(() => rgChildren().length === 200, 30_000);
@@ -220,7 +221,7 @@ describe('ripgrep backend', () => {
       chmodSync(dir.path, 0o755);
       chmodSync(nodePath.join(dir.path, 'locked.txt'), 0o000);
       chmodSync(nodePath.join(dir.path, 'lockdir'), 0o000);
-      const search = createRipgrepSearch({ rgPath: rg.path });
+      const search = createRipgrepSearch(createRipgrep(rg.path));
       const frames = await collect(search.searchContent(baseContent(dir.path, { pattern: 'needle' })));
       const notes = frames.filter((f) => f.kind === 'note');
       assert.deepEqual(frames.filter((f) => f.kind === 'match'), [{ kind: 'match', folder: 'ws', path: 'ok.txt', line: 1, text: 'needle' }]);
@@ -237,7 +238,7 @@ describe('ripgrep backend', () => {
   it('narrates an invalid regex quoting ripgrep, and an invalid glob of the caller', async (tc) => {
     const dir = testDir(tc);
     writeTree(dir.path, { 'a.txt': 'a(\n' });
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     const regex = await failure(() => collect(search.searchContent(baseContent(dir.path, { pattern: 'a(' }))));
     assert.equal(regex.code, 'E_SANDBOX_INVALID_INPUT');
     assert.match(regex.message, /not a valid regular expression; ripgrep says:\nregex parse error:[\s\S]*unclosed group/);
@@ -254,7 +255,7 @@ describe('ripgrep backend', () => {
 
   it('reports a missing rg binary as a narrated io failure', async (tc) => {
     const dir = testDir(tc);
-    const search = createRipgrepSearch({ rgPath: nodePath.join(dir.path, 'no-such-rg') });
+    const search = createRipgrepSearch(createRipgrep(nodePath.join(dir.path, 'no-such-rg')));
     const error = await failure(() => collect(search.findPaths({ ...baseContent(dir.path), glob: '*' })));
     assert.equal(error.code, 'E_SANDBOX_IO');
     assert.match(error.message, /ripgrep could not be started/);
@@ -287,7 +288,7 @@ describe('parity with raw rg on the same flags', () => {
     const dir = testDir(tc);
     writeTree(dir.path, tree);
     const policy = new Policy(rules);
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     for (const f of combos) {
       const pattern = f.pattern ?? 'alpha';
       const raw = spawnSync(rgPath(), ['--no-config', '--null', '--no-heading', '--with-filename', '--line-number', ...rawFlags(f), '-e', pattern], { cwd: dir.path, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -309,7 +310,7 @@ describe('parity with raw rg on the same flags', () => {
     const dir = testDir(tc);
     writeTree(dir.path, tree);
     const policy = new Policy(rules);
-    const search = createRipgrepSearch({ rgPath: rgPath() });
+    const search = createRipgrepSearch(createRipgrep(rgPath()));
     const raw = (args: string[]): Set<string> => {
       const r = spawnSync(rgPath(), ['--no-config', '--files', ...args], { cwd: dir.path, encoding: 'utf8' });
       assert.ok(r.status === 0 || r.status === 1, r.stderr);
@@ -392,7 +393,7 @@ describe('ripgrep never lists protected folders', () => {
     const query: PathQuery = { ...baseContent(dir.path), policy, glob: '*', hidden: true };
     const raw = spawnSync(rgPath(), ['--no-config', '--files', '--hidden', ...exclusionArgs(policy.searchExclusions('read'))], { cwd: dir.path, encoding: 'utf8' });
     assert.equal(raw.stderr, '');
-    const frames = await collect(createRipgrepSearch({ rgPath: rgPath() }).findPaths(query));
+    const frames = await collect(createRipgrepSearch(createRipgrep(rgPath())).findPaths(query));
     assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['ok.txt', 'src/private/y.txt']);
   });
 });

@@ -1,16 +1,54 @@
-import { spawn } from 'node:child_process';
-import { SandboxError, cancelled } from '../errors.ts';
+import { SandboxError, cancelled, errnoCode } from '../errors.ts';
+import { rejectsPattern, type Ripgrep } from '../search/ripgrep-process.ts';
+import { withReader } from './leased.ts';
+import { pageLine } from './page.ts';
+import type { SpoolReader } from './reader.ts';
+import type { ArtifactStore } from './store.ts';
+import type { ArtifactGrepResult, GrepLine, GrepOptions } from './types.ts';
+
+/* The artifact_grep contract: ripgrep over one artifact's spool, its hits read back as lines. */
+
+/** Matching lines artifact_grep returns when `maxResults` is not given. */
+export const GREP_DEFAULT_MAX_RESULTS = 100;
+/** The most matching lines one artifact_grep collects, whatever `maxResults` asks (each is held in memory). */
+export const GREP_MAX_RESULTS = 10_000;
+
+/** Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none). */
+export function grepArtifact(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal): Promise<ArtifactGrepResult> {
+  return store.lease(callId, async (artifact) => {
+    if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.');
+    // ripgrep searches the whole spool: a result still being written is searched once complete.
+    await artifact.live?.finished(signal);
+    if (signal.aborted) throw cancelled();
+    const asked = options.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
+    // Security: every hit is held until the result is built; a maxResults of 1e12 on a file of 20
+    // million matching lines held them all (3.5 GB).
+    const maxResults = Math.min(asked, GREP_MAX_RESULTS);
+    const { binary } = artifact.info;
+    const context = binary ? 0 : options.context ?? 0;
+    const { hits, more } = await runRipgrep(rg, {
+      file: artifact.spoolPath, pattern: options.pattern, literal: options.literal ?? false, ignoreCase: options.ignoreCase ?? false,
+      maxLines: maxResults, raw: binary, crlf: artifact.index.crlf > 0,
+      offsetShift: artifact.info.encoding === 'utf8bom' ? 3 : 0, signal,
+    });
+    const lines = await withReader(artifact, (reader) => binary ? binaryHits(reader, hits) : textHits(reader, hits, context, signal));
+    return {
+      callId, path: artifact.info.path, pattern: options.pattern, literal: options.literal ?? false, binary,
+      matchCount: hits.length, lines, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
+      contextOmitted: binary && (options.context ?? 0) > 0,
+    };
+  });
+}
 
 /** The first match on one matching line. */
-export interface RgHit {
+interface RgHit {
   /** 1-based line number. */
   readonly line: number;
   /** Byte offset of the first match on that line, in the spool file. */
   readonly offset: number;
 }
 
-export interface RgSearch {
-  readonly rgPath: string;
+interface RgSearch {
   readonly file: string;
   readonly pattern: string;
   readonly literal: boolean;
@@ -26,20 +64,12 @@ export interface RgSearch {
   readonly signal: AbortSignal;
 }
 
-export interface RgResult {
-  readonly hits: readonly RgHit[];
-  /** More matching lines exist beyond `maxLines`. */
-  readonly more: boolean;
-}
-
-const STDERR_KEEP = 4096;
-
 /**
  * Runs ripgrep over one spool file. `--only-matching --byte-offset` makes each match a short
  * `line:offset:match` record, so the output stays small however long the lines are; the lines
  * themselves are then read from the spool through its index.
  */
-export function runRipgrep(search: RgSearch): Promise<RgResult> {
+async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[]; more: boolean }> {
   const args = [
     '--no-config', '--color', 'never', '--no-heading', '--no-filename',
     '--line-number', '--byte-offset', '--only-matching', '--text',
@@ -50,37 +80,22 @@ export function runRipgrep(search: RgSearch): Promise<RgResult> {
     ...(search.crlf ? ['--crlf'] : []),
     '--regexp', search.pattern, '--', search.file,
   ];
-  return new Promise<RgResult>((resolve, reject) => {
-    if (search.signal.aborted) { reject(cancelled()); return; }
-    const child = spawn(search.rgPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal });
-    const hits: RgHit[] = [];
-    let more = false;
-    let stopped = false;
-    let stderr = '';
-    // Parser state: digits of the line number, then of the offset, then skip the match text to "\n".
-    let state: 'line' | 'offset' | 'skip' = 'line';
-    let lineNumber = 0;
-    let offset = 0;
-    let lastLine = 0;
-
-    const record = (): void => {
-      if (lineNumber === lastLine) return;
-      lastLine = lineNumber;
-      if (hits.length === search.maxLines) {
-        more = true;
-        stopped = true;
-        child.kill();
-        return;
-      }
-      hits.push({ line: lineNumber, offset: offset + search.offsetShift });
-    };
-
-    child.stdout.on('data', (chunk: Buffer) => {
+  if (search.signal.aborted) throw cancelled();
+  const child = rg.run(args, { signal: search.signal });
+  const hits: RgHit[] = [];
+  let more = false;
+  // Parser state: digits of the line number, then of the offset, then skip the match text to "\n".
+  let state: 'line' | 'offset' | 'skip' = 'line';
+  let lineNumber = 0;
+  let offset = 0;
+  let lastLine = 0;
+  try {
+    read: for await (const chunk of child.stdout) {
       let i = 0;
-      while (i < chunk.length && !stopped) {
+      while (i < chunk.length) {
         if (state === 'skip') {
           const nl = chunk.indexOf(10, i);
-          if (nl === -1) return;
+          if (nl === -1) break;
           i = nl + 1;
           state = 'line';
           lineNumber = 0;
@@ -89,31 +104,75 @@ export function runRipgrep(search: RgSearch): Promise<RgResult> {
         }
         const b = chunk[i++]!;
         if (b === 58 /* : */) {
-          if (state === 'line') { state = 'offset'; } else { state = 'skip'; record(); }
+          if (state === 'line') { state = 'offset'; continue; }
+          state = 'skip';
+          if (lineNumber === lastLine) continue;
+          lastLine = lineNumber;
+          if (hits.length === search.maxLines) { more = true; break read; }
+          hits.push({ line: lineNumber, offset: offset + search.offsetShift });
         } else if (state === 'line') {
           lineNumber = lineNumber * 10 + (b - 48);
         } else {
           offset = offset * 10 + (b - 48);
         }
       }
-    });
-    child.stderr.on('data', (chunk: Buffer) => { if (stderr.length < STDERR_KEEP) stderr += chunk.toString('utf8'); });
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (search.signal.aborted) { reject(cancelled()); return; }
-      reject(new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${e.code ?? e.message}) from "${search.rgPath}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`, { cause: e }));
-    });
-    child.on('close', (code) => {
-      if (search.signal.aborted) { reject(cancelled()); return; }
-      if (stopped || code === 0 || code === 1) { resolve({ hits, more }); return; }
-      reject(ripgrepFailure(search.pattern, stderr, code));
-    });
-  });
+    }
+  } finally {
+    // Killed before its stdout closes, so a result cut at maxLines is not reported as a failure.
+    child.kill();
+  }
+  const exit = await child.exited;
+  if (search.signal.aborted) throw cancelled();
+  if (exit.spawnError) {
+    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${errnoCode(exit.spawnError) || exit.spawnError.message}) from "${rg.path}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`, { cause: exit.spawnError });
+  }
+  if (more || exit.code === 0 || exit.code === 1) return { hits, more };
+  const reason = exit.stderr.replace(/^rg: /gm, '').replace(/\s+/g, ' ').trim().slice(0, 400) || `exit code ${String(exit.code)}`;
+  if (rejectsPattern(reason)) {
+    throw new SandboxError('E_SANDBOX_INVALID_INPUT', `ripgrep rejected the pattern ${JSON.stringify(search.pattern)}: ${reason}. Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`);
+  }
+  throw new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}. Retry once; if it fails again, page it with artifact_read.`);
 }
 
-function ripgrepFailure(pattern: string, stderr: string, code: number | null): SandboxError {
-  const reason = stderr.replace(/^rg: /gm, '').replace(/\s+/g, ' ').trim().slice(0, 400) || `exit code ${String(code)}`;
-  if (/regex|literal|pattern|syntax|look-?around|backreference|unclosed|repetition|escape/i.test(reason)) {
-    return new SandboxError('E_SANDBOX_INVALID_INPUT', `ripgrep rejected the pattern ${JSON.stringify(pattern)}: ${reason}. Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`);
+/** Matching lines with their context, grouped and read in file order (the tool pages what is over a page). */
+async function textHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[], context: number, signal: AbortSignal): Promise<GrepLine[]> {
+  const byLine = new Map(hits.map((h) => [h.line, h.offset]));
+  const ranges: Array<[number, number]> = [];
+  for (const { line } of hits) {
+    const from = Math.max(1, line - context);
+    const to = line + context;
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to); else ranges.push([from, to]);
   }
-  return new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}. Retry once; if it fails again, page it with artifact_read.`);
+  const lines: GrepLine[] = [];
+  for (const [from, to] of ranges) {
+    const first = byLine.get(from);
+    const hint = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
+    for await (const line of reader.lines(from, to, hint)) {
+      if (signal.aborted) throw cancelled();
+      const offset = byLine.get(line.n);
+      let page = pageLine(line);
+      // A match past the cut of a long line: show the part of the line around it instead.
+      if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
+        page = { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start };
+      }
+      lines.push({ ...page, match: offset !== undefined });
+    }
+  }
+  return lines;
+}
+
+const BINARY_EXCERPT_BYTES = 96;
+
+/** Binary matches as escaped byte excerpts starting a little before each match. */
+async function binaryHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[]): Promise<GrepLine[]> {
+  const lines: GrepLine[] = [];
+  for (const { line, offset } of hits) {
+    const from = Math.max(0, offset - 16);
+    const bytes = await reader.bytes(from, BINARY_EXCERPT_BYTES);
+    let text = '';
+    for (const b of bytes) text += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
+    lines.push({ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset });
+  }
+  return lines;
 }

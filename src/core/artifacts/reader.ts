@@ -59,6 +59,16 @@ export class SpoolReader {
 
   close(): Promise<void> { return this.handle.close(); }
 
+  /** Runs `use` with a reader open on the spool file, and closes it after. */
+  static async with<T>(path: string, index: LineIndex, bom: boolean, use: (reader: SpoolReader) => Promise<T>): Promise<T> {
+    const reader = await SpoolReader.open(path, index, bom);
+    try {
+      return await use(reader);
+    } finally {
+      await reader.close();
+    }
+  }
+
   /** Reads `length` bytes at `position` (fewer at the end of the file). */
   async bytes(position: number, length: number): Promise<Buffer> {
     const out = Buffer.alloc(Math.max(0, Math.min(length, this.index.bytes - position)));

@@ -1,7 +1,8 @@
 import { lineRange, type JsonSummary } from './json.ts';
 import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
-import { PAGE_MAX_LINES, type ArtifactGrepResult, type ArtifactHandle, type ArtifactPage, type ArtifactQueryResult, type GrepLine, type JsonShape, type PageLine } from './store.ts';
+import { PAGE_MAX_LINES } from './page.ts';
+import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepLine, JsonShape, PageLine } from './types.ts';
 import { plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 

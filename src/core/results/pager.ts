@@ -1,5 +1,6 @@
 import { BugError } from '../errors.ts';
-import type { ArtifactStore, ResultArtifactWriter } from '../artifacts/store.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
+import type { ResultArtifactWriter } from '../artifacts/types.ts';
 import { ResultSpool } from '../artifacts/result-spool.ts';
 import type { ModelPath } from '../paths.ts';
 import { largestFitting, type PageBudget } from './budget.ts';

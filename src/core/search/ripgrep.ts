@@ -5,25 +5,19 @@ import type { ContentQuery, MatchFrame, NoteFrame, PathFrame, PathQuery, Sandbox
 import { contentArgs, pathArgsFor } from './ripgrep-args.ts';
 import { compileGlob } from './ripgrep-glob.ts';
 import { ContentParser, NulSplitter, normalizeRgPath, parseStderr } from './ripgrep-output.ts';
-import { STDERR_CAP, startRipgrep, type RipgrepExit } from './ripgrep-process.ts';
+import { STDERR_CAP, rejectsPattern, type Ripgrep, type RipgrepExit } from './ripgrep-process.ts';
 import { SearchVisibility } from './visibility.ts';
-
-export interface RipgrepSearchOptions {
-  /** The rg executable, as `locateRipgrep()` found it. */
-  readonly rgPath: string;
-}
 
 /**
  * The bundled search backend: one ripgrep process per scope, run in the workspace folder. It does
  * not declare `supportsFollow`, and refuses `follow: true` from any caller.
  */
-export function createRipgrepSearch(options: RipgrepSearchOptions): SandboxSearch {
-  const { rgPath } = options;
+export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
   return {
     supportsFollow: false,
     searchContent(query: ContentQuery): AsyncIterable<SearchBatch> {
       checkQuery(query);
-      return run(rgPath, query, {
+      return run(rg, query, {
         what: 'content',
         args: (exclusions, scope) => contentArgs(query, exclusions, scope.path),
         parser: (scope) => {
@@ -40,7 +34,7 @@ export function createRipgrepSearch(options: RipgrepSearchOptions): SandboxSearc
       // "*" and "**" select every file: no test per path (the monorepo's `find_files "*"`).
       const matchesGlob = MATCH_ALL.has(query.glob) ? () => true : compileGlob(query.glob);
       const matchesIglob = query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
-      return run(rgPath, query, {
+      return run(rg, query, {
         what: 'paths',
         args: (exclusions, scope) => pathArgsFor(query, exclusions, scope.path),
         parser: (scope) => {
@@ -83,7 +77,7 @@ interface RunPlan {
   readonly callerGlobs: readonly string[];
 }
 
-async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchBatch, void, undefined> {
+async function* run(ripgrep: Ripgrep, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchBatch, void, undefined> {
   const exclusions = query.policy.searchExclusions('read');
   const { limit, signal } = query;
   let emitted = 0;
@@ -97,10 +91,7 @@ async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): Asyn
       continue;
     }
     if (plan.what === 'paths') await requireFolder(scope);
-    const rg = startRipgrep(rgPath, plan.args(exclusions, scope), scope.cwd);
-    const onAbort = (): void => rg.kill();
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) rg.kill();
+    const rg = ripgrep.run(plan.args(exclusions, scope), { cwd: scope.cwd, signal });
     try {
       const parse = plan.parser(scope);
       let limited = false;
@@ -124,14 +115,13 @@ async function* run(rgPath: string, query: SearchQueryBase, plan: RunPlan): Asyn
       }
       const exit = await rg.exited;
       if (signal.aborted) throw cancelled();
-      const notes = exitNotes(rgPath, exit, scope, visibility, limited, plan.callerGlobs);
+      const notes = exitNotes(ripgrep.path, exit, scope, visibility, limited, plan.callerGlobs);
       if (notes.length > 0) yield notes;
       if (limited && limit !== undefined) {
         yield [{ kind: 'limit', limit }];
         return;
       }
     } finally {
-      signal.removeEventListener('abort', onAbort);
       rg.kill();
       await rg.exited;
     }
@@ -177,7 +167,7 @@ function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibi
   });
   if (exit.code === 2 && other.length === 0) return notes;
   const said = other.map((l) => l.replace(/^rg: /, '')).join('\n').trim();
-  if (exit.code === 2 && /regex parse error|not allowed in a regex|regex.*(too big|exceeded)/i.test(said)) {
+  if (exit.code === 2 && rejectsPattern(said)) {
     throw invalidInput(`The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`);
   }
   const glob = /error parsing glob '(.*?)'/.exec(said);

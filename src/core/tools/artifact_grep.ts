@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineTool, soleTarget, type ToolContext } from '../tool.ts';
 import { ripgrepArgument, boundArgument } from '../schema.ts';
-import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, type ArtifactGrepResult, type GrepLine } from '../artifacts/store.ts';
+import type { ArtifactGrepResult, GrepLine } from '../artifacts/types.ts';
+import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, grepArtifact } from '../artifacts/grep.ts';
 import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -22,7 +23,7 @@ export const artifactGrep = defineTool({
   description: 'Searches one artifact (from open_file, or a result artifact) with ripgrep: a regex or, with literal: true, a fixed string. Returns matching line numbers and lines (cut at 2,000 characters) with optional context lines, and a note naming maxResults when results were cut. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line. Then read around a match with artifact_read using offset.',
   risk: 'read',
   requires: ['ripgrep'],
-  needs: ['artifacts'],
+  needs: ['artifacts', 'ripgrep'],
   icon: 'search',
   schema: artifactGrepSchema,
   targets: (input, scope) => {
@@ -30,7 +31,7 @@ export const artifactGrep = defineTool({
     return { paths: [path], summary: `search ${path.display} for ${JSON.stringify(input.pattern)}` };
   },
   run: async (input, ctx): Promise<ArtifactGrepOutput> => {
-    const result = await ctx.artifacts.grep(input.callId, {
+    const result = await grepArtifact(ctx.artifacts, ctx.ripgrep, input.callId, {
       pattern: input.pattern,
       ...(input.literal !== undefined ? { literal: input.literal } : {}),
       ...(input.ignore_case !== undefined ? { ignoreCase: input.ignore_case } : {}),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import type { ArtifactQueryResult } from '../artifacts/store.ts';
+import type { ArtifactQueryResult } from '../artifacts/types.ts';
+import { queryArtifact } from '../artifacts/query.ts';
 import { renderQuery } from '../artifacts/render.ts';
 
 export const artifactQuerySchema = () => z.strictObject({
@@ -22,6 +23,6 @@ export const artifactQuery = defineTool({
     const path = scope.artifacts.target(input.callId);
     return { paths: [path], summary: `query ${path.display} at ${JSON.stringify(input.select)}` };
   },
-  run: (input, ctx): Promise<ArtifactQueryResult> => ctx.artifacts.query(input.callId, input.select, ctx.signal),
+  run: (input, ctx): Promise<ArtifactQueryResult> => queryArtifact(ctx.artifacts, input.callId, input.select, ctx.signal),
   render: renderQuery,
 });

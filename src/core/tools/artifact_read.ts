@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
-import { PAGE_MAX_LINES, type ArtifactPage } from '../artifacts/store.ts';
+import type { ArtifactPage } from '../artifacts/types.ts';
+import { PAGE_MAX_LINES, readArtifact } from '../artifacts/page.ts';
 import { renderPage } from '../artifacts/render.ts';
 
 export const ARTIFACT_PAGE_MAX_LINES = PAGE_MAX_LINES;
@@ -25,6 +26,6 @@ export const artifactRead = defineTool({
     const path = scope.artifacts.target(input.callId);
     return { paths: [path], summary: `read ${path.display} from line ${input.offset ?? 1}` };
   },
-  run: (input, ctx): Promise<ArtifactPage> => ctx.artifacts.read(input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
+  run: (input, ctx): Promise<ArtifactPage> => readArtifact(ctx.artifacts, input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
   render: renderPage,
 });

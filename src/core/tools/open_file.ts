@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineTool, soleTarget, type CallContext } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import type { ResolvedPath } from '../paths.ts';
-import type { ArtifactHandle } from '../artifacts/store.ts';
+import type { ArtifactHandle } from '../artifacts/types.ts';
 import { renderOpenFile } from '../artifacts/render.ts';
 
 export const openFileSchema = () => z.strictObject({ path: pathArgument('The file to open') });

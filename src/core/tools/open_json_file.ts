@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import type { ArtifactHandle, JsonShape } from '../artifacts/store.ts';
+import type { ArtifactHandle, JsonShape } from '../artifacts/types.ts';
+import { jsonShape } from '../artifacts/query.ts';
 import { renderOpenJson } from '../artifacts/render.ts';
 import { resolveForOpen } from './open_file.ts';
 
@@ -25,7 +26,7 @@ export const openJsonFile = defineTool({
   targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open JSON ${input.path}` }),
   run: async (_input, ctx): Promise<OpenJsonResult> => {
     const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal, 'json');
-    return { handle, shape: await ctx.artifacts.jsonShape(handle.callId) };
+    return { handle, shape: await jsonShape(ctx.artifacts, handle.callId) };
   },
   render: renderOpenJson,
 });

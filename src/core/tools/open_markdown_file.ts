@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
-import type { ArtifactHandle, Heading } from '../artifacts/store.ts';
+import type { ArtifactHandle, Heading } from '../artifacts/types.ts';
+import { markdownOutline } from '../artifacts/query.ts';
 import { renderOpenMarkdown } from '../artifacts/render.ts';
 import { resolveForOpen } from './open_file.ts';
 
@@ -27,7 +28,7 @@ export const openMarkdownFile = defineTool({
   targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open Markdown ${input.path}` }),
   run: async (input, ctx): Promise<OpenMarkdownResult> => {
     const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal, 'markdown');
-    const { headings, stoppedAtLine } = await ctx.artifacts.markdownOutline(handle.callId);
+    const { headings, stoppedAtLine } = await markdownOutline(ctx.artifacts, handle.callId);
     return { handle, outline: headings, ...(stoppedAtLine !== undefined ? { outlineStopsAtLine: stoppedAtLine } : {}) };
   },
   render: renderOpenMarkdown,
