@@ -16,6 +16,7 @@ import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
+import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
@@ -99,6 +100,8 @@ export class Session implements TargetScope {
   readonly media: MediaStore;
   /** This window's saves, with what they replaced, for undo. */
   readonly saves: SaveHistory;
+  /** Write roots and one save of a file at a time, for save_media and undo_save. */
+  readonly saveGuard: SaveGuard;
   readonly editors: OpenEditors | undefined;
   private readonly options: SessionOptions;
   /** The same fs, typed for resolved addresses only: what a call's tool gets. */
@@ -116,7 +119,8 @@ export class Session implements TargetScope {
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
-    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.writeRoots ? { writeRoots: options.writeRoots } : {}), ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.saveGuard = new SaveGuard(options.writeRoots);
     this.saves = new SaveHistory({
       dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
       budgetBytes: () => this.limits.undoBudgetBytes,
@@ -176,7 +180,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */

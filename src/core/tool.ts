@@ -7,6 +7,7 @@ import type { Risk } from './types.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
 import type { SaveHistory } from './media/history.ts';
+import type { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';
@@ -63,6 +64,8 @@ export interface CallServices {
   readonly media: MediaStore;
   /** This window's saves, for undo. */
   readonly saves: SaveHistory;
+  /** Write roots and one save of a file at a time. */
+  readonly saveGuard: SaveGuard;
   readonly search: SandboxSearch | undefined;
   /** ripgrep, for artifact_grep. */
   readonly ripgrep: Ripgrep | undefined;

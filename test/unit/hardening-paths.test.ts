@@ -301,7 +301,7 @@ test('race: a checked file swapped for a link to an outside file while open_file
           tally.read++;
         } else {
           const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result;
-          text = t.session.media.reader(staged.media_id).text();
+          text = new TextDecoder().decode(t.session.media.get(staged.media_id).bytes);
           tally.staged++;
         }
         if (text.includes(SENTINEL)) tally.leaked++;

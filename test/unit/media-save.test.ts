@@ -5,7 +5,6 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
 import { Policy } from '../../src/core/policy.ts';
-import { MediaStore } from '../../src/core/media/store.ts';
 import { parseWriteRoots } from '../../src/core/media/write-roots.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import { MemoryLog, session, tempDir, testDir } from './harness.ts';
@@ -128,16 +127,13 @@ test('a save the person declines leaves the disk unchanged and tells the model',
   assert.equal(readFileSync(join(t.root, 'k.txt'), 'utf8'), 'k\n');
 });
 
-/** A session whose media store has write roots, as a host passes them (see the report on Session). */
+/** A session with write roots, as a host passes them. */
 function writeRootSession(writeRoots: string[]): { session: Session; root: string; dispose(): Promise<void> } {
   const workspace = tempDir('wt-ws-');
   const spool = tempDir('wt-spool-');
   const roots = [{ name: 'ws', address: workspace.path, localPath: workspace.path }];
   const policy = new Policy([]);
-  class WriteRootSession extends Session {
-    override readonly media = new MediaStore({ clock: this.clock, budgetBytes: () => this.limits.mediaBudgetBytes, writeRoots: () => parseWriteRoots(writeRoots, roots).writeRoots });
-  }
-  const session = new WriteRootSession({ fs: new NodeFs(), roots: () => roots, gate: async () => ({ allow: true, decidedBy: 'test' }), policy: () => policy, clock: { now: () => Date.now() }, log: new MemoryLog(), spoolDir: spool.path });
+  const session = new Session({ fs: new NodeFs(), roots: () => roots, gate: async () => ({ allow: true, decidedBy: 'test' }), policy: () => policy, clock: { now: () => Date.now() }, log: new MemoryLog(), spoolDir: spool.path, writeRoots: () => parseWriteRoots(writeRoots, roots).writeRoots });
   return { session, root: workspace.path, async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); } };
 }
 

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
-import { MediaStore, type MediaChange } from '../../src/core/media/store.ts';
+import { MediaStore } from '../../src/core/media/store.ts';
+import type { MediaChange } from '../../src/core/media/types.ts';
 import { normalizeModelPath, type WorkspaceRoot } from '../../src/core/paths.ts';
 import { decodeFile, encodeText } from '../../src/core/text/encoding.ts';
 import { countLines, detectEol, withEol } from '../../src/core/text/eol.ts';
@@ -128,17 +129,16 @@ test('saved media are dropped from memory first when the budget is reached, with
     'Media "m1" was already saved and has been dropped from memory to stay within the staged-media budget. Stage the file again with stage_file to edit it further.');
 });
 
-test('an unsaved media\'s reader cannot be encoded to a durable descriptor (E_READER_NOT_DESCRIBABLE); a saved one can', async (tc) => {
+test('an unsaved media exists only in memory; a saved one records the file and the hash it wrote', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'd.txt'), 'd\n');
   await t.session.invoke(TOOLS.stage_file, { path: 'd.txt' });
-  const reader = t.session.media.reader('m1');
-  assert.deepEqual({ id: reader.mediaId, size: reader.size, text: reader.text() }, { id: 'm1', size: 2, text: 'd\n' });
-  throwsWith(() => reader.toDescriptor(), 'E_READER_NOT_DESCRIBABLE',
-    'Media "m1" ("d.txt") is staged but not saved, so it has no durable descriptor: it exists only in this session\'s memory. Save it with save_media first, then refer to the saved file by its path.');
+  const media = t.session.media.get('m1');
+  assert.deepEqual({ id: media.id, size: media.bytes.byteLength, text: new TextDecoder().decode(media.bytes), saved: media.saved }, { id: 'm1', size: 2, text: 'd\n', saved: undefined });
   await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
   const sha256 = createHash('sha256').update('d\n').digest('hex');
-  assert.deepEqual(reader.toDescriptor(), { kind: 'workspace-file', folder: t.session.roots[0]!.name, path: 'd.txt', sha256 });
+  const saved = t.session.media.get('m1').saved;
+  assert.deepEqual({ folder: saved?.path.root.name, path: saved?.path.rel, sha256: saved?.hash }, { folder: t.session.roots[0]!.name, path: 'd.txt', sha256 });
 });
 
 test('noteDisk marks media conflicting when the host sees the file change, and clears it when it changes back', () => {

@@ -152,7 +152,7 @@ test('a list of edits applies in order and all-or-nothing', async (tc) => {
   await t.session.invoke(TOOLS.stage_file, { path: 'l.txt' });
   const ok = await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: [{ find: 'alpha', replace: 'ALPHA' }, { find: 'ALPHA\nbeta', replace: 'ALPHA+beta' }] });
   assert.deepEqual(ok.result, { media_id: 'm2', parent_id: 'm1', path: 'l.txt', added: 1, removed: 2, bytes: 17, lines: 2 });
-  assert.equal(t.session.media.reader('m2').text(), 'ALPHA+beta\ngamma\n');
+  assert.equal(new TextDecoder().decode(t.session.media.get('m2').bytes), 'ALPHA+beta\ngamma\n');
   await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: [{ find: 'alpha', replace: 'A' }, { find: 'delta', replace: 'D' }] }), 'E_SANDBOX_NOT_FOUND',
     'Edit 2 of 2: find was not found in m1 ("l.txt"), and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.');
   assert.deepEqual(t.session.media.all().map((m) => m.id), ['m1', 'm2']);

@@ -6,7 +6,8 @@ import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
 import type { ToolContext } from '../tool.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
-import { diskText, pathKey, textOf, type PersonChange, type StagedMedia } from './store.ts';
+import { diskText, textOf } from './lineage.ts';
+import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 
 /** How the bytes reached the file. */
 export type WriteMethod = 'rename' | 'direct';
@@ -169,12 +170,12 @@ export async function commitMedia(ctx: SaveContext, mediaId: string, target: Gat
   const media: StagedMedia = store.get(mediaId);
   const samePath = pathKey(target) === pathKey(media.path);
   if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file. Give save_media the path of a file to write.`);
-  store.checkWriteRoot(target);
-  return store.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
+  ctx.saveGuard.checkWriteRoot(target);
+  return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
 }
 
 /** What a save is given: the media store, the call's fs and the clock. */
-export type SaveContext = ToolContext<'media' | 'fs' | 'clock'>;
+export type SaveContext = ToolContext<'media' | 'saveGuard' | 'fs' | 'clock'>;
 
 async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean): Promise<SaveOutcome> {
   const fs = ctx.fs;

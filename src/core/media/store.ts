@@ -2,202 +2,38 @@ import { BugError, SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { decodeAs, decodeFile, encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
-import { countLines, detectEol, withEol, type Eol } from '../text/eol.ts';
+import { discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
+import { HeldBytes } from './held-bytes.ts';
+import { MediaRecord } from './record.ts';
+import { decodeFile, encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
+import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
-import { lineCounts, type LineCounts } from '../text/line-counts.ts';
+import type { LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
-import { checkWriteRoots, type WriteRoots } from './write-roots.ts';
+import { pathKey, type MediaBase, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
   readonly clock: Clock;
   /** Memory budget for all media and the disk snapshots they were staged from, in bytes. */
   readonly budgetBytes: () => number;
-  /** Where save_media may write, read on every save. Absent or undefined: anywhere in the workspace folders. */
-  readonly writeRoots?: () => WriteRoots;
   /** The encoding the user's settings give a file (VS Code's files.encoding), if any. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
 
-/** What disk held when a line of edits began. */
-export interface MediaBase {
-  /** SHA-256 (hex) of the disk bytes; undefined when the file did not exist (a new file). */
-  readonly hash: string | undefined;
-  /** The disk bytes (empty for a new file): the left side of "+/− against disk". */
-  readonly bytes: Uint8Array;
-}
-
-/** `person`: the user edited a staged document; `undo`: an undo of a save put the previous bytes back. */
-export type MediaOrigin = 'model' | 'person' | 'undo';
-
-/**
- * Security: a media staged from a path the policy protects (ask or deny for reading) carries its
- * origin, so its bytes stay protected wherever they go: saving it asks again naming both paths, and
- * no error quotes its content.
- */
-export interface MediaTaint {
-  /** The protected path it was staged from, as displayed. */
-  readonly from: string;
-  /** The rule that protects it. */
-  readonly rule: string;
-}
-
-/** Why saving a media would conflict: `saved`, another media was saved to its file; `disk-changed`, the host saw the file change. */
-export type StaleReason = { readonly kind: 'saved'; readonly by: string } | { readonly kind: 'disk-changed' };
-
-export interface SavedRecord {
-  readonly at: number;
-  readonly path: ModelPath;
-  readonly hash: string;
-}
-
-/** One staged version of a file. Its bytes never change; a patch or an edit makes a new media. */
-export interface StagedMedia {
-  readonly id: string;
-  /** The file it was staged for. */
-  readonly path: ModelPath;
-  /** The file's bytes as they will be written (encoding, BOM and line endings included). */
-  readonly bytes: Uint8Array;
-  readonly encoding: FileEncoding;
-  readonly eol: Eol;
-  readonly lines: number;
-  /** The disk it was staged from; after it (or an ancestor) is saved, what was written. */
-  readonly base: MediaBase;
-  /** True when the file did not exist at staging. */
-  readonly isNew: boolean;
-  readonly parentId: string | undefined;
-  /** Every earlier version it derives from, oldest first. */
-  readonly ancestors: readonly string[];
-  readonly createdAt: number;
-  /** `person`: the user edited the staged document in the editor. */
-  readonly origin: MediaOrigin;
-  readonly saved: SavedRecord | undefined;
-  readonly stale: StaleReason | undefined;
-  /** Set when it was staged from a protected path (and for everything derived from it). */
-  readonly taint: MediaTaint | undefined;
-}
-
-/** The user's change inside a line of edits, against the model's version it started from. */
-export interface PersonChange extends LineCounts {
-  /** The person-made media. */
-  readonly mediaId: string;
-  /** The model-made media it was edited from. */
-  readonly against: string;
-}
-
-export type MediaChange =
-  /** A media was staged, patched, or edited by the person (`media.origin`). */
-  | { readonly kind: 'added'; readonly media: StagedMedia }
-  | { readonly kind: 'saved'; readonly media: StagedMedia; readonly stale: readonly string[]; readonly rebased: readonly string[] }
-  | { readonly kind: 'discarded'; readonly ids: readonly string[] }
-  /** Media dropped from memory to stay within the budget (they were saved or superseded by a save). */
-  | { readonly kind: 'evicted'; readonly ids: readonly string[] }
-  /** The stale state of these media changed (a host noticed the disk change, or change back). */
-  | { readonly kind: 'stale'; readonly ids: readonly string[] }
-  | { readonly kind: 'cleared' };
-
-/** What a save did to the other media of the file. */
-export interface SaveEffects {
-  /** Unsaved media of the same file that now conflict with disk (earlier versions of the saved one excepted). */
-  readonly stale: readonly string[];
-  /** Media derived from the saved one: their base is now what was written, so they stay saveable. */
-  readonly rebased: readonly string[];
-}
-
-/** A durable reference to bytes on disk, verifiable by hash. */
-export interface ReaderDescriptor {
-  readonly kind: 'workspace-file';
-  readonly folder: string;
-  readonly path: string;
-  readonly sha256: string;
-}
-
-/** Read access to one media's bytes (e.g. for a `staged:` FileSystemProvider). */
-export interface MediaReader {
-  readonly mediaId: string;
-  readonly path: ModelPath;
-  readonly size: number;
-  bytes(): Uint8Array;
-  /** The decoded text; E_SANDBOX_BINARY for a binary media. */
-  text(): string;
-  /**
-   * A descriptor that outlives this session. Only a saved media has one: an unsaved media exists
-   * only in memory, so this throws E_READER_NOT_DESCRIBABLE.
-   */
-  toDescriptor(): ReaderDescriptor;
-}
-
 type Tombstone = 'discarded' | 'evicted';
 
-class MediaRecord implements StagedMedia {
-  readonly id: string;
-  readonly path: ModelPath;
-  readonly bytes: Uint8Array;
-  readonly encoding: FileEncoding;
-  readonly eol: Eol;
-  readonly lines: number;
-  base: MediaBase;
-  readonly parentId: string | undefined;
-  readonly ancestors: readonly string[];
-  readonly createdAt: number;
-  readonly origin: MediaOrigin;
-  readonly taint: MediaTaint | undefined;
-  saved: SavedRecord | undefined = undefined;
-  stale: StaleReason | undefined;
-  /** Line counts against `base`, computed once per base. */
-  counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
-
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
-    this.id = init.id;
-    this.path = init.path;
-    this.bytes = init.bytes;
-    this.base = init.base;
-    this.parentId = init.parent?.id;
-    this.ancestors = init.parent ? [...init.parent.ancestors, init.parent.id] : [];
-    this.createdAt = init.createdAt;
-    this.origin = init.origin;
-    this.stale = init.parent?.stale;
-    this.taint = init.taint ?? init.parent?.taint;
-    // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
-    this.encoding = init.encoding;
-    const text = init.text ?? textOf(init.bytes, init.encoding);
-    this.eol = detectEol(text);
-    this.lines = countLines(text);
-  }
-
-  get isNew(): boolean { return this.base.hash === undefined; }
-}
-
 const EMPTY = new Uint8Array(0);
-
-/** The identity of a file across media: folder and relative path. */
-export function pathKey(path: ModelPath): string {
-  return `${path.root.name}\u0000${path.rel}`;
-}
-
-/** The text of a media's bytes ('' for binary). */
-export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
-  return encoding === 'binary' ? '' : decodeAs(bytes, encoding);
-}
-
-/** The text of what disk held, when it holds text in the media's encoding (a new text may replace a binary file). */
-export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
-  const decoded = decodeFile(bytes, media.path.rel, media.encoding);
-  return decoded?.encoding === media.encoding ? decoded.text : undefined;
-}
 
 /**
  * In-memory staged versions of files ("media"). Each patch or person edit makes a new media, so
  * every id stays valid until it is discarded; nothing here touches disk. Hosts observe it through
- * `onDidChange` (the review panel) and serve `reader(id)` bytes as virtual documents.
+ * `onDidChange` (the review panel) and serve a media's bytes as virtual documents.
  */
 export class MediaStore {
   readonly options: MediaStoreOptions;
   private readonly entries = new Map<string, MediaRecord>();
   private readonly tombstones = new Map<string, Tombstone>();
   private readonly changed = new Emitter<MediaChange>();
-  /** The save in progress per file, so two saves of one file never interleave their check and write. */
-  private readonly saving = new Map<string, Promise<unknown>>();
   private counter = 0;
 
   constructor(options: MediaStoreOptions) {
@@ -236,24 +72,14 @@ export class MediaStore {
   }
 
   /** Media not saved and not an earlier version of a saved one, oldest first. */
-  unsaved(): StagedMedia[] {
-    const savedLineage = new Set<string>();
-    for (const m of this.entries.values()) if (m.saved) m.ancestors.forEach((id) => savedLineage.add(id));
-    return this.all().filter((m) => !m.saved && !savedLineage.has(m.id));
-  }
+  unsaved(): StagedMedia[] { return unsavedOf(this.all()); }
 
   /** The unsaved media nothing was derived from yet: the latest version of each line of edits, oldest first. */
-  heads(): StagedMedia[] {
-    const parents = new Set<string>();
-    for (const m of this.entries.values()) if (m.parentId !== undefined) parents.add(m.parentId);
-    return this.unsaved().filter((m) => !parents.has(m.id));
-  }
+  heads(): StagedMedia[] { return headsOf(this.all()); }
 
   /** `+added −removed` lines of a media against the disk it was staged from (0/0 for binary). */
   changes(mediaId: string): LineCounts {
-    const m = this.entry(mediaId);
-    if (m.counts?.base !== m.base) m.counts = { base: m.base, counts: m.encoding === 'binary' ? { added: 0, removed: 0 } : lineCounts(diskText(m.base.bytes, m) ?? '', textOf(m.bytes, m.encoding)) };
-    return m.counts.counts;
+    return this.entry(mediaId).changes();
   }
 
   /**
@@ -262,26 +88,12 @@ export class MediaStore {
    */
   personChange(mediaId: string): PersonChange | undefined {
     const m = this.entry(mediaId);
-    const lineage = [...m.ancestors, m.id].map((id) => this.entries.get(id));
-    for (let i = lineage.length - 1; i >= 0; i--) {
-      const person = lineage[i];
-      if (person?.origin !== 'person') continue;
-      for (let j = i - 1; j >= 0; j--) {
-        const model = lineage[j];
-        if (model?.origin === 'model') return { mediaId: person.id, against: model.id, ...lineCounts(textOf(model.bytes, model.encoding), textOf(person.bytes, person.encoding)) };
-      }
-      return undefined;
-    }
-    return undefined;
+    return personChangeIn([...m.ancestors, m.id].map((id) => this.entries.get(id)));
   }
 
   /** Bytes held in memory: media and the distinct disk snapshots they refer to. */
   usedBytes(): number {
-    const held = new Set<Uint8Array>();
-    for (const m of this.entries.values()) { held.add(m.bytes); held.add(m.base.bytes); }
-    let total = 0;
-    for (const b of held) total += b.byteLength;
-    return total;
+    return new HeldBytes(this.entries.values()).total;
   }
 
   /**
@@ -289,13 +101,16 @@ export class MediaStore {
    * first), or throws a narrated E_SANDBOX_TOO_LARGE. Call before reading a file to stage it.
    */
   ensureRoom(display: string, bytes: number): void {
+    this.makeRoom(display, bytes, new HeldBytes(this.entries.values()));
+  }
+
+  private makeRoom(display: string, bytes: number, held: HeldBytes): void {
     const budget = this.options.budgetBytes();
     if (bytes > budget) {
       throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
     }
-    if (this.usedBytes() + bytes <= budget) return;
-    this.evictSaved(budget - bytes);
-    const used = this.usedBytes();
+    if (held.total + bytes <= budget) return;
+    const used = this.evictSaved(budget - bytes, held);
     if (used + bytes > budget) {
       const unsaved = this.heads().length;
       throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged. Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
@@ -343,27 +158,6 @@ export class MediaStore {
     return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: undefined });
   }
 
-  /**
-   * Runs `fn` once every earlier `exclusive` call for the same file has settled. Security: without
-   * it, two saves could both pass the conflict check and the second would silently drop the first.
-   */
-  async exclusive<T>(path: ModelPath, fn: () => Promise<T>): Promise<T> {
-    const key = pathKey(path);
-    const before = this.saving.get(key) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const settled = run.then(() => undefined, () => undefined);
-    this.saving.set(key, settled);
-    try {
-      return await run;
-    } finally {
-      if (this.saving.get(key) === settled) this.saving.delete(key);
-    }
-  }
-
-  /** Refuses a save target outside the host's write roots (narrated E_SANDBOX_REFUSED); pure. */
-  checkWriteRoot(target: ModelPath): void {
-    checkWriteRoots(target, this.options.writeRoots?.());
-  }
 
   /**
    * Records that `mediaId` was written to `target`. Media derived from it are rebased onto what
@@ -424,17 +218,7 @@ export class MediaStore {
    * only to it. Returns the discarded ids; their ids then fail with a narrated "discarded".
    */
   discard(mediaId: string): string[] {
-    const media = this.entry(mediaId);
-    const gone = new Set<string>();
-    for (const m of this.entries.values()) if (m.id === media.id || m.ancestors.includes(media.id)) gone.add(m.id);
-    for (const ancestorId of [...media.ancestors].reverse()) {
-      const ancestor = this.entries.get(ancestorId);
-      if (!ancestor || ancestor.saved) break;
-      const stillUsed = [...this.entries.values()].some((m) => !gone.has(m.id) && m.ancestors.includes(ancestorId));
-      if (stillUsed) break;
-      gone.add(ancestorId);
-    }
-    const ids = [...gone];
+    const ids = discardSet(this.entries, this.entry(mediaId));
     this.remove(ids, 'discarded');
     this.changed.fire({ kind: 'discarded', ids });
     return ids;
@@ -445,28 +229,6 @@ export class MediaStore {
     const ids: string[] = [];
     for (const head of this.heads()) if (this.entries.has(head.id)) ids.push(...this.discard(head.id));
     return ids;
-  }
-
-  /** Read access to a media's bytes. */
-  reader(mediaId: string): MediaReader {
-    const media = this.entry(mediaId);
-    return {
-      mediaId: media.id,
-      path: media.path,
-      size: media.bytes.byteLength,
-      bytes: () => media.bytes,
-      text: () => {
-        if (media.encoding === 'binary') throw new SandboxError('E_SANDBOX_BINARY', `Media "${media.id}" ("${media.path.display}") holds binary bytes, not text. It can be saved as it is, but not read or patched as text.`);
-        return textOf(media.bytes, media.encoding);
-      },
-      toDescriptor: () => {
-        const saved = media.saved;
-        if (!saved) {
-          throw new SandboxError('E_READER_NOT_DESCRIBABLE', `Media "${media.id}" ("${media.path.display}") is staged but not saved, so it has no durable descriptor: it exists only in this session's memory. Save it with save_media first, then refer to the saved file by its path.`);
-        }
-        return { kind: 'workspace-file', folder: saved.path.root.name, path: saved.path.rel, sha256: saved.hash };
-      },
-    };
   }
 
   /** Drops every media (the session ends). */
@@ -483,10 +245,9 @@ export class MediaStore {
   }
 
   private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
-    const held = new Set<Uint8Array>();
-    for (const m of this.entries.values()) { held.add(m.bytes); held.add(m.base.bytes); }
+    const held = new HeldBytes(this.entries.values());
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
-    this.ensureRoom(init.path.display, need);
+    this.makeRoom(init.path.display, need, held);
     const record = new MediaRecord({ ...init, id: `m${++this.counter}`, createdAt: this.options.clock.now() });
     this.entries.set(record.id, record);
     this.changed.fire({ kind: 'added', media: record });
@@ -510,18 +271,23 @@ export class MediaStore {
     for (const id of ids) { this.entries.delete(id); this.tombstones.set(id, why); }
   }
 
-  /** Drops saved media and earlier versions of saved media, oldest first, until `target` bytes are used. */
-  private evictSaved(target: number): void {
+  /**
+   * Drops saved media and earlier versions of saved media, oldest first, until at most `target`
+   * bytes are held; returns the bytes then held (`held` is kept up to date as it goes).
+   */
+  private evictSaved(target: number, held: HeldBytes): number {
     const keep = new Set(this.unsaved().map((m) => m.id));
     const evicted: string[] = [];
     for (const m of this.all()) {
-      if (this.usedBytes() <= target) break;
+      if (held.total <= target) break;
       if (keep.has(m.id)) continue;
       this.entries.delete(m.id);
       this.tombstones.set(m.id, 'evicted');
       evicted.push(m.id);
+      held.release(m);
     }
     if (evicted.length) this.changed.fire({ kind: 'evicted', ids: evicted });
+    return held.total;
   }
 }
 

@@ -5,6 +5,7 @@ import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './hash.ts';
+import { mediaTaint } from './types.ts';
 
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: Pick<CallServices, 'saves' | 'log'>, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
@@ -35,8 +36,8 @@ export type UndoContext = SaveContext & ToolContext<'saves' | 'log' | 'editors'>
 export async function undoSave(ctx: UndoContext, record: SaveRecord, target: GatedPath): Promise<UndoAction> {
   if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone${record.undone.kind === 'staged' ? ` (staged as ${record.undone.mediaId} for review)` : ''}. Nothing was changed.`);
   const previous = await ctx.saves.before(record.id);
-  ctx.media.checkWriteRoot(record.path);
-  const step = await ctx.media.exclusive(record.path, () => decide(ctx, record, target, previous));
+  ctx.saveGuard.checkWriteRoot(record.path);
+  const step = await ctx.saveGuard.exclusive(record.path, () => decide(ctx, record, target, previous));
   if (step.kind !== 'restore') return step;
   // Outside `exclusive`: the save takes the file's turn itself, and checks again that the file still
   // holds what the undo media was staged from (what the save wrote).
@@ -63,8 +64,7 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
     }
   }
   // Security: the bytes of a path the rules protect stay tainted as a media, as stage_file's do.
-  const protectedBy = ctx.readProtection(resolved);
-  const taint = protectedBy === undefined ? undefined : { from: record.path.display, rule: protectedBy };
+  const taint = mediaTaint(record.path.display, ctx.readProtection(resolved));
   if (ctx.signal.aborted) throw cancelled();
   if (disk === undefined || hashBytes(disk) !== record.savedHash) {
     if (previous === undefined) {

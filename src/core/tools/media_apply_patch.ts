@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { SandboxError, invalidInput } from '../errors.ts';
 import { defineTool } from '../tool.ts';
 import { applyEdits, applyUnified, type PatchOutcome } from '../media/patch.ts';
-import { textOf } from '../media/store.ts';
+import { textOf } from '../media/lineage.ts';
 import { encodeText } from '../text/encoding.ts';
 import { lineCounts } from '../text/line-counts.ts';
 

@@ -45,7 +45,7 @@ export const saveMedia = defineTool({
   description: 'This is the step that makes an edit real: writes a staged media to disk. Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user to save or revert it), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written, other media of the same file that are now stale, and a save_id: undo_save can undo the save.',
   risk: 'write',
   requires: ['writable'],
-  needs: ['fs', 'media', 'editors', 'saves', 'log', 'clock'],
+  needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'log', 'clock'],
   icon: 'save',
   schema: saveMediaSchema,
   targets: (input, scope) => {

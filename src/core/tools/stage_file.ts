@@ -4,6 +4,7 @@ import { defineTool, soleTarget } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import type { FileEncoding } from '../text/encoding.ts';
 import type { Eol } from '../text/eol.ts';
+import { mediaTaint } from '../media/types.ts';
 
 export const stageFileSchema = () => z.strictObject({
   path: pathArgument('The file to stage (existing, or new when content is given)'),
@@ -74,8 +75,7 @@ export const stageFile = defineTool({
     } else if (input.content === undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`);
     }
-    const protectedBy = ctx.readProtection(resolved);
-    const media = store.stage(path, disk, input.content, protectedBy === undefined ? undefined : { from: path.display, rule: protectedBy });
+    const media = store.stage(path, disk, input.content, mediaTaint(path.display, ctx.readProtection(resolved)));
     const editor = ctx.editors?.unsavedEditor(path);
     return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
   },

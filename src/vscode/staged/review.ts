@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import * as nodePath from 'node:path';
-import type { StagedMedia } from '../../core/media/store.ts';
-import { pathKey } from '../../core/media/store.ts';
+import { pathKey, type StagedMedia } from '../../core/media/types.ts';
 import type { Host } from '../activate.ts';
 import { activeModelPath, runForPerson } from '../commands.ts';
 import { fileUri } from '../uri.ts';

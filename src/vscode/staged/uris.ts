@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { MediaStore, StagedMedia } from '../../core/media/store.ts';
+import type { MediaStore } from '../../core/media/store.ts';
+import type { StagedMedia } from '../../core/media/types.ts';
 
 export const STAGED_SCHEME = 'staged';
 

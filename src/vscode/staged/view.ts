@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { MediaStore, StagedMedia } from '../../core/media/store.ts';
-import { pathKey } from '../../core/media/store.ts';
+import type { MediaStore } from '../../core/media/store.ts';
+import { pathKey, type StagedMedia } from '../../core/media/types.ts';
 import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
 
 export const VIEW_ID = 'workspaceTools.staged';

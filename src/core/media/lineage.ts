@@ -1,0 +1,62 @@
+import { decodeAs, decodeFile, type FileEncoding } from '../text/encoding.ts';
+import { lineCounts } from '../text/line-counts.ts';
+import type { PersonChange, StagedMedia } from './types.ts';
+
+/* Lines of edits: which media are unsaved, which are the latest of their line, what the person changed, what a discard drops. */
+
+/** The text of a media's bytes ('' for binary). */
+export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
+  return encoding === 'binary' ? '' : decodeAs(bytes, encoding);
+}
+
+/** The text of what disk held, when it holds text in the media's encoding (a new text may replace a binary file). */
+export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
+  const decoded = decodeFile(bytes, media.path.rel, media.encoding);
+  return decoded?.encoding === media.encoding ? decoded.text : undefined;
+}
+
+/** Of `media` (oldest first): those not saved and not an earlier version of a saved one. */
+export function unsavedOf(media: readonly StagedMedia[]): StagedMedia[] {
+  const savedLineage = new Set<string>();
+  for (const m of media) if (m.saved) m.ancestors.forEach((id) => savedLineage.add(id));
+  return media.filter((m) => !m.saved && !savedLineage.has(m.id));
+}
+
+/** Of `media` (oldest first): the unsaved ones nothing was derived from yet, the latest version of each line of edits. */
+export function headsOf(media: readonly StagedMedia[]): StagedMedia[] {
+  const parents = new Set<string>();
+  for (const m of media) if (m.parentId !== undefined) parents.add(m.parentId);
+  return unsavedOf(media).filter((m) => !parents.has(m.id));
+}
+
+/**
+ * The person's edit in a line of edits (`lineage`: oldest first, ending with the media asked about;
+ * undefined for a version no longer held): the nearest person-made version, counted against the
+ * model-made version it was edited from; undefined when the person made none.
+ */
+export function personChangeIn(lineage: readonly (StagedMedia | undefined)[]): PersonChange | undefined {
+  for (let i = lineage.length - 1; i >= 0; i--) {
+    const person = lineage[i];
+    if (person?.origin !== 'person') continue;
+    for (let j = i - 1; j >= 0; j--) {
+      const model = lineage[j];
+      if (model?.origin === 'model') return { mediaId: person.id, against: model.id, ...lineCounts(textOf(model.bytes, model.encoding), textOf(person.bytes, person.encoding)) };
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/** What discarding `media` drops from `held`: it, everything derived from it, and the unsaved earlier versions that lead only to it. */
+export function discardSet(held: ReadonlyMap<string, StagedMedia>, media: StagedMedia): string[] {
+  const gone = new Set<string>();
+  for (const m of held.values()) if (m.id === media.id || m.ancestors.includes(media.id)) gone.add(m.id);
+  for (const ancestorId of [...media.ancestors].reverse()) {
+    const ancestor = held.get(ancestorId);
+    if (!ancestor || ancestor.saved) break;
+    const stillUsed = [...held.values()].some((m) => !gone.has(m.id) && m.ancestors.includes(ancestorId));
+    if (stillUsed) break;
+    gone.add(ancestorId);
+  }
+  return [...gone];
+}
