@@ -72,13 +72,13 @@ async function main(argv: readonly string[]): Promise<number> {
   await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const fs = new NodeFs();
-  const ripgrep = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
+  const backend = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
   const session = new Session({
     fs,
     roots: () => roots,
     gate: cliGate(args),
     policy: () => parsedRules.policy,
-    ...(ripgrep ? { search: ripgrep.search, ripgrep: ripgrep.ripgrep } : {}),
+    ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),
     clock: { now: () => Date.now() },
     log: {
       audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
