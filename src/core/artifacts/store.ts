@@ -26,29 +26,25 @@ export interface ArtifactStoreOptions {
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
 
-/** An artifact while a call holds it (see `ArtifactStore.lease`): what the artifact_* contracts read. */
-export interface LeasedArtifact {
-  readonly info: Omit<ArtifactInfo, 'lastUsedAt'>;
-  readonly spoolPath: string;
-  readonly index: LineIndex;
-  /** Set while a result artifact is still being written. */
-  readonly live?: LiveResult | undefined;
-  /** A Markdown artifact's outline, parsed once. */
-  outline?: Outline;
-}
-
 const EVICTED_REMEMBERED = 1000;
 const RUN_PREFIX = 'wt-run-';
 
-interface Entry extends LeasedArtifact {
+interface Entry {
   info: Omit<ArtifactInfo, 'lastUsedAt'>;
-  lastUsedAt: number;
+  readonly spoolPath: string;
   index: LineIndex;
+  /** Set while a result artifact is still being written. */
   live?: LiveResult | undefined;
+  /** A Markdown artifact's outline, parsed once. */
+  outline?: Outline;
+  lastUsedAt: number;
   /** Calls currently reading the spool file; an evicted entry's file is deleted when this drops to 0. */
   leases: number;
   gone: boolean;
 }
+
+/** An artifact while a call holds it (see `ArtifactStore.lease`): what the artifact_* contracts read. */
+export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> & Pick<Entry, 'outline'>;
 
 /**
  * Spooled, line-indexed snapshots of files. Each artifact is a copy of the file's bytes taken when
@@ -208,8 +204,7 @@ export class ArtifactStore {
     let entry: Entry;
     try {
       await this.makeRoom();
-      const configured = this.options.encodingOf?.(source);
-      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: nodePath.posix.basename(source.rel), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes(), configured }, spoolPath, signal);
+      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: nodePath.posix.basename(source.rel), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes(), configured: this.options.encodingOf?.(source) }, spoolPath, signal);
       const now = this.options.clock.now();
       entry = {
         info: {
