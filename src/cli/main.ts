@@ -18,14 +18,14 @@ interface CallOutcome { readonly line: string; readonly ok: boolean }
 
 function cliGate(args: CliArgs): Gate {
   return async (call) => {
-    if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call. Do not retry.` };
+    if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call.`, next: 'Do not retry.' } };
     if (call.secret && !args.allowSecrets) {
       if (call.taint) {
-        return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${call.targets[0]?.display}" was refused: what it would write was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files). Do not retry with another media or path.` };
+        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${call.targets[0]?.display}" was refused: what it would write was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another media or path.' } };
       }
       const asked = call.targets.find((t) => t.action === 'ask');
       const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';
-      return { allow: false, decidedBy: 'cli', reason: `${call.tool} on "${asked?.display}" was refused: it matches the ${kind} rule "${asked?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files). Do not retry with another spelling of the path.` };
+      return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${asked?.display}" was refused: it matches the ${kind} rule "${asked?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another spelling of the path.' } };
     }
     return { allow: true, decidedBy: 'cli' };
   };
@@ -46,7 +46,7 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
   try {
     if (typeof toolName !== 'string' || !isToolName(toolName)) {
-      throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`);
+      throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`, '');
     }
     const outcome = await invoke(session, toolName, input, { signal });
     return { line: JSON.stringify({ result: outcome.result }), ok: true };

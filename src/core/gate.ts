@@ -1,5 +1,6 @@
 import type { RuleAction, RuleSource } from './policy/types.ts';
 import type { Risk } from './types.ts';
+import type { Narration } from './errors.ts';
 
 /** One path a call will touch, as the decider sees it (before any I/O). */
 export interface GateTarget {
@@ -48,6 +49,6 @@ export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';
 export interface Verdict {
   readonly allow: boolean;
   readonly decidedBy: DecidedBy;
-  /** For a refusal: why, shown to the model. */
-  readonly reason?: string;
+  /** For a refusal: why, shown to the model (`what` also to the person). */
+  readonly reason?: Narration;
 }

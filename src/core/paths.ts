@@ -75,7 +75,7 @@ const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|
 const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
 
 function refuse(raw: string, why: string, next = 'Give a path relative to the workspace folder, such as "src/index.ts".'): SandboxError {
-  return refused(`Path ${JSON.stringify(raw)} was refused: ${why}. ${next}`);
+  return refused(`Path ${JSON.stringify(raw)} was refused: ${why}. ${next}`, '');
 }
 
 function folderList(roots: readonly WorkspaceRoot[]): string {
@@ -87,7 +87,7 @@ function folderList(roots: readonly WorkspaceRoot[]): string {
  * the workspace or display as something other than what it opens.
  */
 export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[]): ModelPath {
-  if (roots.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', 'No workspace folder is open, so there is nothing to address. Ask the user to open a folder.');
+  if (roots.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', 'No workspace folder is open, so there is nothing to address.', 'Ask the user to open a folder.');
   if (raw.length > MAX_PATH_CHARS) throw refuse(raw.slice(0, 80) + '…', `it is ${raw.length} characters long, over the limit of ${MAX_PATH_CHARS}`);
   if (raw.includes('\0')) throw refuse(raw, 'it contains a NUL byte');
   if (CONTROL.test(raw)) throw refuse(raw, 'it contains a control character');
@@ -128,7 +128,7 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[])
     } else {
       const first = segments.shift();
       root = roots.find((r) => r.name === first);
-      if (!root) throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Path ${JSON.stringify(raw)} does not start with a workspace folder name. This workspace has several folders (${folderList(roots)}): start the path with one of them, e.g. "${roots[0]!.name}/src".`);
+      if (!root) throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Path ${JSON.stringify(raw)} does not start with a workspace folder name. This workspace has several folders (${folderList(roots)}): start the path with one of them, e.g. "${roots[0]!.name}/src".`, '');
     }
   }
   const rel = segments.join('/');
@@ -192,7 +192,7 @@ export async function resolveOnDisk(path: GatedPath, fs: WorkspaceFs, options: R
         const tail = segments.slice(i).join('/');
         return { ...path, address, exists: false, realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/'), realRoot: rootReal };
       }
-      if (code === 'ENOTDIR') throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder. Check the path with list_directory.`);
+      if (code === 'ENOTDIR') throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder.`, `Check the path with list_directory.`);
       throw fromFsError(e, path.display, 'inspect');
     }
     if (type === 'symlink') {

@@ -73,7 +73,7 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
     page,
     resolve: async (path: GatedPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
       // Security: a tool may only open what the gate was asked about (the type says so; this holds it when a cast lies).
-      if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call. Call the tool again naming that path.`);
+      if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call.`, `Call the tool again naming that path.`);
       if (signal.aborted) throw cancelled();
       const resolved = await resolveOnDisk(path, ports.fs, options);
       const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
@@ -100,7 +100,7 @@ async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: Re
     : [...first.targets, { display: resolved.display, action: 'default' as const, links }];
   if (signal.aborted) throw cancelled();
   const verdict = await gate({ ...first, targets }, signal);
-  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected. Do not retry it under another name; ask the user what they want instead.`);
+  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, `Do not retry it under another name; ask the user what they want instead.`);
   confirmed.add(resolved.display);
 }
 
@@ -119,8 +119,8 @@ function checkRealTarget(policy: Policy, risk: Risk, resolved: ResolvedPath): vo
   const real = policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
   if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
     if (resolved.realRel === resolved.rel) {
-      throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}). Ask the user to open the real folder instead.`);
+      throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}).`, `Ask the user to open the real folder instead.`);
     }
-    throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}). Use the real path so the user is asked about it.`);
+    throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}).`, `Use the real path so the user is asked about it.`);
   }
 }

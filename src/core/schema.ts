@@ -67,7 +67,7 @@ function describeReceived(issue: z.core.$ZodIssue, raw: unknown): string {
  */
 export function validateInput<S extends z.ZodType>(toolName: string, schema: S, raw: unknown): z.infer<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw invalidInput(`${toolName} takes a JSON object of arguments, not ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}.`);
+    throw invalidInput(`${toolName} takes a JSON object of arguments, not ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}.`, '');
   }
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
@@ -87,5 +87,5 @@ export function validateInput<S extends z.ZodType>(toolName: string, schema: S, 
     }
     return `Argument "${name}" is invalid${received}: ${issue.message}${expected ? `; expected ${expected}` : ''}.`;
   });
-  throw invalidInput(`${toolName}: ${lines.join(' ')} Fix the arguments and call again.`);
+  throw invalidInput(`${toolName}: ${lines.join(' ')} Fix the arguments and call again.`, '');
 }

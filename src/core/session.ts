@@ -192,23 +192,25 @@ export class Session implements TargetScope {
       // A call that cannot run is refused before anyone is asked to approve it.
       const missing = tool.requires.filter((c) => !this.hasCapability(c));
       if (missing.includes('writable')) {
-        throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted. Tell the user what you wanted to change instead.`);
+        throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted.`, `Tell the user what you wanted to change instead.`);
       }
       if (missing.length > 0) {
         const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : '';
-        throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}). Use list_directory and open_file instead.`);
+        throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}).`, `Use list_directory and open_file instead.`);
       }
       prepared = this.prepare(tool, raw, origin);
       const denial = prepared.denial;
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
-        throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+        throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied).`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
       }
       if (signal.aborted) throw cancelled();
       verdict = await this.gate(prepared.call, signal);
       if (!verdict.allow) {
         const target = prepared.call.targets[0]?.display;
-        throw refused(verdict.reason ?? `The user declined ${tool.name}${target ? ` on "${target}"` : ''}. Do not retry the same call; ask the user what they want instead.`);
+        throw verdict.reason
+          ? refused(verdict.reason.what, verdict.reason.next)
+          : refused(`The user declined ${tool.name}${target ? ` on "${target}"` : ''}.`, 'Do not retry the same call; ask the user what they want instead.');
       }
       if (signal.aborted) throw cancelled();
       const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);

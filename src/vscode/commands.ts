@@ -14,15 +14,6 @@ import { addressOf, fileUri } from './uri.ts';
 import { displayOf } from '../core/paths.ts';
 import type { PageBudget } from '../core/results/budget.ts';
 
-/**
- * Errors are narrated for the model: what happened, then what to do next. The person at the palette
- * needs the first part only.
- */
-export function forPerson(message: string): string {
-  const cut = message.search(/\. (Do not|Call|Use|Ask|Open|Stage|Retry|Fix|Give|Check|Save|Tell|Write|List|Only)\b/);
-  return cut === -1 ? message : message.slice(0, cut + 1);
-}
-
 /** The person's quick picks show every result they asked for (their commands pass a limit); no result artifact. */
 const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
 
@@ -39,7 +30,7 @@ export async function runForPerson<N extends ToolName>(host: Host, name: N, inpu
   } catch (e) {
     if (isCancellation(e)) return undefined;
     if (!isSandboxError(e)) throw e;
-    const text = `Workspace Tools: ${forPerson(e.message)}`;
+    const text = `Workspace Tools: ${e.what}`;
     if (e.code === 'E_SANDBOX_REFUSED') void vscode.window.showInformationMessage(text);
     else void vscode.window.showErrorMessage(text);
     return undefined;

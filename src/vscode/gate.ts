@@ -108,8 +108,8 @@ export class VscodeGate {
       allow: false,
       decidedBy: 'person',
       reason: secret
-        ? `The user declined ${call.tool} on the protected file "${secret.display}". Do not retry or look for its contents another way; ask the user for what you need.`
-        : `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}. Do not retry the same call; ask the user what they want instead.`,
+        ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
+        : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' },
     };
   };
 }

@@ -6,7 +6,7 @@ import { lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
-import { SandboxError } from '../../src/core/errors.ts';
+import { SandboxError, type Narration } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import type { ListedEntry } from '../../src/core/tools/list_directory.ts';
@@ -87,11 +87,16 @@ const declineSecrets: Gate & { declined: number } = Object.assign(async (call: P
   const secret = call.targets.find((t) => t.action === 'ask');
   if (!secret) return { allow: true, decidedBy: 'person' as const };
   declineSecrets.declined++;
-  return { allow: false, decidedBy: 'person' as const, reason: declinedMessage(call.tool, secret.display) };
+  return { allow: false, decidedBy: 'person' as const, reason: declinedReason(call.tool, secret.display) };
 }, { declined: 0 });
 
+function declinedReason(tool: string, display: string): Narration {
+  return { what: `The user declined ${tool} on the protected file "${display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' };
+}
+
 function declinedMessage(tool: string, display: string): string {
-  return `The user declined ${tool} on the protected file "${display}". Do not retry or look for its contents another way; ask the user for what you need.`;
+  const { what, next } = declinedReason(tool, display);
+  return `${what} ${next}`;
 }
 
 let t: TestSession;

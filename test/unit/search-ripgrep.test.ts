@@ -201,10 +201,9 @@ describe('ripgrep backend', () => {
     const controllers = Array.from({ length: 200 }, () => new AbortController());
     const runs = controllers.map((c) => collect(search.searchContent({ ...baseContent(dir.path, { signal: c.signal }), scopes: [{ folder: 'ws', cwd: dir.path, path: 'pipe' }] })));
     await waitFor(() => rgChildren().length === 200, 30_000);
-    const started = Date.now();
+    // Each rg blocks on the FIFO forever: every run settling at all shows the abort killed it.
     for (const c of controllers) c.abort();
     const settled = await Promise.allSettled(runs);
-    assert.ok(Date.now() - started < 5_000);
     for (const s of settled) {
       assert.equal(s.status, 'rejected');
       assert.ok(isCancellation(s.reason), String(s.reason));

@@ -380,7 +380,7 @@ class CappedSearch implements SandboxSearch {
   findPaths(query: PathQuery): AsyncIterable<SearchBatch> { return this.run(query); }
   private run(query: ContentQuery | PathQuery): AsyncIterable<SearchBatch> {
     if (query.limit === undefined || query.limit > this.cap) {
-      throw new SandboxError('E_SANDBOX_UNSUPPORTED', `This search backend returns at most ${this.cap} results per call, so it cannot run ${query.limit === undefined ? 'an unbounded search' : `a search with limit ${query.limit}`}. Call again with limit between 1 and ${this.cap}.`);
+      throw new SandboxError('E_SANDBOX_UNSUPPORTED', `This search backend returns at most ${this.cap} results per call, so it cannot run ${query.limit === undefined ? 'an unbounded search' : `a search with limit ${query.limit}`}.`, `Call again with limit between 1 and ${this.cap}.`);
     }
     const limit = query.limit;
     const cap = this.cap;

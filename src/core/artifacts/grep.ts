@@ -16,7 +16,7 @@ export const GREP_MAX_RESULTS = 10_000;
 /** Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none). */
 export function grepArtifact(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal): Promise<ArtifactGrepResult> {
   return store.lease(callId, async (artifact) => {
-    if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.');
+    if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.', '');
     // ripgrep searches the whole spool: a result still being written is searched once complete.
     await artifact.live?.finished(signal);
     if (signal.aborted) throw cancelled();
@@ -124,14 +124,14 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
   const exit = await child.exited;
   if (search.signal.aborted) throw cancelled();
   if (exit.spawnError) {
-    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${errnoCode(exit.spawnError) || exit.spawnError.message}) from "${rg.path}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`, { cause: exit.spawnError });
+    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${errnoCode(exit.spawnError) || exit.spawnError.message}) from "${rg.path}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`, '', { cause: exit.spawnError });
   }
   if (more || exit.code === 0 || exit.code === 1) return { hits, more };
   const reason = exit.stderr.replace(/^rg: /gm, '').replace(/\s+/g, ' ').trim().slice(0, 400) || `exit code ${String(exit.code)}`;
   if (rejectsPattern(reason)) {
-    throw new SandboxError('E_SANDBOX_INVALID_INPUT', `ripgrep rejected the pattern ${JSON.stringify(search.pattern)}: ${reason}. Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`);
+    throw new SandboxError('E_SANDBOX_INVALID_INPUT', `ripgrep rejected the pattern ${JSON.stringify(search.pattern)}: ${reason}.`, `Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`);
   }
-  throw new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}. Retry once; if it fails again, page it with artifact_read.`);
+  throw new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}.`, `Retry once; if it fails again, page it with artifact_read.`);
 }
 
 /** Matching lines with their context, grouped and read in file order (the tool pages what is over a page). */

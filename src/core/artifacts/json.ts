@@ -60,10 +60,10 @@ export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) {
     const guess = '/' + pointer.replace(/^[#$.]+/, '').split(/[./]/).filter(Boolean).join('/');
-    throw invalidInput(`${JSON.stringify(pointer)} is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. ${JSON.stringify(guess)}. Call artifact_query again with that form.`);
+    throw invalidInput(`${JSON.stringify(pointer)} is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. ${JSON.stringify(guess)}.`, `Call artifact_query again with that form.`);
   }
   return pointer.slice(1).split('/').map((segment) => {
-    if (/~(?![01])/.test(segment)) throw invalidInput(`JSON Pointer ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 in ${JSON.stringify(segment)}: write "~0" for "~" and "~1" for "/" inside a key.`);
+    if (/~(?![01])/.test(segment)) throw invalidInput(`JSON Pointer ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 in ${JSON.stringify(segment)}: write "~0" for "~" and "~1" for "/" inside a key.`, '');
     return segment.replace(/~1/g, '/').replace(/~0/g, '~');
   });
 }
@@ -236,7 +236,7 @@ export function missError(pointer: string, miss: JsonMiss): SandboxError {
   } else {
     detail = `${where} (${lines}) is a ${miss.at.type}, which has no members; select ${JSON.stringify(formatPointer(miss.matched))} itself.`;
   }
-  return new SandboxError('E_SANDBOX_NOT_FOUND', `JSON Pointer ${JSON.stringify(pointer)} selects nothing: ${detail}`);
+  return new SandboxError('E_SANDBOX_NOT_FOUND', `JSON Pointer ${JSON.stringify(pointer)} selects nothing: ${detail}`, '');
 }
 
 const INLINE_MAX = 100;

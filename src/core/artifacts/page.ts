@@ -1,4 +1,4 @@
-import { SandboxError, cancelled } from '../errors.ts';
+import { cancelled, invalidInput } from '../errors.ts';
 import { PAGE_MAX_BYTES, type SpoolLine, type SpoolReader } from './reader.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
 import type { ArtifactStore, LeasedArtifact } from './store.ts';
@@ -20,9 +20,8 @@ export function readArtifact(store: ArtifactStore, callId: string, request: { re
     }
     const total = artifact.index.lines;
     if (offset > Math.max(total, 1)) {
-      throw new SandboxError('E_SANDBOX_INVALID_INPUT', total === 0
-        ? `offset ${offset} is past the end: "${artifact.info.path}" is empty (0 lines). There is nothing to read.`
-        : `offset ${offset} is past the end: "${artifact.info.path}" has ${total} line${total === 1 ? '' : 's'}; lines are 1-based. Call artifact_read with an offset from 1 to ${total}.`);
+      if (total === 0) throw invalidInput(`offset ${offset} is past the end: "${artifact.info.path}" is empty (0 lines). There is nothing to read.`, '');
+      throw invalidInput(`offset ${offset} is past the end: "${artifact.info.path}" has ${total} line${total === 1 ? '' : 's'}; lines are 1-based.`, `Call artifact_read with an offset from 1 to ${total}.`);
     }
     return withReader(artifact, (reader) => readPage(artifact, reader, offset, offset + limit - 1, signal));
   });

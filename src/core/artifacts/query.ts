@@ -58,9 +58,9 @@ export function queryArtifact(store: ArtifactStore, callId: string, select: stri
     const heading = findSection(headings, select);
     if (!heading) {
       const stopped = stoppedAtLine === undefined ? '' : ` (the outline stops at line ${stoppedAtLine}, after its first ${headings.length} headings: find later ones with artifact_grep "^#")`;
-      if (headings.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path}" has no headings, so heading path ${JSON.stringify(select)} selects nothing. Page it with artifact_read or search it with artifact_grep.`);
+      if (headings.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path}" has no headings, so heading path ${JSON.stringify(select)} selects nothing. Page it with artifact_read or search it with artifact_grep.`, '');
       const near = nearHeadings(headings, select, 8).map((p) => JSON.stringify(p));
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `No heading matches the path ${JSON.stringify(select)} in "${path}"${stopped}. Headings near it: ${near.join(', ')}. Call artifact_query with one of those (segments are heading titles separated by "/").`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `No heading matches the path ${JSON.stringify(select)} in "${path}"${stopped}. Headings near it: ${near.join(', ')}.`, `Call artifact_query with one of those (segments are heading titles separated by "/").`);
     }
     const page = await withReader(artifact, (reader) => readPage(artifact, reader, heading.startLine, Math.min(heading.endLine, heading.startLine + PAGE_MAX_LINES - 1), signal, heading.endLine));
     return { kind, callId, path, heading, page };
@@ -75,12 +75,12 @@ async function outlineOf(artifact: LeasedArtifact): Promise<Outline> {
 
 function queryKind(artifact: LeasedArtifact): 'json' | 'markdown' {
   if (artifact.info.kind === 'json' || artifact.info.kind === 'markdown') return artifact.info.kind;
-  if (artifact.info.kind === 'result') throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${artifact.info.callId}" holds the result of ${artifact.info.path}, which is text lines, not JSON or Markdown. Page it with artifact_read or search it with artifact_grep.`);
+  if (artifact.info.kind === 'result') throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${artifact.info.callId}" holds the result of ${artifact.info.path}, which is text lines, not JSON or Markdown. Page it with artifact_read or search it with artifact_grep.`, '');
   if (/\.(json|jsonc|code-workspace)$/i.test(artifact.info.path)) return 'json';
   if (/\.(md|markdown|mdx|mdown|mkd)$/i.test(artifact.info.path)) return 'markdown';
-  throw new SandboxError('E_SANDBOX_UNSUPPORTED', `artifact_query selects inside JSON or Markdown, and "${artifact.info.path}" (${artifact.info.callId}) was opened with open_file as plain text. Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`);
+  throw new SandboxError('E_SANDBOX_UNSUPPORTED', `artifact_query selects inside JSON or Markdown, and "${artifact.info.path}" (${artifact.info.callId}) was opened with open_file as plain text.`, `Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`);
 }
 
 function invalidJson(artifact: LeasedArtifact, error: { error: string; line: number; column: number }): SandboxError {
-  return new SandboxError('E_SANDBOX_INVALID_INPUT', `"${artifact.info.path}" is not valid JSON (comments and trailing commas are accepted): ${error.error} at line ${error.line}, column ${error.column}. It stays open as artifact ${artifact.info.callId}: read around that line with artifact_read (offset ${Math.max(1, error.line - 5)}).`);
+  return new SandboxError('E_SANDBOX_INVALID_INPUT', `"${artifact.info.path}" is not valid JSON (comments and trailing commas are accepted): ${error.error} at line ${error.line}, column ${error.column}. It stays open as artifact ${artifact.info.callId}: read around that line with artifact_read (offset ${Math.max(1, error.line - 5)}).`, '');
 }

@@ -34,8 +34,8 @@ export interface SpoolSource {
 
 function notAFile(display: string, type: string): SandboxError {
   return type === 'directory'
-    ? new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a directory, not a file. Use list_directory to see what it holds.`)
-    : new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a ${type === 'other' ? 'special file (device, socket or pipe)' : type}, not a regular file, so it cannot be opened as an artifact. Open a regular file instead.`);
+    ? new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a directory, not a file.`, `Use list_directory to see what it holds.`)
+    : new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a ${type === 'other' ? 'special file (device, socket or pipe)' : type}, not a regular file, so it cannot be opened as an artifact.`, `Open a regular file instead.`);
 }
 
 /**
@@ -55,7 +55,7 @@ export async function spoolFile(source: SpoolSource, spoolPath: string, signal: 
     return { ...result, mtimeMs: stat.mtimeMs, method: 'stream' };
   }
   const cap = source.nonStreamingMaxBytes;
-  const tooLarge = (size: number) => new SandboxError('E_SANDBOX_TOO_LARGE', `"${display}" is ${formatBytes(size)}, more than the ${formatBytes(cap)} this workspace's filesystem can open without streaming. Search it with search_files instead, or ask the user to raise the non-streaming size limit setting.`);
+  const tooLarge = (size: number) => new SandboxError('E_SANDBOX_TOO_LARGE', `"${display}" is ${formatBytes(size)}, more than the ${formatBytes(cap)} this workspace's filesystem can open without streaming. Search it with search_files instead, or ask the user to raise the non-streaming size limit setting.`, '');
   if (stat.size > cap) throw tooLarge(stat.size);
   const bytes = await fs.readFile(address, signal).catch((e: unknown) => { throw signal.aborted ? cancelled() : fromFsError(e, display, 'read'); });
   if (bytes.length > cap) throw tooLarge(bytes.length);
@@ -210,7 +210,7 @@ async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: str
     try {
       const result = await indexLocal(spool, fileName, signal);
       if (isUtf16(result.encoding)) {
-        throw new SandboxError('E_SANDBOX_CONFLICT', `"${display}" changed into a UTF-16 file while it was being opened. Call open_file again.`);
+        throw new SandboxError('E_SANDBOX_CONFLICT', `"${display}" changed into a UTF-16 file while it was being opened.`, `Call open_file again.`);
       }
       await spool.close();
       return { ...await transcodeIfNeeded(source, spoolPath, result, signal), mtimeMs: after?.mtimeMs ?? before.mtimeMs, method: 'clone' };

@@ -120,12 +120,12 @@ export class ArtifactStore {
     if (entry) return entry;
     const was = this.evicted.get(callId);
     if (was?.kind === 'result') {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; it is gone. Make the call again for a fresh result.`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; it is gone. Make the call again for a fresh result.`, '');
     }
     if (was !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone. Open "${was.path}" again with open_file (it will show the file as it is now).`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone.`, `Open "${was.path}" again with open_file (it will show the file as it is now).`);
     }
-    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as the editor session and this id is not one of them. Open the file again with open_file and use the callId it returns.`);
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as the editor session and this id is not one of them.`, `Open the file again with open_file and use the callId it returns.`);
   }
 
   /**
@@ -178,8 +178,8 @@ export class ArtifactStore {
 
   /** Spools the file at `source` (already gated and resolved) into a new artifact. */
   async open(source: ResolvedPath, signal: AbortSignal, kind: ArtifactKind = 'text'): Promise<ArtifactHandle> {
-    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; nothing can be opened now. Try again after the editor reloads.');
-    if (!source.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${source.display}" does not exist. Check the path with find_files or list_directory; paths are relative to the workspace folder.`);
+    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; nothing can be opened now. Try again after the editor reloads.', '');
+    if (!source.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${source.display}" does not exist.`, `Check the path with find_files or list_directory; paths are relative to the workspace folder.`);
     await this.start();
     if (signal.aborted) throw cancelled();
     const opened = await openChecked(this.options.fs, source);
@@ -197,7 +197,7 @@ export class ArtifactStore {
     const links = opening?.nlink ?? 1;
     const budget = this.options.budgetBytes();
     if (size > budget) {
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `"${source.display}" is ${formatBytes(size)}, more than the whole artifact disk budget (${formatBytes(budget)}), so it cannot be opened as an artifact. Search it with search_files instead, or ask the user to raise the artifact budget setting.`);
+      throw new SandboxError('E_SANDBOX_TOO_LARGE', `"${source.display}" is ${formatBytes(size)}, more than the whole artifact disk budget (${formatBytes(budget)}), so it cannot be opened as an artifact. Search it with search_files instead, or ask the user to raise the artifact budget setting.`, '');
     }
     const { callId, spoolPath } = this.allot();
     this.reserved += size;
@@ -236,7 +236,7 @@ export class ArtifactStore {
    * `stop` ends the writing when the store is disposed.
    */
   async openResult(spec: { readonly label: string; readonly source: ModelPath; readonly stop: () => void }): Promise<ResultArtifactWriter> {
-    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; no result can be kept now. Try again after the editor reloads.');
+    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; no result can be kept now. Try again after the editor reloads.', '');
     await this.start();
     const { callId, spoolPath } = this.allot();
     const now = this.options.clock.now();

@@ -83,7 +83,7 @@ export class SaveHistory {
   /** The newest save not undone yet; a narrated E_SANDBOX_NOT_FOUND when there is none. */
   latest(): SaveRecord {
     const found = this.list().find((r) => r.undone === undefined);
-    if (!found) throw new SandboxError('E_SANDBOX_NOT_FOUND', this.entries.size ? 'Every save of this window has already been undone; there is nothing left to undo.' : 'Nothing was saved with save_media in this window, so there is nothing to undo.');
+    if (!found) throw new SandboxError('E_SANDBOX_NOT_FOUND', this.entries.size ? 'Every save of this window has already been undone; there is nothing left to undo.' : 'Nothing was saved with save_media in this window, so there is nothing to undo.', '');
     return found;
   }
 
@@ -146,14 +146,14 @@ export class SaveHistory {
 
   private entry(id: string): Entry {
     const entry = this.entries.get(id);
-    if (!entry) throw new SandboxError('E_SANDBOX_NOT_FOUND', `No save has id "${id}" in this window${this.entries.size ? ` (saves: ${[...this.entries.keys()].join(', ')})` : ''}. Use the save_id that save_media returned.`);
+    if (!entry) throw new SandboxError('E_SANDBOX_NOT_FOUND', `No save has id "${id}" in this window${this.entries.size ? ` (saves: ${[...this.entries.keys()].join(', ')})` : ''}.`, `Use the save_id that save_media returned.`);
     return entry;
   }
 
   private kept(id: string): { readonly record: SaveRecord; readonly files: NonNullable<Entry['files']> } {
     const { record, files } = this.entry(id);
     if (files === undefined || record.lost !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} of "${record.path.display}" cannot be undone: the bytes it replaced were not kept (${record.lost ?? 'dropped'}). Stage the file and change it back by hand instead.`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} of "${record.path.display}" cannot be undone: the bytes it replaced were not kept (${record.lost ?? 'dropped'}).`, `Stage the file and change it back by hand instead.`);
     }
     return { record, files };
   }

@@ -107,13 +107,13 @@ function unquoted(subject: PatchSubject): string {
 function notFound(text: string, find: string, what: string, subject: PatchSubject, next: string): SandboxError {
   const where = `in ${subject.mediaId} ("${subject.display}")`;
   if (subject.protectedFrom !== undefined) {
-    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. ${unquoted(subject)} Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
+    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. ${unquoted(subject)}`, `Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
   }
   const closest = closestLines(text, find);
   if (closest === undefined) {
-    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed. Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
+    return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}, and no line resembles it; nothing was changed.`, `Check that the text is in this version of the file (earlier edits may have changed it), then call media_apply_patch again.`);
   }
-  return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\n${next}`);
+  return new SandboxError('E_SANDBOX_NOT_FOUND', `${what} was not found ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\n${next}`, '');
 }
 
 /**
@@ -128,8 +128,8 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
   edits.forEach((edit, i) => {
     const label = edits.length > 1 ? `Edit ${i + 1} of ${edits.length}: ` : '';
     const what = edits.length > 1 ? `${label}find` : 'find';
-    if (edit.find === '') throw invalidInput(`${label}find is empty, and an empty find would match everywhere; nothing was changed. Give the exact text to replace (to replace the whole file, call stage_file with content).`);
-    if (edit.find === edit.replace) throw invalidInput(`${label}find and replace are the same text, so the edit would change nothing; nothing was changed. Give the new text in replace.`);
+    if (edit.find === '') throw invalidInput(`${label}find is empty, and an empty find would match everywhere; nothing was changed.`, `Give the exact text to replace (to replace the whole file, call stage_file with content).`);
+    if (edit.find === edit.replace) throw invalidInput(`${label}find and replace are the same text, so the edit would change nothing; nothing was changed.`, `Give the new text in replace.`);
     const replacement = withEol(edit.replace, eol);
     // Security: a replace_all of a short find by a long replacement multiplies the text; it is
     // refused before it is built, not after (a 1.7 MB file could otherwise grow to gigabytes).
@@ -145,7 +145,7 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
       throw notFound(current, edit.find, what, subject, 'Copy the text exactly as it is there (indentation and whitespace included) and call media_apply_patch again.');
     }
     if (matches.length > 1 && edit.replace_all !== true) {
-      throw invalidInput(`${what} matches ${matches.length} times in ${subject.mediaId} ("${subject.display}"), ${whereMatches(current, matches)}; nothing was changed. Add surrounding lines to find so that it matches once, or set replace_all: true to replace every occurrence.`);
+      throw invalidInput(`${what} matches ${matches.length} times in ${subject.mediaId} ("${subject.display}"), ${whereMatches(current, matches)}; nothing was changed. Add surrounding lines to find so that it matches once, or set replace_all: true to replace every occurrence.`, '');
     }
     const projected = matches.reduce((n, m) => n + replacement.length - (m.end - m.start), current.length);
     if (subject.maxChars !== undefined && projected > subject.maxChars) throw tooLarge(edit, label, subject, matches.length - 1);
@@ -162,7 +162,7 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
 }
 
 function tooLarge(edit: FindReplace, label: string, subject: PatchSubject, room: number): SandboxError {
-  return new SandboxError('E_SANDBOX_TOO_LARGE', `${label}replacing ${edit.replace_all ? 'every occurrence of find' : 'find'} would make ${subject.mediaId} ("${subject.display}") larger than the staged-media budget of ${subject.maxChars} characters (room for ${Math.max(0, room)} replacements of this size); nothing was changed. Replace fewer occurrences, or a shorter text, or ask the user to raise workspaceTools.media.memoryBudgetMB.`);
+  return new SandboxError('E_SANDBOX_TOO_LARGE', `${label}replacing ${edit.replace_all ? 'every occurrence of find' : 'find'} would make ${subject.mediaId} ("${subject.display}") larger than the staged-media budget of ${subject.maxChars} characters (room for ${Math.max(0, room)} replacements of this size); nothing was changed. Replace fewer occurrences, or a shorter text, or ask the user to raise workspaceTools.media.memoryBudgetMB.`, '');
 }
 
 function hunkHeader(h: StructuredPatchHunk): string {
@@ -184,14 +184,14 @@ export function applyUnified(text: string, unified: string, subject: PatchSubjec
     patches = parsePatch(unified);
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    throw invalidInput(`The unified diff could not be parsed: ${reason}; nothing was changed. Give hunks in the form "@@ -start,count +start,count @@" followed by " ", "-" and "+" lines, or use {find, replace} edits.`);
+    throw invalidInput(`The unified diff could not be parsed: ${reason}; nothing was changed.`, `Give hunks in the form "@@ -start,count +start,count @@" followed by " ", "-" and "+" lines, or use {find, replace} edits.`);
   }
   const withHunks = patches.filter((p) => p.hunks.length > 0);
   if (withHunks.length === 0) {
-    throw invalidInput('The unified diff has no hunks (no "@@ -start,count +start,count @@" lines); nothing was changed. Give at least one hunk, or use {find, replace} edits.');
+    throw invalidInput('The unified diff has no hunks (no "@@ -start,count +start,count @@" lines); nothing was changed.', 'Give at least one hunk, or use {find, replace} edits.');
   }
   if (withHunks.length > 1) {
-    throw invalidInput(`The unified diff changes ${withHunks.length} files, but media_apply_patch patches one media; nothing was changed. Split it and apply each file's part to that file's media.`);
+    throw invalidInput(`The unified diff changes ${withHunks.length} files, but media_apply_patch patches one media; nothing was changed. Split it and apply each file's part to that file's media.`, '');
   }
   const patch = withHunks[0]!;
   const result = applyUnifiedDiff(text, patch, { autoConvertLineEndings: true });
@@ -205,15 +205,15 @@ export function applyUnified(text: string, unified: string, subject: PatchSubjec
   const what = `The unified diff does not apply: hunk ${failing + 1} of ${patch.hunks.length} (${hunkHeader(hunk)}) expects lines that`;
   const where = `${subject.mediaId} ("${subject.display}")`;
   if (subject.protectedFrom !== undefined) {
-    return notFoundThrow(`${what} are not in ${where}; nothing was changed. ${unquoted(subject)} Check that the diff was made against this version of the file, or use {find, replace} edits.`);
+    return notFoundThrow(`${what} are not in ${where}; nothing was changed. ${unquoted(subject)}`, `Check that the diff was made against this version of the file, or use {find, replace} edits.`);
   }
   const closest = closestLines(text, hunkOldText(hunk));
   if (closest === undefined) {
-    return notFoundThrow(`${what} are not in ${where}, and no line resembles them; nothing was changed. Check that the diff was made against this version of the file, or use {find, replace} edits.`);
+    return notFoundThrow(`${what} are not in ${where}, and no line resembles them; nothing was changed.`, `Check that the diff was made against this version of the file, or use {find, replace} edits.`);
   }
-  return notFoundThrow(`${what} are not in ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\nMake the hunk's context and "-" lines match the media exactly, or use {find, replace} edits, and call media_apply_patch again.`);
+  return notFoundThrow(`${what} are not in ${where}; nothing was changed. The closest ${range(closest)}:\n${showLines(closest)}\nMake the hunk's context and "-" lines match the media exactly, or use {find, replace} edits, and call media_apply_patch again.`, '');
 }
 
-function notFoundThrow(message: string): never {
-  throw new SandboxError('E_SANDBOX_NOT_FOUND', message);
+function notFoundThrow(what: string, next: string): never {
+  throw new SandboxError('E_SANDBOX_NOT_FOUND', what, next);
 }

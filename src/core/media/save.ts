@@ -37,8 +37,8 @@ const RENAME_FALLBACK = new Set(['EXDEV', 'EPERM', 'NoPermissions']);
 /** Temp-file errors after which a direct write may still work (a folder we may not create files in). */
 const TEMP_FALLBACK = new Set(['EACCES', 'EPERM', 'NoPermissions']);
 
-function conflict(message: string): SandboxError {
-  return new SandboxError('E_SANDBOX_CONFLICT', message);
+function conflict(what: string, next: string): SandboxError {
+  return new SandboxError('E_SANDBOX_CONFLICT', what, next);
 }
 
 function reasonOf(e: unknown): string {
@@ -118,7 +118,7 @@ async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean,
   } catch (e) {
     const code = errnoCode(e);
     if (replacing && (code === 'ENOSPC' || code === 'EDQUOT')) {
-      throw new SandboxError('E_SANDBOX_IO', `The disk is full while writing "${t.display}" in place (this filesystem does not allow a temp-file save), so the file may be incomplete. Ask the user to free space and check the file, then stage it again.`, { cause: e });
+      throw new SandboxError('E_SANDBOX_IO', `The disk is full while writing "${t.display}" in place (this filesystem does not allow a temp-file save), so the file may be incomplete.`, `Ask the user to free space and check the file, then stage it again.`, { cause: e });
     }
     throw fromFsError(e, t.display, 'save');
   }
@@ -153,7 +153,7 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
   } catch (e) {
     await removeQuietly(t.fs, temp);
     if (RENAME_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `the rename was refused (${errnoCode(e)})`);
-    throw new SandboxError('E_SANDBOX_IO', `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged. Retry once; if it fails again, tell the user.`, { cause: e });
+    throw new SandboxError('E_SANDBOX_IO', `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged.`, `Retry once; if it fails again, tell the user.`, { cause: e });
   }
   return { method: 'rename', inPlaceBecause: undefined };
 }
@@ -169,7 +169,7 @@ export async function commitMedia(ctx: SaveContext, mediaId: string, target: Gat
   const store = ctx.media;
   const media: StagedMedia = store.get(mediaId);
   const samePath = pathKey(target) === pathKey(media.path);
-  if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file. Give save_media the path of a file to write.`);
+  if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file.`, `Give save_media the path of a file to write.`);
   ctx.saveGuard.checkWriteRoot(target);
   return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
 }
@@ -189,7 +189,7 @@ async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: Gated
     pinned = await fs.pinFolderOf(resolved, !resolved.exists);
   } catch (e) {
     const code = errnoCode(e);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links. Check the folder, stage the file again and save.`);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links.`, `Check the folder, stage the file again and save.`);
     throw fromFsError(e, target.display, 'open the folder of');
   }
   try {
@@ -222,8 +222,8 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
     if (errnoCode(e) !== 'ENOENT' && errnoCode(e) !== 'FileNotFound') throw fromFsError(e, target.display, 'read');
   }
   if (stat !== undefined) {
-    if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links. Write to the real file path instead.`);
-    if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it. Save to a file path instead.`);
+    if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links.`, `Write to the real file path instead.`);
+    if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it.`, `Save to a file path instead.`);
     try {
       disk = await fs.readFile(place.address, ctx.signal);
     } catch (e) {
@@ -235,16 +235,16 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   if (samePath) {
     const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
     if (media.base.hash === undefined && disk !== undefined) {
-      throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it. Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
+      throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
     }
     if (media.base.hash !== undefined && disk === undefined) {
-      throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`);
+      throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
     }
     if (disk !== undefined && hashBytes(disk) !== media.base.hash) {
-      throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
+      throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
     }
   } else if (disk !== undefined) {
-    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`);
+    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`, '');
   }
 
   if (ctx.signal.aborted) throw cancelled();

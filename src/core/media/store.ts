@@ -107,13 +107,13 @@ export class MediaStore {
   private makeRoom(display: string, bytes: number, held: HeldBytes): void {
     const budget = this.options.budgetBytes();
     if (bytes > budget) {
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
+      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`, '');
     }
     if (held.total + bytes <= budget) return;
     const used = this.evictSaved(budget - bytes, held);
     if (used + bytes > budget) {
       const unsaved = this.heads().length;
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged. Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
+      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged.`, `Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
     }
   }
 
@@ -259,11 +259,11 @@ export class MediaStore {
     if (found) return found;
     switch (this.tombstones.get(mediaId)) {
       case 'discarded':
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was discarded by the user, so it cannot be patched or saved. Call list_media to see what is still staged, or stage the file again.`);
+        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was discarded by the user, so it cannot be patched or saved.`, `Call list_media to see what is still staged, or stage the file again.`);
       case 'evicted':
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was already saved and has been dropped from memory to stay within the staged-media budget. Stage the file again with stage_file to edit it further.`);
+        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was already saved and has been dropped from memory to stay within the staged-media budget.`, `Stage the file again with stage_file to edit it further.`);
       case undefined:
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `No staged media has id "${mediaId}". Call list_media to see the unsaved ones, or stage the file again.`);
+        throw new SandboxError('E_SANDBOX_NOT_FOUND', `No staged media has id "${mediaId}".`, `Call list_media to see the unsaved ones, or stage the file again.`);
     }
   }
 

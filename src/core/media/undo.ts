@@ -34,7 +34,7 @@ export type UndoContext = SaveContext & ToolContext<'saves' | 'log' | 'editors'>
 
 /** `target`: the call's gated path, the record's own. */
 export async function undoSave(ctx: UndoContext, record: SaveRecord, target: GatedPath): Promise<UndoAction> {
-  if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone${record.undone.kind === 'staged' ? ` (staged as ${record.undone.mediaId} for review)` : ''}. Nothing was changed.`);
+  if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone${record.undone.kind === 'staged' ? ` (staged as ${record.undone.mediaId} for review)` : ''}. Nothing was changed.`, '');
   const previous = await ctx.saves.before(record.id);
   ctx.saveGuard.checkWriteRoot(record.path);
   const step = await ctx.saveGuard.exclusive(record.path, () => decide(ctx, record, target, previous));
@@ -55,7 +55,7 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
     const opened = await ctx.fs.open(resolved);
     try {
       const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
-      if (stat.type !== 'file') throw invalidInput(`"${record.path.display}" is no longer a file (it is a ${stat.type}), so save ${record.id} cannot be undone. Nothing was changed.`);
+      if (stat.type !== 'file') throw invalidInput(`"${record.path.display}" is no longer a file (it is a ${stat.type}), so save ${record.id} cannot be undone. Nothing was changed.`, '');
       disk = await ctx.fs.readFile(opened.address, ctx.signal);
     } catch (e) {
       throw fromFsError(e, record.path.display, 'read');
@@ -68,8 +68,8 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
   if (ctx.signal.aborted) throw cancelled();
   if (disk === undefined || hashBytes(disk) !== record.savedHash) {
     if (previous === undefined) {
-      if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${record.path.display}", which save ${record.id} created, no longer exists; there is nothing to undo.`);
-      throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was created by save ${record.id} and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.`);
+      if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${record.path.display}", which save ${record.id} created, no longer exists; there is nothing to undo.`, '');
+      throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was created by save ${record.id} and has changed since; undoing would delete that newer change, so nothing was changed.`, `Ask the user whether to delete the file.`);
     }
     const media = ctx.media.stage(record.path, disk, previous, taint);
     ctx.saves.markUndone(record.id, { kind: 'staged', mediaId: media.id });

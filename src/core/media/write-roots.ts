@@ -49,10 +49,10 @@ export function isInWriteRoots(target: ModelPath, writeRoots: WriteRoots): boole
 export function checkWriteRoots(target: ModelPath, writeRoots: WriteRoots): void {
   if (isInWriteRoots(target, writeRoots)) return;
   if (writeRoots === undefined || writeRoots.length === 0) {
-    throw refused(`save_media may not write "${target.display}": no write root is configured (workspaceTools.writeRoots is empty or has no valid entry), so no file can be saved. Tell the user what you wanted to save; they can fix the setting.`);
+    throw refused(`save_media may not write "${target.display}": no write root is configured (workspaceTools.writeRoots is empty or has no valid entry), so no file can be saved.`, `Tell the user what you wanted to save; they can fix the setting.`);
   }
   const shown = writeRoots.map((r) => `"${r.display}"`).join(', ');
-  throw refused(`save_media may not write "${target.display}": it is outside the write roots (${shown}). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.`);
+  throw refused(`save_media may not write "${target.display}": it is outside the write roots (${shown}).`, `Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.`);
 }
 
 export interface ScopedWriteRoots extends ParsedWriteRoots {

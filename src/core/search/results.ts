@@ -57,13 +57,13 @@ const renderHeld: ItemRenderer<Held> = (h, previous) => renderHit(h.hit, previou
  */
 export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts' | 'log' | 'fs'>, spec: SearchRun): Promise<SearchOutput> {
   const search = ctx.search;
-  if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend. Use list_directory instead.`);
+  if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend.`, `Use list_directory instead.`);
   const scopes: SearchScope[] = [];
   for (const target of ctx.targets) {
     const resolved = await ctx.resolve(target);
-    if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. Check the folder with list_directory or find_files; paths are relative to the workspace folder.`);
+    if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `Check the folder with list_directory or find_files; paths are relative to the workspace folder.`);
     const cwd = target.root.localPath ?? ctx.fs.rootLocalPath(resolved);
-    if (cwd === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk. Use list_directory instead.`);
+    if (cwd === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk.`, `Use list_directory instead.`);
     // The real path (not the lexical one): a link inside the workspace must not carry the search past rules anchored at its real place.
     scopes.push({ folder: target.root.name, cwd, path: resolved.realRel });
   }
@@ -114,7 +114,7 @@ export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts
     for (;;) {
       while (at < batch.length) {
         const frame = batch[at++]!;
-        if (terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted. Retry once; if it fails again, tell the user.`);
+        if (terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted.`, `Retry once; if it fails again, tell the user.`);
         switch (frame.kind) {
           case 'match':
           case 'path': {
@@ -127,7 +127,7 @@ export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts
           }
           case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: displayOf(frame.folder, frame.path, multiRoot) }); break;
           case 'limit':
-            if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete. Tell the user.`);
+            if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete.`, `Tell the user.`);
             terminal = frame; break;
           case 'done': terminal = frame; break;
         }
@@ -137,7 +137,7 @@ export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts
       batch = next.value;
       at = 0;
     }
-    if (!terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend ended ${spec.tool} without saying whether the results are complete. Retry once; if it fails again, tell the user.`);
+    if (!terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend ended ${spec.tool} without saying whether the results are complete.`, `Retry once; if it fails again, tell the user.`);
     if (terminal.kind === 'limit') {
       notes.push({ kind: 'note', message: `Result limited to ${terminal.limit} ${terminal.limit === 1 ? one : many}; more exist. Call again with a larger limit (now ${terminal.limit}) to see more, or narrow the search.` });
     }

@@ -23,7 +23,7 @@ export function compileGlob(glob: string, options: { readonly caseInsensitive?: 
   if (anchored) body = body.slice(1);
   const foldersOnly = body.endsWith('/');
   if (foldersOnly) body = body.slice(0, -1);
-  if (body === '') throw invalidInput(`The ${argument} ${JSON.stringify(glob)} has no pattern left after its "!" or "/". Give a pattern such as "*.ts".`);
+  if (body === '') throw invalidInput(`The ${argument} ${JSON.stringify(glob)} has no pattern left after its "!" or "/".`, `Give a pattern such as "*.ts".`);
   const wholePath = anchored || body.includes('/');
   const source = `^${wholePath ? '' : '(?:.*/)?'}${translate(body, glob, argument)}$`;
   const test = compileRegex(source, { ignoreCase: options.caseInsensitive === true, dotAll: true, backtrackSafe: backtrackSafeGlob(body) });
@@ -45,7 +45,7 @@ export function compileGlob(glob: string, options: { readonly caseInsensitive?: 
 export type GlobMatcher = (relPath: string, searched?: string) => boolean;
 
 function bad(glob: string, argument: string, why: string): Error {
-  return invalidInput(`The ${argument} ${JSON.stringify(glob)} is not valid: ${why}. Fix it and call again (escape a literal character with "\\").`);
+  return invalidInput(`The ${argument} ${JSON.stringify(glob)} is not valid: ${why}.`, `Fix it and call again (escape a literal character with "\\").`);
 }
 
 function escapeChar(c: string): string {

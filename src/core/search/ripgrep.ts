@@ -57,11 +57,11 @@ const MATCH_ALL = new Set(['*', '**']);
 /** Defence in depth: the tools' schemas already rule these out, but a caller may reach the backend directly. */
 function checkQuery(query: SearchQueryBase): void {
   if (query.follow === true) {
-    throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'follow: true was refused: the ripgrep search backend does not follow symbolic links until its containment audit is done, because a followed link can lead the search outside the workspace. Search again without follow.');
+    throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'follow: true was refused: the ripgrep search backend does not follow symbolic links until its containment audit is done, because a followed link can lead the search outside the workspace. Search again without follow.', '');
   }
   for (const [name, value] of [['limit', query.limit], ['max_depth', query.maxDepth]] as const) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
-      throw invalidInput(`${name} must be an integer >= 1 (got ${String(value)}); omit it for no bound.`);
+      throw invalidInput(`${name} must be an integer >= 1 (got ${String(value)}); omit it for no bound.`, '');
     }
   }
 }
@@ -135,9 +135,9 @@ async function requireFolder(scope: SearchScope): Promise<void> {
   try {
     isFolder = (await fsp.stat(nodePath.join(scope.cwd, scope.path))).isDirectory();
   } catch {
-    throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${scope.path}" does not exist. Check the folder with list_directory.`);
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${scope.path}" does not exist.`, `Check the folder with list_directory.`);
   }
-  if (!isFolder) throw invalidInput(`"${scope.path}" is a file, not a folder: find_files lists the files under a folder. Give its folder as path, or open the file with open_file.`);
+  if (!isFolder) throw invalidInput(`"${scope.path}" is a file, not a folder: find_files lists the files under a folder.`, `Give its folder as path, or open the file with open_file.`);
 }
 
 /** Unreadable paths named one by one; the rest are counted in one note. */
@@ -148,7 +148,7 @@ const NOTHING_SEARCHED = /^(rg: )?No files were searched|^Running with --debug w
 /** Interprets ripgrep's exit: 0 and 1 are success (1 = nothing matched); 2 with only per-path read errors is a partial result. */
 function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibility: SearchVisibility, killedByUs: boolean, callerGlobs: readonly string[]): NoteFrame[] {
   if (exit.spawnError) {
-    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${rgPath}): ${exit.spawnError.message}. Search is unavailable; tell the user, and use list_directory meanwhile.`, { cause: exit.spawnError });
+    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${rgPath}): ${exit.spawnError.message}. Search is unavailable; tell the user, and use list_directory meanwhile.`, '', { cause: exit.spawnError });
   }
   const diagnostics = parseStderr(exit.stderr);
   // Security: a read error about a protected path is dropped, not narrated.
@@ -168,16 +168,16 @@ function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibi
   if (exit.code === 2 && other.length === 0) return notes;
   const said = other.map((l) => l.replace(/^rg: /, '')).join('\n').trim();
   if (exit.code === 2 && rejectsPattern(said)) {
-    throw invalidInput(`The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`);
+    throw invalidInput(`The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`, '');
   }
   const glob = /error parsing glob '(.*?)'/.exec(said);
   if (exit.code === 2 && glob) {
     const bad = glob[1]!;
     if (callerGlobs.some((g) => g === bad || g === `!${bad}` || g.replace(/^!/, '') === bad)) {
-      throw invalidInput(`The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}. Fix the glob and call again.`);
+      throw invalidInput(`The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}.`, `Fix the glob and call again.`);
     }
-    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules (workspaceTools.rules) is not a glob ripgrep accepts, so search cannot run safely. Tell the user to check the rules.');
+    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules (workspaceTools.rules) is not a glob ripgrep accepts, so search cannot run safely.', 'Tell the user to check the rules.');
   }
   const how = exit.code === null ? `was stopped by signal ${exit.signal ?? 'unknown'}` : `failed with exit code ${exit.code}`;
-  throw new SandboxError('E_SANDBOX_IO', `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}. Retry once; if it fails again, tell the user.`);
+  throw new SandboxError('E_SANDBOX_IO', `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}.`, `Retry once; if it fails again, tell the user.`);
 }

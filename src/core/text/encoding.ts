@@ -159,7 +159,7 @@ export function encodeText(text: string, encoding: TextEncoding, display: string
     while (i < text.length && text.charCodeAt(i) === back.charCodeAt(i)) i++;
     const code = text.codePointAt(i) ?? 0;
     const char = `"${String.fromCodePoint(code)}" (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
-    throw invalidInput(`"${display}" is stored as ${encoding}, which has no character for ${char} on line ${lineAt(text, i)} of the new text; no media was made and nothing was written. Write it another way (a character ${encoding} has, or an escape the file's language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.`);
+    throw invalidInput(`"${display}" is stored as ${encoding}, which has no character for ${char} on line ${lineAt(text, i)} of the new text; no media was made and nothing was written.`, `Write it another way (a character ${encoding} has, or an escape the file's language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.`);
   }
   return new Uint8Array(bytes);
 }

@@ -31,9 +31,9 @@ export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
 async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: GatedPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem, void, undefined> {
   const { fs, policy, lister } = ctx;
   const resolved = await ctx.resolve(target);
-  if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist. List its parent folder, or use find_files to locate it.`);
+  if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `List its parent folder, or use find_files to locate it.`);
   const stat = await fs.stat(resolved.address).catch((e: unknown) => { throw fromFsError(e, target.display, 'list'); });
-  if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder. Open it with open_file instead.`);
+  if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder.`, `Open it with open_file instead.`);
   // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is
   // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
   // must not show what the rules deny there).
@@ -41,13 +41,13 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
   yield { kind: 'folder', path: target.display };
   for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal })) {
     if (frame.kind === 'limit') {
-      throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
+      throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded.`, `Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
     }
     if (frame.kind === 'done') return;
     const rel = [resolved.realRel, frame.entry.path].filter(Boolean).join('/');
     if (!hidden(rel)) yield { kind: 'entry', entry: frame.entry };
   }
-  throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded. Retry; if it happens again, tell the user.`);
+  throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
 }
 
 function entryLine(e: ListedEntry): string {

@@ -56,7 +56,7 @@ export const applyPatch = defineTool({
     const parent = store.get(input.media_id);
     const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
     if (parent.encoding === 'binary') {
-      throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text. Stage a text file, or replace the whole file with stage_file and content.`);
+      throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text.`, `Stage a text file, or replace the whole file with stage_file and content.`);
     }
     const text = textOf(parent.bytes, parent.encoding);
     const patch = input.patch;
@@ -64,7 +64,7 @@ export const applyPatch = defineTool({
       ? applyUnified(text, patch.unified, subject)
       : applyEdits(text, Array.isArray(patch) ? patch : [patch], parent.eol, subject);
     if (outcome.text === text) {
-      throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made. Give the change you want in replace.`);
+      throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made.`, `Give the change you want in replace.`);
     }
     const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display));
     const counts = lineCounts(text, outcome.text);

@@ -52,7 +52,7 @@ export const stageFile = defineTool({
   run: async (input, ctx): Promise<StageFileResult> => {
     const { fs, media: store } = ctx;
     const path = soleTarget(ctx);
-    if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder, not a file. Give stage_file the path of a file.`);
+    if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder, not a file.`, `Give stage_file the path of a file.`);
     // Security: staged for writing, so a symlinked component is refused now rather than at save time.
     const resolved = await ctx.resolve(path, { forWrite: true });
     const contentBytes = input.content === undefined ? 0 : Buffer.byteLength(input.content);
@@ -63,7 +63,7 @@ export const stageFile = defineTool({
       const opened = await fs.open(resolved);
       try {
         const stat = opened.stat ?? await fs.stat(opened.address);
-        if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged. Use list_directory to see what it holds.`);
+        if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged.`, `Use list_directory to see what it holds.`);
         store.ensureRoom(path.display, stat.size + contentBytes);
         links = stat.nlink ?? 1;
         disk = await fs.readFile(opened.address, ctx.signal);
@@ -73,7 +73,7 @@ export const stageFile = defineTool({
         await opened.release();
       }
     } else if (input.content === undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`);
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`, '');
     }
     const media = store.stage(path, disk, input.content, mediaTaint(path.display, ctx.readProtection(resolved)));
     const editor = ctx.editors?.unsavedEditor(path);
