@@ -105,3 +105,21 @@ test('save_media refuses a file with unsaved changes in an open editor; stage_fi
   await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
   assert.equal(readFileSync(file, 'utf8'), 'from the model\n');
 });
+
+test('attack: a save that lands while the person is asked about undo_save cannot turn the undo onto another file', async (tc) => {
+  let raced = false;
+  const t1: TestSession = session(tc, {
+    overrides: {
+      gate: async (call) => {
+        // While the person looks at "undo save s1 of a.txt", another save (to b.txt) becomes the latest.
+        if (call.tool === 'undo_save' && !raced) { raced = true; await saveNew(t1, 'b.txt', 'other\n'); }
+        return { allow: true, decidedBy: 'test' };
+      },
+    },
+  });
+  writeFileSync(join(t1.root, 'a.txt'), 'before\n');
+  await saveNew(t1, 'a.txt', 'after\n');
+  await rejectsWith(t1.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_CONFLICT', 'The latest save changed while the user was asked: it is now s2 of "b.txt", not a save of "a.txt"; nothing was undone. Call undo_save again with the save_id of the save to undo.');
+  assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'after\n');
+  assert.equal(readFileSync(join(t1.root, 'b.txt'), 'utf8'), 'other\n');
+});

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { defineTool, soleTarget } from '../tool.ts';
 import { undoSave } from '../media/undo.ts';
+import { pathKey } from '../media/types.ts';
+import { SandboxError } from '../errors.ts';
 
 export const undoSaveSchema = () => z.strictObject({
   save_id: z.string().min(1).optional().describe('The save to undo: the save_id save_media returned (default: the latest save of this session not undone yet).'),
@@ -40,8 +42,13 @@ export const undoSaveTool = defineTool({
     return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}` };
   },
   run: async (input, ctx): Promise<UndoSaveResult> => {
+    const target = soleTarget(ctx);
     const record = input.save_id === undefined ? ctx.saves.latest() : ctx.saves.get(input.save_id);
-    const action = await undoSave(ctx, record, soleTarget(ctx));
+    // Security: the person approved undoing a save of `target`; a save to another file that landed while they were asked must not be undone in its place.
+    if (pathKey(record.path) !== pathKey(target)) {
+      throw new SandboxError('E_SANDBOX_CONFLICT', `The latest save changed while the user was asked: it is now ${record.id} of "${record.path.display}", not a save of "${target.display}"; nothing was undone.`, 'Call undo_save again with the save_id of the save to undo.');
+    }
+    const action = await undoSave(ctx, record, target);
     const base = { save_id: record.id, path: record.path.display };
     switch (action.kind) {
       case 'restored': return { ...base, action: 'restored', ...(action.saveId !== undefined ? { undo_save_id: action.saveId } : {}) };
