@@ -75,7 +75,7 @@ const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|
 const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
 
 function refuse(raw: string, why: string, next = 'Give a path relative to the workspace folder, such as "src/index.ts".'): SandboxError {
-  return refused(`Path ${JSON.stringify(raw)} was refused: ${why}. ${next}`, '');
+  return refused(`Path ${JSON.stringify(raw)} was refused: ${why}.`, next);
 }
 
 function folderList(roots: readonly WorkspaceRoot[]): string {
