@@ -66,11 +66,14 @@ export function session(t: Pick<TestContext, 'after'>, options: TestSessionOptio
   return s;
 }
 
+/** The bundled ripgrep's path, located once for the whole test file. */
+let located: string | undefined;
+
 /** The real ripgrep the tests run (the bundled package's binary), as a host hands it to a session. */
 export function testRipgrep(): Ripgrep {
-  const found = locateRipgrep({ startDir: nodePath.resolve(import.meta.dirname, '..', '..') });
-  if (!found) throw new Error('ripgrep not found: install @vscode/ripgrep');
-  return createRipgrep(found.path);
+  located ??= locateRipgrep({ startDir: nodePath.resolve(import.meta.dirname, '..', '..') })?.path;
+  if (located === undefined) throw new Error('ripgrep not found: install @vscode/ripgrep');
+  return createRipgrep(located);
 }
 
 /** A session over a real temporary workspace folder (or several, by name). */

@@ -42,7 +42,7 @@ const USER_RULES: Rule[] = [
 
 const FOLDERS = [undefined, '/home/u/proj', '/home/u/.aws/proj', '/w/Secrets', 'C:\\Users\\x\\.SSH\\keys', '/'];
 
-test('the policy\'s quick filters and remembered name answers never change a decision (any path, any case, any folder)', () => {
+test('the policy\'s quick filters and remembered folder forms never change a decision (any path, any case, any folder)', () => {
   const policy = new Policy(USER_RULES);
   const rules: SourcedRule[] = [...BUILT_IN_RULES, ...USER_RULES.map((rule): SourcedRule => ({ rule, source: 'user' }))];
   // Segments built from the rules' own texts, in any case, so paths land on and around every rule.
@@ -59,14 +59,13 @@ test('the policy\'s quick filters and remembered name answers never change a dec
     const path = segments.join('/');
     const expected = reference(rules, path, risk, folder);
     assert.equal(policy.decide(path, risk, folder).action, expected, `${folder ?? '(no folder)'} ${path}`);
-    // Asked again, the name's answer comes from memory: the same decision.
+    // Asked again (the folder's rule form now remembered): the same decision.
     assert.equal(policy.decide(path, risk, folder).action, expected, `again: ${folder ?? '(no folder)'} ${path}`);
   }), { numRuns: 4000 });
 });
 
-test('a rule list that forgot its remembered names decides as before', () => {
+test('ten thousand distinct names, then the first again and two keys: the decisions do not drift', () => {
   const policy = new Policy([]);
-  // More distinct names than a list remembers, then the first ones again.
   for (let i = 0; i < 10_000; i++) assert.equal(policy.decide(`src/file${i}.ts`, 'read').action, 'default');
   assert.equal(policy.decide('src/file0.ts', 'read').action, 'default');
   assert.equal(policy.decide('src/Server.PEM', 'read').action, 'ask');

@@ -3,12 +3,10 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import * as nodePath from 'node:path';
 import { testRipgrep, testSession, tempDir, type TestSession, type TestSessionOptions } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import type { Rule } from '../../src/core/policy.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { isSandboxError, type SandboxCode } from '../../src/core/errors.ts';
 
-const repoRoot = nodePath.resolve(import.meta.dirname, '..', '..');
 
 /** The real ripgrep the tests run: the bundled package's binary. */
 /** A small tree with every case the search flags change: dot entries, ignored files, depth, case. */
@@ -28,9 +26,7 @@ export const SEARCH_TREE: Readonly<Record<string, string>> = {
 };
 
 export function rgPath(): string {
-  const found = locateRipgrep({ startDir: repoRoot });
-  if (!found) throw new Error('ripgrep not found: install @vscode/ripgrep');
-  return found.path;
+  return testRipgrep().path;
 }
 
 /** A session over a real temp workspace whose search backend is the real ripgrep. */

@@ -45,7 +45,7 @@ export function resolvedFs(fs: WorkspaceFs): ResolvedFs {
   return {
     capabilities: fs.capabilities,
     join: (address, ...segments) => mint(fs.join(address, ...segments)),
-    rootLocalPath: (path) => fs.localPath(path.root.address),
+    rootLocalPath: (path) => path.root.localPath ?? fs.localPath(path.root.address),
     folderOf: (path) => mint(fs.join(path.root.address, ...path.rel.split('/').slice(0, -1))),
     stat: (address) => fs.stat(address),
     lstat: (address) => fs.lstat(address),

@@ -62,7 +62,7 @@ export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts
   for (const target of ctx.targets) {
     const resolved = await ctx.resolve(target);
     if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `Check the folder with list_directory or find_files; paths are relative to the workspace folder.`);
-    const cwd = target.root.localPath ?? ctx.fs.rootLocalPath(resolved);
+    const cwd = ctx.fs.rootLocalPath(resolved);
     if (cwd === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk.`, `Use list_directory instead.`);
     // The real path (not the lexical one): a link inside the workspace must not carry the search past rules anchored at its real place.
     scopes.push({ folder: target.root.name, cwd, path: resolved.realRel });
