@@ -16,9 +16,6 @@ interface PagedResult { readonly summary: string; readonly artifact: { readonly 
 type Output = Frames | PagedResult;
 const isPaged = (out: Output): out is PagedResult => !Array.isArray(out);
 
-/** The artifact's last line: `done complete (5626 matching lines in …)`, `limit N reached (…)` or `incomplete: …`. */
-const TERMINAL = '^(done complete|limit \\d+ reached|incomplete:)';
-
 /** The result of a call as ours finishes it: the frames, or the last line of its result artifact once that is complete. */
 interface Finished { readonly out: Output; readonly terminal?: string }
 
@@ -36,19 +33,18 @@ async function viaCore(core: CoreHost, tool: 'search_files' | 'find_files', inpu
   return { out, terminal: await lastLine(core, out.artifact.callId) };
 }
 
-/** Waits for a result artifact's end and reads its last line. */
+/** Waits for a result artifact's end and reads its last line: `done complete (5626 matching lines in …)`, `limit N reached (…)` or `incomplete: …`. */
 async function lastLine(core: CoreHost, callId: string): Promise<string> {
-  await core.session.artifacts.settled(callId);
-  const page = await readArtifact(core.session.artifacts, callId, { offset: core.session.artifacts.get(callId).lines, limit: 1 });
+  const page = await readArtifact(core.session.artifacts, callId, { offset: -1 });
   return page.lines[0]?.text ?? '';
 }
 
-/** The same through the CLI session: artifact_grep of the last line waits for the artifact's end. */
+/** The same through the CLI session: artifact_read from the end waits for the artifact's end. */
 async function viaCli(cli: CliSession, tool: 'search_files' | 'find_files', input: Record<string, unknown>): Promise<Finished> {
   const out = cliResult<Output>(await cli.call(tool, input));
   if (!isPaged(out)) return { out };
-  const grep = cliResult<{ lines: { text: string }[] }>(await cli.call('artifact_grep', { callId: out.artifact.callId, pattern: TERMINAL, maxResults: 1 }));
-  return { out, terminal: grep.lines.at(-1)?.text ?? '' };
+  const tail = cliResult<{ lines: { text: string }[] }>(await cli.call('artifact_read', { callId: out.artifact.callId, offset: -1 }));
+  return { out, terminal: tail.lines[0]?.text ?? '' };
 }
 
 interface Spec {

@@ -126,6 +126,17 @@ describe('artifact_read', () => {
     assert.equal(outcome.result.nextOffset, undefined);
   });
 
+  it('reads from the end with a negative offset, and the last lines of a short file whole', async () => {
+    const outcome = await call(t, 'artifact_read', { callId: id, offset: -3 });
+    assert.equal(outcome.text, 'lines.txt lines 810-812 of 812:\n810\tline 810\n811\tline 811\n812\tline 812\n(end of file)');
+    assert.equal(t.gate.calls.at(-1)?.summary, 'read the last 3 lines of lines.txt');
+    const one = await call(t, 'artifact_read', { callId: id, offset: -1, limit: 1 });
+    assert.deepEqual(one.result.lines, [{ n: 812, text: 'line 812' }]);
+    assert.equal(t.gate.calls.at(-1)?.summary, 'read the last line of lines.txt');
+    const all = (await call(t, 'artifact_read', { callId: id, offset: -5000, limit: 2 })).result;
+    assert.deepEqual([all.startLine, all.endLine, all.nextOffset], [1, 2, 3], 'more lines back than the file has: from its first line');
+  });
+
   it('narrates an offset past the end with the line count', async () => {
     await assert.rejects(call(t, 'artifact_read', { callId: id, offset: 9000 }), {
       code: 'E_SANDBOX_INVALID_INPUT',
@@ -134,7 +145,7 @@ describe('artifact_read', () => {
   });
 
   it('rejects offset 0 and a limit over 2000 at validation', async () => {
-    await assert.rejects(call(t, 'artifact_read', { callId: id, offset: 0 }), { code: 'E_SANDBOX_INVALID_INPUT' });
+    await assert.rejects(call(t, 'artifact_read', { callId: id, offset: 0 }), { code: 'E_SANDBOX_INVALID_INPUT', message: /offset 0 is no line: lines are 1-based \(1 is the first\), and -1 is the last/ });
     await assert.rejects(call(t, 'artifact_read', { callId: id, limit: 2001 }), { code: 'E_SANDBOX_INVALID_INPUT' });
   });
 

@@ -52,6 +52,30 @@ describe('unbounded results stream to disk in bounded memory', () => {
   });
 });
 
+describe('reading a result still being written from its end', () => {
+  it('artifact_read offset -1 waits for the result to end and returns its "done complete" line', async () => {
+    const t = searchSession();
+    const pipe = nodePath.join(t.root, 'stream.log');
+    execFileSync('mkfifo', [pipe]);
+    const writer = createWriteStream(pipe);
+    try {
+      writer.write(Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n');
+      const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' });
+      const paged = pagedResult(outcome.result);
+      assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
+      // Asked while the pipe is open: the result cannot end before the last lines below are written and the pipe closed.
+      const tail = t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: -2 });
+      writer.end('hit 5000 last\n');
+      const page = (await tail).result;
+      assert.deepEqual(page.lines.map((l) => l.text), ['  5001: hit 5000 last', 'done complete (5001 matching lines in 1 file)']);
+      assert.deepEqual([page.startLine, page.endLine, page.totalLines, page.nextOffset, page.spooling], [5002, 5003, 5003, undefined, undefined]);
+    } finally {
+      writer.destroy();
+      await t.dispose();
+    }
+  });
+});
+
 describe('cancelling a result still being written', () => {
   it('stops ripgrep at once and keeps what was spooled, marked incomplete', async () => {
     const t = searchSession();

@@ -7,12 +7,18 @@ import type { ArtifactPage, PageLine } from './types.ts';
 /** Default and cap of artifact_read's `limit`. */
 export const PAGE_MAX_LINES = 2000;
 
-/** A page of lines: the artifact_read contract. */
+/** A page of lines: the artifact_read contract. A negative offset counts from the end (-1 is the last line). */
 export function readArtifact(store: ArtifactStore, callId: string, request: { readonly offset?: number; readonly limit?: number } = {}, signal?: AbortSignal): Promise<ArtifactPage> {
   return store.lease(callId, async (artifact) => {
     refuseBinary(artifact, 'read');
-    const offset = request.offset ?? 1;
     const limit = Math.min(request.limit ?? PAGE_MAX_LINES, PAGE_MAX_LINES);
+    const fromEnd = request.offset !== undefined && request.offset < 0;
+    if (fromEnd) {
+      // Counted from the end: a result still being written has no end yet, so wait for it.
+      await artifact.live?.finished(signal);
+      if (signal?.aborted) throw cancelled();
+    }
+    const offset = fromEnd ? Math.max(artifact.index.lines + request.offset! + 1, 1) : request.offset ?? 1;
     // A result still being written: wait until the page's lines are there, or the result ended short of them.
     while (artifact.live && artifact.index.lines < offset + limit - 1) {
       await artifact.live.changed(signal);
