@@ -8,7 +8,7 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
-import { contentArgs, exclusionArgs, pathArgsFor } from '../../src/core/search/ripgrep-args.ts';
+import { contentArgs, exclusionArgs, pathArgsFor, walkThreads } from '../../src/core/search/ripgrep-args.ts';
 import { ContentParser, NulSplitter, parseStderr, type ContentRecord } from '../../src/core/search/ripgrep-output.ts';
 import { SearchVisibility } from '../../src/core/search/visibility.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
@@ -42,16 +42,22 @@ describe('ripgrep arguments', () => {
   });
 
   it('find_files never hands its glob to rg as a --glob override, which would re-include hidden and ignored files', () => {
+    const threads = walkThreads() === undefined ? [] : [`--threads=${walkThreads()}`];
     // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', '--iglob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--iglob=!*.pem', '--', 'src',
     ]);
+  });
+
+  it('walks with two threads more than the cores (at most 12), and leaves one core to ripgrep\'s default', () => {
+    assert.deepEqual([1, 2, 4, 10, 64].map((cores) => walkThreads(cores)), [undefined, 4, 6, 12, 12]);
+    assert.equal(contentArgs(query(), [], '').some((a) => a.startsWith('--threads')), false, 'a content search keeps ripgrep\'s default');
   });
 
   it('guards long lines with --max-columns and a preview, and never reads a ripgrep config file', () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ContentQuery, PathQuery } from './port.ts';
 
 /**
@@ -70,6 +71,20 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
 }
 
 /**
+ * ripgrep's threads for a path listing, on a machine with `cores` cores. ripgrep runs one per core;
+ * a listing spends most of its time in the kernel (directory reads, stats), and with two cores, two
+ * threads walk a large tree slower than one. Two threads more than the cores keep the cores busy:
+ * on 2 vCPUs, `rg --files -g '*.ts'` over 100,000 files in 10,000 folders took 600-780 ms with 2
+ * threads, 440 with 1, 300-400 with 3, 265 with 4 and 235 with 8 (and 520-550 against 340 ms with 4
+ * on 300,000 files). One core is left to ripgrep's default: there, more threads gained nothing.
+ */
+export function walkThreads(cores: number = availableParallelism()): number | undefined {
+  return cores < 2 ? undefined : Math.min(cores + 2, 12);
+}
+
+const WALK_THREADS = walkThreads();
+
+/**
  * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
  * listed path (see `compileGlob`), so it narrows the walk without re-including hidden or ignored files.
  */
@@ -77,6 +92,7 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
   return [
     ...COMMON,
     '--files', '--null',
+    ...(WALK_THREADS === undefined ? [] : [`--threads=${WALK_THREADS}`]),
     ...prefilterArgs(query),
     ...traversalArgs(query),
     ...exclusionArgs(exclusions),
