@@ -12,17 +12,17 @@ const SIMPLE = /^[\w.\-~ *?]*$/;
 /**
  * A quick test that a file name might match one of several name globs, whatever the case: true for
  * every name one of them matches (and for some more). Most names in a tree match no rule, and a
- * few string comparisons per name say so, where the globs' RegExp tries every glob at every position.
+ * few character comparisons per name say so, where the globs' RegExp tries every glob at every position.
  *
- * A glob of ASCII letters, digits, `_.-~ `, `*` and `?` needs its leading literal as the name's prefix, else its
- * trailing literal as the suffix, else its longest literal somewhere. Security: this must never say
- * false for a matching name. Compared lower-cased: such a glob runs on the host's RegExp, whose
- * case-insensitive match pairs an ASCII letter only with its other case, and lower-casing a name
- * maps those to the same letter (and non-ASCII characters, which never match an ASCII literal, at
- * most to more matches). Any other glob (classes, braces, extglobs, non-ASCII, or run on RE2, whose
- * case folding pairs more characters) keeps its RegExp.
+ * A glob of ASCII letters, digits, `_.-~ `, `*` and `?` needs its leading literal as the name's
+ * prefix, else its trailing literal as the suffix, else its longest literal somewhere; only the
+ * literals that start (end) with the name's first (last) character are compared. Security: this must
+ * never say false for a matching name. Such a glob runs on the host's RegExp, whose case-insensitive
+ * match (no `u` flag) pairs an ASCII letter only with its other case and every other character only
+ * with itself, and the literals are compared exactly so, in place. Any other glob (classes, braces,
+ * extglobs, non-ASCII, or run on RE2, whose case folding pairs more characters) keeps its RegExp.
  */
-export function namePrefilter(globs: readonly NameGlob[]): (name: string) => boolean {
+export function namePrefilter(globs: readonly NameGlob[]): (path: string, from?: number) => boolean {
   const prefixes: string[] = [];
   const suffixes: string[] = [];
   const inner: string[] = [];
@@ -43,12 +43,39 @@ export function namePrefilter(globs: readonly NameGlob[]): (name: string) => boo
     else anyName = true;
   }
   if (anyName) return () => true;
-  const rest = anyOf(others, true);
-  return (name) => {
-    const lower = name.toLowerCase();
-    for (const prefix of prefixes) if (lower.startsWith(prefix)) return true;
-    for (const suffix of suffixes) if (lower.endsWith(suffix)) return true;
-    for (const text of inner) if (lower.includes(text)) return true;
-    return rest(name);
+  const rest = others.length === 0 ? undefined : anyOf(others, true);
+  const byFirst = byCharCode(prefixes, (p) => p.charCodeAt(0));
+  const byLast = byCharCode(suffixes, (p) => p.charCodeAt(p.length - 1));
+  return (path, from = 0) => {
+    const starting = byFirst.get(asciiLower(path.charCodeAt(from)));
+    if (starting?.some((prefix) => path.length - from >= prefix.length && foldedAt(path, from, prefix))) return true;
+    const ending = byLast.get(asciiLower(path.charCodeAt(path.length - 1)));
+    if (ending?.some((suffix) => path.length - from >= suffix.length && foldedAt(path, path.length - suffix.length, suffix))) return true;
+    for (const text of inner) {
+      for (let at = from, end = path.length - text.length; at <= end; at++) if (foldedAt(path, at, text)) return true;
+    }
+    return rest !== undefined && rest(path.slice(from));
   };
+}
+
+function byCharCode(literals: readonly string[], key: (literal: string) => number): Map<number, string[]> {
+  const map = new Map<number, string[]>();
+  for (const literal of literals) {
+    const k = key(literal);
+    const list = map.get(k);
+    if (list) list.push(literal);
+    else map.set(k, [literal]);
+  }
+  return map;
+}
+
+/** An ASCII capital letter's code lower-cased; any other code as it is. */
+function asciiLower(code: number): number {
+  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+}
+
+/** Whether `path` holds `literal` (lower-case ASCII) at `at`, ASCII letters in either case. */
+function foldedAt(path: string, at: number, literal: string): boolean {
+  for (let i = 0; i < literal.length; i++) if (asciiLower(path.charCodeAt(at + i)) !== literal.charCodeAt(i)) return false;
+  return true;
 }

@@ -62,7 +62,8 @@ function protective(c: CompiledRule, action: RuleAction): boolean {
  * a search is judged by the read rules alone, not by the many write-only protected files.
  */
 class RiskFilter {
-  readonly byName: (name: string) => boolean;
+  /** Whether a rule might match the name in `path` that starts at `from`. */
+  readonly byName: (path: string, from?: number) => boolean;
   /** Path rules "**\/X/..." need a segment X. */
   readonly anywhere: SegmentSet;
   /** The other path rules, in one test, when there are any. */
@@ -86,7 +87,22 @@ class RiskFilter {
   byPath(path: string): boolean {
     return this.anywhere.inPath(path) || (this.otherPath?.(path) ?? false);
   }
+
+  private lastBase: string | undefined;
+  private lastBaseAnswer = false;
+
+  /** `anywhere.inPath(base)`, remembered for the last folder: a search asks it of one folder for every result. */
+  anywhereInBase(base: string): boolean {
+    if (base !== this.lastBase) {
+      this.lastBaseAnswer = this.anywhere.inPath(base);
+      this.lastBase = base;
+    }
+    return this.lastBaseAnswer;
+  }
 }
+
+/** Where the last segment of a "/"-separated path starts. */
+const nameStart = (path: string): number => path.lastIndexOf('/') + 1;
 
 /** `rel` below the absolute folder `base` (both in rule form). */
 export function joinRuleForm(base: string, rel: string): string {
@@ -114,11 +130,11 @@ export class RuleList {
   decide(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
     if (this.compiled.length === 0) return NO_RULE;
     const filter = this.filters[risk];
-    const relMatters = relPath !== '' && (filter.byName(nameOf(relPath)) || filter.byPath(relPath));
+    const relMatters = relPath !== '' && (filter.byName(relPath, nameStart(relPath)) || filter.byPath(relPath));
     let absolute: string | undefined;
     if (base !== undefined && (base !== '' || absRel !== '')) {
       // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
-      const mayMatch = relMatters || filter.anywhere.inPath(base) || (absRel === '' && filter.byName(nameOf(base)));
+      const mayMatch = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base, nameStart(base)));
       if (mayMatch) absolute = joinRuleForm(base, absRel);
       else if (filter.otherPath !== undefined) {
         const candidate = joinRuleForm(base, absRel);
