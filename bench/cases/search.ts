@@ -174,7 +174,8 @@ async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost
 }
 
 export async function findCases(ctx: BenchContext, names: NamesTree): Promise<void> {
-  const threads = walkThreads();
+  // Both find cases are name globs, which ripgrep narrows as a file type.
+  const threads = walkThreads(true);
   const threadFlags = threads === undefined ? undefined : [`--threads=${threads}`];
   const core = await coreHost(names.dir);
   const cli = await CliSession.start(names.dir);

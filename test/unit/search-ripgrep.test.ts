@@ -42,21 +42,22 @@ describe('ripgrep arguments', () => {
   });
 
   it('find_files never hands its glob to rg as a --glob override, which would re-include hidden and ignored files', () => {
-    const threads = walkThreads() === undefined ? [] : [`--threads=${walkThreads()}`];
+    const threads = (narrowed: boolean): string[] => (walkThreads(narrowed) === undefined ? [] : [`--threads=${walkThreads(narrowed)}`]);
     // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads, '--iglob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(false), '--iglob=!*.pem', '--', 'src',
     ]);
   });
 
-  it('walks with two threads more than the cores (at most 12), and leaves one core to ripgrep\'s default', () => {
-    assert.deepEqual([1, 2, 4, 10, 64].map((cores) => walkThreads(cores)), [undefined, 4, 6, 12, 12]);
+  it('walks a narrowed listing with two threads more than the cores, a listing of every file with one fewer, and one core with ripgrep\'s default', () => {
+    assert.deepEqual([1, 2, 4, 10, 64].map((cores) => walkThreads(true, cores)), [undefined, 4, 6, 12, 12]);
+    assert.deepEqual([1, 2, 4, 10, 64].map((cores) => walkThreads(false, cores)), [undefined, 1, 3, 9, 12]);
     assert.equal(contentArgs(query(), [], '').some((a) => a.startsWith('--threads')), false, 'a content search keeps ripgrep\'s default');
   });
 

@@ -71,29 +71,36 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
 }
 
 /**
- * ripgrep's threads for a path listing, on a machine with `cores` cores. ripgrep runs one per core;
- * a listing spends most of its time in the kernel (directory reads, stats), and with two cores, two
- * threads walk a large tree slower than one. Two threads more than the cores keep the cores busy:
- * on 2 vCPUs, `rg --files -g '*.ts'` over 100,000 files in 10,000 folders took 600-780 ms with 2
- * threads, 440 with 1, 300-400 with 3, 265 with 4 and 235 with 8 (and 520-550 against 340 ms with 4
- * on 300,000 files). One core is left to ripgrep's default: there, more threads gained nothing.
+ * ripgrep's threads for a path listing on `cores` cores, or undefined for ripgrep's default (one a
+ * core), which is slow on small machines: on 2 vCPUs two threads walk a large tree slower than one.
+ * - Narrowed inside ripgrep (`narrowed`: a name glob given as a file type), a listing spends its
+ *   time walking, in the kernel (directory reads, stats), and two threads more than the cores keep
+ *   the cores busy: on 2 vCPUs `find_files "*.ts"` over 100,000 files in 10,000 folders (20,081
+ *   hits) took about 390 ms with 4 threads against 650-700 ms with 2 (`rg --files` alone: 600-780 ms
+ *   with 2, 440 with 1, 265 with 4).
+ * - Not narrowed, every file crosses the pipe and our processing of each path is the slower side:
+ *   one core is left to it. `find_files "*"` over 300,000 files took about 700 ms with 1 thread
+ *   against 790 with 3, 830 with 4 and 850 with 2.
+ * With one core, more threads gained nothing: ripgrep's default.
  */
-export function walkThreads(cores: number = availableParallelism()): number | undefined {
-  return cores < 2 ? undefined : Math.min(cores + 2, 12);
+export function walkThreads(narrowed: boolean, cores: number = availableParallelism()): number | undefined {
+  if (cores < 2) return undefined;
+  return Math.min(narrowed ? cores + 2 : cores - 1, 12);
 }
 
-const WALK_THREADS = walkThreads();
+const threadArgs = (threads: number | undefined): string[] => (threads === undefined ? [] : [`--threads=${threads}`]);
 
 /**
  * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
  * listed path (see `compileGlob`), so it narrows the walk without re-including hidden or ignored files.
  */
 export function pathArgsFor(query: PathQuery, exclusions: readonly string[], scopePath: string): string[] {
+  const prefilter = prefilterArgs(query);
   return [
     ...COMMON,
     '--files', '--null',
-    ...(WALK_THREADS === undefined ? [] : [`--threads=${WALK_THREADS}`]),
-    ...prefilterArgs(query),
+    ...threadArgs(walkThreads(prefilter.length > 0)),
+    ...prefilter,
     ...traversalArgs(query),
     ...exclusionArgs(exclusions),
     ...pathArgs(scopePath),
