@@ -12,13 +12,13 @@ export function readArtifact(store: ArtifactStore, callId: string, request: { re
   return store.lease(callId, async (artifact) => {
     refuseBinary(artifact, 'read');
     const limit = Math.min(request.limit ?? PAGE_MAX_LINES, PAGE_MAX_LINES);
-    const fromEnd = request.offset !== undefined && request.offset < 0;
-    if (fromEnd) {
+    const requested = request.offset ?? 1;
+    if (requested < 0) {
       // Counted from the end: a result still being written has no end yet, so wait for it.
       await artifact.live?.finished(signal);
       if (signal?.aborted) throw cancelled();
     }
-    const offset = fromEnd ? Math.max(artifact.index.lines + request.offset! + 1, 1) : request.offset ?? 1;
+    const offset = requested < 0 ? Math.max(artifact.index.lines + requested + 1, 1) : requested;
     // A result still being written: wait until the page's lines are there, or the result ended short of them.
     while (artifact.live && artifact.index.lines < offset + limit - 1) {
       await artifact.live.changed(signal);
