@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
@@ -52,14 +52,23 @@ describe('unbounded results stream to disk in bounded memory', () => {
   });
 });
 
+/**
+ * The FIFO "stream.log" in the workspace, with 5,000 lines "hit N …" (more than a page) written and
+ * the pipe left open: ripgrep reading it waits for the rest until the writer ends.
+ */
+function pipeOfHits(t: TestSession): WriteStream {
+  const pipe = nodePath.join(t.root, 'stream.log');
+  execFileSync('mkfifo', [pipe]);
+  const writer = createWriteStream(pipe);
+  writer.write(Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n');
+  return writer;
+}
+
 describe('reading a result still being written from its end', () => {
   it('artifact_read offset -1 waits for the result to end and returns its "done complete" line', async () => {
     const t = searchSession();
-    const pipe = nodePath.join(t.root, 'stream.log');
-    execFileSync('mkfifo', [pipe]);
-    const writer = createWriteStream(pipe);
+    const writer = pipeOfHits(t);
     try {
-      writer.write(Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n');
       const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' });
       const paged = pagedResult(outcome.result);
       assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
@@ -79,16 +88,11 @@ describe('reading a result still being written from its end', () => {
 describe('cancelling a result still being written', () => {
   it('stops ripgrep at once and keeps what was spooled, marked incomplete', async () => {
     const t = searchSession();
-    const pipe = nodePath.join(t.root, 'stream.log');
-    execFileSync('mkfifo', [pipe]);
-    const writer = createWriteStream(pipe);
+    const writer = pipeOfHits(t);
     // Writes still pending when ripgrep is stopped fail with EPIPE: that is the point of the test.
     const writeErrors: NodeJS.ErrnoException[] = [];
     writer.on('error', (e: NodeJS.ErrnoException) => writeErrors.push(e));
     try {
-      // More matching lines than a page, and the pipe left open: ripgrep keeps waiting for the rest.
-      const lines = Array.from({ length: 5000 }, (_, i) => `hit ${i} ${'x'.repeat(40)}`).join('\n') + '\n';
-      writer.write(lines);
       const controller = new AbortController();
       const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' }, controller.signal);
       const paged = pagedResult(outcome.result);
