@@ -37,7 +37,7 @@ const summary = (e: MediaChange): string => {
 test('the store fires one event per change, and a disposed listener hears nothing more', () => {
   const { store: s, events } = store();
   const m1 = s.stage(path('a.txt'), bytes('a\n'));
-  const m2 = s.derive(m1.id, bytes('b\n'));
+  const m2 = s.derive(m1.id, bytes('b\n'), 'b\n');
   s.stagePersonEdit(m2.id, bytes('c\n'));
   s.markSaved('m3', path('a.txt'), bytes('c\n'));
   const late: MediaChange[] = [];

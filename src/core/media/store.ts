@@ -142,10 +142,10 @@ export class MediaStore {
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint });
   }
 
-  /** A new version made by the model (media_apply_patch) from `parentId`. */
-  derive(parentId: string, bytes: Uint8Array): StagedMedia {
+  /** A new version made by the model (media_apply_patch) from `parentId`: `bytes`, and the `text` they encode (its lines and line endings, so the bytes are not decoded again). */
+  derive(parentId: string, bytes: Uint8Array, text: string): StagedMedia {
     const parent = this.entry(parentId);
-    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'model', taint: undefined });
+    return this.add({ path: parent.path, bytes, encoding: parent.encoding, text, base: parent.base, parent, origin: 'model', taint: undefined });
   }
 
   /**

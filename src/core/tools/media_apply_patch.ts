@@ -66,7 +66,7 @@ export const applyPatch = defineTool({
     if (outcome.text === text) {
       throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made.`, `Give the change you want in replace.`);
     }
-    const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display));
+    const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display), outcome.text);
     const counts = lineCounts(text, outcome.text);
     return {
       media_id: child.id,
