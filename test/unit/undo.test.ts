@@ -108,18 +108,43 @@ test('save_media refuses a file with unsaved changes in an open editor; stage_fi
 
 test('attack: a save that lands while the person is asked about undo_save cannot turn the undo onto another file', async (tc) => {
   let raced = false;
+  let asked = '';
   const t1: TestSession = session(tc, {
     overrides: {
       gate: async (call) => {
         // While the person looks at "undo save s1 of a.txt", another save (to b.txt) becomes the latest.
-        if (call.tool === 'undo_save' && !raced) { raced = true; await saveNew(t1, 'b.txt', 'other\n'); }
+        if (call.tool === 'undo_save' && !raced) { raced = true; asked = call.summary; await saveNew(t1, 'b.txt', 'other\n'); }
         return { allow: true, decidedBy: 'test' };
       },
     },
   });
   writeFileSync(join(t1.root, 'a.txt'), 'before\n');
   await saveNew(t1, 'a.txt', 'after\n');
-  await rejectsWith(t1.session.invoke(TOOLS.undo_save, {}), 'E_SANDBOX_CONFLICT', 'The latest save changed while the user was asked: it is now s2 of "b.txt", not a save of "a.txt"; nothing was undone. Call undo_save again with the save_id of the save to undo.');
-  assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'after\n');
+  const undone = await t1.session.invoke(TOOLS.undo_save, {});
+  assert.equal(asked, 'undo save s1 of a.txt');
+  assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's3' }, 'the save the person was asked about');
+  assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'before\n');
   assert.equal(readFileSync(join(t1.root, 'b.txt'), 'utf8'), 'other\n');
+});
+
+test('attack: a newer save of the same file that lands while the person is asked about undo_save is not the one undone', async (tc) => {
+  let raced = false;
+  const t1: TestSession = session(tc, {
+    overrides: {
+      gate: async (call) => {
+        // While the person looks at "undo save s1 of a.txt", the model saves a.txt again (s2).
+        if (call.tool === 'undo_save' && !raced) { raced = true; await saveNew(t1, 'a.txt', 'again\n'); }
+        return { allow: true, decidedBy: 'test' };
+      },
+    },
+  });
+  writeFileSync(join(t1.root, 'a.txt'), 'before\n');
+  await saveNew(t1, 'a.txt', 'after\n');
+  const undone = await t1.session.invoke(TOOLS.undo_save, {});
+  // s1 is undone as asked; the file holds s2's bytes since, so its previous bytes are staged, never written over s2.
+  assert.equal(undone.result.save_id, 's1');
+  assert.equal(undone.result.action, 'staged');
+  assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'again\n');
+  const media = t1.session.media.get(undone.result.media_id ?? '');
+  assert.equal(Buffer.from(media.bytes).toString('utf8'), 'before\n');
 });
