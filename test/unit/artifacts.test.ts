@@ -129,10 +129,10 @@ describe('artifact_read', () => {
   it('reads from the end with a negative offset, and the last lines of a short file whole', async () => {
     const outcome = await call(t, 'artifact_read', { callId: id, offset: -3 });
     assert.equal(outcome.text, 'lines.txt lines 810-812 of 812:\n810\tline 810\n811\tline 811\n812\tline 812\n(end of file)');
-    assert.equal(t.gate.calls.at(-1)?.summary, 'read the last 3 lines of lines.txt');
+    assert.equal(t.gate.calls.at(-1)?.summary, 'read lines.txt from line -3 (counted from the end)');
     const one = await call(t, 'artifact_read', { callId: id, offset: -1, limit: 1 });
     assert.deepEqual(one.result.lines, [{ n: 812, text: 'line 812' }]);
-    assert.equal(t.gate.calls.at(-1)?.summary, 'read the last line of lines.txt');
+    assert.equal(t.gate.calls.at(-1)?.summary, 'read lines.txt from its last line');
     const all = (await call(t, 'artifact_read', { callId: id, offset: -5000, limit: 2 })).result;
     assert.deepEqual([all.startLine, all.endLine, all.nextOffset], [1, 2, 3], 'more lines back than the file has: from its first line');
   });

@@ -1,10 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
+import { readArtifact } from '../../src/core/artifacts/page.ts';
 import { pagedResult, type TestSession } from './harness.ts';
 import { rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
@@ -65,7 +66,7 @@ function pipeOfHits(t: TestSession): WriteStream {
 }
 
 describe('reading a result still being written from its end', () => {
-  it('artifact_read offset -1 waits for the result to end and returns its "done complete" line', async () => {
+  it('artifact_read with a negative offset waits for the result to end and returns its last lines, "done complete" last', async () => {
     const t = searchSession();
     const writer = pipeOfHits(t);
     try {
@@ -80,6 +81,27 @@ describe('reading a result still being written from its end', () => {
       assert.deepEqual([page.startLine, page.endLine, page.totalLines, page.nextOffset, page.spooling], [5002, 5003, 5003, undefined, undefined]);
     } finally {
       writer.destroy();
+      await t.dispose();
+    }
+  });
+});
+
+describe('a result dropped while it is written', () => {
+  // A hang is the failure this guards against: the timeout only turns it into a failed test.
+  it('ends the reads waiting for it, from the end or for lines never written', { timeout: 30_000 }, async () => {
+    const t = searchSession();
+    try {
+      const store = t.session.artifacts;
+      const writer = await store.openResult({ label: 'dropped', source: { root: t.session.roots[0]!, rel: '', display: '' }, stop: () => {} });
+      // Nothing was written before the result was dropped: its spool file is empty.
+      writeFileSync(writer.spoolPath, '');
+      const fromEnd = readArtifact(store, writer.callId, { offset: -1 });
+      const ahead = assert.rejects(readArtifact(store, writer.callId, { offset: 10 }), { code: 'E_SANDBOX_INVALID_INPUT', message: 'offset 10 is past the end: "dropped" is empty (0 lines). There is nothing to read.' });
+      await writer.remove();
+      assert.deepEqual((await fromEnd).lines, []);
+      await ahead;
+      assert.throws(() => store.get(writer.callId), /not found|no artifact|unknown/i);
+    } finally {
       await t.dispose();
     }
   });

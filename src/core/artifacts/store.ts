@@ -267,6 +267,7 @@ export class ArtifactStore {
         if (this.entries.get(callId) === entry) await this.makeRoom(callId);
       },
       remove: async () => {
+        entry.live = undefined;
         live.wake(true);
         if (this.entries.get(callId) === entry) await this.evict(entry, 'closed');
         else await fsp.rm(spoolPath, { force: true });

@@ -3,7 +3,6 @@ import { defineTool } from '../tool.ts';
 import type { ArtifactPage } from '../artifacts/types.ts';
 import { PAGE_MAX_LINES, readArtifact } from '../artifacts/page.ts';
 import { renderPage } from '../artifacts/render.ts';
-import { plural } from '../text/format.ts';
 
 export const ARTIFACT_PAGE_MAX_LINES = PAGE_MAX_LINES;
 
@@ -26,7 +25,7 @@ export const artifactRead = defineTool({
   targets: (input, scope) => {
     const path = scope.artifacts.target(input.callId);
     const offset = input.offset ?? 1;
-    return { paths: [path], summary: offset < 0 ? `read the last ${offset === -1 ? 'line' : plural(-offset, 'line')} of ${path.display}` : `read ${path.display} from line ${offset}` };
+    return { paths: [path], summary: offset < 0 ? `read ${path.display} from ${offset === -1 ? 'its last line' : `line ${offset} (counted from the end)`}` : `read ${path.display} from line ${offset}` };
   },
   run: (input, ctx): Promise<ArtifactPage> => readArtifact(ctx.artifacts, input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
   render: renderPage,
