@@ -44,6 +44,14 @@ export interface GateCall {
   readonly taint?: { readonly from: string; readonly rule: string };
 }
 
+/**
+ * What a person confirming `call` is shown of it: its summary and its paths. A host that confirmed a
+ * call before running it passes this back (`InvokeOptions.confirmed`), so the call runs only as confirmed.
+ */
+export function confirmationOf(call: Pick<GateCall, 'summary' | 'targets'>): string {
+  return `${call.summary} (${call.targets.map((t) => t.display).join(', ')})`;
+}
+
 export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';
 
 export interface Verdict {

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
-import type { CallOrigin, GateCall, Verdict } from './gate.ts';
+import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
 import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
@@ -70,6 +70,12 @@ export interface SessionOptions {
 export interface InvokeOptions {
   /** One page of result for the model (default: 50 KiB); the host's token budget makes it smaller. */
   readonly page?: PageBudget;
+  /**
+   * `confirmationOf` the call as the host had it confirmed before running it (VS Code's chat
+   * confirmation). Security: a call whose targets changed since (undo_save of "the latest save",
+   * after another save landed) is refused, not run on what nobody confirmed.
+   */
+  readonly confirmed?: string;
 }
 
 /** The outcome of the validate → policy steps: what the gate will be asked. */
@@ -203,6 +209,10 @@ export class Session implements TargetScope {
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
         throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied).`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+      }
+      if (options.confirmed !== undefined && options.confirmed !== confirmationOf(prepared.call)) {
+        verdict = { allow: false, decidedBy: 'rule' };
+        throw new SandboxError('E_SANDBOX_CONFLICT', `${tool.name} changed after the user confirmed it: they confirmed "${options.confirmed}", and it would now ${confirmationOf(prepared.call)}; nothing was done.`, 'Call it again, so the user confirms what it does now.');
       }
       if (signal.aborted) throw cancelled();
       verdict = await this.gate(prepared.call, signal);

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/registry.ts';
 import type { Session } from '../core/session.ts';
 import type { Tool, ToolOutcome } from '../core/tool.ts';
-import type { GateCall } from '../core/gate.ts';
+import { confirmationOf, type GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
 import { withSignal } from './cancellation.ts';
 import type { ToolName } from '../core/tools/names.ts';
@@ -37,8 +38,11 @@ function targetList(call: GateCall): string {
   return call.targets.map((t) => (t.display === '.' ? 'the workspace' : t.display)).join(', ') || 'the workspace';
 }
 
-/** The chat confirmation for one call: no side effects, nothing opened on disk. */
-export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks): vscode.PreparedToolInvocation {
+/**
+ * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
+ * the call as it is confirmed.
+ */
+export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall) => void): vscode.PreparedToolInvocation {
   let call: GateCall;
   try {
     call = session.prepare(tool, input, 'chat').call;
@@ -46,6 +50,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
   }
+  prepared?.(call);
   const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
   if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
@@ -79,6 +84,32 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   };
 }
 
+/** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
+const MAX_CONFIRMED = 256;
+
+/**
+ * What each call was confirmed as, from prepareInvocation to its invoke, which VS Code calls with
+ * the same input but no id in common: matched by tool and input, the oldest first.
+ */
+class ConfirmedCalls {
+  private readonly calls: { readonly key: string; readonly confirmed: string }[] = [];
+
+  private static key(tool: string, input: unknown): string {
+    return createHash('sha256').update(tool).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
+  }
+
+  remember(tool: string, input: unknown, call: GateCall): void {
+    if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
+    this.calls.push({ key: ConfirmedCalls.key(tool, input), confirmed: confirmationOf(call) });
+  }
+
+  take(tool: string, input: unknown): string | undefined {
+    const key = ConfirmedCalls.key(tool, input);
+    const at = this.calls.findIndex((c) => c.key === key);
+    return at === -1 ? undefined : this.calls.splice(at, 1)[0]!.confirmed;
+  }
+}
+
 /**
  * Keeps the registered language model tools in step with what the session can serve (trust,
  * capabilities): a tool that cannot run is not registered at all.
@@ -87,6 +118,7 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   private readonly registered = new Map<ToolName, vscode.Disposable>();
   private readonly session: Session;
   private readonly hooks: ToolHostHooks;
+  private readonly confirmed = new ConfirmedCalls();
 
   constructor(session: Session, hooks: ToolHostHooks = {}) {
     this.session = session;
@@ -107,12 +139,13 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
 
   private register(tool: Tool): vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, {
-      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks),
+      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks, (call) => this.confirmed.remember(tool.name, options.input, call)),
       invoke: async (options, token) => {
         const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
+        const confirmed = this.confirmed.take(tool.name, options.input);
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
-            const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token) });
+            const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
             return this.hooks.aroundInvoke ? this.hooks.aroundInvoke(tool, options.input, run, signal) : run().then((outcome) => ({ outcome }));
           });
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);

@@ -5,6 +5,7 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import type { ModelPath } from '../../src/core/paths.ts';
 import { session, type TestSession } from './harness.ts';
+import { confirmationOf } from '../../src/core/gate.ts';
 import { join, rejectsWith } from './media-fixtures.ts';
 
 /** Bytes no text editor would keep as they are: CRLF, a BOM-less Latin-1 byte, no final newline. */
@@ -147,4 +148,24 @@ test('attack: a newer save of the same file that lands while the person is asked
   assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'again\n');
   const media = t1.session.media.get(undone.result.media_id ?? '');
   assert.equal(Buffer.from(media.bytes).toString('utf8'), 'before\n');
+});
+
+test('attack: a call whose target changed after the host confirmed it is refused (undo_save of the latest save, after another save landed)', async (tc) => {
+  const t = session(tc);
+  writeFileSync(join(t.root, 'a.txt'), 'before\n');
+  await saveNew(t, 'a.txt', 'after\n');
+  // VS Code's chat confirmation (prepareInvocation) shows the call as it is now…
+  const confirmed = confirmationOf(t.session.prepare(TOOLS.undo_save, {}, 'chat').call);
+  assert.equal(confirmed, 'undo save s1 of a.txt (a.txt)');
+  // …another save lands before VS Code invokes it…
+  await saveNew(t, 'b.txt', 'other\n');
+  await rejectsWith(t.session.invoke(TOOLS.undo_save, {}, undefined, 'chat', { confirmed }), 'E_SANDBOX_CONFLICT',
+    'undo_save changed after the user confirmed it: they confirmed "undo save s1 of a.txt (a.txt)", and it would now undo save s2 of b.txt (b.txt); nothing was done. Call it again, so the user confirms what it does now.');
+  assert.equal(readFileSync(join(t.root, 'a.txt'), 'utf8'), 'after\n');
+  assert.equal(readFileSync(join(t.root, 'b.txt'), 'utf8'), 'other\n');
+  assert.equal(t.log.entries.at(-1)?.verdict, 'refused');
+  // …and confirmed as it is now, it runs.
+  const again = confirmationOf(t.session.prepare(TOOLS.undo_save, {}, 'chat').call);
+  const undone = await t.session.invoke(TOOLS.undo_save, {}, undefined, 'chat', { confirmed: again });
+  assert.deepEqual([undone.result.save_id, undone.result.action], ['s2', 'removed']);
 });
