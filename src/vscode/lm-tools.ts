@@ -89,7 +89,8 @@ const MAX_CONFIRMED = 256;
 
 /**
  * What each call was confirmed as, from prepareInvocation to its invoke, which VS Code calls with
- * the same input but no id in common: matched by tool and input, the oldest first.
+ * the same input but no id in common: matched by tool and input, the latest confirmation first (an
+ * earlier one of the same call may have been declined, and is never invoked).
  */
 class ConfirmedCalls {
   private readonly calls: { readonly key: string; readonly confirmed: string }[] = [];
@@ -105,8 +106,8 @@ class ConfirmedCalls {
 
   take(tool: string, input: unknown): string | undefined {
     const key = ConfirmedCalls.key(tool, input);
-    const at = this.calls.findIndex((c) => c.key === key);
-    return at === -1 ? undefined : this.calls.splice(at, 1)[0]!.confirmed;
+    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!.confirmed;
+    return undefined;
   }
 }
 
