@@ -86,7 +86,12 @@ test('the name prefilter says "might match" for every name a name glob matches, 
   fc.assert(fc.property(fc.array(fc.string({ unit: globChar, minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }), fc.string({ unit: nameChar, minLength: 1, maxLength: 10 }), (globs, name) => {
     const prefilter = namePrefilter(globs.map((glob) => ({ glob, regex: ruleRegex(glob, true) })));
     for (const glob of globs) {
-      if (picomatch.isMatch(name, glob, { dot: true, nocase: true })) assert.ok(prefilter(name), `${JSON.stringify(glob)} matches ${JSON.stringify(name)}`);
+      if (!picomatch.isMatch(name, glob, { dot: true, nocase: true })) continue;
+      assert.ok(prefilter(name), `${JSON.stringify(glob)} matches ${JSON.stringify(name)}`);
+      // As rule lists ask it: the name at the end of a path, found by its offset.
+      assert.ok(prefilter(`d\u0130r/${name}`, 4), `${JSON.stringify(glob)} matches ${JSON.stringify(name)} in a folder`);
     }
   }), { numRuns: 3000 });
+  const any = namePrefilter([{ glob: '*.pem', regex: ruleRegex('*.pem', true) }]);
+  assert.deepEqual([any(''), any('a/', 2), any('.pem'), any('x/.PEM', 2), any('x/.pe', 2)], [false, false, true, true, false], 'empty names, and a name shorter than the literal');
 });
