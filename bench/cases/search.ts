@@ -71,48 +71,30 @@ const RG_GOAL: Goal = { kind: 'ratio', max: 1.15 };
 async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: CoreHost, cli: CliSession): Promise<void> {
   const rg = ripgrep();
   const kind = spec.tool === 'search_files' ? 'match' : 'path';
-  const counts = { ours: -1, cli: -1, rg: -1 };
-  const rgSide: Side<Buffer> = {
-    label: `rg ${spec.rgArgs.join(' ')}`,
-    run: async () => (await run(rg, spec.rgArgs, { cwd })).stdout,
-    check: (out) => { counts.rg = spec.rgCount(out); },
-  };
-  const note = (ours: number): string | undefined => {
+  let rgCount = -1;
+  const rgSide = (args: readonly string[]): Side<Buffer> => ({
+    label: `rg ${args.join(' ')}`,
+    run: async () => (await run(rg, args, { cwd })).stdout,
+    check: (out) => { rgCount = spec.rgCount(out); },
+  });
+  /** Ours one way against a ripgrep run, back to back: one result row. */
+  const timed = async (row: { readonly id: string; readonly title: string; readonly goal: Goal; readonly how: string; readonly run: () => Promise<Finished> }, peer: Side<Buffer>): Promise<void> => {
+    ctx.log(`${spec.title}: ${row.how} vs ${peer.label}`);
+    let ours = -1;
+    const [oursSample, peerSample] = await compare({ label: `${spec.tool} (${row.how})`, run: row.run, check: (out) => { ours = count(out, kind); } }, peer, ctx.runs(spec.runs));
     const issues: string[] = [];
-    if (ours !== counts.rg) issues.push(`result count differs: ours ${ours}, rg ${counts.rg}`);
-    if (counts.rg !== spec.expected) issues.push(`expected ${spec.expected} results, rg found ${counts.rg}`);
-    return issues.length ? issues.join('; ') : undefined;
+    if (ours !== rgCount) issues.push(`result count differs: ours ${ours}, rg ${rgCount}`);
+    if (rgCount !== spec.expected) issues.push(`expected ${spec.expected} results, rg found ${rgCount}`);
+    ctx.add(result({ id: row.id, title: row.title, goal: row.goal, ours: oursSample, peer: peerSample, details: { input: spec.input, results: ours, rgResults: rgCount }, ...(issues.length ? { note: issues.join('; ') } : {}) }));
   };
 
-  ctx.log(`${spec.title}: core`);
-  const [oursCore, rgCore] = await compare({
-    label: `${spec.tool} (core)`,
-    run: () => viaCore(core, spec.tool, spec.input),
-    check: (out) => { counts.ours = count(out, kind); },
-  }, rgSide, ctx.runs(spec.runs));
-  const coreNote = note(counts.ours);
-  ctx.add(result({ id: `${spec.id}.core`, title: `${spec.title} — core`, goal: RG_GOAL, ours: oursCore, peer: rgCore, details: { input: spec.input, results: counts.ours, rgResults: counts.rg }, ...(coreNote ? { note: coreNote } : {}) }));
-
+  const viaCoreRun = (): Promise<Finished> => viaCore(core, spec.tool, spec.input);
+  await timed({ id: `${spec.id}.core`, title: `${spec.title} — core`, goal: RG_GOAL, how: 'core', run: viaCoreRun }, rgSide(spec.rgArgs));
   if (spec.sameFlags) {
-    const args = [...spec.rgArgs, ...spec.sameFlags];
-    ctx.log(`${spec.title}: core vs rg ${spec.sameFlags.join(' ')}`);
-    const [ours, peer] = await compare({
-      label: `${spec.tool} (core)`,
-      run: () => viaCore(core, spec.tool, spec.input),
-      check: (out) => { counts.ours = count(out, kind); },
-    }, { ...rgSide, label: `rg ${args.join(' ')}`, run: async () => (await run(rg, args, { cwd })).stdout }, ctx.runs(spec.runs));
-    const sameNote = note(counts.ours);
-    ctx.add(result({ id: `${spec.id}.core.same-flags`, title: `${spec.title} ${spec.sameFlags.join(' ')} — core (our layer's own cost)`, goal: { kind: 'none' }, ours, peer, details: { input: spec.input, results: counts.ours, rgResults: counts.rg }, ...(sameNote ? { note: sameNote } : {}) }));
+    const flags = spec.sameFlags.join(' ');
+    await timed({ id: `${spec.id}.core.same-flags`, title: `${spec.title} ${flags} — core (our layer's own cost)`, goal: { kind: 'none' }, how: 'core', run: viaCoreRun }, rgSide([...spec.rgArgs, ...spec.sameFlags]));
   }
-
-  ctx.log(`${spec.title}: CLI session`);
-  const [oursCli, rgCli] = await compare({
-    label: `${spec.tool} (CLI session)`,
-    run: () => viaCli(cli, spec.tool, spec.input),
-    check: (out) => { counts.cli = count(out, kind); },
-  }, rgSide, ctx.runs(spec.runs));
-  const cliNote = note(counts.cli);
-  ctx.add(result({ id: `${spec.id}.cli`, title: `${spec.title} — CLI session`, goal: RG_GOAL, ours: oursCli, peer: rgCli, details: { input: spec.input, results: counts.cli, rgResults: counts.rg }, ...(cliNote ? { note: cliNote } : {}) }));
+  await timed({ id: `${spec.id}.cli`, title: `${spec.title} — CLI session`, goal: RG_GOAL, how: 'CLI session', run: () => viaCli(cli, spec.tool, spec.input) }, rgSide(spec.rgArgs));
 }
 
 export async function searchCases(ctx: BenchContext, source: SourceTree): Promise<void> {
