@@ -10,7 +10,7 @@ export interface NameGlob {
 const SIMPLE = /^[\w.\-~ *?]*$/;
 
 /**
- * A quick test that a file name might match one of several name globs, whatever the case: true for
+ * A quick test that a file name (a path's last segment) might match one of several name globs, whatever the case: true for
  * every name one of them matches (and for some more). Most names in a tree match no rule, and a
  * few character comparisons per name say so, where the globs' RegExp tries every glob at every position.
  *
@@ -22,7 +22,7 @@ const SIMPLE = /^[\w.\-~ *?]*$/;
  * with itself, and the literals are compared exactly so, in place. Any other glob (classes, braces,
  * extglobs, non-ASCII, or run on RE2, whose case folding pairs more characters) keeps its RegExp.
  */
-export function namePrefilter(globs: readonly NameGlob[]): (path: string, from?: number) => boolean {
+export function namePrefilter(globs: readonly NameGlob[]): (path: string) => boolean {
   const prefixes: string[] = [];
   const suffixes: string[] = [];
   const inner: string[] = [];
@@ -46,7 +46,9 @@ export function namePrefilter(globs: readonly NameGlob[]): (path: string, from?:
   const rest = others.length === 0 ? undefined : anyOf(others, true);
   const byFirst = byCharCode(prefixes, (p) => p.charCodeAt(0));
   const byLast = byCharCode(suffixes, (p) => p.charCodeAt(p.length - 1));
-  return (path, from = 0) => {
+  return (path) => {
+    // The name is the path's last segment, tested in place.
+    const from = path.lastIndexOf('/') + 1;
     const starting = byFirst.get(asciiLower(path.charCodeAt(from)));
     if (starting?.some((prefix) => path.length - from >= prefix.length && foldedAt(path, from, prefix))) return true;
     const ending = byLast.get(asciiLower(path.charCodeAt(path.length - 1)));

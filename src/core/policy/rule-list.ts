@@ -62,8 +62,8 @@ function protective(c: CompiledRule, action: RuleAction): boolean {
  * a search is judged by the read rules alone, not by the many write-only protected files.
  */
 class RiskFilter {
-  /** Whether a rule might match the name in `path` that starts at `from`. */
-  readonly byName: (path: string, from?: number) => boolean;
+  /** Whether a rule might match the name (last segment) of `path`. */
+  readonly byName: (path: string) => boolean;
   /** Path rules "**\/X/..." need a segment X. */
   readonly anywhere: SegmentSet;
   /** The other path rules, in one test, when there are any. */
@@ -101,9 +101,6 @@ class RiskFilter {
   }
 }
 
-/** Where the last segment of a "/"-separated path starts. */
-const nameStart = (path: string): number => path.lastIndexOf('/') + 1;
-
 /** `rel` below the absolute folder `base` (both in rule form). */
 export function joinRuleForm(base: string, rel: string): string {
   return rel === '' ? base : base === '' ? rel : `${base}/${rel}`;
@@ -130,11 +127,11 @@ export class RuleList {
   decide(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
     if (this.compiled.length === 0) return NO_RULE;
     const filter = this.filters[risk];
-    const relMatters = relPath !== '' && (filter.byName(relPath, nameStart(relPath)) || filter.byPath(relPath));
+    const relMatters = relPath !== '' && (filter.byName(relPath) || filter.byPath(relPath));
     let absolute: string | undefined;
     if (base !== undefined && (base !== '' || absRel !== '')) {
       // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
-      const mayMatch = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base, nameStart(base)));
+      const mayMatch = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base));
       if (mayMatch) absolute = joinRuleForm(base, absRel);
       else if (filter.otherPath !== undefined) {
         const candidate = joinRuleForm(base, absRel);
