@@ -9,7 +9,7 @@ import { result, skipped, type Goal } from '../lib/report.ts';
 import { compare, type Side } from '../lib/stats.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
-import { walkThreads } from '../../src/core/search/ripgrep-args.ts';
+import { threadArgs, walkThreads } from '../../src/core/search/ripgrep-args.ts';
 
 type Frames = readonly { readonly kind: string }[];
 /** A result over one page: its first page and the result artifact that holds all of it. */
@@ -157,8 +157,8 @@ async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost
 
 export async function findCases(ctx: BenchContext, names: NamesTree): Promise<void> {
   // Both find cases are name globs, which ripgrep narrows as a file type.
-  const threads = walkThreads(true);
-  const threadFlags = threads === undefined ? undefined : [`--threads=${threads}`];
+  const threads = threadArgs(walkThreads(true));
+  const threadFlags = threads.length === 0 ? undefined : threads;
   const core = await coreHost(names.dir);
   const cli = await CliSession.start(names.dir);
   try {

@@ -35,7 +35,7 @@ try {
   sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
   const hwm = procStatus('VmHWM');
   const info = callId !== undefined ? host.session.artifacts.get(callId) : undefined;
-  const last = callId !== undefined && info ? (await readArtifact(host.session.artifacts, callId, { offset: info.lines, limit: 1 })).lines[0]?.text : undefined;
+  const last = callId !== undefined && info ? (await readArtifact(host.session.artifacts, callId, { offset: -1 })).lines[0]?.text : undefined;
   process.stdout.write(JSON.stringify({
     firstPageMs,
     totalMs,

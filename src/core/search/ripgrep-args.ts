@@ -70,6 +70,8 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
   ];
 }
 
+const CORES = availableParallelism();
+
 /**
  * ripgrep's threads for a path listing on `cores` cores, or undefined for ripgrep's default (one a
  * core), which is slow on small machines: on 2 vCPUs two threads walk a large tree slower than one.
@@ -83,12 +85,13 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
  *   against 790 with 3, 830 with 4 and 850 with 2.
  * With one core, more threads gained nothing: ripgrep's default.
  */
-export function walkThreads(narrowed: boolean, cores: number = availableParallelism()): number | undefined {
+export function walkThreads(narrowed: boolean, cores: number = CORES): number | undefined {
   if (cores < 2) return undefined;
   return Math.min(narrowed ? cores + 2 : cores - 1, 12);
 }
 
-const threadArgs = (threads: number | undefined): string[] => (threads === undefined ? [] : [`--threads=${threads}`]);
+/** The flag for `threads`, or none for ripgrep's default. */
+export const threadArgs = (threads: number | undefined): string[] => (threads === undefined ? [] : [`--threads=${threads}`]);
 
 /**
  * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
