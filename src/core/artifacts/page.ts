@@ -20,8 +20,7 @@ export function readArtifact(store: ArtifactStore, callId: string, request: { re
     }
     const offset = requested < 0 ? Math.max(artifact.index.lines + requested + 1, 1) : requested;
     // A result still being written: wait until the page's lines are there, or the result ended short of them.
-    // (A result dropped while it was written has ended too: its end wakes the wait and stops it.)
-    while (artifact.live !== undefined && !artifact.live.done && artifact.index.lines < offset + limit - 1) {
+    while (artifact.live && artifact.index.lines < offset + limit - 1) {
       await artifact.live.changed(signal);
       if (signal?.aborted) throw cancelled();
     }
