@@ -137,7 +137,8 @@ export class MediaStore {
     } else {
       const decoded = disk === undefined ? undefined : decodeFile(disk, fileName, configured);
       encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
-      bytes = encodeText(decoded ? withEol(content, detectEol(decoded.text)) : content, encoding, path.display);
+      text = decoded ? withEol(content, detectEol(decoded.text)) : content;
+      bytes = encodeText(text, encoding, path.display);
     }
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint });
   }
