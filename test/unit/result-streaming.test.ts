@@ -86,6 +86,25 @@ describe('reading a result still being written from its end', () => {
   });
 });
 
+describe('cancelling a read that waits for a result\'s end', () => {
+  it('a read from the end of a result that has not ended settles when its call is cancelled', async () => {
+    const t = searchSession();
+    try {
+      const store = t.session.artifacts;
+      const writer = await store.openResult({ label: 'unending', source: { root: t.session.roots[0]!, rel: '', display: '' }, stop: () => {} });
+      writeFileSync(writer.spoolPath, '');
+      const controller = new AbortController();
+      // readArtifact is waiting for the end once it returns: the result never ends, so only the cancellation settles it.
+      const tail = assert.rejects(readArtifact(store, writer.callId, { offset: -1 }, controller.signal), { code: 'E_SANDBOX_CANCELLED' });
+      controller.abort();
+      await tail;
+      await writer.remove();
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
 describe('a result dropped while it is written', () => {
   // A hang is the failure this guards against: the timeout only turns it into a failed test.
   it('ends the reads waiting for it, from the end or for lines never written', { timeout: 30_000 }, async () => {
