@@ -2,7 +2,7 @@ import type { Risk } from './types.ts';
 import { PROTECTED_GROUPS } from './protected.ts';
 import { anyOf, ruleRegex } from './policy/rule-glob.ts';
 import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';
-import { STRICTNESS, rulesSchema, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
+import { STRICTNESS, ruleSchema, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
 
 export { ruleSchema, rulesSchema, type PolicyDecision, type Rule, type RuleAction, type RuleSource, type SourcedRule } from './policy/types.ts';
 
@@ -62,6 +62,11 @@ export interface PolicyOptions {
   readonly workspaceRules?: readonly Rule[];
   /** The workspace folders' absolute local paths (a folder nested in another is judged by the outer one's rules too). */
   readonly folders?: readonly string[];
+  /**
+   * Some rules value was invalid: every path asks unless a rule decides something stricter.
+   * Security: a floor under the other rules, never a rule after them, so a deny stays a deny.
+   */
+  readonly askEverything?: boolean;
 }
 
 /** Folder paths whose rule form a policy remembers at most. */
@@ -84,7 +89,9 @@ export class Policy {
     this.options = options;
     const user = userRules.map((rule): SourcedRule => ({ rule, source: 'user' }));
     this.main = new RuleList(options.includeDefaults === false ? user : [...BUILT_IN_RULES, ...user]);
-    this.workspace = new RuleList(this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' })));
+    // The floor comes first in the tightening list: any later ask or deny rule there still decides.
+    const floor: SourcedRule[] = options.askEverything ? [{ rule: { glob: '**', read: 'ask', write: 'ask' }, source: 'built-in', reason: INVALID_RULES_REASON }] : [];
+    this.workspace = new RuleList([...floor, ...this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' }))]);
     this.folders = (options.folders ?? []).map(ruleForm);
   }
 
@@ -169,22 +176,31 @@ export class Policy {
 
 export interface ParsedRules {
   readonly policy: Policy;
-  /** Narrated problems; when non-empty the policy asks for everything. */
+  /** Narrated problems; while any is present every path no stricter rule covers asks. */
   readonly errors: readonly string[];
 }
 
 /** Parses one `workspaceTools.rules` value; `where` names its scope in the errors ("in .vscode/settings.json"). */
 export function parseRuleList(raw: unknown, where?: string): { rules: Rule[]; errors: string[] } {
   const at = where ? ` in ${where}` : '';
-  const parsed = rulesSchema.safeParse(raw ?? []);
-  if (!parsed.success) {
-    return { rules: [], errors: parsed.error.issues.map((i) => `workspaceTools.rules${i.path.map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`) };
+  const list = raw ?? [];
+  if (!Array.isArray(list)) {
+    return { rules: [], errors: [`workspaceTools.rules${at}: expected a list of rules, got ${list === null ? 'null' : typeof list}.`] };
   }
-  const errors = parsed.data.flatMap((r) => {
-    const problem = ruleGlobProblem(r.glob);
-    return problem === undefined ? [] : [`Invalid glob ${JSON.stringify(r.glob)} in workspaceTools.rules${at}: ${problem}.`];
+  // Each rule on its own: Security: one broken entry must not take its valid neighbours (a deny among them) down with it.
+  const rules: Rule[] = [];
+  const errors: string[] = [];
+  list.forEach((entry: unknown, index) => {
+    const parsed = ruleSchema.safeParse(entry);
+    if (!parsed.success) {
+      errors.push(...parsed.error.issues.map((i) => `workspaceTools.rules${[index, ...i.path].map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`));
+      return;
+    }
+    const problem = ruleGlobProblem(parsed.data.glob);
+    if (problem === undefined) rules.push(parsed.data);
+    else errors.push(`Invalid glob ${JSON.stringify(parsed.data.glob)} in workspaceTools.rules${at}: ${problem}.`);
   });
-  return { rules: parsed.data, errors };
+  return { rules, errors };
 }
 
 /** Why a person's rule glob cannot be used, or undefined. */
@@ -200,15 +216,15 @@ function ruleGlobProblem(glob: string): string | undefined {
   }
 }
 
+/** Why every path asks while a rules value is invalid (shown with the decision). */
+export const INVALID_RULES_REASON = 'a workspaceTools.rules value is invalid, so every path asks until it is fixed';
+
 /**
- * Parses the person's rules. Security: an invalid rule never turns into "allow": the whole policy
- * falls back to asking for every path, and the error is reported.
+ * Parses the person's rules. Security: an invalid rule never loosens anything: its valid
+ * neighbours stay in force, and every path that no stricter rule covers asks until it is fixed
+ * (a deny stays a deny), and the error is reported.
  */
 export function parseRules(raw: unknown): ParsedRules {
   const { rules, errors } = parseRuleList(raw);
-  return { policy: errors.length ? askEverything() : new Policy(rules), errors };
-}
-
-export function askEverything(): Policy {
-  return new Policy([{ glob: '**', read: 'ask', write: 'ask' }]);
+  return { policy: new Policy(rules, { askEverything: errors.length > 0 }), errors };
 }

@@ -1,4 +1,4 @@
-import { Policy, askEverything, parseRuleList, tighteningOnly, type Rule } from './policy.ts';
+import { Policy, parseRuleList, tighteningOnly, type Rule } from './policy.ts';
 
 /** One setting value from a scope an agent can write (workspace or folder settings), and where it lives. */
 export interface ScopedValue {
@@ -17,7 +17,7 @@ export interface RuleScopes {
 
 export interface ScopedRules {
   readonly policy: Policy;
-  /** Invalid values: while any is present the policy asks for everything. */
+  /** Invalid values: while any is present every path that no stricter rule covers asks. */
   readonly errors: readonly string[];
   /** Parts of workspace-scope values that would loosen the gate and were ignored. */
   readonly ignored: readonly string[];
@@ -29,7 +29,7 @@ export interface ScopedRules {
  * Builds the policy from every scope's `workspaceTools.rules`. Security: workspace and folder
  * settings may add `ask` and `deny` but never loosen: their `allow` parts are ignored and reported,
  * and their rules only ever make a decision stricter (see Policy). An invalid value anywhere never
- * turns into "allow": the whole policy asks for every path until it is fixed.
+ * loosens: its valid neighbours stay, and every path no stricter rule covers asks until it is fixed.
  */
 export function scopeRules(scopes: RuleScopes): ScopedRules {
   const user = parseRuleList(scopes.user, 'user settings');
@@ -48,8 +48,6 @@ export function scopeRules(scopes: RuleScopes): ScopedRules {
       if (kept.read || kept.write) workspaceRules.push({ ...kept, where });
     }
   }
-  const policy = errors.length
-    ? askEverything()
-    : new Policy(user.rules, { workspaceRules: workspaceRules.map(({ where: _where, ...rule }) => rule) });
+  const policy = new Policy(user.rules, { workspaceRules: workspaceRules.map(({ where: _where, ...rule }) => rule), askEverything: errors.length > 0 });
   return { policy, errors, ignored, workspaceRules };
 }

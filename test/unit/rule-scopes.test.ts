@@ -73,3 +73,26 @@ test('attack: widen writeRoots from workspace settings — ignored and reported;
   assert.deepEqual(displays(scopeWriteRoots(['src'], [{ value: [], where: WS }], roots)), [], 'an empty list narrows to no save at all');
   assert.deepEqual(displays(scopeWriteRoots(['src', 'docs'], [], roots)), ['src', 'docs']);
 });
+
+test('attack: one invalid workspace rule softens every deny into an ask — denies stay denies, only the rest asks', () => {
+  const scoped = scopeRules({
+    user: [{ glob: 'private/**', read: 'deny' }, { glob: 'docs/**', read: 'allow' }],
+    workspace: [{ value: [{ glob: '' }, { glob: 'build/**', write: 'deny' }], where: WS }],
+  });
+  assert.match(scoped.errors.join('\n'), /workspaceTools\.rules\[0\]\["glob"\] in workspace settings/);
+  const decide = (path: string, risk: 'read' | 'write') => scoped.policy.decide(path, risk).action;
+  assert.equal(decide('.git/hooks/pre-commit', 'write'), 'deny', 'the built-in .git write deny stays');
+  assert.equal(decide('private/notes.md', 'read'), 'deny', 'the user\'s read deny stays');
+  assert.equal(decide('build/out.js', 'write'), 'deny', 'a valid workspace deny beside the broken rule stays');
+  assert.equal(decide('docs/guide.md', 'read'), 'ask', 'the user\'s allow no longer skips the question');
+  assert.equal(decide('src/app.ts', 'read'), 'ask');
+  assert.match(scoped.policy.decide('src/app.ts', 'write').reason ?? '', /invalid/);
+});
+
+test('attack: an invalid user rule beside a valid deny — the deny stays, the rest asks', () => {
+  const scoped = scopeRules({ user: [{ glob: 'keys/**', read: 'deny' }, { glob: 'a/**', read: 'maybe' }], workspace: [] });
+  assert.equal(scoped.errors.length, 1);
+  assert.equal(scoped.policy.decide('keys/k.txt', 'read').action, 'deny');
+  assert.equal(scoped.policy.decide('.env', 'read').action, 'ask');
+  assert.equal(scoped.policy.decide('src/app.ts', 'read').action, 'ask');
+});
