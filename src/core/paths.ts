@@ -63,8 +63,16 @@ const MAX_SEGMENT_BYTES = 255;
 const MAX_SEGMENTS = 256;
 // Security: characters that render like "." "/" or "\" and would let a path read as something else to the person.
 const LOOKALIKES = /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F8\uFF3C\u29F5\u2216\uFE68\u3002\uFF61]/u;
-// Security: invisible and bidi-control characters make a path display differently from what it opens.
-const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/u;
+// Security: invisible, bidi-control and blank characters make a path display differently from what it
+// opens: every default-ignorable code point (joiners, fillers such as U+3164, variation selectors, tag
+// characters), line and paragraph separators, and every space but U+0020 (and the blank braille cell).
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Zl}\p{Zp}\u2800]|(?! )\p{Zs}/u;
+// Security: on Windows "name:stream" and "name::$DATA" open an alternate data stream of "name", or the
+// file itself: another spelling of a name the rules judge (CVE-2019-1352's class). Refused everywhere,
+// like the device names, so a path means the same on every host.
+const STREAM_SYNTAX = /:/;
+// Security: an 8.3 short name ("ENV~1", "VSCODE~1", "PACKAG~1.JSO") is another spelling of a long name on Windows.
+const SHORT_NAME = /^[^.]{1,7}~[0-9]{1,6}(\.[^.]{0,3})?$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 // Security: percent-escapes of separators, dots, "%", control bytes and any non-ASCII byte (overlong
@@ -72,7 +80,8 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 // serve to confuse whoever reads the path.
 const PERCENT_ENCODED_SUSPICIOUS = /%(2e|2f|5c|25|[01][0-9a-f]|7f|[89a-f][0-9a-f])/i;
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
-const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
+// A scheme and a slash ("file:///x", "staged:/x"); "name:stream" is refused by its segment as a stream.
+const URI_SCHEME = /^[a-z][a-z0-9+.-]+:\//i;
 
 function refuse(raw: string, why: string, next = 'Give a path relative to the workspace folder, such as "src/index.ts".'): SandboxError {
   return refused(`Path ${JSON.stringify(raw)} was refused: ${why}.`, next);
@@ -118,6 +127,8 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[])
     if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) throw refuse(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
     if (/[. ]$/.test(segment)) throw refuse(raw, `the segment "${segment}" ends with a dot or a space, which some filesystems silently strip`);
     if (WINDOWS_DEVICE.test(segment)) throw refuse(raw, `"${segment}" is a reserved device name`);
+    if (STREAM_SYNTAX.test(segment)) throw refuse(raw, `the segment "${segment}" contains ":", which names an alternate data stream (another spelling of a file) on Windows`, 'Give the file\'s plain name, without ":".');
+    if (SHORT_NAME.test(segment)) throw refuse(raw, `"${segment}" has the form of a Windows 8.3 short name ("NAME~1"), another spelling of a longer name`, 'Give the file\'s full name, as list_directory shows it.');
     segments.push(segment);
   }
 

@@ -10,6 +10,7 @@ import { session } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
+import { FOLDED_SPELLINGS, INVISIBLE_CHARACTERS, WINDOWS_SPELLINGS } from '../shared/spellings.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
 const RUNS = Number(process.env['WT_FUZZ_RUNS'] ?? 2000);
@@ -26,11 +27,18 @@ async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 /** Secrets of the fixture, in the case they have on disk: every call that reaches one must have been asked as a secret. */
-const SECRETS = ['.env', '.ENV', 'Id_Rsa', 'certs/SERVER.PEM'];
+const SECRETS = ['.env', '.ENV', 'Id_Rsa', 'certs/SERVER.PEM', 'id_r\u017Fa', '.\u212Aube/config'];
+
+/** Other spellings of names (issue 26, item 3): Windows streams and short names, invisible characters, case-folded letters. */
+const spelling = fc.oneof(
+  fc.constantFrom(...WINDOWS_SPELLINGS, ...FOLDED_SPELLINGS.map(([path]) => path), 'ID_R\u017FA', '.\u212Aube/config', '.\u212AUBE/CONFIG'),
+  fc.tuple(fc.constantFrom(...INVISIBLE_CHARACTERS), fc.constantFrom('.env', 'a.txt', 'src/index.ts'), fc.nat()).map(([c, path, at]) => `${path.slice(0, at % (path.length + 1))}${c}${path.slice(at % (path.length + 1))}`),
+);
 
 const pathLike = fc.oneof(
   fc.constantFrom('a.txt', 'src', 'src/index.ts', 'data.json', 'doc.md', 'deep.json', 'hashes.md', '.', '', '../x', '/etc/passwd', 'src/../..', 'nope/nothing', '~', 'C:\\x', '%2e%2e', 'a\u0000b', '\uFF0E\uFF0E/x'),
   fc.constantFrom(...SECRETS, 'certs', '.Env', 'ID_RSA'),
+  spelling,
   fc.string({ maxLength: 40 }),
   fc.array(fc.constantFrom('src', '..', '.', 'a.txt', '', '\u2024', ' ', 'CON'), { maxLength: 6 }).map((parts) => parts.join('/')),
 );
@@ -69,6 +77,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
   writeFileSync(nodePath.join(t.root, '.env'), 'TOKEN=fuzz\n');
   // The new shapes: case variants of secrets, JSON nested 5,000 deep, 2 MiB of "#" lines.
   mkdirSync(nodePath.join(t.root, 'certs'));
+  mkdirSync(nodePath.join(t.root, '.\u212Aube'));
   for (const secret of SECRETS.slice(1)) writeFileSync(nodePath.join(t.root, secret), 'KEY=fuzz-secret\n');
   writeFileSync(nodePath.join(t.root, 'deep.json'), `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`);
   writeFileSync(nodePath.join(t.root, 'hashes.md'), '#\n'.repeat(1024 * 1024));

@@ -1,5 +1,6 @@
 import type { Risk } from '../types.ts';
 import { namePrefilter } from './name-prefilter.ts';
+import { canonicalSpelling } from './canonical.ts';
 import { anyOf, ruleRegex, type RuleRegex } from './rule-glob.ts';
 import { SegmentSet } from './segment-set.ts';
 import { NO_RULE, type PolicyDecision, type RuleAction, type SourcedRule } from './types.ts';
@@ -127,25 +128,31 @@ export class RuleList {
   decide(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
     if (this.compiled.length === 0) return NO_RULE;
     const filter = this.filters[risk];
-    const relMatters = relPath !== '' && (filter.byName(relPath) || filter.byPath(relPath));
+    // Security: another spelling of the same name on a case-folding disk is the same file to the protective rules.
+    const folded = canonicalSpelling(relPath);
+    const mayMatch = (path: string): boolean => filter.byName(path) || filter.byPath(path);
+    const relMatters = relPath !== '' && (mayMatch(relPath) || (folded !== undefined && mayMatch(folded)));
     let absolute: string | undefined;
     if (base !== undefined && (base !== '' || absRel !== '')) {
       // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
-      const mayMatch = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base));
-      if (mayMatch) absolute = joinRuleForm(base, absRel);
+      const mayMatchAbsolute = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base)) || canonicalSpelling(base) !== undefined;
+      if (mayMatchAbsolute) absolute = joinRuleForm(base, absRel);
       else if (filter.otherPath !== undefined) {
         const candidate = joinRuleForm(base, absRel);
         if (filter.otherPath(candidate)) absolute = candidate;
       }
     }
     if (!relMatters && absolute === undefined) return NO_RULE;
+    const foldedAbsolute = absolute === undefined ? undefined : canonicalSpelling(absolute);
     let decision = NO_RULE;
     for (const c of this.compiled) {
       const action = c.rule[risk];
       if (action === undefined) continue;
       const strict = protective(c, action);
       const test = ruleTest(c, strict);
-      if ((relMatters && test(relPath)) || (strict && absolute !== undefined && test(absolute))) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
+      const onRel = relMatters && (test(relPath) || (strict && folded !== undefined && test(folded)));
+      const onAbsolute = strict && absolute !== undefined && (test(absolute) || (foldedAbsolute !== undefined && test(foldedAbsolute)));
+      if (onRel || onAbsolute) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
     }
     return decision;
   }
