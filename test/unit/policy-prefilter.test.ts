@@ -12,7 +12,8 @@ const ruleForm = (folder: string): string => folder.replace(/\\/g, '/').replace(
 
 /**
  * The rules' meaning with no shortcut: every rule tested on every path, the last match winning. A
- * protective rule (built-in, or a person's ask/deny) matches in any case, and also the absolute path.
+ * protective rule (built-in, or a person's ask/deny) matches in any case, and also the absolute path,
+ * each also as a case-folding, normalizing disk spells it (issue 26: the Kelvin sign is "k").
  */
 function reference(rules: readonly SourcedRule[], path: string, risk: Risk, folder?: string): RuleAction | 'default' {
   let action: RuleAction | 'default' = 'default';
@@ -27,7 +28,10 @@ function reference(rules: readonly SourcedRule[], path: string, risk: Risk, fold
     const ruleAction = rule[risk];
     if (ruleAction === undefined) continue;
     const protective = source !== 'user' || ruleAction !== 'allow';
-    if ((path !== '' && matches(rule.glob, path, protective)) || (protective && absolute !== undefined && absolute !== '' && matches(rule.glob, absolute, true))) action = ruleAction;
+    const folded = (subject: string): string => subject.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+    const onPath = path !== '' && (matches(rule.glob, path, protective) || (protective && matches(rule.glob, folded(path), true)));
+    const onAbsolute = protective && absolute !== undefined && absolute !== '' && (matches(rule.glob, absolute, true) || matches(rule.glob, folded(absolute), true));
+    if (onPath || onAbsolute) action = ruleAction;
   }
   return action;
 }
