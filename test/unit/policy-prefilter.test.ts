@@ -98,4 +98,6 @@ test('the name prefilter says "might match" for every name a name glob matches, 
   }), { numRuns: 3000 });
   const any = namePrefilter([{ glob: '*.pem', regex: ruleRegex('*.pem', true) }]);
   assert.deepEqual([any(''), any('a/'), any('.pem'), any('x/.PEM'), any('x/.pe')], [false, false, true, true, false], 'empty names, and a name shorter than the literal');
+  const stars = namePrefilter([{ glob: '***~.', regex: ruleRegex('***~.', true) }]);
+  assert.equal(stars('~a'), picomatch.isMatch('~a', '***~.', { dot: true }), 'after three stars picomatch leaves a "." unescaped, and the prefilter follows it');
 });

@@ -29,7 +29,8 @@ export function namePrefilter(globs: readonly NameGlob[]): (path: string) => boo
   const others: RuleRegex[] = [];
   let anyName = false;
   for (const { glob, regex } of globs) {
-    if (!regex.backtrackSafe || !SIMPLE.test(glob)) {
+    // picomatch leaves the character after a run of three stars unescaped ("***~." matches "~a"): its literals are not literal.
+    if (!regex.backtrackSafe || !SIMPLE.test(glob) || glob.includes('***')) {
       others.push(regex);
       continue;
     }
