@@ -16,12 +16,20 @@ export interface ProtectedGroup {
 export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
   {
     reason: 'it configures VS Code and its extensions, including this extension\'s own rules, tasks and launch configurations that run code',
-    globs: ['**/.vscode/**', '*.code-workspace', '**/User/settings.json', '**/User/keybindings.json', '**/User/tasks.json', '**/User/mcp.json', '**/User/prompts/**'],
+    globs: ['**/.vscode/**', '*.code-workspace', '**/User/settings.json', '**/User/keybindings.json', '**/User/tasks.json', '**/User/mcp.json', '**/User/prompts/**', '**/ruby_lsp/*/addon', '**/ruby_lsp/**/addon.rb'],
+  },
+  {
+    reason: 'an editor extension or language server runs it when a file is opened, saved, linted or tested, with no command from you',
+    globs: [
+      'eslint.config.*', '.eslintrc.js', '.eslintrc.cjs', 'prettier.config.*', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs',
+      'jest.config.*', 'vitest.config.*', 'vite.config.*', 'conftest.py', '**/.cargo/config.toml', '**/.cargo/config',
+      'CMakeLists.txt', '*.cmake', 'Makefile', 'GNUmakefile', '*.mk', 'go.mod', 'go.work',
+    ],
   },
   {
     reason: 'it tells an AI agent what it may do or how to behave: a change can give an agent new permissions, tools or instructions',
     globs: [
-      '.mcp.json', '**/.github/agents/**', '**/.github/hooks/**', '**/.github/copilot-instructions.md', '**/.github/instructions/**', '**/.github/prompts/**',
+      '.mcp.json', '**/.github/agents/**', '**/.github/hooks/**', '**/.github/skills/**', '**/.github/copilot-instructions.md', '**/.github/instructions/**', '**/.github/prompts/**',
       '*.agent.md', '*.chatmode.md', '*.prompt.md', '*.instructions.md', 'AGENTS.md', 'AGENT.md', 'CLAUDE.md', 'GEMINI.md',
       '**/.claude/**', '**/.codex/**', '**/.gemini/**', '**/.cursor/**', '.cursorrules', '**/.roo/**', '.roomodes', '.rooignore', '.roorules*', '.clinerules*',
     ],
@@ -29,7 +37,8 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
   {
     reason: 'it runs code later: in CI, in a git hook, in a dev container, or when a shell starts',
     globs: [
-      '**/.github/workflows/**', '.gitlab-ci.yml', '**/.devcontainer/**', '.devcontainer.json', '**/.husky/**', '.pre-commit-config.yaml',
+      '**/.github/workflows/**', '**/.github/actions/**', '.gitlab-ci.yml', '**/.circleci/**', 'azure-pipelines*.yml', 'Jenkinsfile', 'Dockerfile', '*.dockerfile',
+      '.mise.toml', 'mise.toml', '**/.devcontainer/**', '.devcontainer.json', '**/.husky/**', '.pre-commit-config.yaml',
       '.envrc', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
     ],
   },
@@ -38,7 +47,8 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
     globs: [
       'package.json', '*.lock', '*-lock.json', '*-lock.yaml', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml',
       'Cargo.toml', 'build.rs', '*.csproj', '*.fsproj', '*.vbproj', '*.vcxproj', '*.proj', '*.targets', '*.props',
-      '*.gradle', '*.gradle.kts', 'gradle.properties', 'server.xml', 'web.config',
+      '*.gradle', '*.gradle.kts', 'gradle.properties', '**/gradle/wrapper/gradle-wrapper.properties', 'pom.xml', '**/.mvn/**', 'server.xml', 'web.config',
+      'pyproject.toml', 'setup.py', 'requirements*.txt',
     ],
   },
   {

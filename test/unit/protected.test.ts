@@ -22,6 +22,17 @@ test('every protected glob has an example path, and the issue\'s list is covered
   for (const group of PROTECTED_GROUPS) assert.match(group.reason, /^[a-z].{20,}[^.]$/, 'a reason reads as the end of a sentence');
 });
 
+test('attack: rewrite a file an editor extension, an installer or CI runs (eslint.config.mjs, conftest.py, pyproject.toml, .github/actions, a skill) — the write asks', () => {
+  const policy = new Policy([]);
+  const paths = ['.github/skills/deploy/SKILL.md', 'lib/ruby_lsp/evil/addon.rb', 'eslint.config.js', 'web/.eslintrc.cjs', '.eslintrc.js', 'prettier.config.mjs',
+    'jest.config.js', 'vitest.config.ts', 'vite.config.mjs', 'tests/conftest.py', '.cargo/config.toml', 'CMakeLists.txt', 'gradle/wrapper/gradle-wrapper.properties',
+    'pom.xml', '.mvn/jvm.config', 'pyproject.toml', 'setup.py', 'requirements.txt', 'requirements-dev.txt', '.github/actions/setup/action.yml', '.circleci/config.yml',
+    'azure-pipelines.yml', 'Jenkinsfile', '.mise.toml', 'Makefile', 'makefile', 'Dockerfile', 'go.mod'];
+  for (const path of paths) assert.equal(policy.decide(path, 'write').action, 'ask', path);
+  // Decided not to protect: it changes how code is checked, not what runs (README says why).
+  assert.equal(policy.decide('tsconfig.json', 'write').action, 'default');
+});
+
 test('every protected glob asks on write and names why; reads stay ordinary', () => {
   const policy = new Policy([]);
   for (const [glob, path] of Object.entries(PROTECTED_EXAMPLES)) {
