@@ -17,7 +17,7 @@ export const USAGE = `Usage: workspace-tools --root DIR --gate approve|deny [--p
   --root DIR        a workspace folder (repeat for a multi-root workspace; default: none, required)
   --gate VERDICT    the decider for every call: approve or deny. Required: a headless host must wire its decider.
   --policy FILE     JSON array of rules [{"glob": "...", "read": "allow|ask|deny", "write": "..."}]
-  --allow-secrets   approve calls on paths that match an "ask" rule (secrets, writes to protected files); without it they are refused
+  --allow-secrets   approve calls on paths that match an "ask" rule (secrets, writes to protected files), on content staged from them, and on files with several names (hard links); without it they are refused
   --audit           write the audit trail (one JSON line per call) to stderr
 
 With TOOL and JSON: runs one call and prints its result as JSON.

@@ -19,9 +19,13 @@ interface CallOutcome { readonly line: string; readonly ok: boolean }
 function cliGate(args: CliArgs): Gate {
   return async (call) => {
     if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call.`, next: 'Do not retry.' } };
-    if (call.secret && !args.allowSecrets) {
+    const linked = call.targets.find((t) => (t.links ?? 1) > 1);
+    if ((call.secret || linked) && !args.allowSecrets) {
       if (call.taint) {
-        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${call.targets[0]?.display}" was refused: what it would write was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another media or path.' } };
+        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${call.targets[0]?.display}" was refused: its content was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another media or path.' } };
+      }
+      if (linked) {
+        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${linked.display}" was refused: the file has ${linked.links} names (hard links), one of which may be protected or outside the workspace, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets, protected files and files with several names).`, next: 'Do not retry it under another name.' } };
       }
       const asked = call.targets.find((t) => t.action === 'ask');
       const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';

@@ -36,13 +36,29 @@ export interface GateCall {
   readonly targets: readonly GateTarget[];
   /**
    * True when any target matched an `ask` rule (a secret, a protected file, or the person's own
-   * ask rule), or `taint` is set: the decider must ask the person every time, whatever VS Code
-   * auto-approves.
+   * ask rule), `taint` is set, or a target has several names (`links`): the decider must ask the
+   * person every time, whatever VS Code auto-approves or a rule allows, and never remember the answer.
    */
   readonly secret: boolean;
-  /** A save of bytes staged from a protected path: where they came from (asked every time, naming both). */
+  /** A call on bytes staged from a protected path (a save or a patch): where they came from (asked every time, naming both). */
   readonly taint?: { readonly from: string; readonly rule: string };
 }
+
+/**
+ * Security: bytes that came from a path the read rules protect (`ask` or `deny`): a stage of that
+ * path, or the previous bytes an undo put back. Every call that can reveal them is judged by that
+ * rule: `deny` refuses it, `ask` asks the person every time.
+ */
+export interface ReadTaint {
+  /** The protected path they came from, as displayed. */
+  readonly from: string;
+  /** The rule that protects it. */
+  readonly rule: string;
+  readonly action: 'ask' | 'deny';
+}
+
+/** The read rule protecting a path (`ask` or `deny`). */
+export type ReadProtection = Omit<ReadTaint, 'from'>;
 
 /**
  * What a person confirming `call` is shown of it: its summary and its paths. A host that confirmed a

@@ -1,5 +1,5 @@
 import { SandboxError, cancelled, refused } from './errors.ts';
-import type { GateCall, GateTarget } from './gate.ts';
+import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
 import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions } from './paths.ts';
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
@@ -12,6 +12,8 @@ export interface Denial {
   readonly display: string;
   readonly rule: string | undefined;
   readonly risk: Risk;
+  /** Set when the target itself is not denied but the bytes the call works on came from `display`, which is. */
+  readonly taintOf?: string;
 }
 
 export interface Judgement {
@@ -99,18 +101,21 @@ async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: Re
     ? first.targets.map((t) => (t.display === resolved.display ? { ...t, links } : t))
     : [...first.targets, { display: resolved.display, action: 'default' as const, links }];
   if (signal.aborted) throw cancelled();
-  const verdict = await gate({ ...first, targets }, signal);
+  // Asked like a protected file: every time, never remembered, never approved by a rule alone.
+  const verdict = await gate({ ...first, targets, secret: true }, signal);
+  // A host that refuses on its own (the CLI) says why; a person's decline is told with the names.
+  if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
   if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, `Do not retry it under another name; ask the user what they want instead.`);
   confirmed.add(resolved.display);
 }
 
 /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
-function readProtection(policy: Policy, resolved: ResolvedPath): string | undefined {
+function readProtection(policy: Policy, resolved: ResolvedPath): ReadProtection | undefined {
   const decision = strictest([
     policy.decide(resolved.rel, 'read', resolved.root.localPath),
     policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
   ]);
-  return decision.action === 'ask' || decision.action === 'deny' ? decision.rule : undefined;
+  return decision.action === 'ask' || decision.action === 'deny' ? { rule: decision.rule ?? '', action: decision.action } : undefined;
 }
 
 /** Security: a link inside the workspace must not launder a denied or secret path. */

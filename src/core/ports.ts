@@ -72,6 +72,7 @@ export interface WorkspaceFs {
    */
   openPinned?(rootAddress: string, segments: readonly string[]): Promise<PinnedFile | undefined>;
   mkdir(address: string): Promise<void>;
+  /** Removes one file, or a link itself: never a folder, never recursively. */
   delete(address: string): Promise<void>;
 }
 

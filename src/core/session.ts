@@ -178,9 +178,11 @@ export class Session implements TargetScope {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
     const risks = risksOf(tool.risk, prepared.targets);
-    const { targets, denial } = judge(this.policy, prepared.targets, risks);
+    const { targets, denial: ruled } = judge(this.policy, prepared.targets, risks);
     const taint = prepared.targets.taint;
-    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint } : {}) };
+    // Security: bytes from a read-denied path stay denied whatever the target's own rules say.
+    const denial = ruled ?? (taint?.action === 'deny' ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from } : undefined);
+    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
     return { tool, call, risks, paths: prepared.targets.paths, denial, execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
@@ -208,6 +210,7 @@ export class Session implements TargetScope {
       const denial = prepared.denial;
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
+        if (denial.taintOf !== undefined) throw refused(`${tool.name} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change workspaceTools.rules.`);
         throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied).`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
       }
       if (options.confirmed !== undefined && options.confirmed !== confirmationOf(prepared.call)) {

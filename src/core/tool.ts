@@ -4,6 +4,7 @@ import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot 
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
 import type { Risk } from './types.ts';
+import type { ReadProtection, ReadTaint } from './gate.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
 import type { SaveHistory } from './media/history.ts';
@@ -52,8 +53,11 @@ export interface CallTargets {
    * judged by the read rules too, so a read-denied file cannot be staged and read back.
    */
   readonly reads?: boolean;
-  /** The bytes this call writes came from a protected path (a tainted media): the person is asked every time. */
-  readonly taint?: { readonly from: string; readonly rule: string };
+  /**
+   * The bytes this call reveals or writes came from a protected path (a tainted media): a `deny`
+   * taint refuses the call, an `ask` taint asks the person every time.
+   */
+  readonly taint?: ReadTaint;
 }
 
 /** What a call may use beyond its targets; a tool is given only the ones it declares in `needs`. */
@@ -93,7 +97,7 @@ export interface CallContext {
    */
   resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
   /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
-  readProtection(resolved: ResolvedPath): string | undefined;
+  readProtection(resolved: ResolvedPath): ReadProtection | undefined;
 }
 
 export type ToolContext<N extends Need = Need> = CallContext & Pick<CallServices, N>;

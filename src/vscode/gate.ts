@@ -56,7 +56,9 @@ export function describeCall(call: GateCall): { message: string; detail: string 
       : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
   for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
-  if (call.taint) lines.push(`"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`);
+  if (call.taint) lines.push(call.tool === 'save_media'
+    ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
+    : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
   if (asked) lines.push(whyAsked(asked));
   return { message, detail: lines.join('\n') };
 }
@@ -89,16 +91,18 @@ export class VscodeGate {
   }
 
   readonly gate: Gate = async (call): Promise<Verdict> => {
-    if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    // A file with several names was not described as such in VS Code's own confirmation.
+    const linked = call.targets.some((t) => (t.links ?? 1) > 1);
+    // Security: a secret, tainted bytes or a file with several names are asked every time: no allow rule and no remembered answer skips that.
+    const everyTime = call.secret || linked;
+    if (!everyTime && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
     const trusted = this.options.trusted();
     // Security: a secret is asked every time, even when VS Code auto-approves the tool.
     const confirmedByVscode = call.origin === 'chat' || call.origin === 'api';
-    // A file with several names was not described as such in VS Code's own confirmation.
-    const linked = call.targets.some((t) => (t.links ?? 1) > 1);
-    const mustAsk = call.secret || linked || !trusted || !confirmedByVscode;
+    const mustAsk = everyTime || !trusted || !confirmedByVscode;
     if (!mustAsk) return { allow: true, decidedBy: 'person' };
     const key = `${call.tool}`;
-    const rememberable = !call.secret && trusted;
+    const rememberable = !everyTime && trusted;
     if (rememberable && this.approvals.has(key)) return { allow: true, decidedBy: 'person' };
     const answer = await this.options.decider().confirm({ ...describeCall(call), rememberable, call });
     if (answer === 'allow-session' && rememberable) this.approvals.add(key);

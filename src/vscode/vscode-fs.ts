@@ -53,5 +53,5 @@ export class VscodeWorkspaceFs implements WorkspaceFs {
   writeFile(address: string, data: Uint8Array): Promise<void> { return wrap(() => vscode.workspace.fs.writeFile(uriOf(address, false), data)); }
   rename(from: string, to: string): Promise<void> { return wrap(() => vscode.workspace.fs.rename(uriOf(from, false), uriOf(to, false), { overwrite: true })); }
   mkdir(address: string): Promise<void> { return wrap(() => vscode.workspace.fs.createDirectory(uriOf(address, false))); }
-  delete(address: string): Promise<void> { return wrap(() => vscode.workspace.fs.delete(uriOf(address, false), { recursive: true, useTrash: false })); }
+  delete(address: string): Promise<void> { return wrap(() => vscode.workspace.fs.delete(uriOf(address, false), { recursive: false, useTrash: false })); }
 }

@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { testDir } from './harness.ts';
@@ -148,4 +148,28 @@ test('attack: two --root folders with the same name are both reachable, under di
   const second = cli([...roots, '--gate', 'approve', 'stage_file', '{"path":"app (2)/which.txt"}']);
   assert.equal(second.status, 0, second.stdout);
   assert.equal((JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path, 'app (2)/which.txt');
+});
+
+test('attack: --gate approve writes through hard links to .vscode/settings.json and to a file outside the workspace', (tc) => {
+  const ws = testDir(tc);
+  const outside = testDir(tc, 'wt-outside-');
+  mkdirSync(nodePath.join(ws.path, '.vscode'));
+  const settings = nodePath.join(ws.path, '.vscode/settings.json');
+  writeFileSync(settings, '{}\n');
+  linkSync(settings, nodePath.join(ws.path, 'alias.json'));
+  const far = nodePath.join(outside.path, 'profile');
+  writeFileSync(far, 'export PATH=/usr/bin\n');
+  linkSync(far, nodePath.join(ws.path, 'notes.txt'));
+  for (const path of ['alias.json', 'notes.txt']) {
+    const stdin = [
+      JSON.stringify({ tool: 'stage_file', input: { path, content: 'written through a link\n' } }),
+      JSON.stringify({ tool: 'save_media', input: { media_id: 'm1' } }),
+    ].join('\n');
+    const r = cli(['--root', ws.path, '--gate', 'approve'], stdin);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { error?: { code: string; message: string } });
+    assert.equal(lines[0]?.error?.code, 'E_SANDBOX_REFUSED', `${path}: ${r.stdout}`);
+    assert.match(lines[0]!.error!.message, /has 2 names \(hard links\).*--allow-secrets/);
+  }
+  assert.equal(readFileSync(settings, 'utf8'), '{}\n');
+  assert.equal(readFileSync(far, 'utf8'), 'export PATH=/usr/bin\n');
 });

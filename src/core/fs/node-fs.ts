@@ -126,6 +126,6 @@ export class NodeFs implements WorkspaceFs {
   }
 
   async delete(address: string): Promise<void> {
-    await fsp.rm(address, { recursive: true, force: true });
+    await fsp.unlink(address);
   }
 }

@@ -29,10 +29,17 @@ export interface SaveRecord extends LineCounts {
   readonly created: boolean;
   /** SHA-256 of what the save wrote: the file must still hold it for the undo to write. */
   readonly savedHash: string;
+  /** The file the save created (device and inode, where the backend has them): an undo removes only that file. */
+  readonly file: FileIdentity | undefined;
   readonly savedBytes: number;
   /** Why the bytes needed to undo are not kept (too large for the budget, evicted); undefined while kept. */
   readonly lost: string | undefined;
   readonly undone: UndoneBy | undefined;
+}
+
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
 }
 
 export interface SaveHistoryOptions {
@@ -91,13 +98,13 @@ export class SaveHistory {
    * Records a save: `replaced` is what the file held before (undefined: it did not exist),
    * `written` what the save wrote. Keeps both within the budget, dropping the oldest first.
    */
-  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array } & LineCounts): Promise<SaveRecord> {
+  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined } & LineCounts): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
       id, path: save.path, mediaId: save.mediaId, at: this.options.clock.now(), created: save.replaced === undefined,
-      savedHash: hashBytes(save.written), savedBytes: save.written.byteLength, added: save.added, removed: save.removed, undone: undefined,
+      savedHash: hashBytes(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {
       const record: SaveRecord = { ...base, lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (workspaceTools.undo.diskBudgetMB)` };

@@ -8,6 +8,7 @@ import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
 import { diskText, textOf } from './lineage.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
+import type { FileIdentity } from './history.ts';
 
 /** How the bytes reached the file. */
 export type WriteMethod = 'rename' | 'direct';
@@ -30,6 +31,8 @@ export interface SaveOutcome extends LineCounts {
   /** What the file held before (undefined: it did not exist), and what was written: for undo. */
   readonly replaced: Uint8Array | undefined;
   readonly written: Uint8Array;
+  /** The file a save created, as written (device and inode), where the backend has them. */
+  readonly file: FileIdentity | undefined;
 }
 
 /** Rename errors after which a direct write may still work (other device, uid-mismatched mounts). */
@@ -253,6 +256,7 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
     try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
   const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
+  const file = disk === undefined ? await identityOf(fs, place.address) : undefined;
 
   const before = disk === undefined ? '' : diskText(disk, media);
   const after = media.encoding === 'binary' ? undefined : textOf(media.bytes, media.encoding);
@@ -260,5 +264,11 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
-  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, written: media.bytes };
+  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, written: media.bytes, file };
+}
+
+/** The device and inode of the file just written (in the pinned folder, no link followed); undefined where the backend has none. */
+async function identityOf(fs: ResolvedFs, address: ResolvedAddress): Promise<FileIdentity | undefined> {
+  const stat = fs.capabilities.symlinks ? await fs.lstat(address).catch(() => undefined) : undefined;
+  return stat?.dev !== undefined && stat.ino !== undefined && stat.type === 'file' ? { dev: stat.dev, ino: stat.ino } : undefined;
 }

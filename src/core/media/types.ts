@@ -2,6 +2,7 @@ import type { ModelPath } from '../paths.ts';
 import type { FileEncoding } from '../text/encoding.ts';
 import type { Eol } from '../text/eol.ts';
 import type { LineCounts } from '../text/line-counts.ts';
+import type { ReadProtection, ReadTaint } from '../gate.ts';
 
 /* What the media store holds and tells: staged versions of files, their lineage and changes. */
 
@@ -18,24 +19,19 @@ export type MediaOrigin = 'model' | 'person' | 'undo';
 
 /**
  * Security: a media staged from a path the policy protects (ask or deny for reading) carries its
- * origin, so its bytes stay protected wherever they go: saving it asks again naming both paths, and
- * no error quotes its content.
+ * origin, so its bytes stay protected wherever they go: a call that could reveal them (a patch, a
+ * save elsewhere) is refused under `deny` and asked every time under `ask`, and no error quotes them.
  */
-export interface MediaTaint {
-  /** The protected path it was staged from, as displayed. */
-  readonly from: string;
-  /** The rule that protects it. */
-  readonly rule: string;
-}
+export type MediaTaint = ReadTaint;
 
 /** The identity of a file across media: folder and relative path. */
 export function pathKey(path: ModelPath): string {
   return `${path.root.name}\u0000${path.rel}`;
 }
 
-/** The taint of bytes read from `from` (as displayed), when `rule` protects it from reading; undefined when nothing does. */
-export function mediaTaint(from: string, rule: string | undefined): MediaTaint | undefined {
-  return rule === undefined ? undefined : { from, rule };
+/** The taint of bytes read from `from` (as displayed), when a read rule protects it; undefined when none does. */
+export function mediaTaint(from: string, protection: ReadProtection | undefined): MediaTaint | undefined {
+  return protection === undefined ? undefined : { from, ...protection };
 }
 
 /** Why saving a media would conflict: `saved`, another media was saved to its file; `disk-changed`, the host saw the file change. */

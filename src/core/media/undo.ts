@@ -1,5 +1,5 @@
-import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
-import type { GatedPath } from '../paths.ts';
+import { SandboxError, cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
+import type { GatedPath, ResolvedPath } from '../paths.ts';
 import type { CallServices, ToolContext } from '../tool.ts';
 import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveRecord } from './history.ts';
@@ -10,7 +10,7 @@ import { mediaTaint } from './types.ts';
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: Pick<CallServices, 'saves' | 'log'>, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
-    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, added: outcome.added, removed: outcome.removed });
+    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
   } catch (e) {
     services.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
     return undefined;
@@ -77,9 +77,38 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
   }
   refuseUnsavedEditor(ctx.editors, record.path, 'undo_save');
   if (previous === undefined) {
-    await ctx.fs.delete(resolved.address).catch((e: unknown) => { throw fromFsError(e, record.path.display, 'remove'); });
+    await removeCreated(ctx, record, resolved);
     ctx.saves.markUndone(record.id, { kind: 'removed' });
     return { kind: 'removed' };
   }
   return { kind: 'restore', mediaId: ctx.media.stage(record.path, disk, previous, taint, 'undo').id };
+}
+
+/**
+ * Security: removes exactly the file the save created, as reads are pinned: in its folder opened
+ * with no link followed, the same device and inode as saved, never a folder, never recursively.
+ */
+async function removeCreated(ctx: UndoContext, record: SaveRecord, resolved: ResolvedPath): Promise<void> {
+  const display = record.path.display;
+  const name = resolved.rel.slice(resolved.rel.lastIndexOf('/') + 1);
+  let pinned;
+  try {
+    pinned = await ctx.fs.pinFolderOf(resolved, false);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${display}" was not removed: a folder on its path became a symbolic link while undoing save ${record.id}, and undo never goes through links.`, `Check the folder, then ask the user whether to delete the file.`);
+    throw fromFsError(e, display, 'open the folder of');
+  }
+  try {
+    const address = pinned ? ctx.fs.join(pinned.address, name) : resolved.address;
+    const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, display, 'remove'); });
+    if (stat.type !== 'file') throw invalidInput(`"${display}" is no longer a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}), so save ${record.id}, which created it, cannot be undone; nothing was removed.`, `Ask the user whether to delete it.`);
+    const saved = record.file;
+    if (saved !== undefined && stat.ino !== undefined && (stat.ino !== saved.ino || stat.dev !== saved.dev)) {
+      throw new SandboxError('E_SANDBOX_CONFLICT', `"${display}" is no longer the file save ${record.id} created (another file with the same content took its place), so nothing was removed.`, `Ask the user whether to delete it.`);
+    }
+    await ctx.fs.delete(address).catch((e: unknown) => { throw fromFsError(e, display, 'remove'); });
+  } finally {
+    await pinned?.release();
+  }
 }

@@ -6,8 +6,11 @@ export const listMediaSchema = () => z.strictObject({});
 export interface ListedMedia {
   readonly media_id: string;
   readonly path: string;
-  readonly added: number;
-  readonly removed: number;
+  /** Line counts against disk; omitted for a media holding protected content. */
+  readonly added?: number;
+  readonly removed?: number;
+  /** The protected path its content came from: its counts and edits are not shown. */
+  readonly protected_from?: string;
   readonly is_new: boolean;
   readonly age_s: number;
   readonly parent_id?: string;
@@ -35,7 +38,8 @@ export function renderListMedia(r: ListMediaResult): string {
     if (m.parent_id) notes.push(`from ${m.parent_id}`);
     if (m.user_edit) notes.push(`edited by the user: +${m.user_edit.added} −${m.user_edit.removed} against ${m.user_edit.against}`);
     if (m.stale) notes.push(`STALE: ${m.stale}`);
-    lines.push(`${m.media_id} "${m.path}"${m.is_new ? ' (new file)' : ''} +${m.added} −${m.removed}, ${notes.join(', ')}`);
+    const counts = m.protected_from === undefined ? `+${m.added ?? 0} −${m.removed ?? 0}` : `content from the protected "${m.protected_from}" (changes not shown)`;
+    lines.push(`${m.media_id} "${m.path}"${m.is_new ? ' (new file)' : ''} ${counts}, ${notes.join(', ')}`);
   }
   lines.push('Call save_media for each change you want to keep; earlier versions keep their ids.');
   return lines.join('\n');
@@ -56,16 +60,16 @@ export const listMedia = defineTool({
     const store = ctx.media;
     const now = ctx.clock.now();
     const media = store.heads().map((m): ListedMedia => {
-      const counts = store.changes(m.id);
-      const person = store.personChange(m.id);
+      // Security: line counts against a protected file tell what it holds, a line at a time.
+      const counts = m.taint ? { protected_from: m.taint.from } : store.changes(m.id);
+      const person = m.taint ? undefined : store.personChange(m.id);
       const stale = m.stale === undefined ? undefined
         : m.stale.kind === 'saved' ? `${m.stale.by} was saved to this file since; stage it again to edit further`
         : 'the file changed on disk since it was staged; stage it again';
       return {
         media_id: m.id,
         path: m.path.display,
-        added: counts.added,
-        removed: counts.removed,
+        ...counts,
         is_new: m.isNew,
         age_s: Math.max(0, Math.floor((now - m.createdAt) / 1000)),
         ...(m.parentId ? { parent_id: m.parentId } : {}),

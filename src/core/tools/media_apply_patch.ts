@@ -48,8 +48,10 @@ export const applyPatch = defineTool({
   icon: 'diff',
   schema: applyPatchSchema,
   targets: (input, scope) => {
-    const path = scope.media.target(input.media_id);
-    return { paths: [path], summary: `patch staged ${path.display}` };
+    const { path, taint } = scope.media.get(input.media_id);
+    // Security: whether a patch applies tells what the media holds, so a tainted one is judged by its read rule.
+    if (!taint) return { paths: [path], summary: `patch staged ${path.display}` };
+    return { paths: [path], summary: `patch staged ${path.display} holding content from the protected "${taint.from}"`, taint };
   },
   run: async (input, ctx): Promise<ApplyPatchResult> => {
     const store = ctx.media;

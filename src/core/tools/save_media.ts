@@ -5,6 +5,7 @@ import { commitMedia, type WriteMethod } from '../media/save.ts';
 import { refuseUnsavedEditor } from '../media/editors.ts';
 import { recordSave } from '../media/undo.ts';
 import { plural } from '../text/format.ts';
+import { pathKey } from '../media/types.ts';
 
 export const saveMediaSchema = () => z.strictObject({
   media_id: z.string().min(1).describe('The media to write (from stage_file or media_apply_patch).'),
@@ -53,7 +54,9 @@ export const saveMedia = defineTool({
     const path = input.path === undefined ? media.path : scope.normalize(input.path);
     const taint = media.taint;
     if (!taint) return { paths: [path], summary: `save ${path.display}` };
-    return { paths: [path], summary: `save ${path.display} with content staged from the protected "${taint.from}"`, taint };
+    // Written back to the file they were staged for, denied bytes reveal nothing: asked, not refused.
+    const judged = taint.action === 'deny' && pathKey(path) === pathKey(media.path) ? { ...taint, action: 'ask' as const } : taint;
+    return { paths: [path], summary: `save ${path.display} with content staged from the protected "${taint.from}"`, taint: judged };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const target = soleTarget(ctx);
