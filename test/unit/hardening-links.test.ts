@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
