@@ -6,6 +6,7 @@ import { SandboxError } from '../../src/core/errors.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
+import { findLinks } from '../../src/core/links/walk.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { session, testDir, testRipgrep } from './harness.ts';
 
@@ -166,7 +167,7 @@ test('attack: save_media and undo_save of a workspace folder removed or moved si
   assert.ok(!existsSync(lib.address), 'the save recreated the old folder');
 });
 
-test('links: search and list filter their results against one walk of the links, not one per result', async (tc) => {
+test('links: search and find filter their results against one walk of the links, not one walk per result or per call', async (tc) => {
   let listings = 0;
   const fs = new NodeFs();
   const counting = Object.assign(Object.create(fs) as NodeFs, { readDirectory: (address: string) => { listings++; return fs.readDirectory(address); } });
@@ -186,4 +187,23 @@ test('links: search and list filter their results against one walk of the links,
   assert.equal(listings, 7);
   await outcome(s, 'find_files', { glob: '**/*' });
   assert.equal(listings, 7, 'a second call within the walk\'s age walked again');
+});
+
+test('links: a folder with more entries than the walk reads still has its shallow links judged, and the index says it stopped', async (tc) => {
+  const s = session(tc);
+  for (let d = 0; d < 3; d++) {
+    mkdirSync(nodePath.join(s.root, `deep${d}`, 'a', 'b'), { recursive: true });
+    for (let f = 0; f < 20; f++) writeFileSync(nodePath.join(s.root, `deep${d}`, 'a', 'b', `f${f}`), '');
+  }
+  mkdirSync(nodePath.join(s.root, 'config'));
+  symlinkSync('config', nodePath.join(s.root, '.vscode'));
+  symlinkSync('../../../config', nodePath.join(s.root, 'deep0', 'a', 'b', '.github'));
+  const root: WorkspaceRoot = { name: 'ws', address: s.root, localPath: s.root };
+  const bounded = await findLinks(new NodeFs(), [root], 11);
+  assert.deepEqual(bounded.incomplete, ['ws']);
+  assert.deepEqual(bounded.index.links.map((l) => l.rel), ['.vscode']);
+  assert.deepEqual(bounded.index.aliasesOf('config/settings.json', s.root).map((a) => a.rel), ['.vscode/settings.json']);
+  const whole = await findLinks(new NodeFs(), [root]);
+  assert.deepEqual(whole.incomplete, []);
+  assert.deepEqual(whole.index.links.map((l) => l.rel).sort(), ['.vscode', 'deep0/a/b/.github']);
 });
