@@ -46,6 +46,26 @@ export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk
   return { targets: gateTargets, denial };
 }
 
+/** The refusal of a call whose target a rule denies. */
+export function deniedBy(toolName: string, denial: Denial): SandboxError {
+  const through = denial.alias ? `, as it is also "${denial.alias.path}" through the link "${denial.alias.link}"` : '';
+  return refused(`${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+}
+
+/**
+ * Security: the gate is asked with the links known before the call (walking them touches the disk,
+ * which only an approved call may). Judged again with the links walked since, a target that a link
+ * makes denied is refused, and one it makes asked is asked again, as a secret, saying which link.
+ */
+export async function confirmRejudged(gate: Gate, toolName: string, asked: GateCall, again: Judgement, signal: AbortSignal): Promise<void> {
+  if (again.denial !== undefined) throw deniedBy(toolName, again.denial);
+  const raised = again.targets.find((t, i) => t.action === 'ask' && asked.targets[i]?.action !== 'ask');
+  if (raised === undefined) return;
+  if (signal.aborted) throw cancelled();
+  const verdict = await gate({ ...asked, targets: again.targets, secret: true }, signal);
+  if (!verdict.allow) throw refused(`The user declined ${toolName} on "${raised.display}" (the rule "${raised.rule}": ${raised.reason ?? 'asked every time'}).`, `Do not retry it under another name; ask the user what they want instead.`);
+}
+
 /** Security: the one place a model path becomes a gated one: the paths of a call the gate approved. */
 function approved(paths: readonly ModelPath[]): readonly GatedPath[] {
   return paths as readonly GatedPath[];

@@ -10,7 +10,7 @@ import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
-import { callContext, checkOpenFolder, judge, risksOf, type Denial } from './pipeline.ts';
+import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
 import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
@@ -92,6 +92,8 @@ export interface PreparedCall<R = unknown> {
   readonly paths: readonly ModelPath[];
   /** The first target a rule denies, with that rule and the risk it denies. */
   readonly denial: Denial | undefined;
+  /** The policy's verdicts on the targets again, by the policy in force now. */
+  rejudge(): Judgement;
   execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
 }
 
@@ -197,7 +199,7 @@ export class Session implements TargetScope {
     const { targets, denial } = judge(this.policy, prepared.targets, risks);
     const taint = prepared.targets.taint;
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint } : {}) };
-    return { tool, call, risks, paths: prepared.targets.paths, denial, execute: (ctx, services) => prepared.execute(ctx, services) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge: () => judge(this.policy, prepared.targets, risks), execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
@@ -220,15 +222,11 @@ export class Session implements TargetScope {
         const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : '';
         throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}).`, `Use list_directory and open_file instead.`);
       }
-      // A call that writes to disk is judged with the links as they are now; others with a recent walk.
-      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
-      if (signal.aborted) throw cancelled();
       prepared = this.prepare(tool, raw, origin);
       const denial = prepared.denial;
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
-        const through = denial.alias ? `, as it is also "${denial.alias.path}" through the link "${denial.alias.link}"` : '';
-        throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+        throw deniedBy(tool.name, denial);
       }
       if (options.confirmed !== undefined && options.confirmed !== confirmationOf(prepared.call)) {
         verdict = { allow: false, decidedBy: 'rule' };
@@ -242,6 +240,10 @@ export class Session implements TargetScope {
           ? refused(verdict.reason.what, verdict.reason.next)
           : refused(`The user declined ${tool.name}${target ? ` on "${target}"` : ''}.`, 'Do not retry the same call; ask the user what they want instead.');
       }
+      if (signal.aborted) throw cancelled();
+      // A call that writes to disk is judged with the links as they are now; others with a recent walk.
+      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
+      await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
       const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx, this.services);

@@ -59,13 +59,18 @@ function linkPaths(): fc.Arbitrary<string> {
   return fc.oneof(fc.constantFrom(...LINKED.secrets, ...LINKED.denied, 'config/settings.json', 'config/tasks.json'), through.map(([a, b]) => a + b));
 }
 
-/** A call's gate questions and outcome, checked against the linked fixture. */
+/**
+ * A successful call's gate questions and outcome, checked against the linked fixture: a target
+ * secret (or, for a save, protected) through a link was asked about as a secret, at the first
+ * question or once the links were walked.
+ */
 function checkLinked(name: string, calls: readonly GateCall[], text: string): void {
-  for (const call of calls) {
-    const secret = call.targets.find((t) => (LINKED.secrets as readonly string[]).includes(t.display));
-    assert.ok(!secret || call.secret, `${name} reached "${secret?.display}", secret through a link, without the modal ask`);
-    const guarded = (name === 'save_media' || name === 'undo_save') && call.targets.find((t) => t.display.startsWith(LINKED.protectedFolder));
-    assert.ok(!guarded || call.secret, `${name} wrote "${guarded ? guarded.display : ''}", protected through .vscode, without the modal ask`);
+  const askedAbout = (display: string): boolean => calls.some((c) => c.secret && c.targets.some((t) => t.display === display));
+  for (const target of calls.flatMap((c) => c.targets)) {
+    const secret = (LINKED.secrets as readonly string[]).includes(target.display);
+    assert.ok(!secret || askedAbout(target.display), `${name} reached "${target.display}", secret through a link, without the modal ask`);
+    const guarded = (name === 'save_media' || name === 'undo_save') && target.display.startsWith(LINKED.protectedFolder);
+    assert.ok(!guarded || askedAbout(target.display), `${name} wrote "${target.display}", protected through .vscode, without the modal ask`);
   }
   if (name === 'find_files') for (const secret of LINKED.secrets) assert.ok(!text.split('\n').includes(secret), `find_files listed ${secret}`);
 }

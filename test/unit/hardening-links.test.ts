@@ -8,6 +8,8 @@ import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 import { findLinks } from '../../src/core/links/walk.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
+import type { Gate } from '../../src/core/ports.ts';
+import type { GateCall } from '../../src/core/gate.ts';
 import { session, testDir, testRipgrep } from './harness.ts';
 
 const SENTINEL = 'LINKED-SECRET-7c41';
@@ -25,6 +27,12 @@ async function outcome(s: ReturnType<typeof session>, tool: ToolName, input: obj
 
 const searching = () => ({ search: createRipgrepSearch(testRipgrep()) });
 
+/** A person who approves ordinary calls and declines every modal ask (a secret, a protected file). */
+function declinesAsks(): Gate & { calls: GateCall[] } {
+  const calls: GateCall[] = [];
+  return Object.assign(async (call: GateCall) => { calls.push(call); return { allow: !call.secret, decidedBy: 'test' as const }; }, { calls });
+}
+
 test('attack: a folder link named .vscode (.vscode -> config) lets save_media write config/settings.json with no protected ask', async (tc) => {
   const s = session(tc);
   mkdirSync(nodePath.join(s.root, 'config'));
@@ -33,30 +41,42 @@ test('attack: a folder link named .vscode (.vscode -> config) lets save_media wr
   const staged = (await s.invoke('stage_file', { path: 'config/settings.json', content: '{"task.allowAutomaticTasks": "on"}\n' })).result;
   s.gate.calls.length = 0;
   await s.invoke('save_media', { media_id: staged.media_id });
-  const asked = s.gate.calls[0];
-  assert.equal(asked?.secret, true, 'saved with no modal ask');
+  const asked = s.gate.calls.find((c) => c.secret);
+  assert.ok(asked, 'saved with no modal ask');
   assert.deepEqual({ action: asked.targets[0]?.action, rule: asked.targets[0]?.rule, source: asked.targets[0]?.source }, { action: 'ask', rule: '**/.vscode/**', source: 'protected' });
   assert.match(asked.targets[0]?.reason ?? '', /^it is also "\.vscode\/settings\.json", through the link "\.vscode", and it configures VS Code/);
-  // Declined, nothing is written.
-  s.gate.allow = false;
-  const declined = await outcome(s, 'stage_file', { path: 'config/settings.json', content: '{"x": 1}\n' });
-  assert.equal(declined.ok ? 'ok' : declined.code, 'E_SANDBOX_REFUSED');
-  assert.equal(s.gate.calls.at(-1)?.secret, true);
+  // Declined in the modal, nothing is staged or written, in a session that had not seen the link before.
+  const gate = declinesAsks();
+  const fresh = session(tc, { overrides: { gate, roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
+  // The first call is asked again once the walk finds the link; later ones are asked at once.
+  for (const input of [{ path: 'config/settings.json', content: '{"x": 1}\n' }, { path: 'config/tasks.json', content: '{}\n' }]) {
+    const declined = await outcome(fresh, 'stage_file', input);
+    assert.ok(!declined.ok && declined.code === 'E_SANDBOX_REFUSED', JSON.stringify(declined));
+    assert.match(gate.calls.at(-1)?.targets[0]?.reason ?? '', /through the link "\.vscode"/);
+  }
+  assert.deepEqual(fresh.session.media.all(), []);
+  assert.equal(readFileSync(nodePath.join(s.root, 'config', 'settings.json'), 'utf8'), '{"task.allowAutomaticTasks": "on"}\n');
 });
 
 test('attack: a file link named .env (.env -> notes/env.txt) lets open_file read notes/env.txt with no secret ask, and search and find show it', async (tc) => {
-  const s = session(tc, { overrides: searching() });
+  const gate = declinesAsks();
+  const s = session(tc, { overrides: { gate, ...searching() } });
   mkdirSync(nodePath.join(s.root, 'notes'));
   writeFileSync(nodePath.join(s.root, 'notes', 'env.txt'), `TOKEN=${SENTINEL}\n`);
   writeFileSync(nodePath.join(s.root, 'notes', 'plain.txt'), 'TOKEN-free\n');
   symlinkSync('notes/env.txt', nodePath.join(s.root, '.env'));
-  s.gate.calls.length = 0;
-  await s.invoke('open_file', { path: 'notes/env.txt' });
-  assert.equal(s.gate.calls[0]?.secret, true, 'read with no modal ask');
-  assert.equal(s.gate.calls[0]?.targets[0]?.rule, '.env');
-  // The bytes staged from it are tainted like those of .env.
-  const staged = (await s.invoke('stage_file', { path: 'notes/env.txt' })).result;
-  assert.deepEqual(s.session.media.get(staged.media_id).taint, { from: 'notes/env.txt', rule: '.env' });
+  // The first call of the session, before any walk of the links: asked again once the walk finds the link.
+  for (const tool of ['open_file', 'stage_file'] as const) {
+    gate.calls.length = 0;
+    const read = await outcome(s, tool, { path: 'notes/env.txt' });
+    assert.ok(!read.ok && read.code === 'E_SANDBOX_REFUSED', `${tool} read with no modal ask: ${JSON.stringify(read)}`);
+    assert.doesNotMatch(read.message, /7c41/);
+    assert.deepEqual(gate.calls.at(-1)?.targets.map((t) => [t.action, t.rule]), [['ask', '.env']]);
+  }
+  // Approved, the bytes staged from it are tainted like those of .env.
+  const approving = session(tc, { overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
+  const staged = (await approving.invoke('stage_file', { path: 'notes/env.txt' })).result;
+  assert.deepEqual(approving.session.media.get(staged.media_id).taint, { from: 'notes/env.txt', rule: '.env' });
   for (const [tool, input] of [['search_files', { pattern: 'TOKEN|linked', ignore_case: true, hidden: true }], ['find_files', { glob: '**/*.txt', hidden: true }]] as const) {
     const found = await outcome(s, tool, input);
     assert.ok(found.ok, JSON.stringify(found));

@@ -69,9 +69,9 @@ export async function findLinks(fs: WorkspaceFs, roots: readonly WorkspaceRoot[]
 
 /**
  * The session's link index, walked again when it is older than a call allows. Security: a call
- * that writes to disk asks for one walked after it began (no link made since the last walk is
- * missed); other calls take one at most `READ_MAX_AGE_MS` old, so a search or a read costs no walk
- * of its own, and search and list filter every result against the same index without walking.
+ * that writes to disk asks for one walked after it was approved (no link made before is missed);
+ * other calls take one a few seconds old at most, so a search or a read mostly costs no walk of its
+ * own, and search and list filter every result against that one index without walking.
  */
 export class LinkCache {
   private latest: { readonly key: string; readonly started: number; readonly index: LinkIndex } | undefined;
