@@ -1,6 +1,6 @@
 import { SandboxError, cancelled, refused } from './errors.ts';
 import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
-import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions } from './paths.ts';
+import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import type { PageBudget } from './results/budget.ts';
@@ -14,6 +14,8 @@ export interface Denial {
   readonly risk: Risk;
   /** Set when the target itself is not denied but the bytes the call works on came from `display`, which is. */
   readonly taintOf?: string;
+  /** The denied name, when it is another name of the target that a link gives it. */
+  readonly alias?: { readonly path: string; readonly link: string };
 }
 
 export interface Judgement {
@@ -40,10 +42,31 @@ export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk
     const decisions = judged.map((j) => j.decision);
     const chosen = strictest(decisions);
     const { action, rule, source, reason } = chosen;
-    if (action === 'deny' && denial === undefined) denial = { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk };
+    if (action === 'deny' && denial === undefined) denial = { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk, ...(chosen.alias ? { alias: chosen.alias } : {}) };
     return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
   });
   return { targets: gateTargets, denial };
+}
+
+/** The refusal of a call whose target a rule denies. */
+export function deniedBy(toolName: string, denial: Denial): SandboxError {
+  if (denial.taintOf !== undefined) return refused(`${toolName} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change workspaceTools.rules.`);
+  const through = denial.alias ? `, as it is also "${denial.alias.path}" through the link "${denial.alias.link}"` : '';
+  return refused(`${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+}
+
+/**
+ * Security: the gate is asked with the links known before the call (walking them touches the disk,
+ * which only an approved call may). Judged again with the links walked since, a target that a link
+ * makes denied is refused, and one it makes asked is asked again, as a secret, saying which link.
+ */
+export async function confirmRejudged(gate: Gate, toolName: string, asked: GateCall, again: Judgement, signal: AbortSignal): Promise<void> {
+  if (again.denial !== undefined) throw deniedBy(toolName, again.denial);
+  const raised = again.targets.find((t, i) => t.action === 'ask' && asked.targets[i]?.action !== 'ask');
+  if (raised === undefined) return;
+  if (signal.aborted) throw cancelled();
+  const verdict = await gate({ ...asked, targets: again.targets, secret: true }, signal);
+  if (!verdict.allow) throw refused(`The user declined ${toolName} on "${raised.display}" (the rule "${raised.rule}": ${raised.reason ?? 'asked every time'}).`, `Do not retry it under another name; ask the user what they want instead.`);
 }
 
 /** Security: the one place a model path becomes a gated one: the paths of a call the gate approved. */
@@ -62,6 +85,18 @@ interface PipelinePorts {
   readonly fs: WorkspaceFs;
   readonly gate: Gate;
   readonly policy: () => Policy;
+  /** The workspace folders now. */
+  readonly roots: () => readonly WorkspaceRoot[];
+}
+
+/**
+ * Security: a path remembered from an earlier call (a media's, a save's) names the workspace folder
+ * it was made in; once that folder is removed from the workspace, renamed or moved, writing there
+ * writes outside the workspace, under a name that reads like a folder of the remaining ones.
+ */
+export function checkOpenFolder(path: ModelPath, roots: readonly WorkspaceRoot[], toolName: string): void {
+  if (roots.some((r) => r.name === path.root.name && r.address === path.root.address)) return;
+  throw refused(`${toolName} on "${path.display}" was refused: it belongs to the workspace folder "${path.root.name}" (${path.root.localPath ?? path.root.address}), which is no longer open in this workspace (it was removed, renamed or moved), so it is outside the workspace now.`, `Tell the user; to change the file, ask them to open its folder again, then stage it anew.`);
 }
 
 /** The context of one approved call: its gated targets, and the translate step that only accepts them. */
@@ -77,6 +112,7 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
       // Security: a tool may only open what the gate was asked about (the type says so; this holds it when a cast lies).
       if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call.`, `Call the tool again naming that path.`);
       if (signal.aborted) throw cancelled();
+      checkOpenFolder(path, ports.roots(), approvedCall.toolName);
       const resolved = await resolveOnDisk(path, ports.fs, options);
       const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
       if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);

@@ -3,6 +3,7 @@ import { PROTECTED_GROUPS } from './protected.ts';
 import { anyOf, ruleRegex } from './policy/rule-glob.ts';
 import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';
 import { STRICTNESS, ruleSchema, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
+import type { LinkIndex } from './links/link-index.ts';
 
 export { ruleSchema, rulesSchema, type PolicyDecision, type Rule, type RuleAction, type RuleSource, type SourcedRule } from './policy/types.ts';
 
@@ -67,6 +68,8 @@ export interface PolicyOptions {
    * Security: a floor under the other rules, never a rule after them, so a deny stays a deny.
    */
   readonly askEverything?: boolean;
+  /** Their real paths (symlinks resolved), in the same order, where known: folders are nested by these. */
+  readonly realFolders?: readonly (string | undefined)[];
 }
 
 /** Folder paths whose rule form a policy remembers at most. */
@@ -79,9 +82,15 @@ export class Policy {
   private readonly options: PolicyOptions;
   private readonly main: RuleList;
   private readonly workspace: RuleList;
-  /** The workspace folders (rule form), so a folder nested in another is judged by the outer one's rules too. */
+  /** The workspace folders' real paths (rule form), so a folder nested in another is judged by the outer one's rules too. */
   private readonly folders: readonly string[];
+  /** The folders as given (rule form), for `within`. */
+  private readonly given: readonly string[];
+  /** A folder's real path (rule form) by the form it is given in, where they differ. */
+  private readonly realForms = new Map<string, string>();
   private readonly forms = new Map<string, string>();
+  /** The workspace's links, when this is a view that judges every name a path has (see `withLinks`). */
+  private links: LinkIndex | undefined;
 
   constructor(userRules: readonly Rule[], options: PolicyOptions = {}) {
     this.userRules = userRules;
@@ -92,7 +101,15 @@ export class Policy {
     // The floor comes first in the tightening list: any later ask or deny rule there still decides.
     const floor: SourcedRule[] = options.askEverything ? [{ rule: { glob: '**', read: 'ask', write: 'ask' }, source: 'built-in', reason: INVALID_RULES_REASON }] : [];
     this.workspace = new RuleList([...floor, ...this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' }))]);
-    this.folders = (options.folders ?? []).map(ruleForm);
+    this.given = (options.folders ?? []).map(ruleForm);
+    // Security: folders are nested by their real paths: an outer folder opened through a link
+    // (on macOS /tmp and /var are links) still holds the folders inside its real location.
+    this.folders = this.given.map((form, i) => {
+      const real = options.realFolders?.[i];
+      if (real === undefined || ruleForm(real) === form) return form;
+      this.realForms.set(form, ruleForm(real));
+      return ruleForm(real);
+    });
   }
 
   /** `ruleForm(folder)`, remembered: every decision of a search names the same few folders. */
@@ -108,11 +125,26 @@ export class Policy {
 
   private get compiled(): readonly CompiledRule[] { return [...this.main.compiled, ...this.workspace.compiled]; }
 
-  /** The same rules, knowing the workspace folders' local paths (for folders nested in one another). */
-  within(folders: readonly (string | undefined)[]): Policy {
-    const known = folders.filter((f): f is string => f !== undefined);
-    if (known.length === this.folders.length && known.every((f, i) => ruleForm(f) === this.folders[i])) return this;
-    return new Policy(this.userRules, { ...this.options, folders: known });
+  /**
+   * The same rules, knowing the workspace folders' local paths and, where known, their real paths
+   * (for folders nested in one another).
+   */
+  within(folders: readonly (string | undefined)[], realFolders: readonly (string | undefined)[] = []): Policy {
+    const known = folders.flatMap((f, i) => (f === undefined ? [] : [{ folder: f, real: realFolders[i] }]));
+    const reals = known.map((k) => k.real);
+    if (this.links === undefined && known.length === this.given.length && known.every((k, i) => ruleForm(k.folder) === this.given[i] && ruleForm(k.real ?? k.folder) === this.folders[i])) return this;
+    return new Policy(this.userRules, { ...this.options, folders: known.map((k) => k.folder), realFolders: reals });
+  }
+
+  /**
+   * A view of the same rules that also judges each path by the other names the workspace's links
+   * give it, the strictest decision winning (see `LinkIndex`). Shares the compiled rules.
+   */
+  withLinks(links: LinkIndex): Policy {
+    if (links === this.links) return this;
+    const view = Object.create(this) as Policy;
+    view.links = links.links.length === 0 ? undefined : links;
+    return view;
   }
 
   /**
@@ -123,12 +155,19 @@ export class Policy {
    */
   decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
     if (folder === undefined) return this.decideIn(relPath, risk);
+    const own = this.decidePlaced(relPath, risk, folder);
+    return this.links === undefined ? own : this.links.strictest(own, relPath, folder, (rel, at) => this.decidePlaced(rel, risk, at));
+  }
+
+  /** `decide` for one name of a path (its links aside). */
+  private decidePlaced(relPath: string, risk: Risk, folder: string): PolicyDecision {
     const base = this.formOf(folder);
     let decision = this.decideIn(relPath, risk, base);
+    const real = this.realForms.get(base) ?? base;
     for (const outer of this.folders) {
       // Only the folders this one lies inside.
-      if (outer === base || !(outer === '' || base.startsWith(`${outer}/`))) continue;
-      const absolute = joinRuleForm(base, relPath);
+      if (outer === real || !(outer === '' || real.startsWith(`${outer}/`))) continue;
+      const absolute = joinRuleForm(real, relPath);
       const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, base, relPath);
       if ((fromOuter.action === 'deny' || fromOuter.action === 'ask') && STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]) decision = fromOuter;
     }

@@ -10,7 +10,7 @@ import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
-import { callContext, judge, risksOf, type Denial } from './pipeline.ts';
+import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
 import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
@@ -21,6 +21,11 @@ import type { OpenEditors } from './media/editors.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { TextEncoding } from './text/encoding.ts';
+import type { LinkIndex } from './links/link-index.ts';
+import { LinkCache } from './links/walk.ts';
+
+/** How old a walk of the workspace's links a call that does not write to disk may be judged with. */
+const LINKS_MAX_AGE_MS = 5_000;
 
 export interface SessionLimits {
   /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
@@ -87,6 +92,8 @@ export interface PreparedCall<R = unknown> {
   readonly paths: readonly ModelPath[];
   /** The first target a rule denies, with that rule and the risk it denies. */
   readonly denial: Denial | undefined;
+  /** The policy's verdicts on the targets again, by the policy in force now. */
+  rejudge(): Judgement;
   execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
 }
 
@@ -127,6 +134,7 @@ export class Session implements TargetScope {
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.saveGuard = new SaveGuard(options.writeRoots);
+    this.links = new LinkCache(options.fs, options.clock, options.log);
     this.saves = new SaveHistory({
       dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
       budgetBytes: () => this.limits.undoBudgetBytes,
@@ -136,15 +144,24 @@ export class Session implements TargetScope {
 
   /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
   get roots(): readonly WorkspaceRoot[] { return withDistinctNames(this.options.roots()); }
-  /** The policy in force, knowing the workspace folders (so nested folders and absolute paths are judged). */
+  /**
+   * The policy in force, knowing the workspace folders (so nested folders and absolute paths are
+   * judged) and the links in them (so a path is also judged by the names links give it).
+   */
   get policy(): Policy {
     const policy = this.options.policy();
+    const links = this.links.current;
     const folders = this.roots.map((r) => r.localPath);
-    const key = folders.join('\u0000');
-    if (this.placed?.policy !== policy || this.placed.key !== key) this.placed = { policy, key, placed: policy.within(folders) };
-    return this.placed.placed;
+    const reals = folders.map((f) => (f === undefined ? undefined : links.realOf(f)));
+    const key = [...folders, ...reals].join('\u0000');
+    if (this.placed?.policy !== policy || this.placed.key !== key) this.placed = { policy, key, placed: policy.within(folders, reals) };
+    if (this.linked?.placed !== this.placed.placed || this.linked.links !== links) this.linked = { placed: this.placed.placed, links, linked: this.placed.placed.withLinks(links) };
+    return this.linked.linked;
   }
   private placed: { readonly policy: Policy; readonly key: string; readonly placed: Policy } | undefined;
+  private linked: { readonly placed: Policy; readonly links: LinkIndex; readonly linked: Policy } | undefined;
+  /** The links of the workspace folders, walked again as calls need (see `LinkCache`). */
+  private readonly links: LinkCache;
   get limits(): SessionLimits { return this.options.limits?.() ?? DEFAULT_LIMITS; }
   get declaration(): SchemaDeclaration { return { supportsFollow: this.search?.supportsFollow ?? false }; }
 
@@ -177,13 +194,14 @@ export class Session implements TargetScope {
   prepare<R>(tool: Tool<R>, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall<R> {
     const input = validateInput(tool.name, tool.inputSchema(this.declaration), raw);
     const prepared = tool.prepare(input, this);
+    for (const path of prepared.targets.paths) checkOpenFolder(path, this.roots, tool.name);
     const risks = risksOf(tool.risk, prepared.targets);
     const { targets, denial: ruled } = judge(this.policy, prepared.targets, risks);
     const taint = prepared.targets.taint;
     // Security: bytes from a read-denied path stay denied whatever the target's own rules say.
     const denial = ruled ?? (taint?.action === 'deny' ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from } : undefined);
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
-    return { tool, call, risks, paths: prepared.targets.paths, denial, execute: (ctx, services) => prepared.execute(ctx, services) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge: () => judge(this.policy, prepared.targets, risks), execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
@@ -210,8 +228,7 @@ export class Session implements TargetScope {
       const denial = prepared.denial;
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
-        if (denial.taintOf !== undefined) throw refused(`${tool.name} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change workspaceTools.rules.`);
-        throw refused(`${tool.name} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied).`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+        throw deniedBy(tool.name, denial);
       }
       if (options.confirmed !== undefined && options.confirmed !== confirmationOf(prepared.call)) {
         verdict = { allow: false, decidedBy: 'rule' };
@@ -226,7 +243,11 @@ export class Session implements TargetScope {
           : refused(`The user declined ${tool.name}${target ? ` on "${target}"` : ''}.`, 'Do not retry the same call; ask the user what they want instead.');
       }
       if (signal.aborted) throw cancelled();
-      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
+      // A call that writes to disk is judged with the links as they are now; others with a recent walk.
+      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
+      await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
+      if (signal.aborted) throw cancelled();
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import fc from 'fast-check';
 import { TOOLS } from '../../src/core/tools/index.ts';
@@ -11,6 +11,7 @@ import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { FOLDED_SPELLINGS, INVISIBLE_CHARACTERS, WINDOWS_SPELLINGS } from '../shared/spellings.ts';
+import type { GateCall } from '../../src/core/gate.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
 const RUNS = Number(process.env['WT_FUZZ_RUNS'] ?? 2000);
@@ -35,12 +36,59 @@ const spelling = fc.oneof(
   fc.tuple(fc.constantFrom(...INVISIBLE_CHARACTERS), fc.constantFrom('.env', 'a.txt', 'src/index.ts'), fc.nat()).map(([c, path, at]) => `${path.slice(0, at % (path.length + 1))}${c}${path.slice(at % (path.length + 1))}`),
 );
 
+/**
+ * Item 7: links with secret, protected and denied names, whose targets are secret, protected and
+ * denied in turn; paths through the links and to their targets.
+ */
+const LINKED = {
+  /** Secret through `.env.local -> notes/env.txt` and `.ssh -> keys`: asked as secrets, never searched or found. */
+  secrets: ['notes/env.txt', 'keys/id_work'],
+  /** Protected through `.vscode -> config`: every write asked. */
+  protectedFolder: 'config/',
+  /** Denied through `.git -> gitdir` and `gitdir/hooks/pre-push -> ../../scripts/hook.sh`: never written. */
+  denied: ['gitdir/hooks/pre-commit', 'scripts/hook.sh'],
+} as const;
+
+function linkFixture(root: string): void {
+  for (const dir of ['notes', 'keys', 'config', 'gitdir/hooks', 'scripts']) mkdirSync(nodePath.join(root, dir), { recursive: true });
+  for (const secret of LINKED.secrets) writeFileSync(nodePath.join(root, secret), 'KEY=fuzz-linked\n');
+  writeFileSync(nodePath.join(root, 'config', 'settings.json'), '{}\n');
+  for (const hook of LINKED.denied) writeFileSync(nodePath.join(root, hook), '#!/bin/sh\n');
+  symlinkSync('notes/env.txt', nodePath.join(root, '.env.local'));
+  symlinkSync('keys', nodePath.join(root, '.ssh'));
+  symlinkSync('config', nodePath.join(root, '.vscode'));
+  symlinkSync('gitdir', nodePath.join(root, '.git'));
+  symlinkSync('../../scripts/hook.sh', nodePath.join(root, 'gitdir', 'hooks', 'pre-push'));
+}
+
+function linkPaths(): fc.Arbitrary<string> {
+  const through = fc.tuple(fc.constantFrom('.env.local', '.ssh', '.vscode', '.git', 'gitdir', 'gitdir/hooks', 'notes', 'keys', 'config', 'scripts', '.SSH', '.VSCode'), fc.constantFrom('', '/id_work', '/settings.json', '/hooks', '/hooks/pre-commit', '/hooks/pre-push', '/env.txt', '/hook.sh', '/new.txt', '/x/y'));
+  return fc.oneof(fc.constantFrom(...LINKED.secrets, ...LINKED.denied, 'config/settings.json', 'config/tasks.json'), through.map(([a, b]) => a + b));
+}
+
+/**
+ * A successful call's gate questions and outcome, checked against the linked fixture: a target
+ * secret (or, for a save, protected) through a link was asked about as a secret, at the first
+ * question or once the links were walked.
+ */
+function checkLinked(name: string, calls: readonly GateCall[], text: string): void {
+  const askedAbout = (display: string): boolean => calls.some((c) => c.secret && c.targets.some((t) => t.display === display));
+  for (const target of calls.flatMap((c) => c.targets)) {
+    const secret = (LINKED.secrets as readonly string[]).includes(target.display);
+    assert.ok(!secret || askedAbout(target.display), `${name} reached "${target.display}", secret through a link, without the modal ask`);
+    const guarded = (name === 'save_media' || name === 'undo_save') && target.display.startsWith(LINKED.protectedFolder);
+    assert.ok(!guarded || askedAbout(target.display), `${name} wrote "${target.display}", protected through .vscode, without the modal ask`);
+  }
+  if (name === 'find_files') for (const secret of LINKED.secrets) assert.ok(!text.split('\n').includes(secret), `find_files listed ${secret}`);
+}
+
 const pathLike = fc.oneof(
   fc.constantFrom('a.txt', 'src', 'src/index.ts', 'data.json', 'doc.md', 'deep.json', 'hashes.md', '.', '', '../x', '/etc/passwd', 'src/../..', 'nope/nothing', '~', 'C:\\x', '%2e%2e', 'a\u0000b', '\uFF0E\uFF0E/x'),
   fc.constantFrom(...SECRETS, 'certs', '.Env', 'ID_RSA'),
   spelling,
   fc.string({ maxLength: 40 }),
   fc.array(fc.constantFrom('src', '..', '.', 'a.txt', '', '\u2024', ' ', 'CON'), { maxLength: 6 }).map((parts) => parts.join('/')),
+  linkPaths(),
 );
 
 const anyJson = fc.jsonValue({ maxDepth: 3 });
@@ -81,6 +129,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
   for (const secret of SECRETS.slice(1)) writeFileSync(nodePath.join(t.root, secret), 'KEY=fuzz-secret\n');
   writeFileSync(nodePath.join(t.root, 'deep.json'), `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`);
   writeFileSync(nodePath.join(t.root, 'hashes.md'), '#\n'.repeat(1024 * 1024));
+  linkFixture(t.root);
   const call = fc.tuple(fc.constantFrom(...TOOL_NAMES), fc.nat()).chain(([name]) => inputFor(name).map((input) => ({ name, input })));
   let outcomes = { ok: 0, sandbox: 0 };
   await fc.assert(fc.asyncProperty(call, async ({ name, input }) => {
@@ -95,6 +144,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
       // Search and find never read or list a secret, whatever its case.
       if (name === 'search_files') assert.doesNotMatch(outcome.text, /fuzz/, `search_files ${JSON.stringify(input)} returned a secret's line`);
       if (name === 'find_files') for (const secret of SECRETS) assert.ok(!outcome.text.split('\n').includes(secret), `find_files ${JSON.stringify(input)} listed ${secret}`);
+      checkLinked(name, t.gate.calls, outcome.text);
     } catch (e) {
       if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
       assert.match(e.code, /^E_(SANDBOX|READER)_/);
@@ -103,6 +153,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
     }
   }), { numRuns: RUNS, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true });
   const calls = outcomes.ok + outcomes.sandbox;
+  for (const hook of LINKED.denied) assert.equal(readFileSync(nodePath.join(t.root, hook), 'utf8'), '#!/bin/sh\n', `${hook}, denied through .git, was written`);
   console.log(`fuzz: ${calls} calls, ${outcomes.ok} succeeded, ${outcomes.sandbox} narrated SandboxErrors`);
   assert.equal(calls, RUNS);
   assert.ok(outcomes.ok > 0);

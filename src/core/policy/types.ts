@@ -31,6 +31,8 @@ export interface PolicyDecision {
   readonly rule?: string;
   readonly source?: RuleSource;
   readonly reason?: string;
+  /** The decision is another name's, which a link gives this path (see `LinkIndex`). */
+  readonly alias?: { readonly path: string; readonly link: string };
 }
 
 /** No rule matched (shared: most decisions are this one). */
