@@ -126,6 +126,7 @@ test('attack: SIGTERM to a CLI session in the middle of a million-line artifact_
   writeFileSync(nodePath.join(ws.path, 'big.txt'), needleEvery101(1_000_000));
   const before = cliSpools();
   const child = spawn(process.execPath, ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', nodePath.resolve(import.meta.dirname, '../../src/cli/main.ts'), '--root', ws.path, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  tc.after(() => { child.kill('SIGKILL'); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const replies: string[] = [];
   let buffer = '';
