@@ -11,6 +11,10 @@ import { largestFitting } from '../../src/core/results/budget.ts';
 import { ResultPager } from '../../src/core/results/pager.ts';
 import { renderPaged } from '../../src/core/results/paged.ts';
 import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
+import { SpoolReader, type SpoolLine } from '../../src/core/artifacts/reader.ts';
+import { LineIndexBuilder } from '../../src/core/artifacts/line-index.ts';
+import { createNewlineCounter } from '../../src/core/artifacts/newlines.ts';
+import fc from 'fast-check';
 import { pagedResult, session, testDir, type TestSession } from './harness.ts';
 
 /** What the spool holds in memory before a write (see ResultSpool). */
@@ -153,4 +157,45 @@ test('attack: SIGTERM to a CLI session in the middle of a million-line artifact_
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+/** Every line of `bytes` (as a spool file with a BOM or not) by `lines` and by `lineBatches`, from `from` to `to`. */
+async function bothReads(dir: string, bytes: Buffer, bom: boolean, from: number, to: number): Promise<[SpoolLine[], SpoolLine[]]> {
+  const file = nodePath.join(dir, 'spool');
+  writeFileSync(file, bytes);
+  const builder = new LineIndexBuilder(createNewlineCounter());
+  builder.feed(bytes);
+  return SpoolReader.with(file, builder.finish(), bom, async (reader) => {
+    const one: SpoolLine[] = [];
+    for await (const line of reader.lines(from, to)) one.push(line);
+    const batched: SpoolLine[] = [];
+    for await (const batch of reader.lineBatches(from, to)) batched.push(...batch);
+    return [one, batched];
+  });
+}
+
+test('grep reads lines in batches exactly as the line reader reads them one by one: long lines at the scan\'s edge, CRLF, a BOM, characters cut in half', async (tc) => {
+  const dir = testDir(tc).path;
+  const scan = 8000;
+  const cases: Buffer[] = [
+    Buffer.from(`${'a'.repeat(scan)}\n${'b'.repeat(scan + 1)}\n${'c'.repeat(scan + 2)}\nshort\r\n\n${'é'.repeat(3000)}\n${'d'.repeat(scan + 1)}`),
+    Buffer.from(`${'x'.repeat(scan + 1)}`),
+    Buffer.from(`${'x'.repeat(scan + 2)}`),
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('first\r\nsecond\r\n')]),
+    Buffer.from(Array.from({ length: 30_000 }, (_, i) => `line ${i} ${'z'.repeat(i % 97)}`).join('\n')),
+  ];
+  for (const [i, bytes] of cases.entries()) {
+    const builder = new LineIndexBuilder(createNewlineCounter());
+    builder.feed(bytes);
+    const lines = builder.finish().lines;
+    const [one, batched] = await bothReads(dir, bytes, i === 3, 1, lines);
+    assert.equal(one.length, lines);
+    assert.deepEqual(batched, one, `case ${i}`);
+  }
+  const pieces = fc.constantFrom('a', 'é', '😀', '\n', '\r\n', '\r', 'x'.repeat(4000), 'y'.repeat(8001), '\u0000');
+  await fc.assert(fc.asyncProperty(fc.array(pieces, { maxLength: 40 }), fc.nat(50), fc.nat(50), async (parts, a, b) => {
+    const bytes = Buffer.from(parts.join(''));
+    const [one, batched] = await bothReads(dir, bytes, false, Math.min(a, b) + 1, Math.max(a, b) + 1);
+    assert.deepEqual(batched, one);
+  }), { numRuns: 200 });
 });

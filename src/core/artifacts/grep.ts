@@ -1,7 +1,6 @@
 import { SandboxError, cancelled, errnoCode } from '../errors.ts';
 import { rejectsPattern, type Ripgrep } from '../search/ripgrep-process.ts';
 import { withReader } from './leased.ts';
-import { pageLine } from './page.ts';
 import type { SpoolReader } from './reader.ts';
 import type { ArtifactStore } from './store.ts';
 import type { GrepHead, GrepLine, GrepOptions } from './types.ts';
@@ -15,10 +14,10 @@ export const GREP_MAX_RESULTS = 10_000;
 
 /**
  * Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none), then hands
- * `use` what was found and its lines (matches with their context), read one at a time in file order
+ * `use` what was found and its lines (matches with their context), read a batch at a time in file order
  * while the artifact is held open: nothing holds them all, however many context lines they make.
  */
-export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: AsyncIterable<GrepLine>) => Promise<R>): Promise<R> {
+export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: AsyncIterable<readonly GrepLine[]>) => Promise<R>): Promise<R> {
   return store.lease(callId, async (artifact) => {
     if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.', '');
     // ripgrep searches the whole spool: a result still being written is searched once complete.
@@ -139,10 +138,10 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
 }
 
 /**
- * Matching lines with their context, in file order, groups that touch merged. Security: yielded one
- * at a time; 10,000 matches with 50 lines of context each are a million lines, which were held whole.
+ * Matching lines with their context, in file order, groups that touch merged, a batch at a time.
+ * Security: never all at once; 10,000 matches with 50 lines of context each are a million lines.
  */
-async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal): AsyncGenerator<GrepLine, void, undefined> {
+async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
   const byLine = new Map(hits.map((h) => [h.line, h.offset]));
   for (let i = 0; i < hits.length;) {
     const from = Math.max(1, hits[i]!.line - context);
@@ -150,29 +149,33 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
     for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
     const first = byLine.get(from);
     const hint = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
-    for await (const line of reader.lines(from, to, hint)) {
+    for await (const batch of reader.lineBatches(from, to, hint)) {
       if (signal.aborted) throw cancelled();
-      const offset = byLine.get(line.n);
-      let page = pageLine(line);
-      // A match past the cut of a long line: show the part of the line around it instead.
-      if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
-        page = { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start };
+      const lines: GrepLine[] = [];
+      for (const line of batch) {
+        const offset = byLine.get(line.n);
+        // A match past the cut of a long line: show the part of the line around it instead.
+        if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
+          lines.push({ n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start, match: true });
+        } else {
+          lines.push(line.cut ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined } : { n: line.n, text: line.text, match: offset !== undefined });
+        }
       }
-      yield { ...page, match: offset !== undefined };
+      yield lines;
     }
   }
 }
 
 const BINARY_EXCERPT_BYTES = 96;
 
-/** Binary matches as escaped byte excerpts starting a little before each match. */
-async function* binaryHits(reader: SpoolReader, hits: readonly RgHit[], signal: AbortSignal): AsyncGenerator<GrepLine, void, undefined> {
+/** Binary matches as escaped byte excerpts starting a little before each match (a batch of one each). */
+async function* binaryHits(reader: SpoolReader, hits: readonly RgHit[], signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
   for (const { line, offset } of hits) {
     if (signal.aborted) throw cancelled();
     const from = Math.max(0, offset - 16);
     const bytes = await reader.bytes(from, BINARY_EXCERPT_BYTES);
     let text = '';
     for (const b of bytes) text += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
-    yield { n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset };
+    yield [{ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset }];
   }
 }

@@ -51,7 +51,7 @@ export const artifactGrep = defineTool({
  * The grep's lines through the pager: returned whole when they fit one page; else written to a
  * result artifact as they are read (never held), the call returning its first page once it is complete.
  */
-async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead, lines: AsyncIterable<GrepLine>, stop: AbortController): Promise<ArtifactGrepOutput> {
+async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead, lines: AsyncIterable<readonly GrepLine[]>, stop: AbortController): Promise<ArtifactGrepOutput> {
   const pager = new ResultPager<GrepLine>({
     store: ctx.artifacts, budget: ctx.page, source: soleTarget(ctx), stop: () => stop.abort(),
     label: `artifact_grep ${JSON.stringify(head.pattern)} in ${head.path}`, render: grepLineRenderer(head.binary),
@@ -60,10 +60,12 @@ async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead,
   let written = 0;
   const output = await streamResult<GrepLine, ArtifactGrepResult>(pager, {
     pull: async () => {
-      for await (const line of lines) {
-        written++;
-        const writing = pager.add(line);
-        if (writing) await writing;
+      for await (const batch of lines) {
+        for (const line of batch) {
+          written++;
+          const writing = pager.add(line);
+          if (writing) await writing;
+        }
       }
       return true;
     },
