@@ -187,7 +187,8 @@ export class SpoolReader {
           long = bytesRead - pos > LINE_SCAN_BYTES;
           break;
         }
-        const full = this.decode(n, data.subarray(pos, end), true);
+        // Buffer's UTF-8 decoding replaces bad bytes as TextDecoder does, with no view made per line.
+        const full = n === 1 ? this.decode(n, data.subarray(pos, end), true) : data.toString('utf8', pos, end > pos && data[end - 1] === 13 ? end - 1 : end);
         const text = cutChars(full, MAX_LINE_CHARS);
         lines.push({ n, start: start + pos, end: start + end, text, cut: text.length < full.length });
         pos = end + 1;
