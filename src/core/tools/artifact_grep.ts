@@ -70,7 +70,9 @@ async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead,
       return true;
     },
     small: async () => {
-      const result: ArtifactGrepResult = { ...head, lines: pager.items };
+      // Keys in the order the result always had (the CLI prints it as JSON).
+      const { callId, path, pattern, literal, binary, matchCount, ...rest } = head;
+      const result: ArtifactGrepResult = { callId, path, pattern, literal, binary, matchCount, lines: pager.items, ...rest };
       if (await fits(renderGrep(result), ctx.page)) return result;
       await pager.overflow();
       return undefined;
