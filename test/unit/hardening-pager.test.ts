@@ -125,9 +125,9 @@ function resultSpoolBytes(spool: string): number {
 }
 
 // A hang is the failure this guards against (a frozen event loop cannot hear the signal): the timeout only turns it into a failed test.
-test('attack: SIGTERM to a CLI session in the middle of a million-line artifact_grep with context ends the call and the process at once', { timeout: 120_000 }, async (tc) => {
+test('attack: SIGTERM to a CLI session in the middle of a 300,000-line artifact_grep with context ends the call and the process at once', { timeout: 120_000 }, async (tc) => {
   const ws = testDir(tc);
-  writeFileSync(nodePath.join(ws.path, 'big.txt'), needleEvery101(1_000_000));
+  writeFileSync(nodePath.join(ws.path, 'big.txt'), needleEvery101(300_000));
   const before = cliSpools();
   const child = spawn(process.execPath, ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', nodePath.resolve(import.meta.dirname, '../../src/cli/main.ts'), '--root', ws.path, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'] });
   tc.after(() => { child.kill('SIGKILL'); });
@@ -145,7 +145,7 @@ test('attack: SIGTERM to a CLI session in the middle of a million-line artifact_
     const { callId } = (JSON.parse(replies[0]!) as { result: { callId: string } }).result;
     const spool = nodePath.join(tmpdir(), cliSpools().find((n) => !before.includes(n))!);
     child.stdin.write(`${JSON.stringify({ tool: 'artifact_grep', input: { callId, pattern: 'needle', context: 50, maxResults: 10_000 } })}\n`);
-    // The result artifact has its first lines on disk: the grep is under way (it has about 25 MB to write).
+    // The result artifact has its first lines on disk: the grep is under way (it has about 8 MB to write).
     await waitFor(() => resultSpoolBytes(spool) > 0 || replies.length > 1);
     assert.equal(replies.length, 1, 'the grep was still running');
     child.kill('SIGTERM');
@@ -204,5 +204,5 @@ test('grep reads lines in batches exactly as the line reader reads them one by o
     const ranges = spans.map(([gap, length]): [number, number] => { const from = at + gap + 1; at = from + length; return [from, from + length]; });
     const [one, batched] = await bothReads(dir, bytes, false, ranges);
     assert.deepEqual(batched, one);
-  }), { numRuns: 500 });
+  }), { numRuns: 200 });
 });
