@@ -3,7 +3,7 @@
  *
  *   node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON bench/run.ts [--only=group,group]
  *
- * Groups: extension, search, find, size, media, artifacts, scale. A full run writes bench/results.json; a
+ * Groups: extension, search, find, size, media, artifacts, grep, scale. A full run writes bench/results.json; a
  * run with --only writes <bench dir>/results.partial.json instead, so the committed file always
  * holds a complete run. Goals are printed as PASS/MISS and never fail the run; the exit status is
  * non-zero only when a case could not run at all (ERROR).
@@ -25,9 +25,10 @@ import { findCases, searchCases } from './cases/search.ts';
 import { resultSizeCases } from './cases/result-size.ts';
 import { mediaCases } from './cases/media.ts';
 import { artifactCases } from './cases/artifacts.ts';
+import { grepCases } from './cases/grep.ts';
 import { scaleCases } from './cases/scale.ts';
 
-const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'scale'] as const;
+const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'grep', 'scale'] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -106,6 +107,7 @@ async function main(): Promise<number> {
     workloads['log'] = { bytes: big.bytes, lines: big.lines };
     await guard('artifacts', () => artifactCases(ctx, big));
   }
+  await guard('grep', () => grepCases(ctx));
   if (wanted('scale')) {
     const scale = await scaleTree(log);
     workloads['scale'] = { files: scale.files, folders: scale.folders, bytes: scale.bytes, todoLines: scale.todoLines };

@@ -261,6 +261,32 @@ export async function bigLog(log: (m: string) => void, gib = 1): Promise<BigLog>
 }
 
 // ---------------------------------------------------------------------------------------------
+// 100,000 lines with a match every 101 lines: with 50 lines of context a grep shows nearly all of
+// them (issue 26). Written before each run of its group; 2.2 MB.
+
+export const CONTEXT_FILE = { rel: 'context.txt', lines: 100_000, every: 101, pattern: 'needle', context: 50 } as const;
+
+export interface ContextFile { readonly dir: string; readonly file: string; readonly rel: string; readonly matches: number; readonly shownLines: number }
+
+export function contextFile(): ContextFile {
+  const dir = nodePath.join(benchDir(), 'context-100k');
+  mkdirSync(dir, { recursive: true });
+  const { lines, every, context } = CONTEXT_FILE;
+  let text = '';
+  let matches = 0;
+  let last = 0;
+  for (let i = 1; i <= lines; i++) {
+    const hit = i % every === 51;
+    if (hit) { matches++; last = i; }
+    text += hit ? `${CONTEXT_FILE.pattern} at line ${i}\n` : `line ${i} lorem ipsum dolor\n`;
+  }
+  const file = nodePath.join(dir, CONTEXT_FILE.rel);
+  writeFileSync(file, text);
+  // The groups touch: every line from 1 to the last match's context.
+  return { dir, file, rel: CONTEXT_FILE.rel, matches, shownLines: Math.min(lines, last + context) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The 10 MB source file, regenerated in memory (it is rewritten before every edit run).
 
 export const EDIT = { rel: 'src/big.ts', bytes: 10 * 1000 * 1000, find: 'export const PATCH_TARGET = 1;', replace: 'export const PATCH_TARGET = 2;' } as const;

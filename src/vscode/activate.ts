@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
+import { privateRunFolder } from '../core/artifacts/run-folders.ts';
 import { Session } from '../core/session.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
@@ -46,10 +48,11 @@ export interface TestApi {
   readonly activateMs?: number;
 }
 
-function spoolFolder(context: vscode.ExtensionContext): string {
+/** The extension's storage when it is on the local disk; else a private folder of this process in the temp folder (`temporary`: removed at the end). */
+async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly dir: string; readonly temporary: boolean }> {
   const base = context.storageUri ?? context.globalStorageUri;
-  const root = base.scheme === 'file' ? base.fsPath : os.tmpdir();
-  return nodePath.join(root, 'artifacts');
+  if (base.scheme === 'file') return { dir: nodePath.join(base.fsPath, 'artifacts'), temporary: false };
+  return { dir: await privateRunFolder(os.tmpdir(), 'workspace-tools-vscode-'), temporary: true };
 }
 
 function createFs(local: boolean): WorkspaceFs {
@@ -103,6 +106,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
   const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
 
+  const spool = await spoolFolder(context);
   const session = new Session({
     fs,
     roots: () => roots,
@@ -112,7 +116,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     ...(ripgrep ? { ripgrep } : {}),
     clock: { now: () => Date.now() },
     log,
-    spoolDir: spoolFolder(context),
+    spoolDir: spool.dir,
     limits: () => settings.limits,
     writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
@@ -158,7 +162,10 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);
 
   return {
-    dispose: async () => { await session.dispose(); },
+    dispose: async () => {
+      await session.dispose();
+      if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
+    },
     exports: context.extensionMode === vscode.ExtensionMode.Test
       ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks) }
       : undefined,

@@ -126,6 +126,15 @@ async function run(): Promise<void> {
       }
       return;
     }
+    case 'json-brackets': {
+      // 4 MiB of "[" then "]": two million levels of nesting.
+      const depth = 2 * 1024 * 1024;
+      write('brackets.json', `${'['.repeat(depth)}${']'.repeat(depth)}`);
+      await call('open_json_file', { path: 'brackets.json' });
+      const opened = await call('open_file', { path: 'brackets.json' });
+      if (opened) await call('artifact_query', { callId: opened.callId, select: '' });
+      return;
+    }
   }
 }
 

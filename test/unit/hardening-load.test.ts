@@ -282,3 +282,10 @@ test('attack: JSON nested 5,000 levels deep in open_json_file and artifact_query
   assert.deepEqual(report.outcomes, ['ok', 'ok', 'ok']);
   assert.ok(report.maxResultBytes <= 256 * 1024, `returned ${report.maxResultBytes} bytes`);
 });
+
+test('attack: 4 MiB of "[" (JSON nested two million levels) in open_json_file and artifact_query', { timeout: BOMB_GUARD_MS + 30_000 }, async () => {
+  const report = await runBomb('json-brackets');
+  assert.deepEqual(report.outcomes, ['E_SANDBOX_TOO_LARGE', 'ok', 'E_SANDBOX_TOO_LARGE']);
+  assert.ok(report.rssGrowthMiB <= 128, `grew ${report.rssGrowthMiB} MiB`);
+  assert.ok(report.maxResultBytes <= 64 * 1024, `returned ${report.maxResultBytes} bytes`);
+});

@@ -1,27 +1,30 @@
 import { SandboxError, cancelled, errnoCode } from '../errors.ts';
 import { rejectsPattern, type Ripgrep } from '../search/ripgrep-process.ts';
 import { withReader } from './leased.ts';
-import { pageLine } from './page.ts';
 import type { SpoolReader } from './reader.ts';
 import type { ArtifactStore } from './store.ts';
-import type { ArtifactGrepResult, GrepLine, GrepOptions } from './types.ts';
+import type { GrepHead, GrepLine, GrepOptions } from './types.ts';
 
 /* The artifact_grep contract: ripgrep over one artifact's spool, its hits read back as lines. */
 
 /** Matching lines artifact_grep returns when `maxResults` is not given. */
 export const GREP_DEFAULT_MAX_RESULTS = 100;
-/** The most matching lines one artifact_grep collects, whatever `maxResults` asks (each is held in memory). */
+/** The most matching lines one artifact_grep collects, whatever `maxResults` asks (each hit is held in memory). */
 export const GREP_MAX_RESULTS = 10_000;
 
-/** Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none). */
-export function grepArtifact(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal): Promise<ArtifactGrepResult> {
+/**
+ * Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none), then hands
+ * `use` what was found and its lines (matches with their context), read a batch at a time in file order
+ * while the artifact is held open: nothing holds them all, however many context lines they make.
+ */
+export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: AsyncIterable<readonly GrepLine[]>) => Promise<R>): Promise<R> {
   return store.lease(callId, async (artifact) => {
     if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.', '');
     // ripgrep searches the whole spool: a result still being written is searched once complete.
     await artifact.live?.finished(signal);
     if (signal.aborted) throw cancelled();
     const asked = options.maxResults ?? GREP_DEFAULT_MAX_RESULTS;
-    // Security: every hit is held until the result is built; a maxResults of 1e12 on a file of 20
+    // Security: every hit is held until its lines are read; a maxResults of 1e12 on a file of 20
     // million matching lines held them all (3.5 GB).
     const maxResults = Math.min(asked, GREP_MAX_RESULTS);
     const { binary } = artifact.info;
@@ -31,12 +34,12 @@ export function grepArtifact(store: ArtifactStore, rg: Ripgrep | undefined, call
       maxLines: maxResults, raw: binary, crlf: artifact.index.crlf > 0,
       offsetShift: artifact.info.encoding === 'utf8bom' ? 3 : 0, signal,
     });
-    const lines = await withReader(artifact, (reader) => binary ? binaryHits(reader, hits) : textHits(reader, hits, context, signal));
-    return {
+    const head: GrepHead = {
       callId, path: artifact.info.path, pattern: options.pattern, literal: options.literal ?? false, binary,
-      matchCount: hits.length, lines, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
+      matchCount: hits.length, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
       contextOmitted: binary && (options.context ?? 0) > 0,
     };
+    return withReader(artifact, (reader) => use(head, binary ? binaryHits(reader, hits, signal) : textHits(reader, hits, context, signal)));
   });
 }
 
@@ -134,45 +137,45 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
   throw new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}.`, `Retry once; if it fails again, page it with artifact_read.`);
 }
 
-/** Matching lines with their context, grouped and read in file order (the tool pages what is over a page). */
-async function textHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[], context: number, signal: AbortSignal): Promise<GrepLine[]> {
+/**
+ * Matching lines with their context, in file order, groups that touch merged, a batch at a time.
+ * Security: never all at once; 10,000 matches with 50 lines of context each are a million lines.
+ */
+async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
   const byLine = new Map(hits.map((h) => [h.line, h.offset]));
-  const ranges: Array<[number, number]> = [];
-  for (const { line } of hits) {
-    const from = Math.max(1, line - context);
-    const to = line + context;
-    const last = ranges[ranges.length - 1];
-    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to); else ranges.push([from, to]);
-  }
-  const lines: GrepLine[] = [];
-  for (const [from, to] of ranges) {
+  for (let i = 0; i < hits.length;) {
+    const from = Math.max(1, hits[i]!.line - context);
+    let to = hits[i]!.line + context;
+    for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
     const first = byLine.get(from);
     const hint = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
-    for await (const line of reader.lines(from, to, hint)) {
+    for await (const batch of reader.lineBatches(from, to, hint)) {
       if (signal.aborted) throw cancelled();
-      const offset = byLine.get(line.n);
-      let page = pageLine(line);
-      // A match past the cut of a long line: show the part of the line around it instead.
-      if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
-        page = { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start };
+      const lines: GrepLine[] = [];
+      for (const line of batch) {
+        const offset = byLine.get(line.n);
+        // A match past the cut of a long line: show the part of the line around it instead.
+        if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
+          lines.push({ n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start, match: true });
+        } else {
+          lines.push(line.cut ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined } : { n: line.n, text: line.text, match: offset !== undefined });
+        }
       }
-      lines.push({ ...page, match: offset !== undefined });
+      yield lines;
     }
   }
-  return lines;
 }
 
 const BINARY_EXCERPT_BYTES = 96;
 
-/** Binary matches as escaped byte excerpts starting a little before each match. */
-async function binaryHits(reader: SpoolReader, hits: readonly { line: number; offset: number }[]): Promise<GrepLine[]> {
-  const lines: GrepLine[] = [];
+/** Binary matches as escaped byte excerpts starting a little before each match (a batch of one each). */
+async function* binaryHits(reader: SpoolReader, hits: readonly RgHit[], signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
   for (const { line, offset } of hits) {
+    if (signal.aborted) throw cancelled();
     const from = Math.max(0, offset - 16);
     const bytes = await reader.bytes(from, BINARY_EXCERPT_BYTES);
     let text = '';
     for (const b of bytes) text += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
-    lines.push({ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset });
+    yield [{ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset }];
   }
-  return lines;
 }

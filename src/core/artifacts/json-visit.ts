@@ -10,6 +10,8 @@ export interface JsonVisitor {
   onObjectProperty?(property: string): void;
   onLiteralValue?(value: unknown, offset: number, length: number, startLine: number): void;
   onError?(error: ParseErrorCode, offset: number, length: number, startLine: number, startCharacter: number): void;
+  /** A container opens deeper than `maxDepth`: the walk stops there. */
+  onTooDeep?(offset: number, startLine: number, startCharacter: number): void;
 }
 
 // jsonc-parser's token kinds, scan errors and parse error codes (declared there as const enums).
@@ -28,9 +30,10 @@ interface Container {
  * jsonc-parser's `visit` (comments and trailing commas allowed, empty content an error), walked with
  * an explicit stack instead of recursion: a document nested thousands of levels deep is parsed in
  * bounded stack, where the recursive parser overflows it. Same tokens, errors and recovery, and the
- * same callbacks in the same order (a test holds the two equal).
+ * same callbacks in the same order (a test holds the two equal). Security: a container nested
+ * deeper than `maxDepth` stops the walk (`onTooDeep`): 4 MB of "[" held 2 million levels (500 MB).
  */
-export function visitJson(text: string, visitor: JsonVisitor): void {
+export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinity): void {
   const scanner: JSONScanner = createScanner(text, false);
   let suppressed = 0;
   const at = (): [number, number, number] => [scanner.getTokenOffset(), scanner.getTokenLength(), scanner.getTokenStartLine()];
@@ -67,9 +70,14 @@ export function visitJson(text: string, visitor: JsonVisitor): void {
   };
 
   const stack: Container[] = [];
-  /** Starts the value at the current token: true/false as parseValue returns, or 'container' when one was opened. */
-  const startValue = (): boolean | 'container' => {
-    switch (scanner.getToken()) {
+  /** Starts the value at the current token: true/false as parseValue returns, 'container' when one was opened, 'deep' past `maxDepth`. */
+  const startValue = (): boolean | 'container' | 'deep' => {
+    const token = scanner.getToken();
+    if ((token === T.OpenBracket || token === T.OpenBrace) && stack.length >= maxDepth) {
+      visitor.onTooDeep?.(scanner.getTokenOffset(), scanner.getTokenStartLine(), scanner.getTokenStartCharacter());
+      return 'deep';
+    }
+    switch (token) {
       case T.OpenBracket: begin(visitor.onArrayBegin); scanNext(); stack.push({ kind: 'array', needsComma: false, awaiting: false }); return 'container';
       case T.OpenBrace: begin(visitor.onObjectBegin); scanNext(); stack.push({ kind: 'object', needsComma: false, awaiting: false }); return 'container';
       case T.String: literal(scanner.getTokenValue()); scanNext(); return true;
@@ -89,7 +97,9 @@ export function visitJson(text: string, visitor: JsonVisitor): void {
 
   scanNext();
   if (scanner.getToken() === T.EOF) { handleError(E.ValueExpected); return; }
-  if (startValue() === false) { handleError(E.ValueExpected); return; }
+  const root = startValue();
+  if (root === 'deep') return;
+  if (root === false) { handleError(E.ValueExpected); return; }
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
     if (top.awaiting) { top.awaiting = false; top.needsComma = true; }
@@ -114,6 +124,7 @@ export function visitJson(text: string, visitor: JsonVisitor): void {
         if (scanner.getToken() === T.Colon) {
           scanNext();
           const started = startValue();
+          if (started === 'deep') return;
           if (started === 'container') { top.awaiting = true; continue; }
           if (!started) handleError(E.ValueExpected, [], [T.CloseBrace, T.Comma]);
         } else {
@@ -121,6 +132,7 @@ export function visitJson(text: string, visitor: JsonVisitor): void {
         }
       } else {
         const started = startValue();
+        if (started === 'deep') return;
         if (started === 'container') { top.awaiting = true; continue; }
         if (!started) handleError(E.ValueExpected, [], [T.CloseBracket, T.Comma]);
       }

@@ -45,7 +45,17 @@ export interface JsonSyntaxError {
 
 export type JsonSelection =
   | { readonly found: true; readonly node: JsonSummary; readonly truncated: boolean; readonly error?: JsonSyntaxError }
-  | { readonly found: false; readonly error?: JsonSyntaxError; readonly miss: JsonMiss };
+  | { readonly found: false; readonly error?: JsonSyntaxError; readonly miss: JsonMiss }
+  | { readonly found: false; readonly tooDeep: JsonPosition };
+
+/** 1-based. */
+export interface JsonPosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** The deepest nesting parsed: each level costs a frame, and 100,000 levels cost about 25 MB. */
+export const JSON_MAX_DEPTH = 100_000;
 
 /** Where a pointer stopped matching. */
 export interface JsonMiss {
@@ -103,6 +113,7 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
   let truncated = false;
   let error: JsonSyntaxError | undefined;
   let literalOnPath: { readonly depth: number; readonly type: JsonType; readonly line: number } | undefined;
+  let tooDeep: JsonPosition | undefined;
   const pathFrames: Frame[] = [];
 
   /** Places a value that begins now; returns its depth below the selection (-1 above, undefined off the path). */
@@ -198,8 +209,10 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
     onError: (code: ParseErrorCode, _offset, _length, line, column) => {
       error ??= { error: printParseErrorCode(code), line: line + 1, column: column + 1 };
     },
-  });
+    onTooDeep: (_offset, line, column) => { tooDeep = { line: line + 1, column: column + 1 }; },
+  }, JSON_MAX_DEPTH);
 
+  if (tooDeep) return { found: false, tooDeep };
   if (found) return { found: true, node: found, truncated, ...(error ? { error } : {}) };
   const matchedDepth = pathFrames.length;
   const matched = pointer.slice(0, Math.max(0, matchedDepth - 1));

@@ -1,5 +1,5 @@
 import { SandboxError } from '../errors.ts';
-import { missError, parsePointer, renderJson, selectJson } from './json.ts';
+import { JSON_MAX_DEPTH, missError, parsePointer, renderJson, selectJson, type JsonPosition } from './json.ts';
 import { findSection, nearHeadings, parseOutline, type Outline } from './markdown.ts';
 import { PAGE_MAX_BYTES } from './reader.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
@@ -23,6 +23,7 @@ export function jsonShape(store: ArtifactStore, callId: string): Promise<JsonSha
     refuseBinary(artifact, 'parse as JSON');
     const text = await readWhole(artifact, STRUCTURE_MAX_BYTES);
     const selection = selectJson(text, [], { depth: 1, maxChildren: SHAPE_MAX_MEMBERS, maxNodes: SHAPE_MAX_MEMBERS + 1, maxString: 0 }, true);
+    if ('tooDeep' in selection) throw tooDeep(artifact, selection.tooDeep);
     if (selection.error) throw invalidJson(artifact, selection.error);
     if (!selection.found) throw invalidJson(artifact, { error: 'ValueExpected', line: 1, column: 1 });
     const root = selection.node;
@@ -50,6 +51,7 @@ export function queryArtifact(store: ArtifactStore, callId: string, select: stri
       const pointer = parsePointer(select);
       const text = await readWhole(artifact, STRUCTURE_MAX_BYTES);
       const selection = selectJson(text, pointer, { depth: QUERY_DEPTH, maxChildren: QUERY_MAX_CHILDREN, maxNodes: QUERY_MAX_NODES, maxString: QUERY_MAX_STRING });
+      if ('tooDeep' in selection) throw tooDeep(artifact, selection.tooDeep);
       if (!selection.found) throw selection.error ? invalidJson(artifact, selection.error) : missError(select, selection.miss);
       const rendered = renderJson(selection.node, PAGE_MAX_BYTES);
       return { kind, callId, path, pointer: select, node: selection.node, text: rendered.text, truncated: selection.truncated || rendered.capped };
@@ -83,4 +85,8 @@ function queryKind(artifact: LeasedArtifact): 'json' | 'markdown' {
 
 function invalidJson(artifact: LeasedArtifact, error: { error: string; line: number; column: number }): SandboxError {
   return new SandboxError('E_SANDBOX_INVALID_INPUT', `"${artifact.info.path}" is not valid JSON (comments and trailing commas are accepted): ${error.error} at line ${error.line}, column ${error.column}. It stays open as artifact ${artifact.info.callId}: read around that line with artifact_read (offset ${Math.max(1, error.line - 5)}).`, '');
+}
+
+function tooDeep(artifact: LeasedArtifact, at: JsonPosition): SandboxError {
+  return new SandboxError('E_SANDBOX_TOO_LARGE', `"${artifact.info.path}" nests arrays and objects more than ${JSON_MAX_DEPTH.toLocaleString('en-US')} levels deep (the level past that opens at line ${at.line}, column ${at.column}), deeper than its structure is parsed. It stays open as artifact ${artifact.info.callId}: find what you need with artifact_grep and page it with artifact_read.`, '');
 }

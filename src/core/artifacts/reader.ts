@@ -11,6 +11,8 @@ const LINE_SCAN_BYTES = MAX_LINE_CHARS * 4;
 const WINDOW_BYTES = 16 * 1024;
 // How far back from a match to look for its line's start before asking the index.
 const BACKSCAN_BYTES = 4 * 1024;
+// The largest read of `lineBatches`: it starts at one window and doubles while a run of lines goes on.
+const BATCH_MAX_BYTES = 256 * 1024;
 
 /** One line as read from a spool file. */
 export interface SpoolLine {
@@ -45,6 +47,10 @@ export class SpoolReader {
   private readonly window = Buffer.allocUnsafe(WINDOW_BYTES);
   private windowStart = 0;
   private windowLength = 0;
+  /** The buffer `lineBatches` reads into, once it is used, and what it holds. */
+  private batch: Buffer | undefined;
+  private batchStart = 0;
+  private batchLength = 0;
 
   private constructor(handle: fsp.FileHandle, index: LineIndex, bom: boolean) {
     this.handle = handle;
@@ -151,6 +157,62 @@ export class SpoolReader {
       const line = await this.line(n, start);
       yield line;
       start = line.end + 1;
+    }
+  }
+
+  /**
+   * Lines `from` to `to` as `lines` gives them, in batches: each batch is decoded from one read (of
+   * a window at first, doubling up to 256 KiB while the run goes on), so a long run costs few reads
+   * and no await per line. A line longer than the scan is read alone, as `line` reads it.
+   */
+  async *lineBatches(from: number, to: number, startHint?: number): AsyncGenerator<SpoolLine[], void, undefined> {
+    const last = Math.min(to, this.index.lines);
+    if (from > last) return;
+    let start = startHint ?? await this.lineStart(from);
+    let n = from;
+    let size = WINDOW_BYTES;
+    // The last read serves again while it holds `start` (grep's groups are often close together).
+    let reuse = true;
+    while (n <= last) {
+      let base = this.batchStart;
+      if (!reuse || this.batch === undefined || start < base || start >= base + this.batchLength) {
+        this.batch ??= Buffer.allocUnsafe(BATCH_MAX_BYTES);
+        const { bytesRead } = await this.handle.read(this.batch, 0, Math.min(size, this.index.bytes - start), start);
+        // The index promised these bytes; a spool cut short (never written so) ends the lines.
+        if (bytesRead === 0) return;
+        base = this.batchStart = start;
+        this.batchLength = bytesRead;
+      }
+      const data = this.batch.subarray(0, this.batchLength);
+      const atEnd = base + data.length >= this.index.bytes;
+      const lines: SpoolLine[] = [];
+      let pos = start - base;
+      let long = false;
+      for (; n <= last; n++) {
+        const newline = data.indexOf(10, pos);
+        const end = newline !== -1 && newline - pos <= LINE_SCAN_BYTES ? newline : atEnd && data.length - pos <= LINE_SCAN_BYTES + 1 ? data.length : -1;
+        if (end === -1) {
+          // Past the scan with no line feed: a long line. Else the line goes on past this read.
+          long = data.length - pos > LINE_SCAN_BYTES;
+          break;
+        }
+        // Buffer's UTF-8 decoding replaces bad bytes as TextDecoder does, with no view made per line.
+        const full = n === 1 ? this.decode(n, data.subarray(pos, end), true) : data.toString('utf8', pos, end > pos && data[end - 1] === 13 ? end - 1 : end);
+        const text = cutChars(full, MAX_LINE_CHARS);
+        lines.push({ n, start: base + pos, end: base + end, text, cut: text.length < full.length });
+        pos = end + 1;
+      }
+      start = base + pos;
+      // A read that gave no line is too short: read again from here, a larger one.
+      reuse = lines.length > 0 || long;
+      if (lines.length > 0) yield lines;
+      if (long) {
+        const line = await this.line(n, start);
+        yield [line];
+        start = line.end + 1;
+        n++;
+      }
+      size = Math.min(size * 2, BATCH_MAX_BYTES);
     }
   }
 

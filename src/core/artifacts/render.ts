@@ -2,7 +2,7 @@ import { lineRange, type JsonSummary } from './json.ts';
 import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 import { PAGE_MAX_LINES } from './page.ts';
-import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepLine, JsonShape, PageLine } from './types.ts';
+import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepHead, GrepLine, JsonShape, PageLine } from './types.ts';
 import { plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 
@@ -92,7 +92,7 @@ export function renderPage(page: ArtifactPage): string {
   return [header, ...pageBody(page), continuation(page)].join('\n');
 }
 
-function patternText(r: Pick<ArtifactGrepResult, 'literal' | 'pattern'>): string {
+function patternText(r: Pick<GrepHead, 'literal' | 'pattern'>): string {
   return r.literal ? JSON.stringify(r.pattern) : `/${r.pattern}/`;
 }
 
@@ -113,7 +113,7 @@ export function grepLineRenderer(binary: boolean): ItemRenderer<GrepLine> {
 }
 
 /** The notes after a grep's lines: maxResults reached, context left out. */
-export function grepNotes(r: ArtifactGrepResult): string[] {
+export function grepNotes(r: GrepHead): string[] {
   const out: string[] = [];
   if (r.maxResultsAsked !== undefined) out.push(`(maxResults ${r.maxResultsAsked} is over the cap of ${r.maxResults}, so ${r.maxResults} was used.)`);
   if (r.limited) out.push(`(result limit: stopped at maxResults ${r.maxResults}; more lines match. ${r.maxResultsAsked !== undefined ? 'Narrow the pattern, or search from a later line with artifact_read.' : 'Raise maxResults or narrow the pattern.'})`);
@@ -121,7 +121,7 @@ export function grepNotes(r: ArtifactGrepResult): string[] {
   return out;
 }
 
-export function grepSummary(r: ArtifactGrepResult): string {
+export function grepSummary(r: GrepHead): string {
   return `${plural(r.matchCount, 'matching line')} for ${patternText(r)} in ${r.path}`;
 }
 

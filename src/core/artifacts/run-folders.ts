@@ -33,3 +33,14 @@ export async function removeDeadRunFolders(dir: string, prefix: string): Promise
   }
   return removed;
 }
+
+/**
+ * A folder for this process alone under `parent` (the system temp folder): `<prefix><pid>-XXXXXX`,
+ * made by mkdtemp (a fresh random name, mode 0700), after removing those of processes that died.
+ * Security: never a fixed shared name such as /tmp/artifacts, which another local user can create
+ * first (then own it and read, swap or plant what is spooled there), or read when it is ours.
+ */
+export async function privateRunFolder(parent: string, prefix: string): Promise<string> {
+  await removeDeadRunFolders(parent, prefix);
+  return fsp.mkdtemp(nodePath.join(parent, `${prefix}${process.pid}-`));
+}

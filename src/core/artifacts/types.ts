@@ -83,7 +83,8 @@ export interface GrepLine extends PageLine {
   readonly byteOffset?: number;
 }
 
-export interface ArtifactGrepResult {
+/** What a grep found, before its lines are read: what the header and the notes say. */
+export interface GrepHead {
   readonly callId: string;
   readonly path: string;
   readonly pattern: string;
@@ -91,8 +92,6 @@ export interface ArtifactGrepResult {
   readonly binary: boolean;
   /** Matching lines found (at most maxResults). */
   readonly matchCount: number;
-  /** Matching and context lines in file order; a gap between groups is a jump in `n`. */
-  readonly lines: readonly GrepLine[];
   readonly maxResults: number;
   /** Set when the maxResults asked for was over GREP_MAX_RESULTS (and so capped to it): what was asked. */
   readonly maxResultsAsked?: number;
@@ -100,6 +99,11 @@ export interface ArtifactGrepResult {
   readonly limited: boolean;
   /** Context lines were asked for a binary artifact and left out. */
   readonly contextOmitted: boolean;
+}
+
+export interface ArtifactGrepResult extends GrepHead {
+  /** Matching and context lines in file order; a gap between groups is a jump in `n`. */
+  readonly lines: readonly GrepLine[];
 }
 
 export type ArtifactQueryResult =

@@ -27,11 +27,16 @@ export async function fits(text: string, budget: PageBudget): Promise<boolean> {
 
 /**
  * The largest `k` (at most `max`) for which `textOf(k)` fits the budget, where `textOf(k)` is the
- * page with its first `k` items and grows with `k`. `bytesOf(k)` gives its size cheaply.
+ * page with its first `k` items and grows with `k` (from `k` = 1 on). `bytesOf(k)` gives its size
+ * cheaply. Security: sizes are bisected, so a page chosen from n items costs O(log n) sizes and
+ * O(n) text, never a step per item (which froze the host on a 100,000-line grep).
  */
 export async function largestFitting(max: number, bytesOf: (k: number) => number, textOf: (k: number) => string, budget: PageBudget): Promise<number> {
-  let k = max;
-  while (k > 0 && bytesOf(k) > budget.bytes) k--;
+  let k = 0;
+  for (let hi = max; k < hi;) {
+    const mid = Math.ceil((k + hi) / 2);
+    if (bytesOf(mid) <= budget.bytes) k = mid; else hi = mid - 1;
+  }
   const tokens = budget.tokens;
   if (!tokens) return k;
   // Each count is a call into the model's tokenizer: shrink in proportion, then step down by halves.

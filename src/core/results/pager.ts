@@ -4,7 +4,7 @@ import type { ResultArtifactWriter } from '../artifacts/types.ts';
 import { ResultSpool } from '../artifacts/result-spool.ts';
 import type { ModelPath } from '../paths.ts';
 import { largestFitting, type PageBudget } from './budget.ts';
-import { footer, header, linesIn, renderItems, renderPaged, type ItemRenderer, type Paged } from './paged.ts';
+import { footer, header, linesIn, renderItems, type ItemRenderer, type Paged } from './paged.ts';
 
 export interface PagerSpec<T> {
   readonly store: ArtifactStore;
@@ -107,6 +107,7 @@ export class ResultPager<T> {
   async page(summary: string): Promise<Paged<T>> {
     const artifact = this.artifact;
     if (!artifact) throw new BugError('ResultPager.page: the result fits one page; there is no artifact');
+    // Each item is rendered and measured once; every page size tried is then a lookup, never a copy.
     const rendered = renderItems(this.held, this.spec.render);
     const offsets = [1];
     const sizes = [0];
@@ -115,10 +116,11 @@ export class ResultPager<T> {
       sizes.push(sizes[sizes.length - 1]! + Buffer.byteLength(text) + 1);
     }
     const ref = { callId: artifact.writer.callId, lines: this.ended?.lines ?? 0, bytes: this.ended?.bytes ?? 0, complete: this.ended !== undefined };
-    const paged = (k: number): Paged<T> => ({ summary, artifact: { ...ref, nextOffset: offsets[k]! }, page: this.held.slice(0, k) });
-    const frame = (k: number): number => Buffer.byteLength(header(paged(k))) + Buffer.byteLength(footer(paged(k))) + 1;
-    const k = await largestFitting(this.held.length, (n) => frame(n) + sizes[n]!, (n) => renderPaged(paged(n), this.spec.render), this.spec.budget);
-    return paged(k);
+    const frame = (k: number): Pick<Paged<T>, 'summary' | 'artifact'> => ({ summary, artifact: { ...ref, nextOffset: offsets[k]! } });
+    const bytesOf = (k: number): number => Buffer.byteLength(header(frame(k))) + Buffer.byteLength(footer(frame(k))) + 1 + sizes[k]!;
+    const textOf = (k: number): string => [header(frame(k)), ...rendered.slice(0, k), footer(frame(k))].join('\n');
+    const k = await largestFitting(this.held.length, bytesOf, textOf, this.spec.budget);
+    return { ...frame(k), page: this.held.slice(0, k) };
   }
 
   /** `complete`, then `page`: for a result that ended before the model is told of it. */

@@ -28,19 +28,30 @@ function reason(e: unknown): string {
  * that overflows returns as soon as its first page is full: the model gets that page while the rest
  * keeps spooling into the artifact in the background, which ends with its `trailer`, or, if the work
  * breaks off (cancelled, failed), with what was written and a line that says it is incomplete.
+ * With `untilEnd` (work that is bounded, such as a grep of one artifact), the call itself spools the
+ * rest and returns the first page of the complete artifact; if the work breaks off after the
+ * artifact was started, the artifact ends with that line and the call fails with the cause.
  */
-export async function streamResult<T, Small>(pager: ResultPager<T>, stream: ResultStream<Small>): Promise<Small | Paged<T>> {
+export async function streamResult<T, Small>(pager: ResultPager<T>, stream: ResultStream<Small>, options: { readonly untilEnd?: boolean } = {}): Promise<Small | Paged<T>> {
+  let ended: boolean;
   try {
-    if (await stream.pull(true)) {
+    ended = await stream.pull(options.untilEnd !== true);
+  } catch (e) {
+    if (options.untilEnd && pager.overflowed) await pager.complete([stream.brokeOff(reason(e))]).catch((f: unknown) => stream.warn(`A result artifact could not be completed: ${reason(f)}`));
+    else await pager.discard();
+    throw e;
+  }
+  if (ended) {
+    try {
       if (!pager.overflowed) {
         const small = await stream.small();
         if (small !== undefined) return small;
       }
       return await pager.finish(stream.summary(true), stream.trailer());
+    } catch (e) {
+      await pager.discard();
+      throw e;
     }
-  } catch (e) {
-    await pager.discard();
-    throw e;
   }
   const rest = (async (): Promise<void> => {
     let trailer: readonly string[];
