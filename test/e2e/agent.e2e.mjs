@@ -318,7 +318,7 @@ describe('agent mode with the scripted model', () => {
     const sideBar = (page) => page.locator(WORKBENCH.sideBar);
     /** The staged diff is on screen: its tab, the diff editor with the patched text, and the view's entry. */
     const assertStagedDiffShown = async ({ page, wb }) => {
-      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => l === 'greet.js (staged ↔ disk)'), 'the "greet.js (staged ↔ disk)" tab', 30_000);
+      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^greet\.js \(staged m\d+ ↔ disk\)$/.test(l)), 'the "greet.js (staged mN ↔ disk)" tab', 30_000);
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
       const sides = await d.waitFor(async () => {
         const s = await d.diffEditorText(page);

@@ -52,8 +52,8 @@ export const saveMedia = defineTool({
     const media = scope.media.get(input.media_id);
     const path = input.path === undefined ? media.path : scope.normalize(input.path);
     const taint = media.taint;
-    if (!taint) return { paths: [path], summary: `save ${path.display}` };
-    return { paths: [path], summary: `save ${path.display} with content staged from the protected "${taint.from}"`, taint };
+    if (!taint) return { paths: [path], summary: `save ${media.id} to ${path.display}` };
+    return { paths: [path], summary: `save ${media.id} to ${path.display} with content staged from the protected "${taint.from}"`, taint };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const target = soleTarget(ctx);
