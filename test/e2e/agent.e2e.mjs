@@ -403,16 +403,16 @@ describe('agent mode with the scripted model', () => {
           beforeAnswer: async ({ page, wb, events, screenshot }) => {
             const m2 = saved(events);
             const pending = await d.pendingToolConfirmation(page);
-            assert.match(pending.message, new RegExp(`Version: ${m2}\\b`), 'the confirmation names the version it saves');
             // The person follows the confirmation's link, as they would to review what is saved.
             await pending.locator.locator('a').filter({ hasText: 'Open the staged diff' }).first().click();
-            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (staged ${m2} ↔ disk)`), `the "${DEPLOY} (staged ${m2} ↔ disk)" tab`, 30_000);
             await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
             const sides = await d.waitFor(async () => {
               const s = await d.diffEditorText(page);
               return s.modified.includes(CURL) ? s : undefined;
-            }, `the diff the link opened to show ${m2}'s text (the curl line)`, 30_000);
+            }, `the diff the link opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
             assert.ok(!sides.modified.includes(ECHO), `the diff shows m3's text: ${sides.modified}`);
+            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (staged ${m2} ↔ disk)`), `the "${DEPLOY} (staged ${m2} ↔ disk)" tab`, 30_000);
+            assert.match(pending.message, new RegExp(`Version: ${m2}\\b`), 'the confirmation names the version it saves');
             await screenshot('step3-linked-diff');
             assert.equal(existsSync(join(wb.workspaceDir, DEPLOY)), false, 'deploy.sh was written before the person answered');
           },
