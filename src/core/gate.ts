@@ -23,9 +23,11 @@ export interface GateTarget {
 /**
  * Where a call comes from. `chat`: VS Code already showed its own confirmation (or the person
  * auto-approved the tool). `api`: another extension invoked the tool outside a chat turn, so nobody
- * has confirmed anything yet. `palette`: the person ran a command. `headless`: CLI or tests.
+ * has confirmed anything yet. `unprepared`: VS Code ran a call no confirmation was prepared for
+ * (its preparation failed, or was for another chat), so nothing was shown to anyone.
+ * `palette`: the person ran a command. `headless`: CLI or tests.
  */
-export type CallOrigin = 'chat' | 'api' | 'palette' | 'headless';
+export type CallOrigin = 'chat' | 'api' | 'unprepared' | 'palette' | 'headless';
 
 export interface GateCall {
   readonly tool: string;

@@ -44,6 +44,8 @@ export interface TestApi {
   readonly decider: ScriptedDecider | undefined;
   /** What prepareInvocation answers VS Code for this call (the chat confirmation). */
   prepare(name: ToolName, input: unknown): vscode.PreparedToolInvocation;
+  /** What VS Code calls for a tool (prepareInvocation, invoke), to call as a chat VS Code cannot open in the test host would. */
+  tool(name: ToolName): vscode.LanguageModelTool<unknown>;
   /** How long activate() took, in milliseconds (for the benchmark). */
   readonly activateMs?: number;
 }
@@ -75,7 +77,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const settingErrors = (current: Settings): string[] => {
     const errors: string[] = [];
     if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
-    errors.push(...current.rules.ignored);
+    errors.push(...current.rules.ignored, ...current.reviewIgnored);
     const writeRoots = scopedWriteRoots(current);
     errors.push(...writeRoots.errors, ...writeRoots.ignored);
     return errors;
@@ -167,7 +169,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
     exports: context.extensionMode === vscode.ExtensionMode.Test
-      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks) }
+      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks), tool: (name) => tools.implementation(TOOLS[name]) }
       : undefined,
   };
 }

@@ -55,6 +55,7 @@ export function describeCall(call: GateCall): { message: string; detail: string 
       ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
       : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
+  if (call.origin === 'unprepared') lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');
   for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
   if (call.taint) lines.push(call.tool === 'save_media'
     ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
@@ -73,7 +74,8 @@ export interface VscodeGateOptions {
  * The VS Code host's gate. Calls through `vscode.lm.invokeTool` were already confirmed by VS Code
  * from prepareInvocation's confirmation (in chat, or in VS Code's own dialog for a call outside a
  * chat turn), or auto-approved by the person's own choice; secrets are asked in a modal every time
- * regardless; palette commands are asked in a modal, which can remember the tool for this session.
+ * regardless; palette commands are asked in a modal, which can remember the tool for this session;
+ * a call VS Code runs without a prepared confirmation (`unprepared`) is asked in a modal every time.
  */
 export class VscodeGate {
   private readonly approvals = new Set<string>();
@@ -102,7 +104,9 @@ export class VscodeGate {
     const mustAsk = everyTime || !trusted || !confirmedByVscode;
     if (!mustAsk) return { allow: true, decidedBy: 'person' };
     const key = `${call.tool}`;
-    const rememberable = !everyTime && trusted;
+    // Security: a call never shown to the person is asked every time; "Allow for This Session" was
+    // given for calls the person saw (palette) and does not cover one they never saw.
+    const rememberable = !everyTime && trusted && call.origin !== 'unprepared';
     if (rememberable && this.approvals.has(key)) return { allow: true, decidedBy: 'person' };
     const answer = await this.options.decider().confirm({ ...describeCall(call), rememberable, call });
     if (answer === 'allow-session' && rememberable) this.approvals.add(key);

@@ -87,25 +87,60 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
 /** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
 const MAX_CONFIRMED = 256;
 
+/** A URI as VS Code hands it over (a Uri, or its plain components), as a string; undefined for anything else. */
+function uriString(value: unknown): string | undefined {
+  if (value instanceof vscode.Uri) return value.toString();
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { scheme, authority, path, query, fragment } = value as Record<string, unknown>;
+  if (typeof scheme !== 'string' || typeof path !== 'string') return undefined;
+  const text = (part: unknown): string => (typeof part === 'string' ? part : '');
+  return vscode.Uri.from({ scheme, authority: text(authority), path, query: text(query), fragment: text(fragment) }).toString();
+}
+
+/**
+ * The chat a call belongs to, from what VS Code passes beyond its typed API: prepareInvocation gets
+ * `chatSessionResource` (older versions `chatSessionId`), invoke a `toolInvocationToken` holding
+ * `sessionResource` (or `sessionId`). Empty outside a chat.
+ */
+export function chatOf(fields: { readonly resource?: unknown; readonly id?: unknown }): string {
+  const resource = uriString(fields.resource);
+  if (resource !== undefined) return `resource:${resource}`;
+  return typeof fields.id === 'string' && fields.id !== '' ? `id:${fields.id}` : '';
+}
+
+function chatOfPrepare(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>): string {
+  const raw = options as unknown as Record<string, unknown>;
+  return chatOf({ resource: raw.chatSessionResource, id: raw.chatSessionId });
+}
+
+function chatOfInvoke(options: vscode.LanguageModelToolInvocationOptions<unknown>): string {
+  const token: unknown = options.toolInvocationToken;
+  if (typeof token !== 'object' || token === null) return '';
+  const raw = token as Record<string, unknown>;
+  return chatOf({ resource: raw.sessionResource, id: raw.sessionId });
+}
+
 /**
  * What each call was confirmed as, from prepareInvocation to its invoke, which VS Code calls with
- * the same input but no id in common: matched by tool and input, the latest confirmation first (an
- * earlier one of the same call may have been declined, and is never invoked).
+ * the same input but no id in common: matched by tool, chat and input, the latest confirmation
+ * first (an earlier one of the same call may have been declined, and is never invoked).
+ * Security: the chat is part of the match, so two identical calls pending in two chats cannot
+ * swap confirmations (one chat's call running as what the other chat's person confirmed).
  */
-class ConfirmedCalls {
+export class ConfirmedCalls {
   private readonly calls: { readonly key: string; readonly confirmed: string }[] = [];
 
-  private static key(tool: string, input: unknown): string {
-    return createHash('sha256').update(tool).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
+  private static key(tool: string, chat: string, input: unknown): string {
+    return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
   }
 
-  remember(tool: string, input: unknown, call: GateCall): void {
+  remember(tool: string, chat: string, input: unknown, call: GateCall): void {
     if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
-    this.calls.push({ key: ConfirmedCalls.key(tool, input), confirmed: confirmationOf(call) });
+    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), confirmed: confirmationOf(call) });
   }
 
-  take(tool: string, input: unknown): string | undefined {
-    const key = ConfirmedCalls.key(tool, input);
+  take(tool: string, chat: string, input: unknown): string | undefined {
+    const key = ConfirmedCalls.key(tool, chat, input);
     for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!.confirmed;
     return undefined;
   }
@@ -139,11 +174,18 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   get names(): string[] { return [...this.registered.keys()]; }
 
   private register(tool: Tool): vscode.Disposable {
-    return vscode.lm.registerTool<unknown>(tool.name, {
-      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks, (call) => this.confirmed.remember(tool.name, options.input, call)),
+    return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
+  }
+
+  /** What VS Code calls for `tool` (exposed for the test host, which cannot open a second chat). */
+  implementation(tool: Tool): vscode.LanguageModelTool<unknown> {
+    return {
+      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks, (call) => this.confirmed.remember(tool.name, chatOfPrepare(options), options.input, call)),
       invoke: async (options, token) => {
-        const origin = options.toolInvocationToken === undefined ? 'api' : 'chat';
-        const confirmed = this.confirmed.take(tool.name, options.input);
+        const confirmed = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
+        // Security: a call no confirmation was prepared for (its preparation failed, so VS Code
+        // showed nothing and ran it) was never seen by the person: the gate asks in a modal.
+        const origin = confirmed === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
             const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
@@ -161,7 +203,7 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
         }
       },
-    });
+    };
   }
 
   dispose(): void {

@@ -10,7 +10,6 @@ const MiB = 1024 * 1024;
 const numberSetting = (fallback: number, min: number, max: number) => z.number().int().min(min).max(max).catch(fallback);
 
 const settingsSchema = z.object({
-  openDiffOnStage: z.boolean().catch(true),
   artifactDiskBudgetMB: numberSetting(4096, 16, 1024 * 1024),
   mediaMemoryBudgetMB: numberSetting(256, 1, 16 * 1024),
   nonStreamingMaxMB: numberSetting(64, 1, 4096),
@@ -32,6 +31,8 @@ export interface Settings {
   /** workspaceTools.writeRoots by scope; combined against the current folders on every save. */
   readonly writeRoots: ScopedSetting;
   readonly openDiffOnStage: boolean;
+  /** Workspace-scope values of review settings that would loosen the review, ignored. */
+  readonly reviewIgnored: readonly string[];
   readonly limits: SessionLimits;
 }
 
@@ -61,12 +62,26 @@ export function readScoped(key: string): ScopedSetting {
   return { user: inspected?.globalValue, workspace };
 }
 
+/**
+ * Security: the staged diff opening on every stage or patch is the person's review, so only the user
+ * may switch it off; a workspace (or folder) value may only switch it on. Not a boolean: the default.
+ */
+export function scopeOpenDiffOnStage(scoped: ScopedSetting): { readonly on: boolean; readonly ignored: readonly string[] } {
+  const ignored: string[] = [];
+  let on = typeof scoped.user === 'boolean' ? scoped.user : true;
+  for (const { value, where } of scoped.workspace) {
+    if (value === true) on = true;
+    else if (value === false) ignored.push(`workspaceTools.review.openDiffOnStage in ${where} is false: only your user settings can stop staged diffs from opening (a workspace file can be written by an agent or shipped by a repository), so it is ignored.`);
+  }
+  return { on, ignored };
+}
+
 /** Reads every workspaceTools.* setting into typed values; an invalid value falls back to the safe default. */
 export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SECTION);
   const rules = scopeRules(readScoped('rules'));
+  const openDiffOnStage = scopeOpenDiffOnStage(readScoped('review.openDiffOnStage'));
   const raw = settingsSchema.parse({
-    openDiffOnStage: config.get<unknown>('review.openDiffOnStage', true),
     artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
     mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
     nonStreamingMaxMB: config.get<unknown>('nonStreamingMaxMB', 64),
@@ -77,7 +92,8 @@ export function readSettings(): Settings {
     rules,
     ruleErrors: rules.errors,
     writeRoots: readScoped('writeRoots'),
-    openDiffOnStage: raw.openDiffOnStage,
+    openDiffOnStage: openDiffOnStage.on,
+    reviewIgnored: openDiffOnStage.ignored,
     limits: {
       artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,
       mediaBudgetBytes: raw.mediaMemoryBudgetMB * MiB,

@@ -27,6 +27,7 @@ describe('workspace settings may only tighten the gate', () => {
     for (const target of [vscode.ConfigurationTarget.Workspace, vscode.ConfigurationTarget.Global]) {
       await set('rules', undefined, target);
       await set('writeRoots', undefined, target);
+      await set('review.openDiffOnStage', undefined, target);
     }
     const api = await testApi();
     if (api.decider) api.decider.answer = 'allow-once';
@@ -49,6 +50,26 @@ describe('workspace settings may only tighten the gate', () => {
     // Reported once: the same value read again adds no second warning.
     await set('rules', [...ALLOW_ALL], vscode.ConfigurationTarget.Workspace);
     assert.equal(api.host.log.warnings.filter((w) => w === ignored).length, 1);
+  });
+
+  it('attack: workspace settings cannot stop the staged diff from opening (review.openDiffOnStage: false is ignored and reported)', async () => {
+    const api = await testApi();
+    await set('review.openDiffOnStage', false, vscode.ConfigurationTarget.Workspace);
+    const ignored = await settled('the ignored value to be reported', () => api.host.log.warnings.find((w) => w.includes('workspaceTools.review.openDiffOnStage in workspace settings')));
+    assert.match(ignored, /is false: only your user settings can stop staged diffs from opening/);
+    assert.equal(api.host.settings().openDiffOnStage, true);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const staged = mediaId(await invoke('stage_file', { path: 'docs/notes.md', content: '# Staged while the workspace says no diff\n' }));
+    await waitFor('the staged diff to open', () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'staged' && t.input.modified.query === staged)) || undefined);
+    api.host.session.media.discardAll();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    // The user may switch it off, and a workspace value may switch it back on (tighter).
+    await set('review.openDiffOnStage', undefined, vscode.ConfigurationTarget.Workspace);
+    await set('review.openDiffOnStage', false, vscode.ConfigurationTarget.Global);
+    await settled('the user value to apply', () => api.host.settings().openDiffOnStage === false || undefined);
+    await set('review.openDiffOnStage', true, vscode.ConfigurationTarget.Workspace);
+    await settled('the workspace value to switch it on', () => api.host.settings().openDiffOnStage === true || undefined);
   });
 
   it('the same rule in user settings applies: .env opens with no dialog', async () => {

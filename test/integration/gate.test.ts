@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { invoke, invokeFailing, setSetting, testApi } from './api.ts';
+import { invoke, invokeFailing, readText, setSetting, testApi, workspaceUri } from './api.ts';
 
 describe('gate in VS Code', () => {
   afterEach(async () => {
@@ -101,3 +101,80 @@ describe('confirmation text', () => {
     assert.equal(api.prepare('find_files', { glob: '*.js' }).confirmationMessages?.title, 'Find Files: the workspace');
   });
 });
+
+/** The text of a tool result. */
+function textOf(result: vscode.LanguageModelToolResult | null | undefined): string {
+  return (result?.content ?? []).map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+async function deleteIfThere(uri: vscode.Uri): Promise<void> {
+  try { await vscode.workspace.fs.delete(uri); } catch { /* not there */ }
+}
+
+describe('confirmations are bound to the call VS Code showed them for', () => {
+  const none = new vscode.CancellationTokenSource().token;
+  const chatA = vscode.Uri.parse('vscode-chat-session://local/chat-a');
+  const chatB = vscode.Uri.parse('vscode-chat-session://local/chat-b');
+  // What VS Code passes beyond its typed API (see lm-tools.ts chatOf).
+  const prepareIn = (chat: vscode.Uri | undefined, input: object) => ({ input, chatSessionResource: chat }) as vscode.LanguageModelToolInvocationPrepareOptions<unknown>;
+  const invokeIn = (chat: vscode.Uri | undefined, input: object) => ({ input, toolInvocationToken: chat ? { sessionResource: chat } : undefined }) as unknown as vscode.LanguageModelToolInvocationOptions<unknown>;
+  const mediaId = (text: string): string => /"media_id":"(m\d+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
+
+  afterEach(async () => {
+    const api = await testApi();
+    if (api.decider) api.decider.answer = 'allow-once';
+    api.host.session.media.discardAll();
+    for (const name of ['chat-a.md', 'chat-b.md', 'unprepared.md']) await deleteIfThere(workspaceUri('docs', name));
+  });
+
+  it('attack: two identical pending calls in different chats cannot swap their confirmations', async function () {
+    this.timeout(60_000);
+    const api = await testApi();
+    const undo = api.tool('undo_save');
+    const save = async (path: string): Promise<string> => {
+      const staged = mediaId(await invoke('stage_file', { path, content: 'x\n' }));
+      return /"save_id":"(s\d+)"/.exec(await invoke('save_media', { media_id: staged }))?.[1] ?? assert.fail('no save id');
+    };
+    const first = await save('docs/chat-a.md');
+    // Chat A's person is shown "undo the latest save", which is first's.
+    const shownInA = await undo.prepareInvocation!(prepareIn(chatA, {}), none);
+    assert.match(String(shownInA?.invocationMessage), new RegExp(`^Undo save ${first} of docs/chat-a\\.md`));
+    const second = await save('docs/chat-b.md');
+    const shownInB = await undo.prepareInvocation!(prepareIn(chatB, {}), none);
+    assert.match(String(shownInB?.invocationMessage), new RegExp(`^Undo save ${second} of docs/chat-b\\.md`));
+    // Chat A's call runs: it must not run as chat B's confirmation (undo second), which A's person never saw.
+    const inA = textOf(await undo.invoke(invokeIn(chatA, {}), none));
+    assert.match(inA, new RegExp(`^E_SANDBOX_CONFLICT: undo_save changed after the user confirmed it: they confirmed "undo save ${first} of docs/chat-a\\.md`));
+    assert.equal(await readText(workspaceUri('docs', 'chat-b.md')), 'x\n', 'chat A undid the save chat B was asked about');
+    // Chat B's call runs as confirmed in chat B.
+    const inB = textOf(await undo.invoke(invokeIn(chatB, {}), none));
+    assert.match(inB, new RegExp(`"save_id":"${second}"`));
+  });
+
+  it('attack: a call whose confirmation could not be prepared is not run unchecked: it asks in a modal', async () => {
+    const api = await testApi();
+    assert.ok(api.decider);
+    const save = api.tool('save_media');
+    // The media the call names does not exist yet when VS Code prepares it: nothing to confirm, so
+    // VS Code shows nothing and runs it; by then the media exists.
+    const before = mediaId(await invoke('stage_file', { path: 'docs/unprepared.md', content: 'first\n' }));
+    const next = `m${Number(before.slice(1)) + 1}`;
+    const prepared = await save.prepareInvocation!(prepareIn(chatA, { media_id: next }), none);
+    assert.equal(prepared?.confirmationMessages, undefined, 'there was nothing to confirm');
+    assert.equal(mediaId(await invoke('stage_file', { path: 'docs/unprepared.md', content: 'never confirmed\n' })), next);
+    api.decider.answer = 'decline';
+    const asked = api.decider.asked.length;
+    const result = textOf(await save.invoke(invokeIn(chatA, { media_id: next }), none));
+    assert.equal(api.decider.asked.length, asked + 1, 'the modal asked');
+    assert.equal(api.decider.asked.at(-1)?.tool, 'save_media');
+    assert.match(result, /^E_SANDBOX_REFUSED: The user declined save_media/);
+    assert.equal(await deleteIfThereAndTell(workspaceUri('docs', 'unprepared.md')), false, 'the unconfirmed save wrote the file');
+  });
+});
+
+async function deleteIfThereAndTell(uri: vscode.Uri): Promise<boolean> {
+  try { await vscode.workspace.fs.stat(uri); } catch { return false; }
+  await vscode.workspace.fs.delete(uri);
+  return true;
+}
+

@@ -4,22 +4,50 @@ import { pathKey, type StagedMedia } from '../../core/media/types.ts';
 import type { Host } from '../activate.ts';
 import { activeModelPath, runForPerson } from '../commands.ts';
 import { fileUri } from '../uri.ts';
-import { registerStagedProvider } from './provider.ts';
-import { emptyBaseUri, stagedUri } from './uris.ts';
+import { registerStagedProvider, type StagedFileSystemProvider } from './provider.ts';
+import { STAGED_SCHEME, emptyBaseUri } from './uris.ts';
 import { StagedChangesView, mediaOfNode, type StagedNode } from './view.ts';
 import { registerSavedHistory } from './saved.ts';
 import { closeStaleDiffs } from './stale-tabs.ts';
 
-/** The staged side of a diff against disk (a new file diffs against an empty document). */
-export async function openStagedDiff(host: Host, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean }): Promise<void> {
+/** `<file> (staged mN ↔ disk)`: the tab names the version it shows. */
+export function stagedDiffTitle(media: StagedMedia): string {
+  return `${nodePath.posix.basename(media.path.display)} (staged ${media.id} ↔ disk)`;
+}
+
+/**
+ * The staged side of a diff against disk (a new file diffs against an empty document).
+ * Security: the staged side is exactly this media's bytes (the version a save of `media.id`
+ * writes), never a later or sibling version of its line.
+ */
+export async function openStagedDiff(host: Host, provider: StagedFileSystemProvider, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean; viewColumn?: vscode.ViewColumn }): Promise<void> {
   const disk = media.isNew ? emptyBaseUri(media) : fileUri(media.path.root, media.path.rel, host.local);
-  const title = `${nodePath.posix.basename(media.path.display)} (staged ↔ disk)`;
+  const staged = provider.uriOf(media);
   // VS Code reads an unmarked file as UTF-8 unless files.encoding says otherwise: both sides of a
   // windows1252 (or other legacy) media are opened in its encoding first, and the diff reuses them.
   if (media.encoding !== 'binary' && !media.encoding.startsWith('utf')) {
-    await Promise.all([disk, stagedUri(media)].map((uri) => vscode.workspace.openTextDocument(uri, { encoding: media.encoding }).then(undefined, () => undefined)));
+    await Promise.all([disk, staged].map((uri) => vscode.workspace.openTextDocument(uri, { encoding: media.encoding }).then(undefined, () => undefined)));
   }
-  await vscode.commands.executeCommand('vscode.diff', disk, stagedUri(media), title, { preview: options.preview, preserveFocus: options.preserveFocus });
+  await vscode.commands.executeCommand('vscode.diff', disk, staged, stagedDiffTitle(media), { preview: options.preview, preserveFocus: options.preserveFocus, ...(options.viewColumn ? { viewColumn: options.viewColumn } : {}) });
+}
+
+/**
+ * After the person saved an edit through a staged document, its tab shows the new version's text
+ * under the old version's name: the diff of the new version takes its place.
+ */
+async function followPersonEdit(host: Host, provider: StagedFileSystemProvider, document: vscode.TextDocument): Promise<void> {
+  const edit = document.uri.scheme === STAGED_SCHEME ? provider.editThrough(document.uri) : undefined;
+  if (!edit) return;
+  const key = document.uri.toString();
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      const shown = input instanceof vscode.TabInputTextDiff ? input.modified : input instanceof vscode.TabInputText ? input.uri : undefined;
+      if (shown?.toString() !== key || tab.isDirty) continue;
+      await openStagedDiff(host, provider, edit, { preserveFocus: !(tab.isActive && group.isActive), preview: false, viewColumn: group.viewColumn });
+      await vscode.window.tabGroups.close(tab, true);
+    }
+  }
 }
 
 /** Watches the disk copy of every file with unsaved media, so the view marks conflicts as they happen. */
@@ -90,12 +118,16 @@ export function registerStagedReview(host: Host): void {
   const store = host.session.media;
   const view = new StagedChangesView(store, host.session.saves);
   const watchers = new DiskWatchers(host);
-  host.context.subscriptions.push(view, watchers, registerStagedProvider(store));
+  const { provider, registration } = registerStagedProvider(store);
+  host.context.subscriptions.push(view, watchers, registration);
+  host.context.subscriptions.push(vscode.workspace.onDidSaveTextDocument((document) => {
+    void followPersonEdit(host, provider, document).catch((e: unknown) => host.log.warn(`Could not show the edited staged version: ${String(e)}`));
+  }));
   host.context.subscriptions.push(store.onDidChange((change) => {
     watchers.sync();
     if (change.kind !== 'added' && change.kind !== 'stale') void closeStaleDiffs(host).catch((e: unknown) => host.log.warn(`Could not close a staged diff: ${String(e)}`));
     if (change.kind === 'added' && change.media.origin === 'model' && host.settings().openDiffOnStage) {
-      void openStagedDiff(host, change.media, { preserveFocus: true, preview: true }).catch((e: unknown) => host.log.warn(`Could not open the staged diff: ${String(e)}`));
+      void openStagedDiff(host, provider, change.media, { preserveFocus: true, preview: true }).catch((e: unknown) => host.log.warn(`Could not open the staged diff: ${String(e)}`));
     }
   }));
 
@@ -111,11 +143,11 @@ export function registerStagedReview(host: Host): void {
   register('workspaceTools.reviewStaged', async () => {
     await view.reveal();
     const first = store.heads()[0];
-    if (first) await openStagedDiff(host, first, { preserveFocus: false, preview: true });
+    if (first) await openStagedDiff(host, provider, first, { preserveFocus: false, preview: true });
   });
   register('workspaceTools.openStagedDiff', async (arg: unknown) => {
     const media = await pickMedia(host, arg, 'Staged change to review');
-    if (media) await openStagedDiff(host, media, { preserveFocus: false, preview: true });
+    if (media) await openStagedDiff(host, provider, media, { preserveFocus: false, preview: true });
   });
   register('workspaceTools.saveStaged', async (arg: unknown) => {
     const media = await pickMedia(host, arg, 'Staged change to save to disk');
@@ -145,7 +177,8 @@ export function saveConfirmationExtras(host: Pick<Host, 'session'>, input: unkno
   const { added, removed } = host.session.media.changes(media.id);
   const person = host.session.media.personChange(media.id);
   const args = encodeURIComponent(JSON.stringify([media.id]));
-  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
+  // Security: the counts and the diff are of this very media, the bytes the save writes.
+  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
   text.isTrusted = { enabledCommands: ['workspaceTools.openStagedDiff'] };
   return text;
 }

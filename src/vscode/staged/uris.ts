@@ -1,31 +1,31 @@
 import * as vscode from 'vscode';
-import type { MediaStore } from '../../core/media/store.ts';
 import type { StagedMedia } from '../../core/media/types.ts';
 
 export const STAGED_SCHEME = 'staged';
 
-/**
- * A line of edits is a media and everything derived from it; its id is its first version's. A staged
- * document shows the line's latest unsaved version, so a patch or a person's edit updates it in place.
- */
+/** A line of edits is a media and everything derived from it; its id is its first version's. */
 export function lineOf(media: StagedMedia): string {
   return media.ancestors[0] ?? media.id;
 }
 
-/** `staged:/<display path>?<line id>`, readable in tab titles. */
-export function stagedUri(media: StagedMedia): vscode.Uri {
-  return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: lineOf(media) });
+/**
+ * `staged:/<display path>?<media id>`: exactly that media's bytes, never another version of its
+ * line (media bytes never change, so neither does the document). `generation` > 0 names the same
+ * bytes afresh, for when the person saved an edit through an earlier document of this media (that
+ * document then held the edit's text, and VS Code may still have it loaded).
+ */
+export function stagedUri(media: StagedMedia, generation = 0): vscode.Uri {
+  return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: generation > 0 ? `${media.id}.${generation}` : media.id });
 }
 
-/** The empty left side of a new file's diff. */
+/** The left side of a new file's diff: the bytes that media was staged over (empty, or after a save of its line, what was written). */
 export function emptyBaseUri(media: StagedMedia): vscode.Uri {
-  return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: `${lineOf(media)}.base` });
+  return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: `${media.id}.base` });
 }
 
-/** The latest version of a line: its newest unsaved head, else (after a save) its newest media. */
-export function headOfLine(store: MediaStore, line: string): StagedMedia | undefined {
-  const inLine = (m: StagedMedia): boolean => lineOf(m) === line;
-  const heads = store.heads().filter(inLine);
-  const pool = heads.length ? heads : store.all().filter(inLine);
-  return pool.reduce<StagedMedia | undefined>((newest, m) => (!newest || m.createdAt >= newest.createdAt ? m : newest), undefined);
+/** What a staged URI names: a media id and whether it is the base side; undefined for anything else. */
+export function parseStagedUri(uri: vscode.Uri): { readonly mediaId: string; readonly base: boolean } | undefined {
+  const match = /^(m\d+)(?:\.(base|\d+))?$/.exec(uri.query);
+  if (uri.scheme !== STAGED_SCHEME || !match) return undefined;
+  return { mediaId: match[1]!, base: match[2] === 'base' };
 }
