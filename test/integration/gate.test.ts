@@ -178,3 +178,37 @@ async function deleteIfThereAndTell(uri: vscode.Uri): Promise<boolean> {
   return true;
 }
 
+
+describe('problems reported after a save', function () {
+  // A save waits up to 2 s for the language services' verdict.
+  this.timeout(60_000);
+
+  it('attack: the problems reported after saving a secret quote its content (a spell checker\'s "Unknown word (…)") — only their count is told', async () => {
+    const api = await testApi();
+    assert.ok(api.decider, 'the test decider is active');
+    api.decider.answer = 'allow-once';
+    const canary = 'CANARY-diag-7f3e';
+    const file = workspaceUri('data', 'secrets.json');
+    const speller = vscode.languages.createDiagnosticCollection('wt-test-speller');
+    const asked = api.decider.asked;
+    const push = asked.push.bind(asked);
+    // A spell checker's verdict on the saved secret, reported while the save is confirmed (after the wrapper's "before" look).
+    asked.push = (...items) => {
+      if (items.some((item) => item.tool === 'save_media')) speller.set(file, [new vscode.Diagnostic(new vscode.Range(0, 11, 0, 27), `Unknown word (${canary})`, vscode.DiagnosticSeverity.Warning)]);
+      return push(...items);
+    };
+    try {
+      const staged = await invoke('stage_file', { path: 'data/secrets.json', content: `{"token": "${canary}"}\n` });
+      const mediaId = /"media_id":"(m\d+)"/.exec(staged)?.[1];
+      assert.ok(mediaId, staged);
+      const saved = await invoke('save_media', { media_id: mediaId });
+      assert.doesNotMatch(saved, new RegExp(canary), 'no problem text of a secret reaches the model');
+      assert.match(saved, /1 new problem\(s\) were reported for the saved file; their text is not shown because "data\/secrets\.json" is protected from reading/);
+    } finally {
+      asked.push = push;
+      speller.dispose();
+      api.host.session.media.discardAll();
+      await vscode.workspace.fs.delete(file).then(undefined, () => undefined);
+    }
+  });
+});

@@ -77,6 +77,19 @@ test('attack: a patch is a yes/no oracle on content staged from a read-ask path 
   assert.match(patch.summary, /"config\/creds\.ini"/);
 });
 
+test('attack: the person edits a staged secret in its document, and the model patches the edit as an oracle — the edit keeps the taint', async (tc) => {
+  const gate = person((call) => call.tool === 'stage_file');
+  const s = session(tc, { rules: [{ glob: 'config/creds.ini', read: 'ask' }], overrides: { gate } });
+  mkdirSync(nodePath.join(s.root, 'config'));
+  writeFileSync(nodePath.join(s.root, 'config/creds.ini'), 'user=admin\npassword=hunter2\n');
+  const staged = await s.invoke('stage_file', { path: 'config/creds.ini' });
+  const edit = s.session.media.stagePersonEdit(staged.result.media_id, Buffer.from('user=root\npassword=hunter2\n'));
+  assert.deepEqual(edit.taint, { from: 'config/creds.ini', rule: 'config/creds.ini', action: 'ask' });
+  const { recovered, patches } = await oracle(s, edit.id, 'password=', 3);
+  assert.equal(recovered, '', `the patches recovered "${recovered}" with ${gate.modals.length} modal(s) for ${patches} patches`);
+  assert.equal(gate.modals.length, 1 + patches, 'a patch of the person\'s edit of protected content ran without asking');
+});
+
 test('attack: a read deny bypassed through the undo store: the previous bytes undo_save stages are patched as an oracle', async (tc) => {
   const gate = person(() => true);
   const s = session(tc, { rules: [{ glob: 'vault/**', read: 'deny' }], overrides: { gate } });

@@ -37,10 +37,16 @@ export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, 
   if (tool.name !== 'save_media') return { outcome: await run() };
   const before = new Map<string, number>();
   let uri: vscode.Uri | undefined;
+  let hidden: string | undefined;
   try {
     const raw = input as { media_id?: unknown; path?: unknown };
     const target = typeof raw.path === 'string' ? host.session.normalize(raw.path) : typeof raw.media_id === 'string' ? host.session.media.target(raw.media_id) : undefined;
     uri = target ? fileUri(target.root, target.rel, host.local) : undefined;
+    const taint = typeof raw.media_id === 'string' ? host.session.media.find(raw.media_id)?.taint : undefined;
+    const read = target ? host.session.policy.decide(target.rel, 'read', target.root.localPath).action : 'default';
+    // Security: a problem's message can quote the file (a spell checker's "Unknown word (hunter2)").
+    if (taint) hidden = `its content came from the protected "${taint.from}"`;
+    else if (target && (read === 'ask' || read === 'deny')) hidden = `"${target.display}" is protected from reading`;
   } catch {
     uri = undefined;
   }
@@ -59,6 +65,7 @@ export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, 
     return true;
   });
   if (fresh.length === 0) return { outcome, note: 'No new errors or warnings were reported for the saved file.' };
+  if (hidden !== undefined) return { outcome, note: `${fresh.length} new problem(s) were reported for the saved file; their text is not shown because ${hidden}. Ask the user to look at them.` };
   const lines = fresh.slice(0, 20).map((d) => `- line ${d.range.start.line + 1}: ${d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}${d.source ? ` (${d.source})` : ''}: ${d.message}`);
   return { outcome, note: `New problems reported after the save (fix them with stage_file + media_apply_patch):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
 }
