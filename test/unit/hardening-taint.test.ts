@@ -77,7 +77,7 @@ test('attack: a patch is a yes/no oracle on content staged from a read-ask path 
   assert.match(patch.summary, /"config\/creds\.ini"/);
 });
 
-test('attack: the person edits a staged secret in its document, and the model patches the edit as an oracle — the edit keeps the taint', async (tc) => {
+test('a person\'s edit of a staged secret keeps its taint: patching the edit asks every time, as for the stage', async (tc) => {
   const gate = person((call) => call.tool === 'stage_file');
   const s = session(tc, { rules: [{ glob: 'config/creds.ini', read: 'ask' }], overrides: { gate } });
   mkdirSync(nodePath.join(s.root, 'config'));

@@ -156,7 +156,7 @@ export class MediaStore {
   stagePersonEdit(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
     if (Buffer.from(parent.bytes.buffer, parent.bytes.byteOffset, parent.bytes.byteLength).equals(bytes)) return parent;
-    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: parent.taint });
+    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: undefined });
   }
 
 
