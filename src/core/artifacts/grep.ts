@@ -1,7 +1,9 @@
 import { SandboxError, cancelled, errnoCode } from '../errors.ts';
 import { rejectsPattern, type Ripgrep } from '../search/ripgrep-process.ts';
 import { withReader } from './leased.ts';
-import type { SpoolReader } from './reader.ts';
+import { GrepBytesWriter, type GrepByteSink } from './grep-bytes.ts';
+import type { SpoolLine, SpoolReader } from './reader.ts';
+import { grepLineRenderer } from './render.ts';
 import type { ArtifactStore } from './store.ts';
 import type { GrepHead, GrepLine, GrepOptions } from './types.ts';
 
@@ -13,11 +15,17 @@ export const GREP_DEFAULT_MAX_RESULTS = 100;
 export const GREP_MAX_RESULTS = 10_000;
 
 /**
- * Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none), then hands
- * `use` what was found and its lines (matches with their context), read a batch at a time in file order
- * while the artifact is held open: nothing holds them all, however many context lines they make.
+ * A grep's lines (matches with their context), read a batch at a time in file order. Given a sink,
+ * the lines from the moment it is ready on go to it as rendered bytes instead of being yielded.
  */
-export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: AsyncIterable<readonly GrepLine[]>) => Promise<R>): Promise<R> {
+export type GrepLines = (sink?: GrepByteSink) => AsyncIterable<readonly GrepLine[]>;
+
+/**
+ * Searches one artifact with ripgrep (`rg`: the session's; undefined when it has none), then hands
+ * `use` what was found and its lines, read while the artifact is held open: nothing holds them all,
+ * however many context lines they make.
+ */
+export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: GrepLines) => Promise<R>): Promise<R> {
   return store.lease(callId, async (artifact) => {
     if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.', '');
     // ripgrep searches the whole spool: a result still being written is searched once complete.
@@ -39,7 +47,7 @@ export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, c
       matchCount: hits.length, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
       contextOmitted: binary && (options.context ?? 0) > 0,
     };
-    return withReader(artifact, (reader) => use(head, binary ? binaryHits(reader, hits, signal) : textHits(reader, hits, context, signal)));
+    return withReader(artifact, (reader) => use(head, (sink) => binary ? binaryHits(reader, hits, signal) : textHits(reader, hits, context, signal, sink)));
   });
 }
 
@@ -138,32 +146,53 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
 }
 
 /**
- * Matching lines with their context, in file order, groups that touch merged, a batch at a time.
+ * Matching lines with their context, in file order, groups that touch merged, a batch at a time;
+ * once `sink` is ready, the rest goes to it as bytes.
  * Security: never all at once; 10,000 matches with 50 lines of context each are a million lines.
  */
-async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
+async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal, sink: GrepByteSink | undefined): AsyncGenerator<readonly GrepLine[], void, undefined> {
   const byLine = new Map(hits.map((h) => [h.line, h.offset]));
+  const render = grepLineRenderer(false);
+  const renderLine = async (n: number, start: number): Promise<{ text: string; end: number }> => {
+    const line = await reader.line(n, start);
+    return { text: render(await grepLine(reader, line, byLine.get(n)), undefined), end: line.end };
+  };
+  let bytes: GrepBytesWriter | undefined;
+  let previous: number | undefined;
   for (let i = 0; i < hits.length;) {
     const from = Math.max(1, hits[i]!.line - context);
     let to = hits[i]!.line + context;
     for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
     const first = byLine.get(from);
-    const hint = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
-    for await (const batch of reader.lineBatches(from, to, hint)) {
-      if (signal.aborted) throw cancelled();
-      const lines: GrepLine[] = [];
-      for (const line of batch) {
-        const offset = byLine.get(line.n);
-        // A match past the cut of a long line: show the part of the line around it instead.
-        if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
-          lines.push({ n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start, match: true });
-        } else {
-          lines.push(line.cut ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined } : { n: line.n, text: line.text, match: offset !== undefined });
-        }
+    let next = from;
+    let start = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
+    if (!sink?.ready) {
+      for await (const batch of reader.lineBatches(from, to, start)) {
+        if (signal.aborted) throw cancelled();
+        const lines: GrepLine[] = [];
+        for (const line of batch) lines.push(await grepLine(reader, line, byLine.get(line.n)));
+        yield lines;
+        const last = batch[batch.length - 1]!;
+        previous = last.n;
+        next = last.n + 1;
+        start = last.end + 1;
+        if (sink?.ready) break;
       }
-      yield lines;
+      if (!sink?.ready) continue;
     }
+    if (next > Math.min(to, reader.index.lines)) continue;
+    bytes ??= new GrepBytesWriter(reader, byLine, sink, renderLine, previous);
+    await bytes.lines(next, to, start ?? await reader.lineStart(next), signal);
   }
+  await bytes?.flush();
+}
+
+/** One line of a grep; a match past the cut of a long line shows the part of the line around it. */
+async function grepLine(reader: SpoolReader, line: SpoolLine, offset: number | undefined): Promise<GrepLine> {
+  if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
+    return { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start, match: true };
+  }
+  return line.cut ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined } : { n: line.n, text: line.text, match: offset !== undefined };
 }
 
 const BINARY_EXCERPT_BYTES = 96;

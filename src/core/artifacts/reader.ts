@@ -82,6 +82,13 @@ export class SpoolReader {
     return out;
   }
 
+  /** Reads into `target` from `position` (at most its length; fewer at the end of the file); returns how many bytes were read. */
+  async readInto(target: Buffer, position: number): Promise<number> {
+    const length = Math.min(target.length, this.index.bytes - position);
+    if (length <= 0) return 0;
+    return (await this.handle.read(target, 0, length, position)).bytesRead;
+  }
+
   /** Offset of the n-th line feed, 1 <= n <= index.newlines. */
   async newlineOffset(n: number): Promise<number> {
     const block = blockOfNewline(this.index, n);

@@ -42,6 +42,12 @@ export class ResultSpool {
     return this.pending.length >= CHUNK_CHARS ? this.flush() : undefined;
   }
 
+  /** Appends bytes that are whole lines (they end with a line feed), after what is pending. */
+  async bytes(data: Buffer): Promise<void> {
+    await this.flush();
+    await this.write(data);
+  }
+
   /** Writes what is pending and closes the file; returns the index of everything written. */
   async finish(): Promise<LineIndex> {
     await this.flush();
@@ -60,6 +66,10 @@ export class ResultSpool {
     if (this.pending === '') return;
     const bytes = Buffer.from(this.pending, 'utf8');
     this.pending = '';
+    await this.write(bytes);
+  }
+
+  private async write(bytes: Buffer): Promise<void> {
     this.builder.feed(bytes);
     for (let done = 0; done < bytes.length;) {
       const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.written + done);

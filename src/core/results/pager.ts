@@ -88,6 +88,17 @@ export class ResultPager<T> {
     return pending;
   }
 
+  /**
+   * Once overflowed: writes items already rendered as UTF-8 bytes (whole lines, exactly as `render`
+   * would write them, separators included), for a producer that renders them faster than strings.
+   * Items come this way to the end: `render` is not asked about what came before them.
+   */
+  async addBytes(bytes: Buffer): Promise<void> {
+    const { spool } = this.artifact!;
+    if (this.heldChars + spool.pendingChars + bytes.length > this.peak) this.peak = this.heldChars + spool.pendingChars + bytes.length;
+    await spool.bytes(bytes);
+  }
+
   /** Ends the artifact with `trailer` lines (notes, then the line that says whether it is complete). */
   async complete(trailer: readonly string[]): Promise<void> {
     const artifact = this.artifact;

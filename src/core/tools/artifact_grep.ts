@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { defineTool, soleTarget, type ToolContext } from '../tool.ts';
 import { ripgrepArgument, boundArgument } from '../schema.ts';
 import type { ArtifactGrepResult, GrepHead, GrepLine } from '../artifacts/types.ts';
-import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, grepArtifact } from '../artifacts/grep.ts';
+import type { GrepByteSink } from '../artifacts/grep-bytes.ts';
+import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, grepArtifact, type GrepLines } from '../artifacts/grep.ts';
 import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -51,16 +52,21 @@ export const artifactGrep = defineTool({
  * The grep's lines through the pager: returned whole when they fit one page; else written to a
  * result artifact as they are read (never held), the call returning its first page once it is complete.
  */
-async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead, lines: AsyncIterable<readonly GrepLine[]>, stop: AbortController): Promise<ArtifactGrepOutput> {
+async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead, lines: GrepLines, stop: AbortController): Promise<ArtifactGrepOutput> {
   const pager = new ResultPager<GrepLine>({
     store: ctx.artifacts, budget: ctx.page, source: soleTarget(ctx), stop: () => stop.abort(),
     label: `artifact_grep ${JSON.stringify(head.pattern)} in ${head.path}`, render: grepLineRenderer(head.binary),
   });
   const summary = grepSummary(head);
   let written = 0;
+  // Past the first page the lines go to the artifact as bytes: a million context lines make no strings.
+  const sink: GrepByteSink = { get ready() { return pager.overflowed; }, write: (bytes, count) => {
+    written += count;
+    return pager.addBytes(bytes);
+  } };
   const output = await streamResult<GrepLine, ArtifactGrepResult>(pager, {
     pull: async () => {
-      for await (const batch of lines) {
+      for await (const batch of lines(sink)) {
         for (const line of batch) {
           written++;
           const writing = pager.add(line);
