@@ -26,17 +26,21 @@ const PLAIN_LINE_BYTES = MAX_LINE_CHARS;
 const READ_BYTES = 256 * 1024;
 /** Rendered bytes gathered before one write: the most a grep holds past its first page. */
 export const GREP_WRITE_BYTES = 256 * 1024;
-// The longest prefix: "--\n", 16 digits, ":" and a tab; and the line feed after the line.
-const PREFIX_BYTES = 24;
+// The longest prefix ("--\n", 16 digits, ":" and a tab), a plain line with its CR, and its line feed.
+const LINE_ROOM = 24 + PLAIN_LINE_BYTES + 2;
 
 export class GrepBytesWriter {
   private readonly reader: SpoolReader;
-  private readonly matches: ReadonlyMap<number, number>;
+  /** The matching lines' numbers, ascending; `nextMatch` is the first not yet passed (lines come in order). */
+  private readonly matches: readonly number[];
+  private nextMatch = 0;
   private readonly sink: GrepByteSink;
   private readonly renderLine: RenderLine;
   private readonly input = Buffer.allocUnsafe(READ_BYTES);
   private readonly out = Buffer.allocUnsafe(GREP_WRITE_BYTES);
   private used = 0;
+  /** Where `lines` is: line `n` starts at `pos` in the current read. */
+  private readonly at = { pos: 0, n: 0 };
   private usedLines = 0;
   /** The ASCII digits of `previous` once a prefix was written (`digitCount` of them). */
   private readonly digits = new Uint8Array(20);
@@ -44,7 +48,7 @@ export class GrepBytesWriter {
   /** The number of the line written last: a line after a gap gets a `--` line before it. */
   private previous: number | undefined;
 
-  constructor(reader: SpoolReader, matches: ReadonlyMap<number, number>, sink: GrepByteSink, renderLine: RenderLine, previous: number | undefined) {
+  constructor(reader: SpoolReader, matches: readonly number[], sink: GrepByteSink, renderLine: RenderLine, previous: number | undefined) {
     this.reader = reader;
     this.matches = matches;
     this.sink = sink;
@@ -56,38 +60,75 @@ export class GrepBytesWriter {
   async lines(from: number, to: number, start: number, signal: AbortSignal): Promise<void> {
     const { index } = this.reader;
     const last = Math.min(to, index.lines);
-    let n = from;
+    const at = this.at;
+    at.n = from;
     let position = start;
-    while (n <= last) {
+    while (at.n <= last) {
       if (signal.aborted) throw cancelled();
       const got = await this.reader.readInto(this.input, position);
       if (got === 0) return;
       const data = this.input.subarray(0, got);
       const atEnd = position + got >= index.bytes;
-      const lastNewline = data.lastIndexOf(10);
       // One check for the whole read: line feeds never fall inside a UTF-8 sequence.
-      const allUtf8 = isUtf8(atEnd ? data : data.subarray(0, lastNewline + 1));
-      let pos = 0;
-      for (; n <= last; n++) {
-        const newline = data.indexOf(10, pos);
-        const end = newline !== -1 ? newline : atEnd ? data.length : -1;
-        if (end === -1 && data.length - pos <= PLAIN_LINE_BYTES) break; // goes on past this read: read again from its start
-        const stop = end > pos && data[end - 1] === 13 ? end - 1 : end;
-        if (end === -1 || stop - pos > PLAIN_LINE_BYTES || n === 1 || (!allUtf8 && !isUtf8(data.subarray(pos, stop)))) {
-          const line = await this.renderLine(n, position + pos);
-          await this.text(n, line.text);
-          pos = line.end + 1 - position;
-          if (pos >= data.length) { n++; break; }
+      const allUtf8 = isUtf8(atEnd ? data : data.subarray(0, data.lastIndexOf(10) + 1));
+      at.pos = 0;
+      while (at.n <= last && at.pos < data.length) {
+        this.copyPlain(data, last, atEnd, allUtf8);
+        if (at.n > last || at.pos >= data.length) break;
+        if (this.used + LINE_ROOM > GREP_WRITE_BYTES) {
+          await this.flush();
           continue;
         }
-        if (this.used + PREFIX_BYTES + (stop - pos) > GREP_WRITE_BYTES) await this.flush();
-        this.prefix(n);
-        this.used += data.copy(this.out, this.used, pos, stop);
-        this.out[this.used++] = 10;
-        pos = end + 1;
+        // Line n is not plain, or goes on past this read: read again from its start unless it is long.
+        if (!atEnd && data.indexOf(10, at.pos) === -1 && data.length - at.pos <= PLAIN_LINE_BYTES + 1) break;
+        const line = await this.renderLine(at.n, position + at.pos);
+        await this.text(at.n, line.text);
+        at.pos = line.end + 1 - position;
+        at.n++;
       }
-      position += pos;
+      position += at.pos;
     }
+  }
+
+  /**
+   * Copies plain lines from `data` (line `at.n` starts at `at.pos`) behind their prefixes, until a
+   * line is not plain, the buffer may not hold the next one, or the read ends; `at` says where.
+   * One loop over the bytes: a call per line to find its end and another to copy it cost more.
+   */
+  private copyPlain(data: Buffer, last: number, atEnd: boolean, allUtf8: boolean): void {
+    const { out, at } = this;
+    const length = data.length;
+    let { pos, n } = at;
+    while (n <= last && n !== 1 && this.used + LINE_ROOM <= GREP_WRITE_BYTES) {
+      const mark = this.used;
+      const previous = this.previous;
+      this.prefix(n);
+      const textStart = this.used;
+      let used = textStart;
+      let i = pos;
+      const limit = Math.min(length, pos + PLAIN_LINE_BYTES + 1);
+      while (i < limit) {
+        const b = data[i]!;
+        if (b === 10) break;
+        out[used++] = b;
+        i++;
+      }
+      const ended = i < length ? data[i] === 10 : atEnd;
+      if (ended && used > textStart && out[used - 1] === 13) used--;
+      if (!ended || used - textStart > PLAIN_LINE_BYTES || (!allUtf8 && !isUtf8(out.subarray(textStart, used)))) {
+        this.used = mark;
+        this.usedLines--;
+        this.previous = previous;
+        this.digitCount = 0;
+        break;
+      }
+      out[used++] = 10;
+      this.used = used;
+      pos = i + 1;
+      n++;
+    }
+    at.pos = pos;
+    at.n = n;
   }
 
   /** Writes what is rendered and not yet written. */
@@ -112,7 +153,9 @@ export class GrepBytesWriter {
     this.setDigits(n);
     for (let i = 0; i < this.digitCount; i++) out[this.used++] = this.digits[i]!;
     this.previous = n;
-    out[this.used++] = this.matches.has(n) ? 58 : 45;
+    const matches = this.matches;
+    while (this.nextMatch < matches.length && matches[this.nextMatch]! < n) this.nextMatch++;
+    out[this.used++] = matches[this.nextMatch] === n ? 58 : 45;
     out[this.used++] = 9;
   }
 

@@ -181,7 +181,7 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
       if (!sink?.ready) continue;
     }
     if (next > Math.min(to, reader.index.lines)) continue;
-    bytes ??= new GrepBytesWriter(reader, byLine, sink, renderLine, previous);
+    bytes ??= new GrepBytesWriter(reader, hits.map((h) => h.line), sink, renderLine, previous);
     await bytes.lines(next, to, start ?? await reader.lineStart(next), signal);
   }
   await bytes?.flush();
