@@ -24,7 +24,7 @@ export type RenderLine = (n: number, start: number) => Promise<{ readonly text: 
 // A line of at most this many bytes has at most MAX_LINE_CHARS characters: it is never cut.
 const PLAIN_LINE_BYTES = MAX_LINE_CHARS;
 const READ_BYTES = 256 * 1024;
-/** Rendered bytes gathered before one write: the most a grep holds past its first page. */
+/** Rendered bytes gathered before one write (two such buffers: one is written while the other fills). */
 export const GREP_WRITE_BYTES = 256 * 1024;
 // The longest prefix ("--\n", 16 digits, ":" and a tab), a plain line with its CR, and its line feed.
 const LINE_ROOM = 24 + PLAIN_LINE_BYTES + 2;
@@ -37,7 +37,11 @@ export class GrepBytesWriter {
   private readonly sink: GrepByteSink;
   private readonly renderLine: RenderLine;
   private readonly input = Buffer.allocUnsafe(READ_BYTES);
-  private readonly out = Buffer.allocUnsafe(GREP_WRITE_BYTES);
+  // Two buffers: one is rendered into while the other is written.
+  private readonly buffers = [Buffer.allocUnsafe(GREP_WRITE_BYTES), Buffer.allocUnsafe(GREP_WRITE_BYTES)] as const;
+  private out: Buffer = this.buffers[0];
+  /** The write in flight, if any (its failure is reported by the next `flush` or `end`). */
+  private writing: Promise<void> | undefined;
   private used = 0;
   /** Where `lines` is: line `n` starts at `pos` in the current read. */
   private readonly at = { pos: 0, n: 0 };
@@ -131,15 +135,28 @@ export class GrepBytesWriter {
     at.n = n;
   }
 
-  /** Writes what is rendered and not yet written. */
-  async flush(): Promise<void> {
+  /** Starts writing what is rendered, once the write before it is done; rendering goes on into the other buffer. */
+  private async flush(): Promise<void> {
     if (this.used === 0) return;
-    const lines = this.usedLines;
-    const used = this.used;
+    await this.writing;
+    const writing = this.sink.write(this.out.subarray(0, this.used), this.usedLines);
+    // Awaited by the next flush or by `end`; until then a failure must not count as unhandled.
+    writing.catch(() => undefined);
+    this.writing = writing;
+    this.out = this.out === this.buffers[0] ? this.buffers[1] : this.buffers[0];
     this.used = 0;
     this.usedLines = 0;
-    // Written before it is filled again: no copy.
-    await this.sink.write(this.out.subarray(0, used), lines);
+  }
+
+  /** Writes what is rendered and waits until every write is done. */
+  async end(): Promise<void> {
+    await this.flush();
+    await this.writing;
+  }
+
+  /** Waits for the write in flight, whatever its outcome (before the artifact is ended another way). */
+  async settle(): Promise<void> {
+    await this.writing?.catch(() => undefined);
   }
 
   private prefix(n: number): void {
@@ -186,6 +203,7 @@ export class GrepBytesWriter {
     const bytes = Buffer.from(`${separator ? '--\n' : ''}${rendered}\n`, 'utf8');
     if (this.used + bytes.length > GREP_WRITE_BYTES) await this.flush();
     if (bytes.length > GREP_WRITE_BYTES) {
+      await this.end();
       await this.sink.write(bytes, 1);
       return;
     }

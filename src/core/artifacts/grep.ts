@@ -159,32 +159,37 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
   };
   let bytes: GrepBytesWriter | undefined;
   let previous: number | undefined;
-  for (let i = 0; i < hits.length;) {
-    const from = Math.max(1, hits[i]!.line - context);
-    let to = hits[i]!.line + context;
-    for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
-    const first = byLine.get(from);
-    let next = from;
-    let start = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
-    if (!sink?.ready) {
-      for await (const batch of reader.lineBatches(from, to, start)) {
-        if (signal.aborted) throw cancelled();
-        const lines: GrepLine[] = [];
-        for (const line of batch) lines.push(await grepLine(reader, line, byLine.get(line.n)));
-        yield lines;
-        const last = batch[batch.length - 1]!;
-        previous = last.n;
-        next = last.n + 1;
-        start = last.end + 1;
-        if (sink?.ready) break;
+  try {
+    for (let i = 0; i < hits.length;) {
+      const from = Math.max(1, hits[i]!.line - context);
+      let to = hits[i]!.line + context;
+      for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
+      const first = byLine.get(from);
+      let next = from;
+      let start = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
+      if (!sink?.ready) {
+        for await (const batch of reader.lineBatches(from, to, start)) {
+          if (signal.aborted) throw cancelled();
+          const lines: GrepLine[] = [];
+          for (const line of batch) lines.push(await grepLine(reader, line, byLine.get(line.n)));
+          yield lines;
+          const last = batch[batch.length - 1]!;
+          previous = last.n;
+          next = last.n + 1;
+          start = last.end + 1;
+          if (sink?.ready) break;
+        }
+        if (!sink?.ready) continue;
       }
-      if (!sink?.ready) continue;
+      if (next > Math.min(to, reader.index.lines)) continue;
+      bytes ??= new GrepBytesWriter(reader, hits.map((h) => h.line), sink, renderLine, previous);
+      await bytes.lines(next, to, start ?? await reader.lineStart(next), signal);
     }
-    if (next > Math.min(to, reader.index.lines)) continue;
-    bytes ??= new GrepBytesWriter(reader, hits.map((h) => h.line), sink, renderLine, previous);
-    await bytes.lines(next, to, start ?? await reader.lineStart(next), signal);
+    await bytes?.end();
+  } finally {
+    // A write still in flight ends before the artifact is ended another way (cancelled, failed).
+    await bytes?.settle();
   }
-  await bytes?.flush();
 }
 
 /** One line of a grep; a match past the cut of a long line shows the part of the line around it. */
