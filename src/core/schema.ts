@@ -20,6 +20,21 @@ export function ripgrepArgument(): z.ZodString {
     .refine((s) => Buffer.byteLength(s) <= RIPGREP_ARGUMENT_MAX_BYTES, { error: `it is longer than ${RIPGREP_ARGUMENT_MAX_BYTES} bytes, more than ripgrep can be given; shorten it` });
 }
 
+const editSchema = z.strictObject({
+  find: z.string().min(1, { error: 'find is empty, and an empty find would match everywhere; give the exact text to replace' }).describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
+  replace: z.string().describe('Text to put in its place.'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
+});
+
+/** The edits media_apply_patch applies (and stage_file with `patch`): one find/replace, a list of them, or a unified diff. */
+export function patchArgument() {
+  return z.union([
+    editSchema,
+    z.array(editSchema).min(1),
+    z.strictObject({ unified: z.string().min(1).describe('A unified diff against the media\'s content.') }),
+  ], { error: 'expected one {find, replace, replace_all?} edit with a non-empty find, a non-empty list of such edits, or {unified: "<unified diff>"}, with no other keys' }).describe('One {find, replace, replace_all?} edit, a list of them applied in order, or {unified: "<unified diff>"}.');
+}
+
 /**
  * An explicit bound: an integer >= 1. 0, negatives, fractions, Infinity and NaN are rejected so a
  * caller can never name a bound and silently get an unbounded result.

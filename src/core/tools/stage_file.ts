@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
 import { defineTool, soleTarget } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { patchArgument, pathArgument } from '../schema.ts';
+import { patchMedia, type MediaPatch, type PatchedMedia } from '../media/patch-media.ts';
+import type { MediaStore } from '../media/store.ts';
 import type { FileEncoding } from '../text/encoding.ts';
 import type { Eol } from '../text/eol.ts';
 import { mediaTaint } from '../media/types.ts';
@@ -9,6 +11,7 @@ import { mediaTaint } from '../media/types.ts';
 export const stageFileSchema = () => z.strictObject({
   path: pathArgument('The file to stage (existing, or new when content is given)'),
   content: z.string().optional().describe('The full new content. Omit to stage the file\'s current bytes for patching.'),
+  patch: patchArgument().optional().describe('Edits to apply at once, as media_apply_patch takes them: one {find, replace, replace_all?}, a list of them in order, or {unified: "<diff>"}. The result is then the patched media (one call instead of stage_file + media_apply_patch). Not with content.'),
 });
 
 export interface StageFileResult {
@@ -19,6 +22,12 @@ export interface StageFileResult {
   readonly encoding: FileEncoding;
   readonly eol: Eol;
   readonly isNew: boolean;
+  /** With `patch`: the media of the file as staged, before the edits (media_id is the patched one). */
+  readonly parent_id?: string;
+  readonly added?: number;
+  readonly removed?: number;
+  /** With `patch`: 1-based edits that matched only with line endings normalized. */
+  readonly normalized_line_endings?: readonly number[];
   /** Set when the file has more than one name (hard links): a save writes it in place, so every name changes. */
   readonly links?: number;
   /** The open editor that holds the user's unsaved changes to this file (not in the media). */
@@ -28,7 +37,9 @@ export interface StageFileResult {
 export function renderStageFile(r: StageFileResult): string {
   const next = r.isNew
     ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
-    : `Nothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.`;
+    : r.parent_id !== undefined
+      ? `Patched in memory only: call save_media with media_id "${r.media_id}" to write it.`
+      : `Nothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.`;
   const links = r.links ? `\nThis file has ${r.links} names (hard links): saving it changes the file under every name.` : '';
   const editor = r.unsaved_editor === undefined ? '' : `\nThe user has unsaved changes to this file in the editor "${r.unsaved_editor}"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.`;
   return `${JSON.stringify(r)}\n${next}${links}${editor}`;
@@ -38,17 +49,22 @@ export const stageFile = defineTool({
   name: 'stage_file',
   displayName: 'Stage File',
   userDescription: 'Stage an in-memory copy of a file for editing (writes nothing).',
-  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. Returns {media_id, path, bytes, lines, encoding, eol, isNew}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
+  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. With patch, the edits are applied at once and the patched media is returned (an edit in one call). Returns {media_id, path, bytes, lines, encoding, eol, isNew}, and with patch also {parent_id, added, removed}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
   risk: 'write',
   requires: ['writable'],
   needs: ['fs', 'media', 'editors'],
   icon: 'git-stage',
   schema: stageFileSchema,
-  targets: (input, scope) => ({
-    paths: [scope.normalize(input.path)],
-    summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : ''}`,
-    reads: input.content === undefined,
-  }),
+  targets: (input, scope) => {
+    if (input.content !== undefined && input.patch !== undefined) {
+      throw invalidInput(`stage_file was given both content (the whole new file) and patch (edits to the file as it is); they cannot be combined.`, `Give content to replace the file, or patch to edit it.`);
+    }
+    return {
+      paths: [scope.normalize(input.path)],
+      summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : input.patch !== undefined ? ' and patch it' : ''}`,
+      reads: input.content === undefined,
+    };
+  },
   run: async (input, ctx): Promise<StageFileResult> => {
     const { fs, media: store } = ctx;
     const path = soleTarget(ctx);
@@ -77,7 +93,25 @@ export const stageFile = defineTool({
     }
     const media = store.stage(path, disk, input.content, mediaTaint(path.display, ctx.readProtection(resolved)));
     const editor = ctx.editors?.unsavedEditor(path);
-    return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
+    const facts = { ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
+    if (input.patch === undefined) {
+      return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...facts };
+    }
+    const { child, counts, normalizedEdits } = patchStaged(store, media.id, input.patch);
+    return {
+      media_id: child.id, path: path.display, bytes: child.bytes.byteLength, lines: child.lines, encoding: child.encoding, eol: child.eol, isNew: child.isNew,
+      parent_id: media.id, ...counts, ...(normalizedEdits.length ? { normalized_line_endings: normalizedEdits } : {}), ...facts,
+    };
   },
   render: renderStageFile,
 });
+
+/** The patch of a file just staged; when it fails, the error says the unpatched media is there to patch. */
+function patchStaged(store: MediaStore, mediaId: string, patch: MediaPatch): PatchedMedia {
+  try {
+    return patchMedia(store, mediaId, patch);
+  } catch (e) {
+    if (!(e instanceof SandboxError)) throw e;
+    throw new SandboxError(e.code, `${e.what} (The file is staged unpatched as ${mediaId}.)`, `${e.next} Retry the edit with media_apply_patch on media_id "${mediaId}".`.trim(), { cause: e });
+  }
+}
