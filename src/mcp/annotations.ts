@@ -1,0 +1,34 @@
+import { TOOLS } from '../core/tools/index.ts';
+import type { ToolName } from '../core/tools/names.ts';
+
+/** MCP's hints about a tool, as a client shows them (some skip their own confirmation for read-only tools). */
+export interface ToolAnnotations {
+  readonly title: string;
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+// Writes that reach the disk. Stage and patch only make media in memory. Listed by name on purpose:
+// a new tool does not compile until someone decides what it is.
+const REACHES_DISK: Readonly<Record<ToolName, boolean>> = {
+  open_file: false, open_json_file: false, open_markdown_file: false,
+  artifact_read: false, artifact_grep: false, artifact_query: false,
+  list_directory: false, search_files: false, find_files: false,
+  stage_file: false, media_apply_patch: false, list_media: false,
+  save_media: true, undo_save: true,
+};
+
+export function toolAnnotations(name: ToolName): ToolAnnotations {
+  const tool = TOOLS[name];
+  const readOnly = tool.risk === 'read';
+  return {
+    title: tool.displayName,
+    readOnlyHint: readOnly,
+    destructiveHint: REACHES_DISK[name],
+    idempotentHint: readOnly,
+    // Only the workspace folders: no tool reaches the network.
+    openWorldHint: false,
+  };
+}

@@ -1,0 +1,94 @@
+import { cancelled } from '../core/errors.ts';
+import type { GateCall, Verdict } from '../core/gate.ts';
+import type { Gate } from '../core/ports.ts';
+
+/**
+ * How the MCP server decides what no rule settles: `approve` trusts the client's own confirmation,
+ * `elicit` asks the person through the client for every call no rule allows, `deny` refuses all.
+ * Whatever the mode, a call an `ask` rule covers (a secret, a protected write, tainted bytes, a file
+ * with several names) is asked through elicitation every time, unless `allowSecrets`.
+ */
+export type McpGateMode = 'approve' | 'elicit' | 'deny';
+
+/** A form elicitation's outcome, as the SDK's `elicitInput` returns it. */
+export interface ElicitOutcome {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: { readonly [key: string]: unknown } | undefined;
+}
+
+/** What the gate needs of the MCP server: whether the client can be asked, and asking it. */
+export interface Elicitor {
+  readonly canElicit: () => boolean;
+  readonly elicit: (message: string, schema: ConfirmSchema, signal: AbortSignal) => Promise<ElicitOutcome>;
+}
+
+/** The form the person fills in (arrays mutable only because the SDK's types want them so). */
+export interface ConfirmSchema {
+  readonly type: 'object';
+  readonly properties: { readonly decision: { readonly type: 'string'; readonly title: string; readonly description: string; readonly enum: string[]; readonly default: string } };
+  readonly required: string[];
+}
+
+const REFUSE = 'refuse';
+const ALLOW = 'allow once';
+
+// One required field whose default refuses: some clients accept an empty form without showing it.
+const CONFIRM_SCHEMA: ConfirmSchema = {
+  type: 'object',
+  properties: { decision: { type: 'string', title: 'Decision', description: `Choose "${ALLOW}" to let this one call run.`, enum: [REFUSE, ALLOW], default: REFUSE } },
+  required: ['decision'],
+};
+
+export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elicitor): Gate {
+  return async (call, signal): Promise<Verdict> => {
+    if (mode === 'deny') return refused(call, `this server runs with --gate deny, which refuses every call.`, 'Do not retry.');
+    const linked = call.targets.find((t) => (t.links ?? 1) > 1);
+    const everyTime = call.secret || linked !== undefined;
+    if (everyTime && allowSecrets) return { allow: true, decidedBy: 'cli' };
+    if (!everyTime && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    if (!everyTime && mode === 'approve') return { allow: true, decidedBy: 'auto-approval' };
+    if (!elicitor.canElicit()) {
+      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and this MCP client cannot ask them (it does not support elicitation).`,
+        'Do not retry. The person can allow it by adding an allow rule for the path to the server\'s --policy file, or by starting the server with --allow-secrets.');
+    }
+    let answer: ElicitOutcome;
+    try {
+      answer = await elicitor.elicit(message(call), CONFIRM_SCHEMA, signal);
+    } catch (e) {
+      if (signal.aborted) throw cancelled();
+      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and asking them through the MCP client failed (${e instanceof Error ? e.message : String(e)}).`, 'Retry once; if it fails again, ask the user to check the MCP client.');
+    }
+    if (answer.action === 'accept' && answer.content?.['decision'] === ALLOW) return { allow: true, decidedBy: 'person' };
+    const secret = call.targets.find((t) => t.action === 'ask');
+    return {
+      allow: false,
+      decidedBy: 'person',
+      reason: secret
+        ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
+        : { what: `The user declined ${call.tool} on ${paths(call)}.`, next: 'Do not retry the same call; ask the user what they want instead.' },
+    };
+  };
+}
+
+function refused(call: GateCall, why: string, next: string): Verdict {
+  return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on ${paths(call)} was refused: ${why}`, next } };
+}
+
+function paths(call: GateCall): string {
+  return call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace';
+}
+
+/** Why the person is asked, as one clause. */
+function reasonToAsk(call: GateCall): string {
+  if (call.taint) return `it works on content staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects`;
+  const linked = call.targets.find((t) => (t.links ?? 1) > 1);
+  if (linked) return `"${linked.display}" has ${linked.links} names (hard links), one of which may be protected`;
+  const asked = call.targets.find((t) => t.action === 'ask');
+  if (asked) return `"${asked.display}" matches the ${asked.source === 'protected' ? 'protected-file' : asked.source === 'secret' ? 'secret' : 'ask'} rule "${asked.rule}"${asked.reason ? ` (${asked.reason})` : ''}`;
+  return 'no rule allows it';
+}
+
+function message(call: GateCall): string {
+  const reason = reasonToAsk(call);
+  return [`Workspace Tools: allow ${call.tool}?`, call.summary, `Paths: ${paths(call)}`, `Asked because ${reason}.`].join('\n');
+}

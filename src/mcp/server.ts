@@ -1,0 +1,110 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { isSandboxError } from '../core/errors.ts';
+import { toolJsonSchema } from '../core/manifest.ts';
+import type { WorkspaceRoot } from '../core/paths.ts';
+import type { Gate } from '../core/ports.ts';
+import { invoke, isToolName } from '../core/registry.ts';
+import type { Session } from '../core/session.ts';
+import { TOOLS } from '../core/tools/index.ts';
+import { TOOL_NAMES } from '../core/tools/names.ts';
+import { toolAnnotations } from './annotations.ts';
+import { mcpGate, type McpGateMode } from './gate.ts';
+import { narrowRoots } from './roots.ts';
+
+/** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
+export const LIST_ROOTS = 'list_roots';
+
+const INSTRUCTIONS = 'Workspace Tools: gated reads and staged writes over the workspace folders (list_roots names them). open_file returns a handle (callId), never the text: page it with artifact_read and search it with artifact_grep. Edits are staged in memory (stage_file, media_apply_patch) and written only by save_media. Errors start with a code (E_SANDBOX_...) and say what to do next; E_SANDBOX_REFUSED means the person or a rule declined: do not retry it another way.';
+
+export interface McpHostOptions {
+  readonly gate: McpGateMode;
+  /** Approve what an `ask` rule covers without asking (`--allow-secrets`). */
+  readonly allowSecrets: boolean;
+  readonly version: string;
+  /** Where a problem nobody asked about is told (stderr: stdout carries only JSON-RPC). */
+  readonly warn: (message: string) => void;
+}
+
+/** The tools as MCP lists them: the manifest's names, descriptions and schemas, with hints. */
+export function mcpToolList(): McpTool[] {
+  const tools: McpTool[] = TOOL_NAMES.map((name) => {
+    const tool = TOOLS[name];
+    return { name, title: tool.displayName, description: tool.description, inputSchema: toolJsonSchema(tool) as McpTool['inputSchema'], annotations: toolAnnotations(name) };
+  });
+  tools.push({
+    name: LIST_ROOTS,
+    title: 'List Workspace Folders',
+    description: 'Lists the workspace folders the other tools may use, with their local paths. Paths given to the other tools are relative to these folders; with several folders, a path starts with the folder\'s name.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { title: 'List Workspace Folders', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  });
+  return tools;
+}
+
+/**
+ * Serves a session's tools over MCP. Built before the session, whose gate and roots come from here:
+ * `gate` asks the person through the client's elicitation, `roots` are `--root` narrowed by the
+ * roots the client announces. `attach` then hands it the session.
+ */
+export class McpToolHost {
+  readonly server: Server;
+  readonly gate: Gate;
+  readonly roots = (): readonly WorkspaceRoot[] => this.current;
+  private readonly options: McpHostOptions;
+  private serverRoots: readonly WorkspaceRoot[] = [];
+  private current: readonly WorkspaceRoot[] = [];
+  private session: Session | undefined;
+  // A call waits for the roots asked of the client, so that it never runs on wider ones.
+  private rootsKnown: Promise<void> = Promise.resolve();
+
+  constructor(options: McpHostOptions) {
+    this.options = options;
+    this.server = new Server({ name: 'workspace-tools', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    this.gate = mcpGate(options.gate, options.allowSecrets, {
+      canElicit: () => this.server.getClientCapabilities()?.elicitation !== undefined,
+      elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal }),
+    });
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList() }));
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments ?? {}, extra.signal));
+    this.server.oninitialized = () => this.askRoots();
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.askRoots());
+  }
+
+  /** Serves `session`, whose gate and roots are this host's, over the folders given with `--root`. */
+  attach(session: Session, roots: readonly WorkspaceRoot[]): void {
+    this.session = session;
+    this.serverRoots = roots;
+    this.current = roots;
+  }
+
+  private askRoots(): void {
+    if (this.server.getClientCapabilities()?.roots === undefined) return;
+    this.rootsKnown = this.server.listRoots().then(
+      ({ roots }) => { this.current = narrowRoots(this.serverRoots, roots.map((r) => r.uri)); },
+      (e: unknown) => { this.options.warn(`the client announced roots but did not list them (${e instanceof Error ? e.message : String(e)}); serving the --root folders`); },
+    );
+  }
+
+  private async call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    await this.rootsKnown;
+    const session = this.session;
+    if (!session) return failure('E_INTERNAL: the server has no session yet. Retry the call.');
+    if (name === LIST_ROOTS) {
+      const roots = this.current;
+      return { content: [{ type: 'text', text: roots.length === 0 ? 'No workspace folder: the client\'s roots leave none of the server\'s folders.' : roots.map((r) => `${r.name}\t${r.localPath ?? r.address}`).join('\n') }] };
+    }
+    if (!isToolName(name)) return failure(`E_SANDBOX_INVALID_INPUT: Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
+    try {
+      const outcome = await invoke(session, name, input, { signal });
+      return { content: [{ type: 'text', text: outcome.text }] };
+    } catch (e) {
+      if (isSandboxError(e)) return failure(`${e.code}: ${e.message}`);
+      return failure(`E_INTERNAL: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,302 @@
+// Issue 28: the tools over MCP, with the person asked through the client's elicitation. A real
+// SDK client over an in-memory transport, a real session over a real temporary workspace.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { languageModelToolEntries } from '../../src/core/manifest.ts';
+import type { Rule } from '../../src/core/policy.ts';
+import { LIST_ROOTS, McpToolHost } from '../../src/mcp/server.ts';
+import type { McpGateMode } from '../../src/mcp/gate.ts';
+import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
+import { session, testRipgrep, type TestSession } from './harness.ts';
+
+const CANARY = 'CANARY-7f3a91';
+
+interface Connected {
+  readonly client: Client;
+  readonly t: TestSession;
+  /** The messages of every elicitation the client was sent. */
+  readonly asked: string[];
+  readonly warnings: string[];
+  /** Every message the server sent. */
+  readonly sent: JSONRPCMessage[];
+  /** The client's roots, as file URIs: change them, then `client.sendRootsListChanged()`. */
+  readonly roots: string[];
+  call(name: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+}
+
+interface ConnectOptions {
+  readonly gate?: McpGateMode;
+  readonly allowSecrets?: boolean;
+  /** The person's answer to an elicitation; absent: the client does not support elicitation. */
+  readonly answer?: (signal: AbortSignal) => ElicitResult | Promise<ElicitResult>;
+  /** The client's roots (file URIs); absent: the client does not support roots. */
+  readonly roots?: (workspace: string) => string[];
+  readonly rules?: Rule[];
+}
+
+async function connect(tc: Parameters<typeof session>[0], options: ConnectOptions = {}): Promise<Connected> {
+  const warnings: string[] = [];
+  const host = new McpToolHost({ gate: options.gate ?? 'approve', allowSecrets: options.allowSecrets ?? false, version: '0.0.0', warn: (m) => warnings.push(m) });
+  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, search: createRipgrepSearch(testRipgrep()) } });
+  host.attach(t.session, [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
+  const asked: string[] = [];
+  const roots = options.roots?.(t.root) ?? [];
+  const client = new Client({ name: 'test-client', version: '0.0.0' }, {
+    capabilities: { ...(options.answer ? { elicitation: { form: {} } } : {}), ...(options.roots ? { roots: { listChanged: true } } : {}) },
+  });
+  const answer = options.answer;
+  if (answer) client.setRequestHandler(ElicitRequestSchema, (request, extra) => { asked.push(request.params.message); return answer(extra.signal); });
+  if (options.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((uri) => ({ uri })) }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const sent: JSONRPCMessage[] = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = (message, options) => { sent.push(message); return send(message, options); };
+  await host.server.connect(serverSide);
+  await client.connect(clientSide);
+  tc.after(() => client.close());
+  const call = async (name: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => {
+    const result = await client.callTool({ name, arguments: input }) as CallToolResult;
+    const text = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+    return { text, isError: result.isError === true };
+  };
+  return { client, t, asked, warnings, roots, sent, call };
+}
+
+const allowOnce = (): ElicitResult => ({ action: 'accept', content: { decision: 'allow once' } });
+
+test('the tool list is the manifest\'s tools (names, descriptions, schemas) with MCP hints, and list_roots', async (tc) => {
+  const { client } = await connect(tc);
+  const { tools } = await client.listTools();
+  const manifest = languageModelToolEntries();
+  assert.deepEqual(tools.map((tool) => tool.name), [...manifest.map((entry) => entry.name), LIST_ROOTS]);
+  for (const entry of manifest) {
+    const tool = tools.find((candidate) => candidate.name === entry.name)!;
+    assert.equal(tool.description, entry.modelDescription);
+    assert.deepEqual(tool.inputSchema, entry.inputSchema);
+    const reads = entry.tags.includes('read');
+    assert.equal(tool.annotations?.readOnlyHint, reads, entry.name);
+    assert.equal(tool.annotations?.openWorldHint, false, entry.name);
+    assert.equal(tool.annotations?.destructiveHint, entry.name === 'save_media' || entry.name === 'undo_save', entry.name);
+  }
+});
+
+/** A workspace holding `.env` with the canary. */
+function withSecret(t: TestSession): void {
+  writeFileSync(nodePath.join(t.root, '.env'), `API_KEY=${CANARY}\n`);
+}
+
+/** open_file then artifact_read of `.env`: what the model is given. */
+async function readSecret(c: Connected): Promise<string> {
+  const opened = await c.call('open_file', { path: '.env' });
+  if (opened.isError) return opened.text;
+  const callId = /\b(art-[0-9a-f]+-\d+)\b/.exec(opened.text)?.[1];
+  assert.ok(callId, opened.text);
+  const read = await c.call('artifact_read', { callId });
+  return `${opened.text}\n${read.text}`;
+}
+
+test('attack: a secret read over MCP asks through elicitation every call; accepted, the model gets it', async (tc) => {
+  const c = await connect(tc, { answer: allowOnce });
+  withSecret(c.t);
+  const text = await readSecret(c);
+  assert.match(text, new RegExp(CANARY));
+  assert.equal(c.asked.length, 2, 'open_file and artifact_read each asked');
+  assert.match(c.asked[0]!, /Workspace Tools: allow open_file\?/);
+  assert.match(c.asked[0]!, /"\.env" matches the secret rule/);
+});
+
+for (const [why, answer] of [
+  ['declined', (): ElicitResult => ({ action: 'decline' })],
+  ['cancelled', (): ElicitResult => ({ action: 'cancel' })],
+  ['accepted with the form\'s default (a client that accepts forms unseen)', (): ElicitResult => ({ action: 'accept', content: { decision: 'refuse' } })],
+  ['accepted with no content', (): ElicitResult => ({ action: 'accept' })],
+] as const) {
+  test(`attack: a secret read over MCP ${why} is refused, narrated, and the canary never reaches the model`, async (tc) => {
+    const c = await connect(tc, { answer });
+    withSecret(c.t);
+    const opened = await c.call('open_file', { path: '.env' });
+    assert.equal(opened.isError, true);
+    assert.match(opened.text, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"\. Do not retry/);
+    assert.doesNotMatch(opened.text, new RegExp(CANARY));
+    const searched = await c.call('search_files', { pattern: 'API_KEY', hidden: true, no_ignore: true });
+    assert.doesNotMatch(searched.text, new RegExp(CANARY));
+    assert.equal(c.asked.length, 1);
+  });
+}
+
+test('attack: a client without elicitation is refused a secret with a message naming how the person can allow it', async (tc) => {
+  const c = await connect(tc);
+  withSecret(c.t);
+  const opened = await c.call('open_file', { path: '.env' });
+  assert.equal(opened.isError, true);
+  assert.match(opened.text, /^E_SANDBOX_REFUSED: open_file on "\.env" was refused: "\.env" matches the secret rule "[^"]+".*, so the person must confirm it, and this MCP client cannot ask them \(it does not support elicitation\)\. Do not retry\. The person can allow it by adding an allow rule for the path to the server's --policy file, or by starting the server with --allow-secrets\.$/);
+  assert.doesNotMatch(opened.text, new RegExp(CANARY));
+});
+
+test('--gate elicit asks for a call no rule allows; --gate approve trusts the client\'s own confirmation; --gate deny refuses', async (tc) => {
+  const elicit = await connect(tc, { gate: 'elicit', answer: allowOnce });
+  writeFileSync(nodePath.join(elicit.t.root, 'a.txt'), 'hello\n');
+  assert.equal((await elicit.call('open_file', { path: 'a.txt' })).isError, false);
+  assert.equal(elicit.asked.length, 1);
+  assert.match(elicit.asked[0]!, /Asked because no rule allows it\./);
+  const approve = await connect(tc, { gate: 'approve', answer: allowOnce });
+  writeFileSync(nodePath.join(approve.t.root, 'a.txt'), 'hello\n');
+  assert.equal((await approve.call('open_file', { path: 'a.txt' })).isError, false);
+  assert.equal(approve.asked.length, 0);
+  const deny = await connect(tc, { gate: 'deny' });
+  const refused = await deny.call('list_directory', {});
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /^E_SANDBOX_REFUSED: list_directory on .* was refused: this server runs with --gate deny/);
+});
+
+test('roots: the client\'s roots narrow --root (a subfolder), never widen it, and a change narrows again at once', async (tc) => {
+  const outside = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'wt-mcp-outside-')));
+  tc.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(outside, 'far.txt'), CANARY);
+  const c = await connect(tc, { roots: (ws) => [pathToFileURL(nodePath.join(ws, 'sub')).href, pathToFileURL(outside).href] });
+  mkdirSync(nodePath.join(c.t.root, 'sub'));
+  writeFileSync(nodePath.join(c.t.root, 'sub', 'in.txt'), 'inside\n');
+  writeFileSync(nodePath.join(c.t.root, 'top.txt'), 'top\n');
+  // The roots were asked at initialization, when sub did not exist yet: announce them again.
+  await c.client.sendRootsListChanged();
+  const roots = await c.call(LIST_ROOTS, {});
+  assert.equal(roots.text, `sub\t${nodePath.join(c.t.root, 'sub')}`);
+  const listed = await c.call('list_directory', {});
+  assert.match(listed.text, /in\.txt/);
+  assert.doesNotMatch(listed.text, /top\.txt|far\.txt/);
+  assert.equal((await c.call('open_file', { path: '../top.txt' })).isError, true);
+  assert.equal((await c.call('open_file', { path: nodePath.join(outside, 'far.txt') })).isError, true);
+  // The client drops its roots: nothing is left.
+  c.roots.splice(0, c.roots.length);
+  await c.client.sendRootsListChanged();
+  assert.match((await c.call(LIST_ROOTS, {})).text, /^No workspace folder/);
+  const none = await c.call('list_directory', {});
+  assert.doesNotMatch(none.text, /in\.txt|top\.txt|far\.txt/, none.text);
+});
+
+test('cancelling a call while the person is being asked withdraws the question and ends the call as cancelled', async (tc) => {
+  let asking: () => void = () => undefined;
+  const askedNow = new Promise<void>((resolve) => { asking = resolve; });
+  // The person never answers; the question is only withdrawn.
+  const c = await connect(tc, { answer: () => { asking(); return new Promise<ElicitResult>(() => undefined); } });
+  withSecret(c.t);
+  const controller = new AbortController();
+  const call = c.client.callTool({ name: 'open_file', arguments: { path: '.env' } }, undefined, { signal: controller.signal });
+  await askedNow;
+  controller.abort();
+  await assert.rejects(call);
+  // The server hears the cancellation and ends the call: the audit log says so.
+  while (!c.t.log.entries.some((e) => e.tool === 'open_file')) await new Promise((resolve) => setImmediate(resolve));
+  const entry = c.t.log.entries.find((e) => e.tool === 'open_file')!;
+  assert.deepEqual([entry.verdict, entry.outcome], ['refused', 'E_SANDBOX_CANCELLED']);
+  // And tells the client to withdraw its question. (SDK 1.32's client ignores a cancellation of request id 0, so the form stays open there.)
+  const question = c.sent.find((m) => 'method' in m && m.method === 'elicitation/create');
+  const withdrawn = c.sent.find((m) => 'method' in m && m.method === 'notifications/cancelled');
+  assert.ok(question && 'id' in question && withdrawn && 'params' in withdrawn, JSON.stringify(c.sent));
+  assert.equal(withdrawn.params?.['requestId'], question.id);
+});
+
+test('a result larger than one page comes back as its first page and a result artifact', async (tc) => {
+  const c = await connect(tc);
+  writeFileSync(nodePath.join(c.t.root, 'many.txt'), Array.from({ length: 20_000 }, (_, i) => `hit ${i}`).join('\n'));
+  const searched = await c.call('search_files', { pattern: 'hit' });
+  assert.equal(searched.isError, false, searched.text);
+  assert.ok(Buffer.byteLength(searched.text) <= 50 * 1024, `${Buffer.byteLength(searched.text)} bytes`);
+  assert.match(searched.text, /artifact_read/);
+});
+
+test('an unknown tool and invalid arguments are narrated errors', async (tc) => {
+  const c = await connect(tc);
+  const unknown = await c.call('read_text_file', { path: 'a' });
+  assert.deepEqual([unknown.isError, unknown.text.split(':')[0]], [true, 'E_SANDBOX_INVALID_INPUT']);
+  assert.match(unknown.text, /Unknown tool "read_text_file"\. Tools: open_file, .*list_roots\./);
+  const invalid = await c.call('open_file', { path: 42 });
+  assert.equal(invalid.isError, true);
+  assert.match(invalid.text, /^E_SANDBOX_INVALID_INPUT: /);
+});
+
+// The MCP filesystem server's published advisories, each against this server.
+test('advisory: a sibling folder whose name starts with the root\'s ("prefix folder") is outside', async (tc) => {
+  const c = await connect(tc);
+  const sibling = `${c.t.root}-evil`;
+  mkdirSync(sibling);
+  tc.after(() => rmSync(sibling, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(sibling, 'secret.txt'), CANARY);
+  for (const path of [nodePath.join(sibling, 'secret.txt'), `../${nodePath.basename(sibling)}/secret.txt`]) {
+    const opened = await c.call('open_file', { path });
+    assert.equal(opened.isError, true, path);
+    assert.doesNotMatch(opened.text, new RegExp(CANARY));
+  }
+});
+
+test('advisory: a symlink inside the root to a file outside ("symlink escape"), also by a name differing only in case, reads nothing outside', async (tc) => {
+  const c = await connect(tc);
+  const outside = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'wt-mcp-outside-')));
+  tc.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(outside, 'secret.txt'), CANARY);
+  symlinkSync(outside, nodePath.join(c.t.root, 'link'));
+  symlinkSync(outside, nodePath.join(c.t.root, 'LINK2'));
+  for (const path of ['link/secret.txt', 'LINK2/secret.txt', 'link2/secret.txt']) {
+    const opened = await c.call('open_file', { path });
+    assert.equal(opened.isError, true, path);
+    assert.doesNotMatch(opened.text, new RegExp(CANARY));
+  }
+  const searched = await c.call('search_files', { pattern: 'C.NARY-7f3a91', hidden: true, no_ignore: true });
+  assert.doesNotMatch(searched.text, new RegExp(CANARY));
+});
+
+test('advisory: a path with a trailing quote or space names no other folder', async (tc) => {
+  const c = await connect(tc);
+  const quoted = `${c.t.root}"`;
+  mkdirSync(quoted);
+  tc.after(() => rmSync(quoted, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(quoted, 'secret.txt'), CANARY);
+  for (const path of [nodePath.join(quoted, 'secret.txt'), `${c.t.root} /secret.txt`, '../' + nodePath.basename(quoted) + '/secret.txt']) {
+    const opened = await c.call('open_file', { path });
+    assert.equal(opened.isError, true, path);
+    assert.doesNotMatch(opened.text, new RegExp(CANARY));
+  }
+});
+
+test('advisory: a file swapped for a FIFO ("read swapped for a FIFO") is refused, narrated, without hanging', async (tc) => {
+  const c = await connect(tc);
+  execFileSync('mkfifo', [nodePath.join(c.t.root, 'pipe.txt')]);
+  const opened = await c.call('open_file', { path: 'pipe.txt' });
+  assert.equal(opened.isError, true);
+  assert.match(opened.text, /^E_SANDBOX_[A-Z_]+: .*pipe\.txt/);
+});
+
+test('advisory: a parent folder swapped for a symlink to outside while calls run ("parent swap during a check") never reads outside', async (tc) => {
+  const c = await connect(tc);
+  const outside = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'wt-mcp-outside-')));
+  tc.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(outside, 'data.txt'), CANARY);
+  const dir = nodePath.join(c.t.root, 'dir');
+  const parked = nodePath.join(c.t.root, 'dir-real');
+  mkdirSync(dir);
+  writeFileSync(nodePath.join(dir, 'data.txt'), 'harmless\n');
+  // Swap dir between a real folder and a symlink to outside, between and during calls.
+  for (let i = 0; i < 40; i++) {
+    const swapped = i % 2 === 1;
+    if (swapped) {
+      execFileSync('mv', [dir, parked]);
+      symlinkSync(outside, dir);
+    }
+    const opened = await c.call('open_file', { path: 'dir/data.txt' });
+    const callId = /\b(art-[0-9a-f]+-\d+)\b/.exec(opened.text)?.[1];
+    const text = callId ? `${opened.text}${(await c.call('artifact_read', { callId })).text}` : opened.text;
+    assert.doesNotMatch(text, new RegExp(CANARY), `round ${i}`);
+    if (swapped) {
+      rmSync(dir);
+      execFileSync('mv', [parked, dir]);
+    }
+  }
+});
