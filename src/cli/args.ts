@@ -21,6 +21,7 @@ export const USAGE = `Usage: workspace-tools --root DIR --gate approve|deny [--p
   --audit           write the audit trail (one JSON line per call) to stderr
 
 With TOOL and JSON: runs one call and prints its result as JSON.
+\`workspace-tools mcp --help\`: serve the same tools over MCP (stdio) instead.
 Without TOOL: reads JSON lines {"tool": "...", "input": {...}} from stdin and prints one result line per call;
 artifacts and staged media live for the whole session.`;
 

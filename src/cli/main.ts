@@ -1,18 +1,12 @@
-import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
-import { NodeFs } from '../core/fs/node-fs.ts';
-import { Session } from '../core/session.ts';
-import { parseRules } from '../core/policy.ts';
+import type { Session } from '../core/session.ts';
 import { invoke, isToolName } from '../core/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
-import { withDistinctNames } from '../core/paths.ts';
-import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
 import type { Gate } from '../core/ports.ts';
-import { createSearchBackend } from './search.ts';
-import { USAGE, UsageError, parseArgs, readPolicyFile, type CliArgs } from './args.ts';
+import { USAGE, UsageError, parseArgs, type CliArgs } from './args.ts';
+import { runMcpServer } from './mcp.ts';
+import { folders, openCliSession } from './session.ts';
 
 interface CallOutcome { readonly line: string; readonly ok: boolean }
 
@@ -35,16 +29,6 @@ function cliGate(args: CliArgs): Gate {
   };
 }
 
-function folders(paths: readonly string[]): { name: string; address: string; localPath: string }[] {
-  return withDistinctNames(paths.map((p) => {
-    const real = realpathSync(nodePath.resolve(p));
-    if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
-    return { name: nodePath.basename(real), address: real, localPath: real };
-  }));
-}
-
-const SPOOL_PREFIX = 'workspace-tools-cli-';
-
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
@@ -61,6 +45,7 @@ async function runCall(session: Session, toolName: unknown, input: unknown, sign
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'mcp') return runMcpServer(argv.slice(1));
   let args: CliArgs;
   try {
     args = parseArgs(argv);
@@ -69,29 +54,12 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${e.message ? `workspace-tools: ${e.message}\n\n` : ''}${USAGE}\n`);
     return 2;
   }
-  const roots = folders(args.roots);
-  const parsedRules = parseRules(args.policyFile ? readPolicyFile(args.policyFile) : []);
-  if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
-  // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
-  await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
-  const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
-  const fs = new NodeFs();
-  const backend = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
-  const session = new Session({
-    fs,
-    roots: () => roots,
+  const { session, close } = await openCliSession({
+    roots: folders(args.roots),
+    policyFile: args.policyFile,
     gate: cliGate(args),
-    policy: () => parsedRules.policy,
-    ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),
-    clock: { now: () => Date.now() },
-    log: {
-      audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
-      info: () => {},
-      warn: (message) => process.stderr.write(`workspace-tools: ${message}\n`),
-    },
-    spoolDir,
+    audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
   });
-  await session.artifacts.start();
   const controller = new AbortController();
   let lines: ReturnType<typeof createInterface> | undefined;
   let stoppedBy: string | undefined;
@@ -141,8 +109,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await session.dispose();
-    rmSync(spoolDir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -1,0 +1,61 @@
+import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
+import { NodeFs } from '../core/fs/node-fs.ts';
+import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
+import { parseRules } from '../core/policy.ts';
+import type { AuditEntry, Gate } from '../core/ports.ts';
+import { Session } from '../core/session.ts';
+import { readPolicyFile, UsageError } from './args.ts';
+import { createSearchBackend } from './search.ts';
+
+const SPOOL_PREFIX = 'workspace-tools-cli-';
+
+/** The `--root` folders, by real path, each named after its folder. */
+export function folders(paths: readonly string[]): WorkspaceRoot[] {
+  return withDistinctNames(paths.map((p) => {
+    const real = realpathSync(nodePath.resolve(p));
+    if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
+    return { name: nodePath.basename(real), address: real, localPath: real };
+  }));
+}
+
+export interface CliSessionSpec {
+  readonly roots: readonly WorkspaceRoot[];
+  readonly policyFile?: string | undefined;
+  readonly gate: Gate;
+  /** The folders the tools may use, asked on every call (default: `roots`). */
+  readonly liveRoots?: () => readonly WorkspaceRoot[];
+  readonly audit: (entry: AuditEntry) => void;
+}
+
+/** A headless session over the local disk (the CLI's and the MCP server's), with its own spool folder; `close` removes it. */
+export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly session: Session; close(): Promise<void> }> {
+  const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : []);
+  if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
+  // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
+  await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
+  const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
+  const warn = (message: string): void => { process.stderr.write(`workspace-tools: ${message}\n`); };
+  const backend = createSearchBackend(warn);
+  const roots = spec.roots;
+  const session = new Session({
+    fs: new NodeFs(),
+    roots: spec.liveRoots ?? (() => roots),
+    gate: spec.gate,
+    policy: () => parsedRules.policy,
+    ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),
+    clock: { now: () => Date.now() },
+    log: { audit: spec.audit, info: () => {}, warn },
+    spoolDir,
+  });
+  await session.artifacts.start();
+  return {
+    session,
+    async close() {
+      await session.dispose();
+      rmSync(spoolDir, { recursive: true, force: true });
+    },
+  };
+}
