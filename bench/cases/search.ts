@@ -4,7 +4,7 @@
  */
 import type { BenchContext } from '../lib/context.ts';
 import { CliSession, cliResult, coreHost, countLines, countRgJsonMatches, ripgrep, run, type CoreHost } from '../lib/hosts.ts';
-import { mcpAvailable, startMcp } from '../lib/mcp.ts';
+import { mcpAvailable, startMcp, startOurMcp, type McpPeer, type McpReply } from '../lib/mcp.ts';
 import { result, skipped, type Goal } from '../lib/report.ts';
 import { compare, type Side } from '../lib/stats.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
@@ -197,11 +197,51 @@ export async function findCases(ctx: BenchContext, names: NamesTree): Promise<vo
       }, ctx.runs(3));
       const note = counts.ours !== counts.mcp ? `result count differs: ours ${counts.ours}, MCP ${counts.mcp}` : undefined;
       ctx.add(result({ id: 'find.mcp', title, goal, ours, peer, details: { results: counts.ours, mcpResults: counts.mcp }, ...(note ? { note } : {}) }));
+      await ourMcpCases(ctx, names, mcp, counts.mcp);
     } finally {
       await mcp.close();
     }
   } finally {
     await cli.close();
     await core.dispose();
+  }
+}
+
+/**
+ * Our tools over our own MCP server (stdio, as a client runs it) against the filesystem server's
+ * search_files on the same tree: find_files by name, then search_files by content (INFO: the peer
+ * can only match names). A result past one page is timed until its artifact is complete.
+ */
+async function ourMcpCases(ctx: BenchContext, names: NamesTree, peerServer: McpPeer, peerCount: number): Promise<void> {
+  const ours = await startOurMcp(names.dir);
+  try {
+    const whole = async (tool: string, input: Record<string, unknown>): Promise<McpReply> => {
+      const first = await ours.call(tool, input);
+      const callId = /\b(art-[0-9a-f]+-\d+)\b/.exec(first.text)?.[1];
+      return callId === undefined || first.isError ? first : ours.call('artifact_read', { callId, offset: -1 });
+    };
+    const completed = (out: McpReply): number => {
+      if (out.isError) throw new Error(`our MCP server failed: ${out.text.slice(0, 300)}`);
+      if (/^No (line|file)s? match/m.test(out.text)) return 0;
+      return Number(/done complete \((\d+) /.exec(out.text)?.[1] ?? out.text.split('\n').filter((l) => l.trim() !== '').length);
+    };
+    const seen = { find: -1, search: -1 };
+    const peer = {
+      label: `MCP search_files (server-filesystem ${peerServer.version}, stdio)`,
+      run: () => peerServer.call('search_files', { path: names.dir, pattern: '**/*.ts' }),
+      check: (out: McpReply) => { if (out.isError) throw new Error(`MCP search_files failed: ${out.text.slice(0, 300)}`); },
+    };
+    const [find, findPeer] = await compare({ label: 'find_files over our MCP server (stdio)', run: () => whole('find_files', { glob: '**/*.ts' }), check: (out) => { seen.find = completed(out); } }, peer, ctx.runs(3));
+    ctx.add(result({
+      id: 'find.mcp.server', title: 'our MCP server: find_files "**/*.ts" (100k files) vs MCP search_files', goal: { kind: 'speedup', min: 5 }, ours: find, peer: findPeer,
+      details: { results: seen.find, mcpResults: peerCount }, ...(seen.find !== peerCount ? { note: `result count differs: ours ${seen.find}, MCP ${peerCount}` } : {}),
+    }));
+    const [search, searchPeer] = await compare({ label: 'search_files "NEEDLE" over our MCP server (stdio)', run: () => whole('search_files', { pattern: 'NEEDLE' }), check: (out) => { seen.search = completed(out); } }, peer, ctx.runs(3));
+    ctx.add(result({
+      id: 'search.mcp.server', title: 'our MCP server: search_files "NEEDLE" (contents, 100k files) vs MCP search_files (names only)', goal: { kind: 'none' }, ours: search, peer: searchPeer,
+      details: { results: seen.search },
+    }));
+  } finally {
+    await ours.close();
   }
 }

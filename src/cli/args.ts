@@ -27,6 +27,18 @@ artifacts and staged media live for the whole session.`;
 
 export class UsageError extends Error {}
 
+/** Hands `handle` each argument in turn, with a way to take the next one as its value. */
+export function readOptions(argv: readonly string[], handle: (arg: string, value: () => string) => void): void {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    handle(arg, () => {
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${arg} needs a value.`);
+      return next;
+    });
+  }
+}
+
 export function parseArgs(argv: readonly string[]): CliArgs {
   const roots: string[] = [];
   let gate: string | undefined;
@@ -34,13 +46,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   let allowSecrets = false;
   let audit = false;
   const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${arg} needs a value.`);
-      return next;
-    };
+  readOptions(argv, (arg, value) => {
     switch (arg) {
       case '--root': roots.push(value()); break;
       case '--gate': gate = value(); break;
@@ -52,7 +58,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         if (arg.startsWith('--')) throw new UsageError(`Unknown option ${arg}.`);
         positional.push(arg);
     }
-  }
+  });
   if (gate === undefined) throw new UsageError('--gate is required: pass --gate approve or --gate deny. The CLI has no default decider, so a headless harness must choose one explicitly.');
   if (gate !== 'approve' && gate !== 'deny') throw new UsageError(`--gate must be approve or deny, not "${gate}".`);
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');

@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { AuditEntry } from '../core/ports.ts';
 import type { McpGateMode } from '../mcp/gate.ts';
 import { McpToolHost } from '../mcp/server.ts';
-import { UsageError } from './args.ts';
+import { UsageError, readOptions } from './args.ts';
 import { folders, openCliSession } from './session.ts';
 
 const VERSION = '0.1.0';
@@ -35,13 +35,7 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
   let policyFile: string | undefined;
   let auditFile: string | undefined;
   let allowSecrets = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = (): string => {
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${arg} needs a value.`);
-      return next;
-    };
+  readOptions(argv, (arg, value) => {
     switch (arg) {
       case '--root': roots.push(value()); break;
       case '--gate': gate = value(); break;
@@ -51,7 +45,7 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--help': case '-h': throw new UsageError('');
       default: throw new UsageError(`Unknown argument ${arg}.`);
     }
-  }
+  });
   if (gate === undefined) throw new UsageError('--gate is required: approve, elicit or deny.');
   if (gate !== 'approve' && gate !== 'elicit' && gate !== 'deny') throw new UsageError(`--gate must be approve, elicit or deny, not "${gate}".`);
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');

@@ -78,3 +78,11 @@ export interface Verdict {
   /** For a refusal: why, shown to the model (`what` also to the person). */
   readonly reason?: Narration;
 }
+
+/** Why a call the person declined did not run, for the model: a protected file is not to be sought another way. */
+export function declinedReason(call: Pick<GateCall, 'tool' | 'targets'>): Narration {
+  const secret = call.targets.find((t) => t.action === 'ask');
+  return secret
+    ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
+    : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' };
+}

@@ -1,5 +1,5 @@
 import { cancelled } from '../core/errors.ts';
-import type { GateCall, Verdict } from '../core/gate.ts';
+import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 
 /**
@@ -59,14 +59,7 @@ export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elic
       return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and asking them through the MCP client failed (${e instanceof Error ? e.message : String(e)}).`, 'Retry once; if it fails again, ask the user to check the MCP client.');
     }
     if (answer.action === 'accept' && answer.content?.['decision'] === ALLOW) return { allow: true, decidedBy: 'person' };
-    const secret = call.targets.find((t) => t.action === 'ask');
-    return {
-      allow: false,
-      decidedBy: 'person',
-      reason: secret
-        ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
-        : { what: `The user declined ${call.tool} on ${paths(call)}.`, next: 'Do not retry the same call; ask the user what they want instead.' },
-    };
+    return { allow: false, decidedBy: 'person', reason: declinedReason(call) };
   };
 }
 

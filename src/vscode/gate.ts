@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { GateCall, GateTarget, Verdict } from '../core/gate.ts';
+import { declinedReason, type GateCall, type GateTarget, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 
 export type Answer = 'allow-once' | 'allow-session' | 'decline';
@@ -111,13 +111,6 @@ export class VscodeGate {
     const answer = await this.options.decider().confirm({ ...describeCall(call), rememberable, call });
     if (answer === 'allow-session' && rememberable) this.approvals.add(key);
     if (answer !== 'decline') return { allow: true, decidedBy: 'person' };
-    const secret = call.targets.find((t) => t.action === 'ask');
-    return {
-      allow: false,
-      decidedBy: 'person',
-      reason: secret
-        ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
-        : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' },
-    };
+    return { allow: false, decidedBy: 'person', reason: declinedReason(call) };
   };
 }
