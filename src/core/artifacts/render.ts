@@ -5,6 +5,7 @@ import { PAGE_MAX_LINES } from './page.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepHead, GrepLine, JsonShape, PageLine } from './types.ts';
 import { plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import type { OpenWindow } from './window.ts';
 
 /**
  * Compact renderings of artifact results for the model: a header line with the values that
@@ -28,8 +29,26 @@ function openHint(h: ArtifactHandle, extra?: string): string {
   return `Next: ${extra ? extra + '; ' : ''}artifact_read {callId: "${h.callId}", offset} pages it (${PAGE_MAX_LINES} lines or ${KIB} KiB a page); artifact_grep {callId: "${h.callId}", pattern} finds lines.`;
 }
 
-export function renderOpenFile(h: ArtifactHandle): string {
-  return `${renderHandle(h)}\n${openHint(h)}`;
+/** The page an open call returned with its handle, and where to read on (in place of the hint when there is one). */
+export function renderWindow(h: ArtifactHandle, window: OpenWindow): string[] {
+  if ('pageError' in window) return [h.binary ? 'No page: the file is binary, so it has no text lines.' : `No page: ${window.pageError}`, openHint(h)];
+  const page = window.page;
+  if (page.totalLines === 0) return [`${page.path} is empty (0 lines).`];
+  const header = `Lines ${page.startLine}-${page.endLine} of ${page.totalLines}:`;
+  const more = page.nextOffset === undefined
+    ? '(end of file)'
+    : `(${page.truncated ? `page capped at ${KIB} KiB; ` : ''}more: artifact_read {callId: "${h.callId}", offset: ${page.nextOffset}}; artifact_grep {callId: "${h.callId}", pattern} finds lines)`;
+  return [header, ...pageBody(page), more];
+}
+
+/** The hint, or the page asked for with the handle. */
+function hintOrWindow(h: ArtifactHandle, window: OpenWindow | undefined, extra?: string): string[] {
+  if (window === undefined) return [openHint(h, extra)];
+  return extra && 'page' in window ? [...renderWindow(h, window), `(${extra})`] : renderWindow(h, window);
+}
+
+export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow }): string {
+  return [renderHandle(result), ...hintOrWindow(result, result.window)].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {
@@ -41,7 +60,7 @@ function sizeText(type: string, size: number | undefined): string {
   }
 }
 
-export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShape }): string {
+export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShape; window?: OpenWindow }): string {
   const { handle, shape } = result;
   const out = [renderHandle(handle), `JSON ${sizeText(shape.type, shape.size)}, ${lineRange(shape.startLine, shape.endLine)}${shape.type === 'object' && shape.members.length ? ':' : ''}`];
   if (shape.type === 'object') {
@@ -52,11 +71,11 @@ export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShap
     if (types.length) out.push(`  items: ${types.join(', ')}`);
   }
   const example = shape.type === 'object' && shape.members[0] ? `"/${String(shape.members[0].key).replace(/~/g, '~0').replace(/\//g, '~1')}"` : shape.type === 'array' ? '"/0"' : '""';
-  out.push(openHint(handle, `artifact_query {callId: "${handle.callId}", select: ${example}} shows a value by JSON Pointer`));
+  out.push(...hintOrWindow(handle, result.window, `artifact_query {callId: "${handle.callId}", select: ${example}} shows a value by JSON Pointer`));
   return out.join('\n');
 }
 
-export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[]; outlineStopsAtLine?: number }, maxHeadings = 300): string {
+export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[]; outlineStopsAtLine?: number; window?: OpenWindow }, maxHeadings = 300): string {
   const { handle, outline } = result;
   const out = [renderHandle(handle)];
   if (outline.length === 0) {
@@ -68,7 +87,7 @@ export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: re
     if (result.outlineStopsAtLine !== undefined) out.push(`(the outline stops at line ${result.outlineStopsAtLine}, after ${plural(outline.length, 'heading')}: find later headings with artifact_grep "^#")`);
   }
   const example = outline.find((h) => h.path.includes('/')) ?? outline[0];
-  out.push(openHint(handle, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
+  out.push(...hintOrWindow(handle, result.window, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
   return out.join('\n');
 }
 
