@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
-import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
+import { confirmationOf, type CallOrigin, type GateCall, type GateTarget, type Verdict } from './gate.ts';
 import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
@@ -94,7 +94,20 @@ export interface PreparedCall<R = unknown> {
   readonly denial: Denial | undefined;
   /** The policy's verdicts on the targets again, by the policy in force now. */
   rejudge(): Judgement;
+  /**
+   * A batch (`CallTargets.each`): each path judged alone. `call` names only the paths its one
+   * confirmation covers; these are the others, each with its own summary: the ones a rule denies
+   * (they fail alone, nobody is asked) and the ones an `ask` rule protects (each asked in its own modal).
+   */
+  readonly batch?: BatchPlan;
   execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
+}
+
+export interface BatchPlan {
+  /** Every path's verdict and own summary, in the order of `paths`. */
+  readonly entries: readonly { readonly target: GateTarget; readonly summary: string; readonly denial: Denial | undefined }[];
+  readonly denied: readonly GateTarget[];
+  readonly asked: readonly GateTarget[];
 }
 
 /**
@@ -200,8 +213,19 @@ export class Session implements TargetScope {
     const taint = prepared.targets.taint;
     // Security: bytes from a read-denied path stay denied whatever the target's own rules say.
     const denial = ruled ?? (taint?.action === 'deny' ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from } : undefined);
+    const each = prepared.targets.each;
+    const rejudge = (): Judgement => judge(this.policy, prepared.targets, risks);
+    if (each !== undefined && taint === undefined) {
+      // Security: a batch's one confirmation covers only the paths no rule denies or asks about.
+      const { denials } = judge(this.policy, prepared.targets, risks);
+      const entries = targets.map((target, i) => ({ target, summary: each[i] ?? prepared.targets.summary, denial: denials[i] }));
+      const confirmed = targets.filter((t) => t.action !== 'deny' && t.action !== 'ask');
+      const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
+      const batch: BatchPlan = { entries, denied: targets.filter((t) => t.action === 'deny'), asked: targets.filter((t) => t.action === 'ask') };
+      return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, execute: (ctx, services) => prepared.execute(ctx, services) };
+    }
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
-    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge: () => judge(this.policy, prepared.targets, risks), execute: (ctx, services) => prepared.execute(ctx, services) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge, execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
@@ -235,7 +259,8 @@ export class Session implements TargetScope {
         throw new SandboxError('E_SANDBOX_CONFLICT', `${tool.name} changed after the user confirmed it: they confirmed "${options.confirmed}", and it would now ${confirmationOf(prepared.call)}; nothing was done.`, 'Call it again, so the user confirms what it does now.');
       }
       if (signal.aborted) throw cancelled();
-      verdict = await this.gate(prepared.call, signal);
+      // A batch whose every path is denied or asked alone has nothing for one confirmation to cover.
+      verdict = prepared.batch && prepared.call.targets.length === 0 ? { allow: true, decidedBy: 'rule' } : await this.gate(prepared.call, signal);
       if (!verdict.allow) {
         const target = prepared.call.targets[0]?.display;
         throw verdict.reason
@@ -245,9 +270,10 @@ export class Session implements TargetScope {
       if (signal.aborted) throw cancelled();
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
       await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
-      await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
+      const refusals = prepared.batch ? await this.confirmEach(prepared, prepared.batch, signal) : undefined;
+      if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
-      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;
@@ -256,6 +282,35 @@ export class Session implements TargetScope {
       this.audit(tool, prepared, verdict, started, code, prepared === undefined ? 'invalid' : undefined);
       throw e;
     }
+  }
+
+  /**
+   * Security: a batch's paths judged alone, again with the links walked since the confirmation: a
+   * denied path is refused alone; a path an `ask` rule protects (by its name or, now, by a link's) is
+   * asked in a modal of its own, every time, naming it alone. Returns the entries refused, by index.
+   */
+  private async confirmEach(prepared: PreparedCall, batch: BatchPlan, signal: AbortSignal): Promise<Map<number, SandboxError>> {
+    const again = prepared.rejudge();
+    const refusals = new Map<number, SandboxError>();
+    const answered = new Map<string, SandboxError | undefined>();
+    for (const [i, entry] of batch.entries.entries()) {
+      const target = again.targets[i] ?? entry.target;
+      const denial = again.denials[i] ?? entry.denial;
+      if (denial !== undefined) { refusals.set(i, deniedBy(prepared.tool.name, denial)); continue; }
+      if (target.action !== 'ask' && entry.target.action !== 'ask') continue;
+      // The same path twice in one batch is asked about once.
+      if (!answered.has(target.display)) {
+        if (signal.aborted) throw cancelled();
+        const asked = target.action === 'ask' ? target : entry.target;
+        const verdict = await this.gate({ tool: prepared.tool.name, origin: prepared.call.origin, risk: prepared.call.risk, summary: entry.summary, targets: [asked], secret: true }, signal);
+        answered.set(target.display, verdict.allow ? undefined : verdict.reason
+          ? refused(verdict.reason.what, verdict.reason.next)
+          : refused(`The user declined ${prepared.tool.name} on the protected file "${asked.display}" (the rule "${asked.rule ?? ''}").`, 'Do not retry it or look for its contents another way; ask the user for what you need.'));
+      }
+      const declined = answered.get(target.display);
+      if (declined) refusals.set(i, declined);
+    }
+    return refusals;
   }
 
   private audit(tool: Tool, prepared: PreparedCall | undefined, verdict: Verdict | undefined, started: number, outcome: string, forced?: 'invalid'): void {

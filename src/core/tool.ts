@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { BugError } from './errors.ts';
+import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
@@ -58,7 +58,16 @@ export interface CallTargets {
    * taint refuses the call, an `ask` taint asks the person every time.
    */
   readonly taint?: ReadTaint;
+  /**
+   * A batch (several files in one call): each path's own summary, in the order of `paths`. Each path
+   * is judged alone: a denied one fails only its entry, an `ask` one is asked on its own (a modal
+   * naming it), and the one confirmation covers the rest.
+   */
+  readonly each?: readonly string[];
 }
+
+/** One entry of a batch call: its approved path, or why it alone was refused (denied by a rule, or declined). */
+export type BatchEntry = { readonly path: GatedPath } | { readonly refusal: SandboxError };
 
 /** What a call may use beyond its targets; a tool is given only the ones it declares in `needs`. */
 export interface CallServices {
@@ -88,6 +97,8 @@ export type Need = keyof CallServices;
 export interface CallContext {
   /** The call's paths as the gate approved them (normalized once, in `targets`). */
   readonly targets: readonly GatedPath[];
+  /** A batch call (`CallTargets.each`): every entry in order, approved or refused alone. */
+  readonly batch?: readonly BatchEntry[];
   readonly signal: AbortSignal;
   /** How much of a result reaches the model in one piece; a larger result goes to a result artifact. */
   readonly page: PageBudget;

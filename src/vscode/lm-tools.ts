@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/registry.ts';
-import type { Session } from '../core/session.ts';
+import type { BatchPlan, Session } from '../core/session.ts';
 import type { Tool, ToolOutcome } from '../core/tool.ts';
 import { confirmationOf, type GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
@@ -44,8 +44,9 @@ function targetList(call: GateCall): string {
  */
 export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall) => void): vscode.PreparedToolInvocation {
   let call: GateCall;
+  let batch: BatchPlan | undefined;
   try {
-    call = session.prepare(tool, input, 'chat').call;
+    ({ call, batch } = session.prepare(tool, input, 'chat'));
   } catch {
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
@@ -53,6 +54,8 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   prepared?.(call);
   const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
+  // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
+  if (batch && call.targets.length === 0) return { invocationMessage };
   if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
   // Security: the summary and paths carry the model's own text (globs, patterns, names); they are
   // appended as text so they cannot reshape what the person is asked to approve.
@@ -70,6 +73,16 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   } else if (asked) {
     message.appendMarkdown('- ');
     message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
+    message.appendMarkdown('\n');
+  }
+  for (const t of batch?.asked ?? []) {
+    message.appendMarkdown('- ');
+    message.appendText(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`);
+    message.appendMarkdown('\n');
+  }
+  for (const t of batch?.denied ?? []) {
+    message.appendMarkdown('- ');
+    message.appendText(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`);
     message.appendMarkdown('\n');
   }
   const extras = hooks.confirmationExtras?.(tool, input);

@@ -3,7 +3,7 @@ import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 import { PAGE_MAX_LINES } from './page.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepHead, GrepLine, JsonShape, PageLine } from './types.ts';
-import { plural } from '../text/format.ts';
+import { formatBytes, plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import type { OpenWindow } from './window.ts';
 
@@ -34,11 +34,26 @@ export function renderWindow(h: ArtifactHandle, window: OpenWindow): string[] {
   if ('pageError' in window) return [h.binary ? 'No page: the file is binary, so it has no text lines.' : `No page: ${window.pageError}`, openHint(h)];
   const page = window.page;
   if (page.totalLines === 0) return [`${page.path} is empty (0 lines).`];
+  const readOn = `artifact_read {callId: "${h.callId}", offset: ${page.nextOffset ?? page.startLine}}`;
+  if (page.lines.length === 0) return [`No room for its lines in this result (the files share one page): ${readOn} reads them.`];
   const header = `Lines ${page.startLine}-${page.endLine} of ${page.totalLines}:`;
+  const why = window.cutToShare ? 'cut to share one page with the other files; ' : page.truncated ? `page capped at ${KIB} KiB; ` : '';
   const more = page.nextOffset === undefined
     ? '(end of file)'
-    : `(${page.truncated ? `page capped at ${KIB} KiB; ` : ''}more: artifact_read {callId: "${h.callId}", offset: ${page.nextOffset}}; artifact_grep {callId: "${h.callId}", pattern} finds lines)`;
+    : `(${why}more: ${readOn}; artifact_grep {callId: "${h.callId}", pattern} finds lines)`;
   return [header, ...pageBody(page), more];
+}
+
+/** Several files opened in one call: each one's handle and page, or why it alone failed. */
+export function renderOpenFiles(result: { readonly files: readonly { readonly path: string; readonly handle?: ArtifactHandle; readonly window?: OpenWindow; readonly error?: { readonly code: string; readonly message: string } }[]; readonly shared?: { readonly bytes: number } }): string {
+  const opened = result.files.filter((f) => f.handle !== undefined).length;
+  const out = [`Opened ${opened} of ${plural(result.files.length, 'file')}${result.shared ? `; their pages share one result page (${formatBytes(result.shared.bytes)} or your token budget), so the longer ones are cut: each says where to read on` : ''}.`];
+  for (const f of result.files) {
+    out.push(`== ${f.handle?.path ?? f.path} ==`);
+    if (f.handle === undefined) { out.push(f.error ? `${f.error.code}: ${f.error.message}` : 'Not opened.'); continue; }
+    out.push(renderHandle(f.handle), ...(f.window ? renderWindow(f.handle, f.window) : [openHint(f.handle)]));
+  }
+  return out.join('\n');
 }
 
 /** The hint, or the page asked for with the handle. */

@@ -13,7 +13,7 @@ export interface PageRequest {
  * The first look an open call returns beside its handle: the page asked for, or why there is none
  * (a binary file, an offset past the end), narrated; the handle stays valid either way.
  */
-export type OpenWindow = { readonly page: ArtifactPage } | { readonly pageError: string };
+export type OpenWindow = { readonly page: ArtifactPage; /** Cut short so that several files' pages share one result page. */ readonly cutToShare?: true } | { readonly pageError: string };
 
 /** Whether an open call asked for a page (without `offset` and `limit` it returns the handle alone, as before). */
 export function asksForPage(request: PageRequest): boolean {

@@ -1,15 +1,27 @@
 import * as z from 'zod';
 import { defineTool, soleTarget, type CallContext } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
+import { BugError, isSandboxError, type SandboxError } from '../errors.ts';
 import type { ResolvedPath } from '../paths.ts';
 import type { ArtifactHandle } from '../artifacts/types.ts';
-import { renderOpenFile } from '../artifacts/render.ts';
-import { windowIfAsked, type OpenWindow } from '../artifacts/window.ts';
+import { renderOpenFile, renderOpenFiles } from '../artifacts/render.ts';
+import { windowIfAsked, windowOn, type OpenWindow, type PageRequest } from '../artifacts/window.ts';
+import { OPEN_FILES_MAX, shareOnePage, type OpenedEntry, type OpenedFiles } from '../artifacts/batch.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
 import { pageArguments } from './artifact_read.ts';
 
+const fileEntry = z.strictObject({
+  path: pathArgument('A file to open'),
+  ...pageArguments(' of this file (default: a page from line 1)'),
+});
+
 export const openFileSchema = () => z.strictObject({
-  path: pathArgument('The file to open'),
+  path: pathArgument('The file to open').optional(),
   ...pageArguments(' with the handle (omit both offset and limit for the handle alone)'),
+  files: z.array(fileEntry).min(1).max(OPEN_FILES_MAX).optional().describe(`Several files to open and read in one call, instead of path (at most ${OPEN_FILES_MAX}): each {path, offset?, limit?} returns its handle and a page (from line 1 unless offset says otherwise); the pages share one result page.`),
+}).superRefine((input, issues) => {
+  if ((input.path === undefined) === (input.files === undefined)) issues.addIssue({ code: 'custom', message: 'give either "path" (one file) or "files" (several), not both and not neither' });
+  if (input.files !== undefined && (input.offset !== undefined || input.limit !== undefined)) issues.addIssue({ code: 'custom', message: 'with "files", give offset and limit inside each entry ({path, offset, limit}), not beside it' });
 });
 
 /** The gated I/O step shared by the open tools: the approved path, checked on disk (links, and the policy of where they lead). */
@@ -18,31 +30,83 @@ export async function resolveForOpen(ctx: CallContext): Promise<ResolvedPath> {
 }
 
 /** The handle, and the page asked for with it (`offset`/`limit`). */
-export type OpenFileResult = ArtifactHandle & { readonly window?: OpenWindow };
+export type OpenedFile = ArtifactHandle & { readonly window?: OpenWindow };
+
+/** One file (`path`), or several (`files`). */
+export type OpenFileResult = OpenedFile | OpenedFiles;
+
+export function isOpenedFiles(result: OpenFileResult): result is OpenedFiles {
+  return 'files' in result;
+}
 
 export const openFile = defineTool({
   name: 'open_file',
   displayName: 'Open File',
-  userDescription: 'Open a workspace file as a read-only artifact the model can page and search.',
-  description: 'Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with `offset` and/or `limit` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page, line-numbered, in the same call, so opening and reading 40 lines around a search hit is one call. Without them no content is returned. Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.',
+  userDescription: 'Open workspace files as read-only artifacts the model can page and search, with a first page of each if asked.',
+  description: `Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with \`offset\` and/or \`limit\` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page, line-numbered, in the same call, so opening and reading 40 lines around a search hit is one call. Without them no content is returned. To read several files at once, pass \`files: [{path, offset?, limit?}]\` (at most ${OPEN_FILES_MAX}) instead of path: one call returns each file's handle and page (from line 1 by default); the pages share one result page (50 KiB or your token budget), so long ones are cut and say where artifact_read goes on; a file that is refused or fails fails only its own entry. Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.`,
   risk: 'read',
   requires: [],
   needs: ['artifacts'],
   icon: 'file',
   schema: openFileSchema,
-  targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open ${input.path}${windowSummary(input)}` }),
+  targets: (input, scope) => {
+    if (input.files !== undefined) {
+      const files = input.files;
+      return {
+        paths: files.map((f) => scope.normalize(f.path)),
+        summary: `open and read ${files.length === 1 ? '1 file' : `${files.length} files`}: ${files.map((f) => `${f.path}${windowText(f) ? ` (${windowText(f)})` : ''}`).join(', ')}`,
+        each: files.map((f) => `open ${f.path} and read ${windowText(f) || 'from line 1'}`),
+      };
+    }
+    const path = input.path ?? '';
+    return { paths: [scope.normalize(path)], summary: `open ${path}${windowSummary(input)}` };
+  },
   run: async (input, ctx): Promise<OpenFileResult> => {
+    if (input.files !== undefined) return openEach(input.files, ctx);
     const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal);
     return { ...handle, ...await windowIfAsked(ctx.artifacts, handle, input, ctx.signal) };
   },
-  render: renderOpenFile,
+  render: (result) => (isOpenedFiles(result) ? renderOpenFiles(result) : renderOpenFile(result)),
 });
 
-/** The page asked for, in the person's words for the gate: ` and read lines 40-79`. */
-export function windowSummary(request: { readonly offset?: number | undefined; readonly limit?: number | undefined }): string {
+const errorOf = (e: SandboxError): NonNullable<OpenedEntry['error']> => ({ code: e.code, message: e.message });
+
+/** A batch: each approved file opened with its page, each refused or failing one an entry with its narrated error. */
+async function openEach(files: readonly (PageRequest & { readonly path: string })[], ctx: CallContext & { readonly artifacts: ArtifactStore }): Promise<OpenedFiles> {
+  const batch = ctx.batch;
+  if (batch === undefined || batch.length !== files.length) throw new BugError('open_file with files: the call has no batch of the same length');
+  const entries: OpenedEntry[] = [];
+  for (const [i, entry] of batch.entries()) {
+    const file = files[i]!;
+    if ('refusal' in entry) { entries.push({ path: file.path, error: errorOf(entry.refusal) }); continue; }
+    try {
+      const handle = await ctx.artifacts.open(await ctx.resolve(entry.path), ctx.signal);
+      entries.push({ path: file.path, handle, window: await windowOn(ctx.artifacts, handle, file, ctx.signal) });
+    } catch (e) {
+      if (!isSandboxError(e) || e.code === 'E_SANDBOX_CANCELLED') throw e;
+      entries.push({ path: file.path, error: errorOf(e) });
+    }
+  }
+  return shareOnePage(entries, ctx.page);
+}
+
+/** The page asked for, in words: `lines 40-79`, `from line -20 (counted from the end)`; empty when none is. */
+export function windowText(request: PageRequest): string {
   const { offset, limit } = request;
   if (offset === undefined && limit === undefined) return '';
   const from = offset ?? 1;
-  if (from < 0) return ` and read ${limit === undefined ? '' : `${limit} lines `}from line ${from} (counted from the end)`;
-  return limit === undefined ? ` and read from line ${from}` : ` and read lines ${from}-${from + limit - 1}`;
+  if (from < 0) return `${limit === undefined ? '' : `${limit} lines `}from line ${from} (counted from the end)`;
+  return limit === undefined ? `from line ${from}` : `lines ${from}-${from + limit - 1}`;
+}
+
+/** The page asked for, in the person's words for the gate: ` and read lines 40-79`. */
+export function windowSummary(request: PageRequest): string {
+  const text = windowText(request);
+  return text === '' ? '' : ` and read ${text}`;
+}
+
+/** The result of an open_file call given `path`: one file's handle (and page). */
+export function oneFile(result: OpenFileResult): OpenedFile {
+  if (isOpenedFiles(result)) throw new BugError('open_file was given files, so its result is a batch, not one file');
+  return result;
 }
