@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
-import { confirmationOf, type CallOrigin, type GateCall, type GateTarget, type Verdict } from './gate.ts';
+import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
 import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
@@ -11,6 +11,9 @@ import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
 import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
+import { confirmEach, planBatch, type BatchPlan } from './batch-gate.ts';
+
+export type { BatchPlan } from './batch-gate.ts';
 import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
@@ -18,6 +21,7 @@ import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
+import type { ProblemsPort } from './problems/port.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { TextEncoding } from './text/encoding.ts';
@@ -67,6 +71,8 @@ export interface SessionOptions {
   readonly allowWrites?: () => boolean;
   /** The host's open editors: a save never writes under unsaved changes. */
   readonly editors?: OpenEditors;
+  /** The host's language services, for list_problems (VS Code's diagnostics; the CLI has none). */
+  readonly problems?: ProblemsPort;
   /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
@@ -101,13 +107,6 @@ export interface PreparedCall<R = unknown> {
    */
   readonly batch?: BatchPlan;
   execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
-}
-
-export interface BatchPlan {
-  /** Every path's verdict and own summary, in the order of `paths`. */
-  readonly entries: readonly { readonly target: GateTarget; readonly summary: string; readonly denial: Denial | undefined }[];
-  readonly denied: readonly GateTarget[];
-  readonly asked: readonly GateTarget[];
 }
 
 /**
@@ -216,12 +215,8 @@ export class Session implements TargetScope {
     const each = prepared.targets.each;
     const rejudge = (): Judgement => judge(this.policy, prepared.targets, risks);
     if (each !== undefined && taint === undefined) {
-      // Security: a batch's one confirmation covers only the paths no rule denies or asks about.
-      const { denials } = judge(this.policy, prepared.targets, risks);
-      const entries = targets.map((target, i) => ({ target, summary: each[i] ?? prepared.targets.summary, denial: denials[i] }));
-      const confirmed = targets.filter((t) => t.action !== 'deny' && t.action !== 'ask');
+      const { confirmed, batch } = planBatch(targets, judge(this.policy, prepared.targets, risks).denials, each, prepared.targets.summary);
       const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
-      const batch: BatchPlan = { entries, denied: targets.filter((t) => t.action === 'deny'), asked: targets.filter((t) => t.action === 'ask') };
       return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, execute: (ctx, services) => prepared.execute(ctx, services) };
     }
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
@@ -230,7 +225,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -270,7 +265,7 @@ export class Session implements TargetScope {
       if (signal.aborted) throw cancelled();
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
       await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
-      const refusals = prepared.batch ? await this.confirmEach(prepared, prepared.batch, signal) : undefined;
+      const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
       if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
       const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE);
@@ -282,35 +277,6 @@ export class Session implements TargetScope {
       this.audit(tool, prepared, verdict, started, code, prepared === undefined ? 'invalid' : undefined);
       throw e;
     }
-  }
-
-  /**
-   * Security: a batch's paths judged alone, again with the links walked since the confirmation: a
-   * denied path is refused alone; a path an `ask` rule protects (by its name or, now, by a link's) is
-   * asked in a modal of its own, every time, naming it alone. Returns the entries refused, by index.
-   */
-  private async confirmEach(prepared: PreparedCall, batch: BatchPlan, signal: AbortSignal): Promise<Map<number, SandboxError>> {
-    const again = prepared.rejudge();
-    const refusals = new Map<number, SandboxError>();
-    const answered = new Map<string, SandboxError | undefined>();
-    for (const [i, entry] of batch.entries.entries()) {
-      const target = again.targets[i] ?? entry.target;
-      const denial = again.denials[i] ?? entry.denial;
-      if (denial !== undefined) { refusals.set(i, deniedBy(prepared.tool.name, denial)); continue; }
-      if (target.action !== 'ask' && entry.target.action !== 'ask') continue;
-      // The same path twice in one batch is asked about once.
-      if (!answered.has(target.display)) {
-        if (signal.aborted) throw cancelled();
-        const asked = target.action === 'ask' ? target : entry.target;
-        const verdict = await this.gate({ tool: prepared.tool.name, origin: prepared.call.origin, risk: prepared.call.risk, summary: entry.summary, targets: [asked], secret: true }, signal);
-        answered.set(target.display, verdict.allow ? undefined : verdict.reason
-          ? refused(verdict.reason.what, verdict.reason.next)
-          : refused(`The user declined ${prepared.tool.name} on the protected file "${asked.display}" (the rule "${asked.rule ?? ''}").`, 'Do not retry it or look for its contents another way; ask the user for what you need.'));
-      }
-      const declined = answered.get(target.display);
-      if (declined) refusals.set(i, declined);
-    }
-    return refusals;
   }
 
   private audit(tool: Tool, prepared: PreparedCall | undefined, verdict: Verdict | undefined, started: number, outcome: string, forced?: 'invalid'): void {

@@ -14,6 +14,7 @@ import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import type { Policy } from './policy.ts';
+import type { ProblemsPort } from './problems/port.ts';
 import type { Clock, Log } from './ports.ts';
 import type { ResolvedFs } from './fs/resolved-fs.ts';
 
@@ -84,6 +85,8 @@ export interface CallServices {
   readonly ripgrep: Ripgrep | undefined;
   readonly lister: DirectoryLister;
   readonly editors: OpenEditors | undefined;
+  /** The host's language services (VS Code's diagnostics); none in the CLI. */
+  readonly problems: ProblemsPort | undefined;
   /** The rules in force, knowing the workspace folders. */
   readonly policy: Policy;
   readonly roots: readonly WorkspaceRoot[];

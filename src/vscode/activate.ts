@@ -21,6 +21,7 @@ import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
+import { vscodeProblems } from './problems.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { openEditors } from './editors.ts';
@@ -124,6 +125,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     allowWrites: () => vscode.workspace.isTrusted,
     editors: openEditors(local),
     encodingOf: fileEncodingOf(local),
+    problems: vscodeProblems(local),
   });
 
   const hooks: ToolHostHooks = {
