@@ -55,7 +55,7 @@ describe('open_file with several files in VS Code', () => {
     const files = [{ path: 'README.md', limit: 5 }, { path: 'src/greet.js' }, { path: '.env' }, { path: 'src/main.js', offset: 1, limit: 3 }, { path: 'data/config.json' }];
     const prepared = api.prepare('open_file', { files });
     const message = prepared.confirmationMessages?.message;
-    const confirmation = typeof message === 'string' ? message : message?.value ?? '';
+    const confirmation = (typeof message === 'string' ? message : message?.value ?? '').replace(/&nbsp;/g, ' ');
     assert.match(confirmation, /Path: README\.md, src\/greet\.js, src\/main\.js, data\/config\.json\n/);
     assert.match(confirmation, /Not covered here: "\.env" matches the built-in secret rule/);
     const text = await invoke('open_file', { files });

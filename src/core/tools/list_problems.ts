@@ -117,7 +117,8 @@ export const listProblems = defineTool({
     }
     const reported = scopes.length === 0 ? [] : await port.collect(open, ctx.signal);
     const { files, protectedLeftOut } = visible(reported, scopes, minimum, ctx);
-    const scope = input.paths === undefined ? 'the workspace' : input.paths.join(', ');
+    // Only what was looked at: a refused path is named in its own failure, not as a place looked at.
+    const scope = input.paths === undefined ? 'the workspace' : scopes.map((s) => s.path.display).join(', ') || 'none of the paths given';
     const result: ProblemsResult = { scope, files, failed, protectedLeftOut };
     if (await fits(renderProblems(result), ctx.page)) return result;
     // The result artifact is read again under the path it names: a protected file's problems keep its protection.
