@@ -22,6 +22,7 @@ import { SaveHistory } from './media/history.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { ProblemsPort } from './problems/port.ts';
+import type { OutlinePort } from './outline/port.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { TextEncoding } from './text/encoding.ts';
@@ -73,6 +74,8 @@ export interface SessionOptions {
   readonly editors?: OpenEditors;
   /** The host's language services, for list_problems (VS Code's diagnostics; the CLI has none). */
   readonly problems?: ProblemsPort;
+  /** The host's document symbol providers, for open_file's outline of a source file (VS Code; the CLI has none). */
+  readonly outline?: OutlinePort;
   /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
@@ -225,7 +228,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */

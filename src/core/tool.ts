@@ -15,6 +15,7 @@ import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import type { Policy } from './policy.ts';
 import type { ProblemsPort } from './problems/port.ts';
+import type { OutlinePort } from './outline/port.ts';
 import type { Clock, Log } from './ports.ts';
 import type { ResolvedFs } from './fs/resolved-fs.ts';
 
@@ -87,6 +88,8 @@ export interface CallServices {
   readonly editors: OpenEditors | undefined;
   /** The host's language services (VS Code's diagnostics); none in the CLI. */
   readonly problems: ProblemsPort | undefined;
+  /** The host's document symbol providers (VS Code's outline); none in the CLI. */
+  readonly outline: OutlinePort | undefined;
   /** The rules in force, knowing the workspace folders. */
   readonly policy: Policy;
   readonly roots: readonly WorkspaceRoot[];

@@ -22,6 +22,7 @@ import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { vscodeProblems } from './problems.ts';
+import { vscodeOutline } from './outline.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { openEditors } from './editors.ts';
@@ -126,6 +127,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     editors: openEditors(local),
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
+    outline: vscodeOutline(local),
   });
 
   const hooks: ToolHostHooks = {

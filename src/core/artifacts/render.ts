@@ -6,6 +6,7 @@ import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryRes
 import { formatBytes, plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import type { OpenWindow } from './window.ts';
+import type { SymbolOutline } from '../outline/symbols.ts';
 
 /**
  * Compact renderings of artifact results for the model: a header line with the values that
@@ -62,8 +63,21 @@ function hintOrWindow(h: ArtifactHandle, window: OpenWindow | undefined, extra?:
   return extra && 'page' in window ? [...renderWindow(h, window), `(${extra})`] : renderWindow(h, window);
 }
 
-export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow }): string {
-  return [renderHandle(result), ...hintOrWindow(result, result.window)].join('\n');
+/** A source file's outline (its document symbol provider's), as open_file returns it. */
+export function renderSymbols(h: ArtifactHandle, outline: SymbolOutline, maxSymbols = 300): string[] {
+  const { symbols } = outline;
+  const out = [`Outline (${plural(symbols.length + (outline.omitted ?? 0), 'symbol')}; line ranges are whole definitions):`];
+  for (const s of symbols.slice(0, maxSymbols)) out.push(`${'  '.repeat(s.level)}${s.kind} ${s.title}  ${s.startLine}-${s.endLine}`);
+  const left = symbols.length - Math.min(symbols.length, maxSymbols) + (outline.omitted ?? 0);
+  if (left > 0) out.push(`… ${plural(left, 'more symbol')} (find them with artifact_grep)`);
+  const example = symbols.find((s) => s.path.includes('/')) ?? symbols[0];
+  if (example) out.push(`(artifact_query {callId: "${h.callId}", select: ${JSON.stringify(example.path)}} reads a symbol's lines)`);
+  return out;
+}
+
+export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string }): string {
+  const outline = result.outline ? renderSymbols(result, result.outline) : result.outlineNote ? [result.outlineNote] : [];
+  return [renderHandle(result), ...outline, ...hintOrWindow(result, result.window)].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {
@@ -182,6 +196,10 @@ export function renderQuery(r: ArtifactQueryResult): string {
     const out = [`${where} in ${r.path} (${lineRange(r.node.startLine, r.node.endLine)}), ${sizeText(r.node.type, r.node.size)}:`, r.text];
     if (summarized(r.node) || r.truncated) out.push('({…N keys}, […N items] and "…" mark summarized parts: select a deeper pointer to see them)');
     return out.join('\n');
+  }
+  if (r.kind === 'symbol') {
+    const { symbol, page } = r;
+    return [`${symbol.kind} ${symbol.path} in ${r.path} (${lineRange(symbol.startLine, symbol.endLine)}):`, ...pageBody(page), continuation(page, symbol.endLine).replace('(end of section)', '(end of symbol)').replace('section ends', 'symbol ends')].join('\n');
   }
   const { heading, page } = r;
   const header = `${'#'.repeat(heading.level)} ${heading.path} in ${r.path} (${lineRange(heading.startLine, heading.endLine)}):`;

@@ -2,13 +2,17 @@ import * as z from 'zod';
 import { defineTool, soleTarget, type CallContext } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import { BugError, isSandboxError, type SandboxError } from '../errors.ts';
-import type { ResolvedPath } from '../paths.ts';
+import type { GatedPath, ResolvedPath } from '../paths.ts';
 import type { ArtifactHandle } from '../artifacts/types.ts';
 import { renderOpenFile, renderOpenFiles } from '../artifacts/render.ts';
 import { windowIfAsked, windowOn, type OpenWindow, type PageRequest } from '../artifacts/window.ts';
 import { OPEN_FILES_MAX, shareOnePage, type OpenedEntry, type OpenedFiles } from '../artifacts/batch.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import { pageArguments } from './artifact_read.ts';
+import type { OutlinePort } from '../outline/port.ts';
+import { OUTLINE_MAX_BYTES, flattenSymbols, type SymbolOutline } from '../outline/symbols.ts';
+import { attachSymbols } from '../artifacts/query.ts';
+import { formatBytes } from '../text/format.ts';
 
 const fileEntry = z.strictObject({
   path: pathArgument('A file to open'),
@@ -29,8 +33,8 @@ export async function resolveForOpen(ctx: CallContext): Promise<ResolvedPath> {
   return ctx.resolve(soleTarget(ctx));
 }
 
-/** The handle, and the page asked for with it (`offset`/`limit`). */
-export type OpenedFile = ArtifactHandle & { readonly window?: OpenWindow };
+/** The handle, the page asked for with it (`offset`/`limit`), and a source file's outline where the host's provider gave one. */
+export type OpenedFile = ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string };
 
 /** One file (`path`), or several (`files`). */
 export type OpenFileResult = OpenedFile | OpenedFiles;
@@ -43,10 +47,10 @@ export const openFile = defineTool({
   name: 'open_file',
   displayName: 'Open File',
   userDescription: 'Open workspace files as read-only artifacts the model can page and search, with a first page of each if asked.',
-  description: `Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with \`offset\` and/or \`limit\` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page, line-numbered, in the same call, so opening and reading 40 lines around a search hit is one call. Without them no content is returned. To read several files at once, pass \`files: [{path, offset?, limit?}]\` (at most ${OPEN_FILES_MAX}) instead of path: one call returns each file's handle and page (from line 1 by default); the pages share one result page (50 KiB or your token budget), so long ones are cut and say where artifact_read goes on; a file that is refused or fails fails only its own entry. Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.`,
+  description: `Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with \`offset\` and/or \`limit\` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page, line-numbered, in the same call, so opening and reading 40 lines around a search hit is one call. Without them no content is returned. To read several files at once, pass \`files: [{path, offset?, limit?}]\` (at most ${OPEN_FILES_MAX}) instead of path: one call returns each file's handle and page (from line 1 by default); the pages share one result page (50 KiB or your token budget), so long ones are cut and say where artifact_read goes on; a file that is refused or fails fails only its own entry. In VS Code, a source file for which a language extension gives symbols also returns its outline (kind, name, line range, nesting): read one definition with artifact_query by its path of names ("Session/invoke"). Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.`,
   risk: 'read',
   requires: [],
-  needs: ['artifacts'],
+  needs: ['artifacts', 'outline'],
   icon: 'file',
   schema: openFileSchema,
   targets: (input, scope) => {
@@ -63,11 +67,27 @@ export const openFile = defineTool({
   },
   run: async (input, ctx): Promise<OpenFileResult> => {
     if (input.files !== undefined) return openEach(input.files, ctx);
+    const target = soleTarget(ctx);
     const handle = await ctx.artifacts.open(await resolveForOpen(ctx), ctx.signal);
-    return { ...handle, ...await windowIfAsked(ctx.artifacts, handle, input, ctx.signal) };
+    return { ...handle, ...await outlineOf(ctx, handle, target), ...await windowIfAsked(ctx.artifacts, handle, input, ctx.signal) };
   },
   render: (result) => (isOpenedFiles(result) ? renderOpenFiles(result) : renderOpenFile(result)),
 });
+
+/**
+ * A source file's outline from the host's document symbol provider, recorded on its artifact for
+ * artifact_query; where none answers, a line saying so. Nothing in a host without providers (the CLI).
+ */
+async function outlineOf(ctx: CallContext & { readonly artifacts: ArtifactStore; readonly outline: OutlinePort | undefined }, handle: ArtifactHandle, target: GatedPath): Promise<{ outline?: SymbolOutline; outlineNote?: string }> {
+  if (ctx.outline === undefined || handle.binary || handle.lines === 0) return {};
+  if (handle.bytes > OUTLINE_MAX_BYTES) return { outlineNote: `No outline: the file is over ${formatBytes(OUTLINE_MAX_BYTES)}, more than a symbol provider is asked to parse.` };
+  const tree = await ctx.outline.symbols({ root: target.root, rel: target.rel }, ctx.signal);
+  if (tree === undefined) return { outlineNote: 'No outline: no document symbol provider answered for this file (no language extension for it, or it did not answer in time).' };
+  if (tree.length === 0) return {};
+  const outline = flattenSymbols(tree);
+  await attachSymbols(ctx.artifacts, handle.callId, outline);
+  return { outline };
+}
 
 const errorOf = (e: SandboxError): NonNullable<OpenedEntry['error']> => ({ code: e.code, message: e.message });
 
