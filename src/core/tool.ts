@@ -145,6 +145,14 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends 
   readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
+  /** Images the result shows the model beside its text (a host that can pass images does), read once the call ran. */
+  readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[]>;
+}
+
+/** An image for the model: its bytes and MIME type. */
+export interface ImagePart {
+  readonly mime: string;
+  readonly data: Uint8Array;
 }
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
@@ -159,6 +167,8 @@ export interface ToolOutcome<R = unknown> {
   readonly result: R;
   /** The rendering for the model. */
   readonly text: string;
+  /** Images to show the model beside the text (VS Code passes them as image parts; the CLI prints the result's metadata). */
+  readonly images?: readonly ImagePart[];
 }
 
 /**
@@ -180,7 +190,7 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
 }
 
 export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool<R> {
-  const { schema, targets, run, render, ...meta } = definition;
+  const { schema, targets, run, render, images, ...meta } = definition;
   return {
     ...meta,
     inputSchema: schema,
@@ -189,8 +199,10 @@ export function defineTool<S extends z.ZodType, R, N extends Need>(definition: T
       return {
         targets: targets(typed, scope),
         async execute(call, services) {
-          const result = await run(typed, { ...call, ...granted(services, meta.needs) });
-          return { result, text: render(result) };
+          const ctx = { ...call, ...granted(services, meta.needs) };
+          const result = await run(typed, ctx);
+          const parts = images ? await images(result, ctx) : [];
+          return { result, text: render(result), ...(parts.length > 0 ? { images: parts } : {}) };
         },
       };
     },

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/registry.ts';
 import type { BatchPlan, Session } from '../core/session.ts';
-import type { Tool, ToolOutcome } from '../core/tool.ts';
+import type { ImagePart, Tool, ToolOutcome } from '../core/tool.ts';
 import { confirmationOf, type GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
 import { withSignal } from './cancellation.ts';
@@ -95,6 +95,22 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     invocationMessage,
     confirmationMessages: { title: `${tool.displayName}: ${targetList(call)}`, message },
   };
+}
+
+/** VS Code's image part (LanguageModelDataPart), in the versions that have it (newer than the API this extension is built against). */
+interface DataPartApi {
+  image(data: Uint8Array, mimeType: string): unknown;
+}
+
+const dataParts = (vscode as unknown as { readonly LanguageModelDataPart?: DataPartApi }).LanguageModelDataPart;
+
+/** The model's text, and the result's images as image parts where this VS Code can pass them (otherwise a line says so). */
+export function toolResult(text: string, images: readonly ImagePart[]): vscode.LanguageModelToolResult {
+  const canShow = dataParts !== undefined && typeof dataParts.image === 'function';
+  const shown = images.length > 0 && !canShow ? `${text}\n(This VS Code cannot pass images to the model: only the description above reaches it.)` : text;
+  const result = new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(shown)]);
+  if (canShow) for (const image of images) result.content.push(dataParts.image(image.data, image.mime));
+  return result;
 }
 
 /** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
@@ -204,7 +220,7 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
             const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
             return this.hooks.aroundInvoke ? this.hooks.aroundInvoke(tool, options.input, run, signal) : run().then((outcome) => ({ outcome }));
           });
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
+          return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
           if (!isSandboxError(e)) throw e;
           // The model reads the message, so the code leads it. Bad arguments are thrown (the model

@@ -257,7 +257,8 @@ describe('encodings and line ends', () => {
     const outcome = await call(t, 'open_file', { path: 'logo.png' });
     const handle = oneFile(outcome.result);
     assert.deepEqual([handle.binary, handle.encoding, handle.bytes], [true, 'binary', png.length]);
-    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
+    // Its bytes start as a PNG's do, with a header that claims absurd dimensions: described, never sent as an image.
+    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nImage: image/png, 28261×1701080165 px.\nNot shown as an image: it is over the bound of 5.0 MiB and 8000 px a side (images are not downscaled). Ask the user to provide a smaller copy.\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
     await assert.rejects(call(t, 'artifact_read', { callId: handle.callId }), {
       code: 'E_SANDBOX_BINARY',
       message: '"logo.png" is binary (66 bytes), so there are no text lines to read. Search its bytes with artifact_grep and literal: true (matches show byte offsets); to read text, open a text file instead.',
@@ -465,7 +466,7 @@ describe('open_json_file and artifact_query on JSON', () => {
     const text = await open(t, 'notes.txt');
     await assert.rejects(call(t, 'artifact_query', { callId: text.callId, select: '/k' }), {
       code: 'E_SANDBOX_UNSUPPORTED',
-      message: `artifact_query selects inside JSON or Markdown, and "notes.txt" (${text.callId}) was opened with open_file as plain text. Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`,
+      message: `artifact_query selects inside JSON, Markdown, or a source file whose outline open_file returned, and "notes.txt" (${text.callId}) was opened with open_file as plain text (no outline). Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`,
     });
   });
 });

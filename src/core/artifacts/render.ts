@@ -7,6 +7,7 @@ import { formatBytes, plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import type { OpenWindow } from './window.ts';
 import type { SymbolOutline } from '../outline/symbols.ts';
+import type { ImageInfo } from '../images/sniff.ts';
 
 /**
  * Compact renderings of artifact results for the model: a header line with the values that
@@ -75,9 +76,11 @@ export function renderSymbols(h: ArtifactHandle, outline: SymbolOutline, maxSymb
   return out;
 }
 
-export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string }): string {
+export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string; readonly image?: ImageInfo; readonly imageNote?: string }): string {
   const outline = result.outline ? renderSymbols(result, result.outline) : result.outlineNote ? [result.outlineNote] : [];
-  return [renderHandle(result), ...outline, ...hintOrWindow(result, result.window)].join('\n');
+  const image = result.image ? [`Image: ${result.image.mime}, ${result.image.width}×${result.image.height} px.`] : [];
+  const imageNote = result.imageNote ? [result.imageNote] : [];
+  return [renderHandle(result), ...image, ...imageNote, ...outline, ...hintOrWindow(result, result.window)].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {
