@@ -12,8 +12,6 @@ import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetSc
 import type { Risk } from './types.ts';
 import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
 import { confirmEach, planBatch, type BatchPlan } from './batch-gate.ts';
-
-export type { BatchPlan } from './batch-gate.ts';
 import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';

@@ -13,8 +13,7 @@ import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 import { LiveResult } from './live.ts';
 import { Emitter, type Disposable, type Listener } from '../media/events.ts';
 import { removeDeadRunFolders } from './run-folders.ts';
-import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter } from './types.ts';
-import type { SymbolOutline } from '../outline/symbols.ts';
+import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter, SymbolOutline } from './types.ts';
 
 export interface ArtifactStoreOptions {
   readonly fs: WorkspaceFs;

@@ -7,6 +7,8 @@ import type { LineIndex } from './line-index.ts';
 import type { Heading } from './markdown.ts';
 import type { SymbolSection } from '../outline/symbols.ts';
 
+export type { SymbolOutline } from '../outline/symbols.ts';
+
 export type { Heading, Outline } from './markdown.ts';
 export type { JsonSummary, JsonType } from './json.ts';
 
