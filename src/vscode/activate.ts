@@ -21,6 +21,8 @@ import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
+import { vscodeProblems } from './problems.ts';
+import { vscodeOutline } from './outline.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { registerMcpSetup } from './mcp-setup.ts';
@@ -125,6 +127,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     allowWrites: () => vscode.workspace.isTrusted,
     editors: openEditors(local),
     encodingOf: fileEncodingOf(local),
+    problems: vscodeProblems(local),
+    outline: vscodeOutline(local),
   });
 
   const hooks: ToolHostHooks = {
