@@ -540,6 +540,39 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
+  test('the everyday look: find a definition and read 40 lines around it in two calls; the bytes the model gets are printed beside Copilot\'s grep_search + read_file on the same file', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    const script = {
+      prompt: 'Where is greet defined? Show me the lines around it.',
+      steps: [
+        { tool: 'search_files', input: { pattern: 'function greet', path: 'src' }, confirm: 'allowOnce', shows: ['"function greet"', 'src'],
+          expect: '^1 matching line in 1 file:\\nsrc/greet\\.js\\n  1: export function greet\\(name\\) \\{$' },
+        // The hit's line is 1: read from there, 40 lines, in the same call as the open.
+        { tool: 'open_file', input: { path: '{{step 0 /(\\S+greet\\.js)/}}', offset: 1, limit: 40 }, confirm: 'allowOnce', shows: [GREET, 'lines 1-40'],
+          expect: '^artifact \\S+: src/greet\\.js, 3 lines, [^\\n]+\\n[\\s\\S]*Lines 1-3 of 3:\\n1\\texport function greet\\(name\\) \\{\\n2\\t {2}return `Hello' },
+        // Copilot's own tools on the same file, in the same run: what the model gets from them.
+        { tool: 'grep_search', input: { query: 'function greet', isRegexp: false }, expect: 'greet' },
+        { tool: 'read_file', input: { filePath: '{{workspaceFolder}}/{{step 2 /(\\S+greet\\.js)/}}', startLine: 1, endLine: 40 }, expect: 'return `Hello' },
+      ],
+      final: 'greet is defined in src/greet.js.',
+    };
+    await runScenario(t, {
+      name: 'everyday-look',
+      script,
+      check: async (ctx) => {
+        const results = ctx.events().filter((e) => e.event === 'request' && e.results?.length >= 4).at(-1).results.map((r) => Buffer.byteLength(r.text));
+        const ours = results[0] + results[1];
+        const copilot = results[2] + results[3];
+        const line = `[everyday-look] bytes the model received: ours search_files ${results[0]} + open_file with a window ${results[1]} = ${ours} (2 calls); Copilot grep_search ${results[2]} + read_file ${results[3]} = ${copilot} (2 calls)`;
+        console.log(line);
+        t.diagnostic(line);
+        // Measured, not asserted: on this 3-line file our handle line and line numbers outweigh the
+        // lines themselves (Copilot's read_file returns bare text), see the report of issue 25.
+        assert.ok(ours > 0 && copilot > 0, line);
+        await assertCanaryNeverReached(ctx);
+      },
+    });
+  });
+
   /** VS Code's built-in file, search, edit and terminal tools, by the names its agent offers them to a model. */
   const BUILT_IN_FILE_TOOLS = /^(read_file|grep_search|file_search|list_dir|semantic_search|create_file|create_directory|replace_string_in_file|multi_replace_string_in_file|insert_edit_into_file|apply_patch|edit_notebook_file|run_in_terminal|get_terminal_output|run_task|create_and_run_task|run_notebook_cell|runTests|test_search|get_changed_files|fetch_webpage|copilot_\w+|vscode_\w+)$/;
 

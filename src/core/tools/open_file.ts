@@ -112,7 +112,7 @@ async function outlineOf(ctx: CallContext & { readonly artifacts: ArtifactStore;
   if (ctx.outline === undefined || handle.binary || handle.lines === 0) return {};
   if (handle.bytes > OUTLINE_MAX_BYTES) return { outlineNote: `No outline: the file is over ${formatBytes(OUTLINE_MAX_BYTES)}, more than a symbol provider is asked to parse.` };
   const tree = await ctx.outline.symbols({ root: target.root, rel: target.rel }, ctx.signal);
-  if (tree === undefined) return { outlineNote: 'No outline: no document symbol provider answered for this file (no language extension for it, or it did not answer in time).' };
+  if (tree === undefined) return { outlineNote: 'No outline (no symbol provider answered).' };
   if (tree.length === 0) return {};
   const outline = flattenSymbols(tree);
   await attachSymbols(ctx.artifacts, handle.callId, outline);

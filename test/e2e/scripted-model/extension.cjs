@@ -13,7 +13,8 @@
 // Each request continues the current turn: after k tool results the model calls step k, and once
 // every step has a result it answers with `final` (default: a summary of the results). In strings
 // of `input` and `final`, `{{step N}}` is the text of step N's result (0-based) and
-// `{{step N /regex/}}` its first capture group. A step's `tool` is matched against the tools the
+// `{{step N /regex/}}` its first capture group; `{{workspaceFolder}}` is the first workspace folder's
+// absolute path (for tools that take absolute paths, such as Copilot's read_file). A step's `tool` is matched against the tools the
 // request offers: exact name first, then a name ending in `_<tool>` or starting with `<tool>`.
 // A request that offers no tools (a title or summary request) gets plain text. A step's tool
 // "mcp:<tool>" is that tool of an MCP server (VS Code offers it as mcp_<server>_<tool>).
@@ -115,7 +116,8 @@ function currentTurn(messages) {
 
 function fill(value, results) {
   if (typeof value === 'string') {
-    return value.replace(/\{\{step (\d+)(?: \/(.*?)\/)?\}\}/g, (_, n, re) => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    return value.replaceAll('{{workspaceFolder}}', folder).replace(/\{\{step (\d+)(?: \/(.*?)\/)?\}\}/g, (_, n, re) => {
       const text = results[Number(n)]?.text ?? '';
       if (!re) return text;
       const m = new RegExp(re).exec(text);
