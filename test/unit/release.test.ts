@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { icon?: string; galleryBanner?: { color?: string; theme?: string } };
+const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; icon?: string; galleryBanner?: { color?: string; theme?: string } };
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -23,4 +23,10 @@ test('the Marketplace icon is a 128×128 PNG, rendered from media/icon.svg by sc
 test('the gallery banner has a colour and a theme its text can be read on', () => {
   assert.match(manifest.galleryBanner?.color ?? '', /^#[0-9a-f]{6}$/i);
   assert.ok(manifest.galleryBanner?.theme === 'dark' || manifest.galleryBanner?.theme === 'light');
+});
+
+test('CHANGELOG.md has a section for the version package.json declares, newest first', () => {
+  const headings = [...readFileSync('CHANGELOG.md', 'utf8').matchAll(/^## (\S+)/gm)].map((m) => m[1]);
+  assert.ok(headings.length > 0, 'CHANGELOG.md has no version section ("## 0.1.0 ...")');
+  assert.equal(headings[0], manifest.version, `the newest section of CHANGELOG.md is ${headings[0]}, but package.json's version is ${manifest.version}`);
 });
