@@ -1,8 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
+import { TOOLS } from '../../src/core/tools/index.ts';
 
-const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; icon?: string; galleryBanner?: { color?: string; theme?: string } };
+interface Manifest {
+  version: string;
+  icon?: string;
+  galleryBanner?: { color?: string; theme?: string };
+  engines: { vscode: string };
+  capabilities: Record<'untrustedWorkspaces' | 'virtualWorkspaces', { supported: string; description: string }>;
+  contributes: { configuration: { properties: Record<string, unknown> } };
+}
+const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Manifest;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -29,4 +39,33 @@ test('CHANGELOG.md has a section for the version package.json declares, newest f
   const headings = [...readFileSync('CHANGELOG.md', 'utf8').matchAll(/^## (\S+)/gm)].map((m) => m[1]);
   assert.ok(headings.length > 0, 'CHANGELOG.md has no version section ("## 0.1.0 ...")');
   assert.equal(headings[0], manifest.version, `the newest section of CHANGELOG.md is ${headings[0]}, but package.json's version is ${manifest.version}`);
+});
+
+/** The snake_case words of a text: what it names as tools. */
+function namedTools(text: string): string[] {
+  return [...new Set(text.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [])].sort();
+}
+
+function toolsRequiring(capability: 'writable' | 'search'): ToolName[] {
+  return TOOL_NAMES.filter((name) => TOOLS[name].requires.includes(capability)).sort();
+}
+
+test('the restricted-mode text names exactly the tools an untrusted workspace does not register', () => {
+  const text = manifest.capabilities.untrustedWorkspaces.description;
+  assert.deepEqual(namedTools(text), toolsRequiring('writable'));
+  assert.match(text, /every call asks/);
+});
+
+test('the virtual-workspace text names the tools that need a local disk, and only settings that exist', () => {
+  const text = manifest.capabilities.virtualWorkspaces.description;
+  const named = namedTools(text);
+  for (const name of named) assert.ok((TOOL_NAMES as readonly string[]).includes(name), `${name} is not a tool`);
+  for (const name of toolsRequiring('search')) assert.ok(named.includes(name), `${name} needs a local disk but the text does not say so`);
+  for (const setting of text.match(/workspaceTools\.[\w.]*\w/g) ?? []) assert.ok(setting in manifest.contributes.configuration.properties, `${setting} is not a setting`);
+});
+
+test('engines.vscode is the VS Code the integration and e2e suites run (code-server 4.N runs VS Code 1.N)', () => {
+  const codeServer = /CODE_SERVER_VERSION = '4\.(\d+)\.\d+'/.exec(readFileSync('test/host/ensure.mjs', 'utf8'));
+  assert.ok(codeServer, 'test/host/ensure.mjs names no CODE_SERVER_VERSION');
+  assert.equal(manifest.engines.vscode, `^1.${codeServer[1]}.0`);
 });
