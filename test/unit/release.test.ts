@@ -10,7 +10,7 @@ interface Manifest {
   galleryBanner?: { color?: string; theme?: string };
   engines: { vscode: string };
   capabilities: Record<'untrustedWorkspaces' | 'virtualWorkspaces', { supported: string; description: string }>;
-  contributes: { configuration: { properties: Record<string, unknown> } };
+  contributes: { configuration: { properties: Record<string, { default?: unknown }> }; commands: { command: string; title: string }[] };
 }
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Manifest;
 
@@ -68,4 +68,37 @@ test('engines.vscode is the VS Code the integration and e2e suites run (code-ser
   const codeServer = /CODE_SERVER_VERSION = '4\.(\d+)\.\d+'/.exec(readFileSync('test/host/ensure.mjs', 'utf8'));
   assert.ok(codeServer, 'test/host/ensure.mjs names no CODE_SERVER_VERSION');
   assert.equal(manifest.engines.vscode, `^1.${codeServer[1]}.0`);
+});
+
+/** The text of README's `## title` section, up to the next `## ` heading. */
+function readmeSection(title: string): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = readme.search(new RegExp(`^## ${title}$`, 'm'));
+  assert.ok(start >= 0, `README.md has no "## ${title}" section`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** A README table's rows as cells, without the header, the separator and the cells' backticks. */
+function tableRows(section: string): string[][] {
+  return section.split('\n').filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
+    .slice(1).map((line) => line.slice(1, -1).split(' | ').map((cell) => cell.trim().replace(/^`(.*)`$/, '$1')));
+}
+
+test('README\'s Settings table has every setting of package.json, with its default', () => {
+  const rows = new Map(tableRows(readmeSection('Settings')).map(([name, fallback]) => [name, fallback]));
+  for (const [name, schema] of Object.entries(manifest.contributes.configuration.properties)) {
+    assert.ok(rows.has(name), `README's Settings table has no row for ${name}`);
+    assert.equal(rows.get(name), JSON.stringify(schema.default), `README's default for ${name}`);
+  }
+  for (const name of rows.keys()) assert.ok(name in manifest.contributes.configuration.properties, `README's Settings table lists ${name}, which package.json does not contribute`);
+});
+
+test('README\'s Commands table has every command of package.json, by its palette title and its id', () => {
+  const rows = new Map(tableRows(readmeSection('Commands')).map(([title, id]) => [id, title]));
+  for (const { command, title } of manifest.contributes.commands) {
+    assert.ok(rows.has(command), `README's Commands table has no row for ${command}`);
+    assert.equal(rows.get(command), title, `README's title for ${command}`);
+  }
+  for (const id of rows.keys()) assert.ok(manifest.contributes.commands.some((c) => c.command === id), `README's Commands table lists ${id}, which package.json does not contribute`);
 });
