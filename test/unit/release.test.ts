@@ -79,10 +79,12 @@ function readmeSection(title: string): string {
   return readme.slice(start, end < 0 ? undefined : end);
 }
 
-/** A README table's rows as cells, without the header, the separator and the cells' backticks. */
-function tableRows(section: string): string[][] {
-  return section.split('\n').filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
-    .slice(1).map((line) => line.slice(1, -1).split(' | ').map((cell) => cell.trim().replace(/^`(.*)`$/, '$1')));
+/** A README table's rows as [first cell, second cell], without the header, the separator and the cells' backticks. */
+function tableRows(section: string): [string, string][] {
+  return section.split('\n').filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line)).slice(1).map((line) => {
+    const [first = '', second = ''] = line.slice(1, -1).split(' | ').map((cell) => cell.trim().replace(/^`(.*)`$/, '$1'));
+    return [first, second];
+  });
 }
 
 test('README\'s Settings table has every setting of package.json, with its default', () => {
