@@ -104,3 +104,13 @@ test('README\'s Commands table has every command of package.json, by its palette
   }
   for (const id of rows.keys()) assert.ok(manifest.contributes.commands.some((c) => c.command === id), `README's Commands table lists ${id}, which package.json does not contribute`);
 });
+
+test('README shows the icon first, and has the Requirements, Known limits and Release notes sections', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  assert.match(readme, /^!\[Workspace Tools\]\(media\/icon\.png\)\n/);
+  const minimum = /^\^(\d+\.\d+)\.0$/.exec(manifest.engines.vscode)?.[1];
+  assert.ok(minimum, `engines.vscode ${manifest.engines.vscode} is not ^MAJOR.MINOR.0`);
+  assert.match(readmeSection('Requirements'), new RegExp(`VS Code ${minimum.replace('.', '\\.')} or later.*\`${manifest.engines.vscode.replace(/[.^]/g, '\\$&')}\``));
+  for (const platform of ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64']) assert.match(readmeSection('Known limits'), new RegExp(`\`${platform}\``));
+  assert.match(readmeSection('Release notes'), /\[CHANGELOG\.md\]\(CHANGELOG\.md\)/);
+});
