@@ -21,6 +21,8 @@ const reporter = {
   },
 };
 
+const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js' };
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -29,9 +31,10 @@ const common = {
   external: ['vscode'],
   // Prefer a package's ESM build: jsonc-parser's "main" is UMD, whose require() calls esbuild cannot follow.
   mainFields: ['module', 'main'],
-  // iconv-lite (~490 KB minified with its CJK tables) is only needed for files that are not UTF-8:
-  // it is bundled into a file of its own that src/core/text/iconv.ts loads on first use.
-  define: { WT_ICONV_BUNDLE: '"./iconv-lite.js"', 'import.meta.url': 'undefined' },
+  // Packages only some calls need are bundled into files of their own that src/core/lazy-module.ts
+  // loads on first use: iconv-lite (~490 KB minified with its CJK tables, for files that are not
+  // UTF-8) and markdown-it (~95 KB with its helpers, for Markdown outlines).
+  define: { WT_LAZY_BUNDLES: JSON.stringify(LAZY_BUNDLES), 'import.meta.url': 'undefined' },
   minify: production,
   sourcemap: !production,
   sourcesContent: false,
@@ -43,6 +46,7 @@ const entries = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['iconv-lite'], outfile: 'dist/iconv-lite.js', define: {} },
+  { entryPoints: ['markdown-it'], outfile: 'dist/markdown-it.js', define: {} },
 ];
 
 mkdirSync('dist', { recursive: true });

@@ -4,7 +4,7 @@ import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type 
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import type { PageBudget } from './results/budget.ts';
-import type { CallContext, CallTargets } from './tool.ts';
+import type { BatchEntry, CallContext, CallTargets } from './tool.ts';
 import type { Risk } from './types.ts';
 
 /** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
@@ -22,6 +22,8 @@ export interface Judgement {
   readonly targets: readonly GateTarget[];
   /** The first denied target, when one is. */
   readonly denial: Denial | undefined;
+  /** Each target's denial, in the order of `targets` (for a batch, whose targets are judged alone). */
+  readonly denials: readonly (Denial | undefined)[];
 }
 
 /** The risks the policy judges a call's targets by: the tool's own, and `read` when a write also reads. */
@@ -31,7 +33,7 @@ export function risksOf(risk: Risk, targets: CallTargets): readonly Risk[] {
 
 /** The policy's verdict on each target, by the strictest of its risks, each verdict keeping the risk that gave it. */
 export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk[]): Judgement {
-  let denial: Denial | undefined;
+  const denials: (Denial | undefined)[] = [];
   const gateTargets = targets.paths.map((p): GateTarget => {
     const judged: { readonly risk: Risk; readonly decision: PolicyDecision }[] = [];
     for (const risk of risks) {
@@ -42,10 +44,10 @@ export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk
     const decisions = judged.map((j) => j.decision);
     const chosen = strictest(decisions);
     const { action, rule, source, reason } = chosen;
-    if (action === 'deny' && denial === undefined) denial = { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk, ...(chosen.alias ? { alias: chosen.alias } : {}) };
+    denials.push(action === 'deny' ? { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk, ...(chosen.alias ? { alias: chosen.alias } : {}) } : undefined);
     return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
   });
-  return { targets: gateTargets, denial };
+  return { targets: gateTargets, denial: denials.find((d) => d !== undefined), denials };
 }
 
 /** The refusal of a call whose target a rule denies. */
@@ -79,6 +81,8 @@ export interface ApprovedCall {
   readonly call: GateCall;
   readonly risks: readonly Risk[];
   readonly paths: readonly ModelPath[];
+  /** A batch: the entries (by index into `paths`) refused alone, with why; the others are approved. */
+  readonly refusals?: ReadonlyMap<number, SandboxError>;
 }
 
 interface PipelinePorts {
@@ -101,11 +105,13 @@ export function checkOpenFolder(path: ModelPath, roots: readonly WorkspaceRoot[]
 
 /** The context of one approved call: its gated targets, and the translate step that only accepts them. */
 export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, signal: AbortSignal, page: PageBudget): CallContext {
-  const targets = approved(approvedCall.paths);
+  const refusals = approvedCall.refusals;
+  const targets = approved(approvedCall.paths.filter((_, i) => !refusals?.has(i)));
   const gated = new Set<ModelPath>(targets);
   const linksConfirmed = new Set<string>();
   return {
     targets,
+    ...(refusals ? { batch: approvedCall.paths.map((path, i): BatchEntry => { const refusal = refusals.get(i); return refusal ? { refusal } : { path: approved([path])[0]! }; }) } : {}),
     signal,
     page,
     resolve: async (path: GatedPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {

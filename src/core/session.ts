@@ -11,6 +11,7 @@ import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
 import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
+import { confirmEach, planBatch, type BatchPlan } from './batch-gate.ts';
 import { resolvedFs, type ResolvedFs } from './fs/resolved-fs.ts';
 import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
@@ -18,6 +19,8 @@ import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
+import type { ProblemsPort } from './problems/port.ts';
+import type { OutlinePort } from './outline/port.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { TextEncoding } from './text/encoding.ts';
@@ -67,6 +70,10 @@ export interface SessionOptions {
   readonly allowWrites?: () => boolean;
   /** The host's open editors: a save never writes under unsaved changes. */
   readonly editors?: OpenEditors;
+  /** The host's language services, for list_problems (VS Code's diagnostics; the CLI has none). */
+  readonly problems?: ProblemsPort;
+  /** The host's document symbol providers, for open_file's outline of a source file (VS Code; the CLI has none). */
+  readonly outline?: OutlinePort;
   /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
@@ -94,6 +101,12 @@ export interface PreparedCall<R = unknown> {
   readonly denial: Denial | undefined;
   /** The policy's verdicts on the targets again, by the policy in force now. */
   rejudge(): Judgement;
+  /**
+   * A batch (`CallTargets.each`): each path judged alone. `call` names only the paths its one
+   * confirmation covers; these are the others, each with its own summary: the ones a rule denies
+   * (they fail alone, nobody is asked) and the ones an `ask` rule protects (each asked in its own modal).
+   */
+  readonly batch?: BatchPlan;
   execute(call: CallContext, services: CallServices): Promise<ToolOutcome<R>>;
 }
 
@@ -200,13 +213,20 @@ export class Session implements TargetScope {
     const taint = prepared.targets.taint;
     // Security: bytes from a read-denied path stay denied whatever the target's own rules say.
     const denial = ruled ?? (taint?.action === 'deny' ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from } : undefined);
+    const each = prepared.targets.each;
+    const rejudge = (): Judgement => judge(this.policy, prepared.targets, risks);
+    if (each !== undefined && taint === undefined) {
+      const { confirmed, batch } = planBatch(targets, judge(this.policy, prepared.targets, risks).denials, each, prepared.targets.summary);
+      const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
+      return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, execute: (ctx, services) => prepared.execute(ctx, services) };
+    }
     const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
-    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge: () => judge(this.policy, prepared.targets, risks), execute: (ctx, services) => prepared.execute(ctx, services) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge, execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -235,7 +255,8 @@ export class Session implements TargetScope {
         throw new SandboxError('E_SANDBOX_CONFLICT', `${tool.name} changed after the user confirmed it: they confirmed "${options.confirmed}", and it would now ${confirmationOf(prepared.call)}; nothing was done.`, 'Call it again, so the user confirms what it does now.');
       }
       if (signal.aborted) throw cancelled();
-      verdict = await this.gate(prepared.call, signal);
+      // A batch whose every path is denied or asked alone has nothing for one confirmation to cover.
+      verdict = prepared.batch && prepared.call.targets.length === 0 ? { allow: true, decidedBy: 'rule' } : await this.gate(prepared.call, signal);
       if (!verdict.allow) {
         const target = prepared.call.targets[0]?.display;
         throw verdict.reason
@@ -245,9 +266,10 @@ export class Session implements TargetScope {
       if (signal.aborted) throw cancelled();
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
       await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
-      await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
+      const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
+      if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
-      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths }, signal, options.page ?? DEFAULT_PAGE);
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE);
       const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { BugError } from './errors.ts';
+import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
@@ -14,6 +14,8 @@ import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import type { Policy } from './policy.ts';
+import type { ProblemsPort } from './problems/port.ts';
+import type { OutlinePort } from './outline/port.ts';
 import type { Clock, Log } from './ports.ts';
 import type { ResolvedFs } from './fs/resolved-fs.ts';
 
@@ -58,7 +60,16 @@ export interface CallTargets {
    * taint refuses the call, an `ask` taint asks the person every time.
    */
   readonly taint?: ReadTaint;
+  /**
+   * A batch (several files in one call): each path's own summary, in the order of `paths`. Each path
+   * is judged alone: a denied one fails only its entry, an `ask` one is asked on its own (a modal
+   * naming it), and the one confirmation covers the rest.
+   */
+  readonly each?: readonly string[];
 }
+
+/** One entry of a batch call: its approved path, or why it alone was refused (denied by a rule, or declined). */
+export type BatchEntry = { readonly path: GatedPath } | { readonly refusal: SandboxError };
 
 /** What a call may use beyond its targets; a tool is given only the ones it declares in `needs`. */
 export interface CallServices {
@@ -75,6 +86,10 @@ export interface CallServices {
   readonly ripgrep: Ripgrep | undefined;
   readonly lister: DirectoryLister;
   readonly editors: OpenEditors | undefined;
+  /** The host's language services (VS Code's diagnostics); none in the CLI. */
+  readonly problems: ProblemsPort | undefined;
+  /** The host's document symbol providers (VS Code's outline); none in the CLI. */
+  readonly outline: OutlinePort | undefined;
   /** The rules in force, knowing the workspace folders. */
   readonly policy: Policy;
   readonly roots: readonly WorkspaceRoot[];
@@ -88,6 +103,8 @@ export type Need = keyof CallServices;
 export interface CallContext {
   /** The call's paths as the gate approved them (normalized once, in `targets`). */
   readonly targets: readonly GatedPath[];
+  /** A batch call (`CallTargets.each`): every entry in order, approved or refused alone. */
+  readonly batch?: readonly BatchEntry[];
   readonly signal: AbortSignal;
   /** How much of a result reaches the model in one piece; a larger result goes to a result artifact. */
   readonly page: PageBudget;
@@ -128,6 +145,14 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends 
   readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
+  /** Images the result shows the model beside its text (a host that can pass images does), read once the call ran. */
+  readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[]>;
+}
+
+/** An image for the model: its bytes and MIME type. */
+export interface ImagePart {
+  readonly mime: string;
+  readonly data: Uint8Array;
 }
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
@@ -142,6 +167,8 @@ export interface ToolOutcome<R = unknown> {
   readonly result: R;
   /** The rendering for the model. */
   readonly text: string;
+  /** Images to show the model beside the text (VS Code passes them as image parts; the CLI prints the result's metadata). */
+  readonly images?: readonly ImagePart[];
 }
 
 /**
@@ -163,7 +190,7 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
 }
 
 export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool<R> {
-  const { schema, targets, run, render, ...meta } = definition;
+  const { schema, targets, run, render, images, ...meta } = definition;
   return {
     ...meta,
     inputSchema: schema,
@@ -172,8 +199,10 @@ export function defineTool<S extends z.ZodType, R, N extends Need>(definition: T
       return {
         targets: targets(typed, scope),
         async execute(call, services) {
-          const result = await run(typed, { ...call, ...granted(services, meta.needs) });
-          return { result, text: render(result) };
+          const ctx = { ...call, ...granted(services, meta.needs) };
+          const result = await run(typed, ctx);
+          const parts = images ? await images(result, ctx) : [];
+          return { result, text: render(result), ...(parts.length > 0 ? { images: parts } : {}) };
         },
       };
     },

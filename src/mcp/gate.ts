@@ -83,5 +83,6 @@ function reasonToAsk(call: GateCall): string {
 
 function message(call: GateCall): string {
   const reason = reasonToAsk(call);
-  return [`Workspace Tools: allow ${call.tool}?`, call.summary, `Paths: ${paths(call)}`, `Asked because ${reason}.`].join('\n');
+  // Paragraphs: clients render the message as Markdown, where a single line break is a space.
+  return [`Workspace Tools: allow ${call.tool}?`, call.summary, `Paths: ${paths(call)}`, `Asked because ${reason}.`].join('\n\n');
 }

@@ -21,8 +21,11 @@ import { VscodeWorkspaceFs } from './vscode-fs.ts';
 import { registerCommands } from './commands.ts';
 import { registerStagedReview, saveConfirmationExtras } from './staged/review.ts';
 import { withNewDiagnostics } from './staged/diagnostics.ts';
+import { vscodeProblems } from './problems.ts';
+import { vscodeOutline } from './outline.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
+import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 
@@ -124,6 +127,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     allowWrites: () => vscode.workspace.isTrusted,
     editors: openEditors(local),
     encodingOf: fileEncodingOf(local),
+    problems: vscodeProblems(local),
+    outline: vscodeOutline(local),
   });
 
   const hooks: ToolHostHooks = {
@@ -159,6 +164,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     autoApproveAll: vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true,
   });
   context.subscriptions.push(registerGateStatus(gateStatus));
+  context.subscriptions.push(registerMcpSetup(context.extensionPath));
   tools.sync();
   log.info(gateStatusLine(gateStatus()));
   log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);

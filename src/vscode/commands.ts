@@ -13,6 +13,7 @@ import type { Host } from './activate.ts';
 import { addressOf, fileUri } from './uri.ts';
 import { displayOf } from '../core/paths.ts';
 import type { PageBudget } from '../core/results/budget.ts';
+import { oneFile } from '../core/tools/open_file.ts';
 
 /** The person's quick picks show every result they asked for (their commands pass a limit); no result artifact. */
 const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
@@ -111,7 +112,7 @@ async function openFileAsArtifactCommand(host: Host): Promise<void> {
   if (!path?.trim()) return;
   const outcome = await runForPerson(host, 'open_file', { path: path.trim() });
   if (!outcome) return;
-  const handle = outcome.result;
+  const handle = oneFile(outcome.result);
   await vscode.window.showTextDocument(artifactUri(handle), { preview: true });
   void vscode.window.setStatusBarMessage(`$(file) artifact ${handle.callId}: ${handle.path}, ${handle.lines} lines, ${handle.bytes} bytes`, 8000);
 }

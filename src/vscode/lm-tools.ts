@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/registry.ts';
 import type { Session } from '../core/session.ts';
-import type { Tool, ToolOutcome } from '../core/tool.ts';
+import type { BatchPlan } from '../core/batch-gate.ts';
+import type { ImagePart, Tool, ToolOutcome } from '../core/tool.ts';
 import { confirmationOf, type GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
 import { withSignal } from './cancellation.ts';
@@ -44,8 +45,9 @@ function targetList(call: GateCall): string {
  */
 export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall) => void): vscode.PreparedToolInvocation {
   let call: GateCall;
+  let batch: BatchPlan | undefined;
   try {
-    call = session.prepare(tool, input, 'chat').call;
+    ({ call, batch } = session.prepare(tool, input, 'chat'));
   } catch {
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
@@ -53,6 +55,8 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   prepared?.(call);
   const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
+  // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
+  if (batch && call.targets.length === 0) return { invocationMessage };
   if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
   // Security: the summary and paths carry the model's own text (globs, patterns, names); they are
   // appended as text so they cannot reshape what the person is asked to approve.
@@ -72,6 +76,16 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
     message.appendMarkdown('\n');
   }
+  for (const t of batch?.asked ?? []) {
+    message.appendMarkdown('- ');
+    message.appendText(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`);
+    message.appendMarkdown('\n');
+  }
+  for (const t of batch?.denied ?? []) {
+    message.appendMarkdown('- ');
+    message.appendText(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`);
+    message.appendMarkdown('\n');
+  }
   const extras = hooks.confirmationExtras?.(tool, input);
   if (extras) {
     message.appendMarkdown('\n');
@@ -82,6 +96,22 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     invocationMessage,
     confirmationMessages: { title: `${tool.displayName}: ${targetList(call)}`, message },
   };
+}
+
+/** VS Code's image part (LanguageModelDataPart), in the versions that have it (newer than the API this extension is built against). */
+interface DataPartApi {
+  image(data: Uint8Array, mimeType: string): unknown;
+}
+
+const dataParts = (vscode as unknown as { readonly LanguageModelDataPart?: DataPartApi }).LanguageModelDataPart;
+
+/** The model's text, and the result's images as image parts where this VS Code can pass them (otherwise a line says so). */
+export function toolResult(text: string, images: readonly ImagePart[]): vscode.LanguageModelToolResult {
+  const canShow = dataParts !== undefined && typeof dataParts.image === 'function';
+  const shown = images.length > 0 && !canShow ? `${text}\n(This VS Code cannot pass images to the model: only the description above reaches it.)` : text;
+  const result = new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(shown)]);
+  if (canShow) for (const image of images) result.content.push(dataParts.image(image.data, image.mime));
+  return result;
 }
 
 /** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
@@ -191,7 +221,7 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
             const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
             return this.hooks.aroundInvoke ? this.hooks.aroundInvoke(tool, options.input, run, signal) : run().then((outcome) => ({ outcome }));
           });
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(note ? `${outcome.text}\n${note}` : outcome.text)]);
+          return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
           if (!isSandboxError(e)) throw e;
           // The model reads the message, so the code leads it. Bad arguments are thrown (the model

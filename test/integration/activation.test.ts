@@ -37,3 +37,23 @@ describe('activation', () => {
     assert.deepEqual(missing, [], `declared but not in vscode.lm.tools (which has: ${registered.join(', ')})`);
   });
 });
+
+describe('MCP setup', () => {
+  it('"Set Up the MCP Server for Other Agents" opens the snippets for this workspace, running the extension\'s own dist/cli.js', async () => {
+    const ext = extension();
+    await ext.activate();
+    await vscode.commands.executeCommand('workspaceTools.showMcpSetup');
+    const doc = vscode.window.activeTextEditor?.document;
+    assert.ok(doc, 'an editor shows the snippets');
+    assert.equal(doc.languageId, 'markdown');
+    const text = doc.getText();
+    assert.match(text, /^# Workspace Tools as an MCP server/);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    assert.ok(folder);
+    const vscodeSnippet = /## VS Code[\s\S]*?```json\n([\s\S]*?)\n```/.exec(text)?.[1];
+    assert.ok(vscodeSnippet, text);
+    const server = (JSON.parse(vscodeSnippet) as { servers: Record<string, { args: string[] }> }).servers['workspace-tools'];
+    assert.deepEqual(server?.args, [`${ext.extensionPath}/dist/cli.js`, 'mcp', '--root', folder, '--gate', 'elicit']);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+});

@@ -12,6 +12,7 @@ import { Policy } from '../../src/core/policy.ts';
 import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import { readArtifactText } from '../../src/core/artifacts/page.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 const MTIME = new Date('2024-01-02T03:04:05.000Z');
 
@@ -28,7 +29,7 @@ async function call<N extends ToolName>(t: TestSession, tool: N, args: Record<st
 }
 
 async function open(t: TestSession, rel: string): Promise<ArtifactHandle> {
-  return (await call(t, 'open_file', { path: rel })).result;
+  return oneFile((await call(t, 'open_file', { path: rel })).result);
 }
 
 /** The text with the run-specific callId replaced by "ID". */
@@ -58,7 +59,7 @@ describe('open_file', () => {
   it('returns a handle with exact facts and no content, rendered in two lines', async () => {
     write(t, 'src/app.ts', 'const a = 1;\nconst b = 2;\n');
     const outcome = await call(t, 'open_file', { path: 'src/app.ts' });
-    const handle = outcome.result;
+    const handle = oneFile(outcome.result);
     assert.match(handle.callId, /^art-[0-9a-f]{6}-\d+$/);
     assert.deepEqual({ ...handle, callId: 'ID' }, { callId: 'ID', path: 'src/app.ts', bytes: 26, lines: 2, encoding: 'utf8', eol: 'lf', binary: false, mtime: '2024-01-02T03:04:05.000Z' });
     assert.equal(pin(outcome.text, handle.callId), [
@@ -236,7 +237,7 @@ describe('encodings and line ends', () => {
   it('reads a text file that is not UTF-8 as windows1252 (latin-1 when a byte is undefined there), for reading and for grep', async () => {
     write(t, 'latin1.txt', Buffer.concat([Buffer.from('ok line\ncaf'), Buffer.from([0xe9]), Buffer.from(' au lait \x80\n', 'latin1')]));
     const outcome = await call(t, 'open_file', { path: 'latin1.txt' });
-    const handle = outcome.result;
+    const handle = oneFile(outcome.result);
     assert.deepEqual([handle.encoding, handle.binary, handle.bytes, handle.lines], ['windows1252', false, 23, 2]);
     assert.match(pin(outcome.text, handle.callId), /^artifact ID: latin1\.txt, 2 lines, 23 bytes, windows1252, lf, modified /);
     const read = await call(t, 'artifact_read', { callId: handle.callId });
@@ -254,9 +255,10 @@ describe('encodings and line ends', () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR\0\0needle\x01\x02'), Buffer.alloc(40, 0)]);
     write(t, 'logo.png', png);
     const outcome = await call(t, 'open_file', { path: 'logo.png' });
-    const handle = outcome.result;
+    const handle = oneFile(outcome.result);
     assert.deepEqual([handle.binary, handle.encoding, handle.bytes], [true, 'binary', png.length]);
-    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
+    // Its bytes start as a PNG's do, with a header that claims absurd dimensions: described, never sent as an image.
+    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nImage: image/png, 28261×1701080165 px.\nNot shown as an image: it is over the bound of 5.0 MiB and 8000 px a side (images are not downscaled). Ask the user to provide a smaller copy.\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
     await assert.rejects(call(t, 'artifact_read', { callId: handle.callId }), {
       code: 'E_SANDBOX_BINARY',
       message: '"logo.png" is binary (66 bytes), so there are no text lines to read. Search its bytes with artifact_grep and literal: true (matches show byte offsets); to read text, open a text file instead.',
@@ -464,7 +466,7 @@ describe('open_json_file and artifact_query on JSON', () => {
     const text = await open(t, 'notes.txt');
     await assert.rejects(call(t, 'artifact_query', { callId: text.callId, select: '/k' }), {
       code: 'E_SANDBOX_UNSUPPORTED',
-      message: `artifact_query selects inside JSON or Markdown, and "notes.txt" (${text.callId}) was opened with open_file as plain text. Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`,
+      message: `artifact_query selects inside JSON, Markdown, or a source file whose outline open_file returned, and "notes.txt" (${text.callId}) was opened with open_file as plain text (no outline). Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`,
     });
   });
 });

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { grepLineRenderer } from '../../src/core/artifacts/render.ts';
 import type { ArtifactGrepResult } from '../../src/core/artifacts/types.ts';
 import { pagedResult, session, wholeResult, type TestSession } from './harness.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 const WHOLE = { bytes: 64 * 1024 * 1024 };
 const SMALL = { bytes: 256 };
@@ -17,7 +18,7 @@ const SMALL = { bytes: 256 };
 /** The grep rendered from its GrepLine objects (a page that holds it all), and the result artifact written past a small page. */
 async function bothWays(t: TestSession, bytes: Buffer, input: { pattern: string; context: number; literal?: boolean }): Promise<{ expected: string; actual: string } | undefined> {
   writeFileSync(nodePath.join(t.root, 'f.txt'), bytes);
-  const { callId } = (await t.invoke('open_file', { path: 'f.txt' })).result;
+  const { callId } = oneFile((await t.invoke('open_file', { path: 'f.txt' })).result);
   const grep = { callId, maxResults: 10_000, ...input };
   const whole: ArtifactGrepResult = wholeResult((await t.invoke('artifact_grep', grep, { page: WHOLE })).result);
   const render = grepLineRenderer(false);

@@ -21,6 +21,7 @@ import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { MemoryLog } from './harness.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 const [scenario, workspace, spool] = process.argv.slice(2) as [BombScenario, string, string];
 const rg = locateRipgrep();
@@ -100,7 +101,7 @@ async function run(): Promise<void> {
       write('many.txt', 'x\n'.repeat(5_000_000));
       const handle = await call('open_file', { path: 'many.txt' });
       if (!handle) throw new Error('open_file many.txt failed');
-      await call('artifact_grep', { callId: handle.callId, pattern: 'x', maxResults: 1e12 });
+      await call('artifact_grep', { callId: oneFile(handle).callId, pattern: 'x', maxResults: 1e12 });
       return;
     }
     case 'replace-all': {
@@ -132,7 +133,7 @@ async function run(): Promise<void> {
       write('brackets.json', `${'['.repeat(depth)}${']'.repeat(depth)}`);
       await call('open_json_file', { path: 'brackets.json' });
       const opened = await call('open_file', { path: 'brackets.json' });
-      if (opened) await call('artifact_query', { callId: opened.callId, select: '' });
+      if (opened) await call('artifact_query', { callId: oneFile(opened).callId, select: '' });
       return;
     }
   }

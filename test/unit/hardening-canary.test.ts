@@ -15,6 +15,7 @@ import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { ofKind, session, tempDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import { rgPath, writeTree } from './search-helpers.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /**
  * Canary secrets: a workspace whose secret files (asked: `.env`, keys, `.ssh`, `.git/config`) and
@@ -436,7 +437,7 @@ test('canary: the open tools refuse every secret, link and denied path; artifact
     count++;
     assert.ok(out.ok, `${tool} ${path}`);
     const result = out.result;
-    const handle = 'handle' in result ? result.handle : result;
+    const handle = 'handle' in result ? result.handle : oneFile(result);
     assert.deepEqual({ path: handle.path, bytes: handle.bytes, lines: handle.lines }, { path, bytes: Buffer.byteLength(NORMAL[path]!), lines: linesOf(path).length });
     return handle;
   };

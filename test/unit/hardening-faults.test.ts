@@ -8,6 +8,7 @@ import { session, tempDir, testSession } from './harness.ts';
 import { FaultyFs, join, namesIn, rejectsWith } from './media-fixtures.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 import type { Scenario, Step } from './hardening-faults-child.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /**
  * Faults during a save: the process killed mid-write, the file changed under the media (deleted,
@@ -267,7 +268,7 @@ test('fault: the artifact spool fills its disk while a file is opened: narrated 
     const spooled = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
     assert.deepEqual(spooled(disk.path), []);
     const opened = await t.session.invoke(TOOLS.open_file, { path: 'small.txt' });
-    assert.equal(opened.result.lines, 1);
+    assert.equal(oneFile(opened.result).lines, 1);
     assert.deepEqual(spooled(disk.path), ['2.spool']);
   } finally {
     await t.dispose();

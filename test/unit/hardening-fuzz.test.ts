@@ -12,6 +12,7 @@ import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { FOLDED_SPELLINGS, INVISIBLE_CHARACTERS, WINDOWS_SPELLINGS } from '../shared/spellings.ts';
 import type { GateCall } from '../../src/core/gate.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
 const RUNS = Number(process.env['WT_FUZZ_RUNS'] ?? 2000);
@@ -162,7 +163,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
 test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async (tc) => {
   const t = session(tc, { overrides: { search: createRipgrepSearch(createRipgrep(locateRipgrep()!.path)) } });
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
-  const callId = (await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result.callId;
+  const callId = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result).callId;
   const cases: [ToolName, object][] = [];
   for (const bad of ['a\u0000b', '\u0000', 'x'.repeat(200_000)]) {
     cases.push(['search_files', { pattern: bad }], ['search_files', { pattern: 'a', glob: bad }], ['search_files', { pattern: 'a', iglob: bad }],

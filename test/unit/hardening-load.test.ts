@@ -13,6 +13,7 @@ import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { rgChildren, rgPath, searchOptions, waitFor, writeTree } from './search-helpers.ts';
 import { ofKind, session, tempDir, type TestSession, wholeResult } from './harness.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /**
  * Load: one session under many calls at once. 200 concurrent calls of every kind return exactly
@@ -61,7 +62,7 @@ function callFor(n: number, f: Fixture): Call {
   const mod = (k * 7 + n) % MODULES;
   switch (n % 13) {
     case 0: return { tool: 'open_file', input: { path: `src/mod${mod}.ts` }, check: (r) => {
-      const h = r;
+      const h = oneFile(r);
       assert.deepEqual([h.path, h.bytes, h.lines], [`src/mod${mod}.ts`, Buffer.byteLength(moduleText(mod)), 22]);
     } };
     case 1: return { tool: 'open_json_file', input: { path: 'data.json' }, check: (r) => {
@@ -125,7 +126,7 @@ test('load: 200 concurrent calls of mixed tools on one session each return exact
   const t = session(tc, searchOptions());
   const rounds: string[] = [];
   writeTree(t.root, TREE);
-  const open = (await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result;
+  const open = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result);
   const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
   const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
   const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id };

@@ -17,6 +17,7 @@ import { LineIndexBuilder } from '../../src/core/artifacts/line-index.ts';
 import { createNewlineCounter } from '../../src/core/artifacts/newlines.ts';
 import fc from 'fast-check';
 import { pagedResult, session, testDir, type TestSession } from './harness.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /** What the spool holds in memory before a write (see ResultSpool). */
 const CHUNK = 64 * 1024;
@@ -74,7 +75,7 @@ async function openBig(tc: Parameters<typeof session>[0], text: string): Promise
   const t = session(tc);
   writeFileSync(nodePath.join(t.root, 'big.txt'), text);
   const opened = await t.invoke('open_file', { path: 'big.txt' });
-  return { t, callId: opened.result.callId };
+  return { t, callId: oneFile(opened.result).callId };
 }
 
 test('attack: artifact_grep with context 50 on 100,000 lines (a match every 101) streams them to a result artifact, holding one page and one write chunk at most (the lines past the page are written as bytes, 256 KiB at a time, one buffer written while the next fills)', async (tc) => {

@@ -14,6 +14,7 @@ import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 
 const SENTINEL = 'OUTSIDE-SENTINEL-5b1e';
@@ -296,7 +297,7 @@ test('race: a checked file swapped for a link to an outside file while open_file
       try {
         let text: string;
         if (i % 2 === 0) {
-          const handle = (await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result;
+          const handle = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result);
           text = handle.lines === 0 ? '' : (await t.session.invoke(TOOLS.artifact_read, { callId: handle.callId })).text;
           tally.read++;
         } else {
@@ -335,6 +336,6 @@ test('attack: a hard link to .env under an innocent name is read with no ask', a
   // Approved knowing it, the result says so too.
   const approved = session(tc, { overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
   const opened = await approved.session.invoke(TOOLS.open_file, { path: 'notes.txt' });
-  assert.equal(opened.result.links, 2);
+  assert.equal(oneFile(opened.result).links, 2);
   assert.match(opened.text, /2 names \(hard links\)/);
 });

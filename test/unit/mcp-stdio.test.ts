@@ -60,6 +60,11 @@ test('over stdio, a session of every tool keeps stdout to JSON-RPC; the audit tr
   await call('undo_save', { save_id: saveId });
   assert.equal(readFileSync(nodePath.join(ws.path, 'src', 'app.ts'), 'utf8'), 'export const a = 1;\n// TODO: more\n');
 
+  // The CLI runs no language services: list_problems says so, narrated.
+  const problems = await client.callTool({ name: 'list_problems', arguments: {} }) as CallToolResult;
+  used.add('list_problems');
+  assert.equal(problems.isError, true);
+  assert.match(problems.content.map((part) => (part.type === 'text' ? part.text : '')).join(''), /^E_SANDBOX_UNSUPPORTED: list_problems needs language services/);
   assert.deepEqual([...used].sort(), [...TOOL_NAMES, LIST_ROOTS].sort(), 'every tool was called');
   assert.deepEqual(errors, [], 'the client read only JSON-RPC from stdout');
   const audit = readFileSync(auditFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { audit: { tool: string } });

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS } from '../../src/core/session.ts';
 import type { TextEncoding } from '../../src/core/text/encoding.ts';
 import { session } from './harness.ts';
 import { join, rejectsWith } from './media-fixtures.ts';
+import { oneFile } from '../../src/core/tools/open_file.ts';
 
 /** How each encoding writes text, built here from Node's own encoders (not from the code under test). */
 const WRITERS: Record<string, (text: string) => Buffer> = {
@@ -31,7 +32,7 @@ for (const encoding of ['utf16le', 'utf16be', 'utf8bom', 'windows1252'] as const
     const original = Buffer.concat([Buffer.from(BOMS[encoding]!), write(BEFORE), write(LINE), write(AFTER)]);
     writeFileSync(file, original);
 
-    const opened = (await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result;
+    const opened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result);
     assert.deepEqual({ encoding: opened.encoding, bytes: opened.bytes, lines: opened.lines, eol: opened.eol, binary: opened.binary }, { encoding, bytes: original.length, lines: 4, eol: 'crlf', binary: false });
     const page = (await t.session.invoke(TOOLS.artifact_read, { callId: opened.callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['café crème', 'second line', 'déjà vu', 'no final newline']);
@@ -45,7 +46,7 @@ for (const encoding of ['utf16le', 'utf16be', 'utf8bom', 'windows1252'] as const
 
     const expected = Buffer.concat([Buffer.from(BOMS[encoding]!), write(BEFORE), write(`deuxi\xe8me ligne ${euro}`), write(AFTER)]);
     assert.deepEqual(readFileSync(file), expected);
-    const reopened = (await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result;
+    const reopened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result);
     assert.equal(reopened.encoding, encoding);
   });
 }
@@ -74,7 +75,7 @@ test('the encoding the user\'s files.encoding gives a file decides open, stage a
   const file = join(t.root, 'ru', 'hello.txt');
   const original = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x0a]);
   writeFileSync(file, original);
-  const opened = (await t.session.invoke(TOOLS.open_file, { path: 'ru/hello.txt' })).result;
+  const opened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'ru/hello.txt' })).result);
   assert.equal(opened.encoding, 'windows1251');
   const page = (await t.session.invoke(TOOLS.artifact_read, { callId: opened.callId })).result;
   assert.deepEqual(page.lines.map((l) => l.text), ['Привет']);
@@ -86,7 +87,7 @@ test('the encoding the user\'s files.encoding gives a file decides open, stage a
   assert.ok(asked.includes('ru/hello.txt'));
 
   writeFileSync(join(t.root, 'ru', 'bom.txt'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Привет\n')]));
-  assert.equal(((await t.session.invoke(TOOLS.open_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
+  assert.equal(oneFile((await t.session.invoke(TOOLS.open_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
   assert.equal(((await t.session.invoke(TOOLS.stage_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
 });
 
@@ -96,11 +97,11 @@ test('a large non-UTF-8 file is transcoded chunk by chunk on every backend, fall
     const t = session(tc, fs ? { fs, overrides: { limits: () => ({ ...DEFAULT_LIMITS, nonStreamingMaxBytes: 8 * 1024 * 1024 }) } } : {});
     writeFileSync(join(t.root, 'cp.txt'), Buffer.concat([body, Buffer.from('end \x80\n', 'latin1')]));
     writeFileSync(join(t.root, 'l1.txt'), Buffer.concat([body, Buffer.from([0x81, 0x0a])]));
-    const cp = (await t.session.invoke(TOOLS.open_file, { path: 'cp.txt' })).result;
+    const cp = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'cp.txt' })).result);
     assert.deepEqual([cp.encoding, cp.lines, cp.bytes], ['windows1252', 100_001, body.length + 6]);
     const last = (await t.session.invoke(TOOLS.artifact_read, { callId: cp.callId, offset: 100_000 })).result;
     assert.deepEqual(last.lines.map((l) => l.text), ['café crème', 'end €']);
-    const l1 = (await t.session.invoke(TOOLS.open_file, { path: 'l1.txt' })).result;
+    const l1 = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'l1.txt' })).result);
     assert.deepEqual([l1.encoding, l1.lines], ['iso88591', 100_001]);
     const tail = (await t.session.invoke(TOOLS.artifact_read, { callId: l1.callId, offset: 100_001 })).result;
     assert.deepEqual(tail.lines.map((l) => l.text), ['\u0081']);

@@ -24,8 +24,13 @@ test('an unknown argument is rejected for every tool, naming it and the accepted
 });
 
 test('a missing required argument is named with the accepted type', () => {
+  const error = rejection(() => validateInput('artifact_read', TOOLS.artifact_read.inputSchema(declaration), {}));
+  assert.equal(error.message, 'artifact_read: Missing required argument "callId": a string. Fix the arguments and call again.');
+});
+
+test('open_file takes either path or files, and says so when given neither', () => {
   const error = rejection(() => validateInput('open_file', TOOLS.open_file.inputSchema(declaration), {}));
-  assert.equal(error.message, 'open_file: Missing required argument "path": a string. Fix the arguments and call again.');
+  assert.equal(error.message, 'open_file: Argument "(arguments)" is invalid (got {}): give either "path" (one file) or "files" (several), not both and not neither. Fix the arguments and call again.');
 });
 
 test('arguments must be a JSON object', () => {

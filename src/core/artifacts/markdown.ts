@@ -1,4 +1,5 @@
-import MarkdownIt from 'markdown-it';
+import type MarkdownItType from 'markdown-it';
+import { lazyModule } from '../lazy-module.ts';
 import { nearest } from './nearest.ts';
 
 /** One heading and the section it opens. */
@@ -52,6 +53,8 @@ export function parseOutline(text: string, totalLines: number, maxHeadings = OUT
     if (cut === -1) break;
   }
   const linesCut = cut !== -1 && cut + 1 < text.length;
+  // markdown-it (~95 KB with its helpers) loads on the first Markdown outline, not at activation.
+  const MarkdownIt = lazyModule<typeof MarkdownItType>('markdown-it');
   const md = new MarkdownIt('commonmark');
   // Only block structure matters; inline parsing is most of the cost and memory.
   md.core.ruler.disable(['inline']);

@@ -1,3 +1,4 @@
+import { promises as fsp } from 'node:fs';
 import { cancelled, invalidInput } from '../errors.ts';
 import { PAGE_MAX_BYTES, type SpoolLine, type SpoolReader } from './reader.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
@@ -42,6 +43,20 @@ export function readArtifactText(store: ArtifactStore, callId: string, maxBytes:
     refuseBinary(artifact, 'read');
     await artifact.live?.finished();
     return readWhole(artifact, maxBytes);
+  });
+}
+
+/** The first `maxBytes` of a binary artifact's bytes (its file's bytes as they were opened). */
+export function readArtifactBytes(store: ArtifactStore, callId: string, maxBytes: number): Promise<Uint8Array> {
+  return store.lease(callId, async (artifact) => {
+    const file = await fsp.open(artifact.spoolPath, 'r');
+    try {
+      const buffer = Buffer.alloc(Math.min(maxBytes, artifact.index.bytes));
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
   });
 }
 

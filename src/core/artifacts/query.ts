@@ -6,6 +6,7 @@ import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leas
 import { PAGE_MAX_LINES, readPage } from './page.ts';
 import type { ArtifactStore, LeasedArtifact } from './store.ts';
 import type { ArtifactQueryResult, JsonShape } from './types.ts';
+import type { SymbolOutline } from '../outline/symbols.ts';
 
 /* The structure contracts: a JSON artifact's shape (open_json_file), a Markdown artifact's outline (open_markdown_file), and artifact_query. */
 
@@ -56,6 +57,7 @@ export function queryArtifact(store: ArtifactStore, callId: string, select: stri
       const rendered = renderJson(selection.node, PAGE_MAX_BYTES);
       return { kind, callId, path, pointer: select, node: selection.node, text: rendered.text, truncated: selection.truncated || rendered.capped };
     }
+    if (kind === 'symbol') return querySymbol(artifact, artifact.symbols!, select, signal);
     const { headings, stoppedAtLine } = await outlineOf(artifact);
     const heading = findSection(headings, select);
     if (!heading) {
@@ -69,18 +71,37 @@ export function queryArtifact(store: ArtifactStore, callId: string, select: stri
   });
 }
 
+/** Records a source file's symbols on its artifact (open_file, where a provider answered): artifact_query then selects them by path. */
+export function attachSymbols(store: ArtifactStore, callId: string, outline: SymbolOutline): Promise<void> {
+  return store.lease(callId, async (artifact) => { artifact.symbols = outline; });
+}
+
+/** A symbol by its path of names ("Session/invoke"): its lines, as a Markdown section's are read. */
+async function querySymbol(artifact: LeasedArtifact, outline: SymbolOutline, select: string, signal: AbortSignal | undefined): Promise<ArtifactQueryResult> {
+  const { callId, path } = artifact.info;
+  const hit = findSection(outline.symbols, select);
+  const symbol = outline.symbols.find((s) => s === hit);
+  if (!symbol) {
+    const near = nearHeadings(outline.symbols, select, 8).map((p) => JSON.stringify(p));
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No symbol matches the path ${JSON.stringify(select)} in "${path}". Symbols near it: ${near.join(', ')}.`, `Call artifact_query with one of those (segments are symbol names separated by "/", outermost first).`);
+  }
+  const page = await withReader(artifact, (reader) => readPage(artifact, reader, symbol.startLine, Math.min(symbol.endLine, symbol.startLine + PAGE_MAX_LINES - 1), signal, symbol.endLine));
+  return { kind: 'symbol', callId, path, symbol, page };
+}
+
 async function outlineOf(artifact: LeasedArtifact): Promise<Outline> {
   refuseBinary(artifact, 'parse as Markdown');
   artifact.outline ??= parseOutline(await readWhole(artifact, MARKDOWN_MAX_BYTES), artifact.index.lines);
   return artifact.outline;
 }
 
-function queryKind(artifact: LeasedArtifact): 'json' | 'markdown' {
+function queryKind(artifact: LeasedArtifact): 'json' | 'markdown' | 'symbol' {
   if (artifact.info.kind === 'json' || artifact.info.kind === 'markdown') return artifact.info.kind;
+  if (artifact.symbols !== undefined && artifact.symbols.symbols.length > 0) return 'symbol';
   if (artifact.info.kind === 'result') throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${artifact.info.callId}" holds the result of ${artifact.info.path}, which is text lines, not JSON or Markdown. Page it with artifact_read or search it with artifact_grep.`, '');
   if (/\.(json|jsonc|code-workspace)$/i.test(artifact.info.path)) return 'json';
   if (/\.(md|markdown|mdx|mdown|mkd)$/i.test(artifact.info.path)) return 'markdown';
-  throw new SandboxError('E_SANDBOX_UNSUPPORTED', `artifact_query selects inside JSON or Markdown, and "${artifact.info.path}" (${artifact.info.callId}) was opened with open_file as plain text.`, `Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`);
+  throw new SandboxError('E_SANDBOX_UNSUPPORTED', `artifact_query selects inside JSON, Markdown, or a source file whose outline open_file returned, and "${artifact.info.path}" (${artifact.info.callId}) was opened with open_file as plain text (no outline).`, `Use artifact_grep or artifact_read on it, or reopen it with open_json_file or open_markdown_file.`);
 }
 
 function invalidJson(artifact: LeasedArtifact, error: { error: string; line: number; column: number }): SandboxError {

@@ -3,8 +3,11 @@ import type { Heading } from './markdown.ts';
 import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
 import { PAGE_MAX_LINES } from './page.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepHead, GrepLine, JsonShape, PageLine } from './types.ts';
-import { plural } from '../text/format.ts';
+import { formatBytes, plural } from '../text/format.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import type { OpenWindow } from './window.ts';
+import type { SymbolOutline } from '../outline/symbols.ts';
+import type { ImageInfo } from '../images/sniff.ts';
 
 /**
  * Compact renderings of artifact results for the model: a header line with the values that
@@ -28,8 +31,56 @@ function openHint(h: ArtifactHandle, extra?: string): string {
   return `Next: ${extra ? extra + '; ' : ''}artifact_read {callId: "${h.callId}", offset} pages it (${PAGE_MAX_LINES} lines or ${KIB} KiB a page); artifact_grep {callId: "${h.callId}", pattern} finds lines.`;
 }
 
-export function renderOpenFile(h: ArtifactHandle): string {
-  return `${renderHandle(h)}\n${openHint(h)}`;
+/** The page an open call returned with its handle, and where to read on (in place of the hint when there is one). */
+export function renderWindow(h: ArtifactHandle, window: OpenWindow): string[] {
+  if ('pageError' in window) return [h.binary ? 'No page: the file is binary, so it has no text lines.' : `No page: ${window.pageError}`, openHint(h)];
+  const page = window.page;
+  if (page.totalLines === 0) return [`${page.path} is empty (0 lines).`];
+  const readOn = `artifact_read {callId: "${h.callId}", offset: ${page.nextOffset ?? page.startLine}}`;
+  if (page.lines.length === 0) return [`No room for its lines in this result (the files share one page): ${readOn} reads them.`];
+  const header = `Lines ${page.startLine}-${page.endLine} of ${page.totalLines}:`;
+  const why = window.cutToShare ? 'cut to share one page with the other files; ' : page.truncated ? `page capped at ${KIB} KiB; ` : '';
+  const more = page.nextOffset === undefined
+    ? '(end of file)'
+    : `(${why}more: ${readOn}; artifact_grep {callId: "${h.callId}", pattern} finds lines)`;
+  return [header, ...pageBody(page), more];
+}
+
+/** Several files opened in one call: each one's handle and page, or why it alone failed. */
+export function renderOpenFiles(result: { readonly files: readonly { readonly path: string; readonly handle?: ArtifactHandle; readonly window?: OpenWindow; readonly error?: { readonly code: string; readonly message: string } }[]; readonly shared?: { readonly bytes: number } }): string {
+  const opened = result.files.filter((f) => f.handle !== undefined).length;
+  const out = [`Opened ${opened} of ${plural(result.files.length, 'file')}${result.shared ? `; their pages share one result page (${formatBytes(result.shared.bytes)} or your token budget), so the longer ones are cut: each says where to read on` : ''}.`];
+  for (const f of result.files) {
+    out.push(`== ${f.handle?.path ?? f.path} ==`);
+    if (f.handle === undefined) { out.push(f.error ? `${f.error.code}: ${f.error.message}` : 'Not opened.'); continue; }
+    out.push(renderHandle(f.handle), ...(f.window ? renderWindow(f.handle, f.window) : [openHint(f.handle)]));
+  }
+  return out.join('\n');
+}
+
+/** The hint, or the page asked for with the handle. */
+function hintOrWindow(h: ArtifactHandle, window: OpenWindow | undefined, extra?: string): string[] {
+  if (window === undefined) return [openHint(h, extra)];
+  return extra && 'page' in window ? [...renderWindow(h, window), `(${extra})`] : renderWindow(h, window);
+}
+
+/** A source file's outline (its document symbol provider's), as open_file returns it. */
+export function renderSymbols(h: ArtifactHandle, outline: SymbolOutline, maxSymbols = 300): string[] {
+  const { symbols } = outline;
+  const out = [`Outline (${plural(symbols.length + (outline.omitted ?? 0), 'symbol')}; line ranges are whole definitions):`];
+  for (const s of symbols.slice(0, maxSymbols)) out.push(`${'  '.repeat(s.level)}${s.kind} ${s.title}  ${s.startLine}-${s.endLine}`);
+  const left = symbols.length - Math.min(symbols.length, maxSymbols) + (outline.omitted ?? 0);
+  if (left > 0) out.push(`… ${plural(left, 'more symbol')} (find them with artifact_grep)`);
+  const example = symbols.find((s) => s.path.includes('/')) ?? symbols[0];
+  if (example) out.push(`(artifact_query {callId: "${h.callId}", select: ${JSON.stringify(example.path)}} reads a symbol's lines)`);
+  return out;
+}
+
+export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string; readonly image?: ImageInfo; readonly imageNote?: string }): string {
+  const outline = result.outline ? renderSymbols(result, result.outline) : result.outlineNote ? [result.outlineNote] : [];
+  const image = result.image ? [`Image: ${result.image.mime}, ${result.image.width}×${result.image.height} px.`] : [];
+  const imageNote = result.imageNote ? [result.imageNote] : [];
+  return [renderHandle(result), ...image, ...imageNote, ...outline, ...hintOrWindow(result, result.window)].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {
@@ -41,7 +92,7 @@ function sizeText(type: string, size: number | undefined): string {
   }
 }
 
-export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShape }): string {
+export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShape; window?: OpenWindow }): string {
   const { handle, shape } = result;
   const out = [renderHandle(handle), `JSON ${sizeText(shape.type, shape.size)}, ${lineRange(shape.startLine, shape.endLine)}${shape.type === 'object' && shape.members.length ? ':' : ''}`];
   if (shape.type === 'object') {
@@ -52,11 +103,11 @@ export function renderOpenJson(result: { handle: ArtifactHandle; shape: JsonShap
     if (types.length) out.push(`  items: ${types.join(', ')}`);
   }
   const example = shape.type === 'object' && shape.members[0] ? `"/${String(shape.members[0].key).replace(/~/g, '~0').replace(/\//g, '~1')}"` : shape.type === 'array' ? '"/0"' : '""';
-  out.push(openHint(handle, `artifact_query {callId: "${handle.callId}", select: ${example}} shows a value by JSON Pointer`));
+  out.push(...hintOrWindow(handle, result.window, `artifact_query {callId: "${handle.callId}", select: ${example}} shows a value by JSON Pointer`));
   return out.join('\n');
 }
 
-export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[]; outlineStopsAtLine?: number }, maxHeadings = 300): string {
+export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: readonly Heading[]; outlineStopsAtLine?: number; window?: OpenWindow }, maxHeadings = 300): string {
   const { handle, outline } = result;
   const out = [renderHandle(handle)];
   if (outline.length === 0) {
@@ -68,7 +119,7 @@ export function renderOpenMarkdown(result: { handle: ArtifactHandle; outline: re
     if (result.outlineStopsAtLine !== undefined) out.push(`(the outline stops at line ${result.outlineStopsAtLine}, after ${plural(outline.length, 'heading')}: find later headings with artifact_grep "^#")`);
   }
   const example = outline.find((h) => h.path.includes('/')) ?? outline[0];
-  out.push(openHint(handle, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
+  out.push(...hintOrWindow(handle, result.window, example ? `artifact_query {callId: "${handle.callId}", select: ${JSON.stringify(example.path)}} reads a section` : undefined));
   return out.join('\n');
 }
 
@@ -148,6 +199,10 @@ export function renderQuery(r: ArtifactQueryResult): string {
     const out = [`${where} in ${r.path} (${lineRange(r.node.startLine, r.node.endLine)}), ${sizeText(r.node.type, r.node.size)}:`, r.text];
     if (summarized(r.node) || r.truncated) out.push('({…N keys}, […N items] and "…" mark summarized parts: select a deeper pointer to see them)');
     return out.join('\n');
+  }
+  if (r.kind === 'symbol') {
+    const { symbol, page } = r;
+    return [`${symbol.kind} ${symbol.path} in ${r.path} (${lineRange(symbol.startLine, symbol.endLine)}):`, ...pageBody(page), continuation(page, symbol.endLine).replace('(end of section)', '(end of symbol)').replace('section ends', 'symbol ends')].join('\n');
   }
   const { heading, page } = r;
   const header = `${'#'.repeat(heading.level)} ${heading.path} in ${r.path} (${lineRange(heading.startLine, heading.endLine)}):`;

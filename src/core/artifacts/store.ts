@@ -13,7 +13,7 @@ import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 import { LiveResult } from './live.ts';
 import { Emitter, type Disposable, type Listener } from '../media/events.ts';
 import { removeDeadRunFolders } from './run-folders.ts';
-import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter } from './types.ts';
+import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter, SymbolOutline } from './types.ts';
 
 export interface ArtifactStoreOptions {
   readonly fs: WorkspaceFs;
@@ -37,6 +37,8 @@ interface Entry {
   live?: LiveResult | undefined;
   /** A Markdown artifact's outline, parsed once. */
   outline?: Outline;
+  /** A source file's symbols, as the host's document symbol provider reported them when it was opened. */
+  symbols?: SymbolOutline;
   lastUsedAt: number;
   /** Calls currently reading the spool file; an evicted entry's file is deleted when this drops to 0. */
   leases: number;
@@ -44,7 +46,7 @@ interface Entry {
 }
 
 /** An artifact while a call holds it (see `ArtifactStore.lease`): what the artifact_* contracts read. */
-export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> & Pick<Entry, 'outline'>;
+export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> & Pick<Entry, 'outline' | 'symbols'>;
 
 /**
  * Spooled, line-indexed snapshots of files. Each artifact is a copy of the file's bytes taken when

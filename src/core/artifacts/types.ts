@@ -5,6 +5,9 @@ import type { Eol } from '../text/eol.ts';
 import type { JsonSummary, JsonType } from './json.ts';
 import type { LineIndex } from './line-index.ts';
 import type { Heading } from './markdown.ts';
+import type { SymbolSection } from '../outline/symbols.ts';
+
+export type { SymbolOutline } from '../outline/symbols.ts';
 
 export type { Heading, Outline } from './markdown.ts';
 export type { JsonSummary, JsonType } from './json.ts';
@@ -108,7 +111,8 @@ export interface ArtifactGrepResult extends GrepHead {
 
 export type ArtifactQueryResult =
   | { readonly kind: 'json'; readonly callId: string; readonly path: string; readonly pointer: string; readonly node: JsonSummary; readonly text: string; readonly truncated: boolean }
-  | { readonly kind: 'markdown'; readonly callId: string; readonly path: string; readonly heading: Heading; readonly page: ArtifactPage };
+  | { readonly kind: 'markdown'; readonly callId: string; readonly path: string; readonly heading: Heading; readonly page: ArtifactPage }
+  | { readonly kind: 'symbol'; readonly callId: string; readonly path: string; readonly symbol: SymbolSection; readonly page: ArtifactPage };
 
 export interface JsonShape {
   readonly type: JsonType;

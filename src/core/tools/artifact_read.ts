@@ -3,13 +3,19 @@ import { defineTool } from '../tool.ts';
 import type { ArtifactPage } from '../artifacts/types.ts';
 import { PAGE_MAX_LINES, readArtifact } from '../artifacts/page.ts';
 import { renderPage } from '../artifacts/render.ts';
+import { pageRequestOf } from '../artifacts/window.ts';
 
 export const ARTIFACT_PAGE_MAX_LINES = PAGE_MAX_LINES;
 
+/** A page's `offset` and `limit`: artifact_read's, and the open tools' first look (`what` says what the page is of). */
+export const pageArguments = (what = '') => ({
+  offset: z.number().int().refine((n) => n !== 0, 'offset 0 is no line: lines are 1-based (1 is the first), and -1 is the last').optional().describe(`First line to return${what}, 1-based (default 1); negative counts from the end: -50 returns the last 50 lines (of a result still being written, once it has ended).`),
+  limit: z.number().int().min(1).max(ARTIFACT_PAGE_MAX_LINES).optional().describe(`Number of lines to return${what} (default and maximum ${ARTIFACT_PAGE_MAX_LINES}; a page is also capped at 50 KiB).`),
+});
+
 export const artifactReadSchema = () => z.strictObject({
   callId: z.string().min(1).describe('The callId from open_file, open_json_file or open_markdown_file.'),
-  offset: z.number().int().refine((n) => n !== 0, 'offset 0 is no line: lines are 1-based (1 is the first), and -1 is the last').optional().describe('First line to return, 1-based (default 1); negative counts from the end: -50 returns the last 50 lines (of a result still being written, once it has ended).'),
-  limit: z.number().int().min(1).max(ARTIFACT_PAGE_MAX_LINES).optional().describe(`Number of lines to return (default and maximum ${ARTIFACT_PAGE_MAX_LINES}; a page is also capped at 50 KiB).`),
+  ...pageArguments(),
 });
 
 export const artifactRead = defineTool({
@@ -27,6 +33,6 @@ export const artifactRead = defineTool({
     const offset = input.offset ?? 1;
     return { paths: [path], summary: offset < 0 ? `read ${path.display} from ${offset === -1 ? 'its last line' : `line ${offset} (counted from the end)`}` : `read ${path.display} from line ${offset}` };
   },
-  run: (input, ctx): Promise<ArtifactPage> => readArtifact(ctx.artifacts, input.callId, { ...(input.offset !== undefined ? { offset: input.offset } : {}), ...(input.limit !== undefined ? { limit: input.limit } : {}) }, ctx.signal),
+  run: (input, ctx): Promise<ArtifactPage> => readArtifact(ctx.artifacts, input.callId, pageRequestOf(input), ctx.signal),
   render: renderPage,
 });

@@ -14,6 +14,7 @@ export const TOOL_NAMES = [
   'save_media',
   'undo_save',
   'list_media',
+  'list_problems',
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];

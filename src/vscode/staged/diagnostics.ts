@@ -3,31 +3,14 @@ import type { Host } from '../activate.ts';
 import type { Tool, ToolOutcome } from '../../core/tool.ts';
 import { fileUri } from '../uri.ts';
 import type { NotedOutcome } from '../lm-tools.ts';
-
-const SETTLE_MAX_MS = 2000;
-const SETTLE_QUIET_MS = 300;
+import { settle, toProblem } from '../problems.ts';
+import { problemLine } from '../../core/problems/render.ts';
 
 function problems(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error || d.severity === vscode.DiagnosticSeverity.Warning);
 }
 
 const keyOf = (d: vscode.Diagnostic): string => `${d.severity}\u0000${d.source ?? ''}\u0000${d.message}`;
-
-/** Waits until the language services stop updating diagnostics for `uri` (or a time limit passes, or the call is cancelled). */
-function settle(uri: vscode.Uri, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    let quiet: ReturnType<typeof setTimeout> | undefined;
-    const finish = (): void => { clearTimeout(quiet); clearTimeout(limit); listener.dispose(); signal.removeEventListener('abort', finish); resolve(); };
-    const limit = setTimeout(finish, SETTLE_MAX_MS);
-    const listener = vscode.languages.onDidChangeDiagnostics((e) => {
-      if (!e.uris.some((u) => u.toString() === uri.toString())) return;
-      clearTimeout(quiet);
-      quiet = setTimeout(finish, SETTLE_QUIET_MS);
-    });
-    if (signal.aborted) finish();
-    else signal.addEventListener('abort', finish);
-  });
-}
 
 /**
  * Wraps save_media in VS Code: after the write, lists the errors and warnings the language services
@@ -58,7 +41,7 @@ export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, 
   } catch {
     return { outcome };
   }
-  await settle(uri, signal);
+  await settle([uri], signal);
   const fresh = problems(uri).filter((d) => {
     const left = before.get(keyOf(d)) ?? 0;
     if (left > 0) { before.set(keyOf(d), left - 1); return false; }
@@ -66,6 +49,6 @@ export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, 
   });
   if (fresh.length === 0) return { outcome, note: 'No new errors or warnings were reported for the saved file.' };
   if (hidden !== undefined) return { outcome, note: `${fresh.length} new problem(s) were reported for the saved file; their text is not shown because ${hidden}. Ask the user to look at them.` };
-  const lines = fresh.slice(0, 20).map((d) => `- line ${d.range.start.line + 1}: ${d.severity === vscode.DiagnosticSeverity.Error ? 'error' : 'warning'}${d.source ? ` (${d.source})` : ''}: ${d.message}`);
-  return { outcome, note: `New problems reported after the save (fix them with stage_file + media_apply_patch):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
+  const lines = fresh.slice(0, 20).map((d) => `- ${problemLine(toProblem(d))}`);
+  return { outcome, note: `New problems reported after the save (line:column; fix them with stage_file + media_apply_patch; list_problems lists them again):\n${lines.join('\n')}${fresh.length > 20 ? `\n- … and ${fresh.length - 20} more` : ''}` };
 }

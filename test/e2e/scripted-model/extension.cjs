@@ -15,7 +15,11 @@
 // of `input` and `final`, `{{step N}}` is the text of step N's result (0-based) and
 // `{{step N /regex/}}` its first capture group. A step's `tool` is matched against the tools the
 // request offers: exact name first, then a name ending in `_<tool>` or starting with `<tool>`.
-// A request that offers no tools (a title or summary request) gets plain text.
+// A request that offers no tools (a title or summary request) gets plain text. A step's tool
+// "mcp:<tool>" is that tool of an MCP server (VS Code offers it as mcp_<server>_<tool>).
+//
+// $WT_MCP_SERVER (JSON {command, args}): registers that stdio MCP server through VS Code's MCP
+// server definition provider API, with `--root <the workspace's first folder>` appended.
 //
 // $WT_SCRIPTED_MODEL_LOG, when set, receives one JSON object a line: activated, extension-active
 // (Copilot Chat and each id in $WT_SCRIPTED_MODEL_AWAIT, comma-separated), copilot-active, ready
@@ -125,6 +129,8 @@ function fill(value, results) {
 
 function resolveToolName(wanted, tools) {
   const names = tools.map((t) => t.name);
+  // "mcp:<tool>": that tool of an MCP server (VS Code names it mcp_<server>_<tool>).
+  if (wanted.startsWith('mcp:')) return names.find((n) => n.startsWith('mcp_') && n.endsWith(`_${wanted.slice(4)}`)) ?? wanted;
   return names.find((n) => n === wanted) ?? names.find((n) => n.endsWith(`_${wanted}`)) ?? names.find((n) => n.startsWith(wanted)) ?? wanted;
 }
 
@@ -195,8 +201,26 @@ async function sendScriptPrompt(openedManager) {
   log('prompt-sent', { prompt });
 }
 
+/**
+ * $WT_MCP_SERVER (JSON {command, args}): an MCP server (stdio) this extension defines through VS
+ * Code's MCP server definition provider API, run with `--root <the workspace's first folder>`.
+ */
+function registerMcpServer(context) {
+  if (!process.env.WT_MCP_SERVER) return;
+  const { command, args } = JSON.parse(process.env.WT_MCP_SERVER);
+  context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider('wt-mcp', {
+    provideMcpServerDefinitions() {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      log('mcp-definitions', { folder });
+      return folder ? [new vscode.McpStdioServerDefinition('workspace-tools', command, [...args, '--root', folder])] : [];
+    },
+  }));
+  log('mcp-registered');
+}
+
 exports.activate = (context) => {
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(VENDOR, provider));
+  registerMcpServer(context);
   log('activated');
   // On a fresh profile the built-in Copilot Chat is disabled until chat is set up; the command
   // behind "Manage Language Models" enables it (the e2e tests run it from the palette instead).

@@ -1,0 +1,33 @@
+import { imageSize } from 'image-size';
+
+/** The image formats a model is given as images, by the type image-size reads from the bytes. */
+const MIME: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+/** Largest image passed to the model, in bytes and in pixels a side (what model APIs accept); larger ones are described, not sent. */
+export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const IMAGE_MAX_SIDE = 8000;
+
+export interface ImageInfo {
+  readonly mime: string;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+}
+
+/** Names that say "image": a file so named whose bytes are not one is told apart. */
+export const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
+
+/**
+ * A PNG, JPEG, GIF or WebP image, recognised from its bytes (never its name), with its size in
+ * pixels; undefined for anything else (or bytes image-size cannot read as one).
+ */
+export function sniffImage(bytes: Uint8Array, fileBytes: number): ImageInfo | undefined {
+  try {
+    const size = imageSize(bytes);
+    const mime = size.type === undefined ? undefined : MIME[size.type];
+    if (mime === undefined || !(size.width > 0) || !(size.height > 0)) return undefined;
+    return { mime, width: size.width, height: size.height, bytes: fileBytes };
+  } catch {
+    return undefined;
+  }
+}

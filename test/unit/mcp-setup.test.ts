@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mcpClientSnippets, mcpSetupMarkdown } from '../../src/mcp/setup.ts';
+
+const setup = { node: 'node', cli: '/opt/ext/dist/cli.js', roots: ['/home/me/my project', "/home/me/it's"] };
+const args = (gate: string): string[] => ['/opt/ext/dist/cli.js', 'mcp', '--root', '/home/me/my project', '--root', "/home/me/it's", '--gate', gate];
+
+test('the MCP setup snippets run the server with every workspace folder as a --root, quoted right for each client', () => {
+  const byClient = new Map(mcpClientSnippets(setup).map((s) => [s.client, s]));
+  assert.deepEqual([...byClient.keys()], ['VS Code', 'Claude Code', 'Codex', 'Cursor']);
+  assert.deepEqual(JSON.parse(byClient.get('VS Code')!.text), { servers: { 'workspace-tools': { type: 'stdio', command: 'node', args: args('elicit') } } });
+  assert.deepEqual(JSON.parse(byClient.get('Cursor')!.text), { mcpServers: { 'workspace-tools': { command: 'node', args: args('approve') } } });
+  // TOML basic strings take JSON's escapes for these characters.
+  const toml = byClient.get('Codex')!.text.split('\n');
+  assert.equal(toml[0], '[mcp_servers.workspace-tools]');
+  assert.equal(toml[1], 'command = "node"');
+  assert.deepEqual(JSON.parse(toml[2]!.replace(/^args = /, '')), args('approve'));
+  // The shell line, run by bash with `claude` standing for a command that prints its arguments.
+  const printed = execFileSync('bash', ['-c', `claude() { printf '%s\\n' "$@"; }; ${byClient.get('Claude Code')!.text}`], { encoding: 'utf8' });
+  assert.deepEqual(printed.trimEnd().split('\n'), ['mcp', 'add', 'workspace-tools', '--', 'node', ...args('approve')]);
+});
+
+test('the MCP setup document has a section and a fenced snippet per client', () => {
+  const markdown = mcpSetupMarkdown(setup);
+  assert.deepEqual(markdown.match(/^## .+$/gm), ['## VS Code', '## Claude Code', '## Codex', '## Cursor']);
+  assert.equal(markdown.match(/^```(json|sh|toml)$/gm)?.length, 4);
+});
