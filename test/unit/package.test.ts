@@ -8,8 +8,11 @@ import * as yauzl from 'yauzl';
 import { buildPackage, listPackage, NATIVE_MODULES, planPackage, TARGETS, UNIVERSAL, vsixName, type Target } from '../../scripts/package.mjs';
 
 const MiB = 1024 * 1024;
-/** The .vsix size (compressed) of a package without node_modules files; 741 KiB on 2026-12-03. */
-const BASE_BUDGET = 1 * MiB;
+/**
+ * The .vsix size (compressed) of a package without node_modules files: on 2026-12-03 1011 KiB from
+ * `npm run package` (minified) and 1276 KiB from the development build the tests package.
+ */
+const BASE_BUDGET = 1.5 * MiB;
 /** What each native module may add to a platform package, its production dependencies included. */
 const MODULE_BUDGET: Record<string, number> = { '@anthropic-ai/sandbox-runtime': 2 * MiB };
 
