@@ -1,9 +1,10 @@
 // Bundles the integration suite for the extension host: test/integration/index.ts plus every
 // `*.test.ts` under test/integration/ (and mocha) into out/test/integration/index.js (CommonJS;
 // `vscode` stays external, the extension host provides it). The untrusted-workspace variant is the
-// same runner over test/integration-untrusted/*.test.ts, in out/test/integration-untrusted/index.js.
+// same runner over test/integration-untrusted/*.test.ts, in out/test/integration-untrusted/index.js;
+// the packaged variant over test/integration-packaged/*.test.ts, in out/test/integration-packaged/index.js.
 //
-//   node test/build-tests.mjs [untrusted]
+//   node test/build-tests.mjs [untrusted|packaged]
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,8 @@ const integrationDir = join(repoRoot, 'test/integration');
 export const integrationEntry = join(repoRoot, 'out/test/integration/index.js');
 const untrustedDir = join(repoRoot, 'test/integration-untrusted');
 export const untrustedEntry = join(repoRoot, 'out/test/integration-untrusted/index.js');
+const packagedDir = join(repoRoot, 'test/integration-packaged');
+export const packagedEntry = join(repoRoot, 'out/test/integration-packaged/index.js');
 
 /** `*.test.ts` files under a folder, sorted, as absolute paths. */
 function suiteFiles(dir) {
@@ -52,6 +55,11 @@ export async function buildUntrustedTests() {
   return buildSuite(untrustedDir, untrustedEntry);
 }
 
+/** Builds the installed-package bundle (the same runner over test/integration-packaged/); returns its path. */
+export async function buildPackagedTests() {
+  return buildSuite(packagedDir, packagedEntry);
+}
+
 async function buildSuite(suitesDir, outfile) {
   await esbuild.build({
     entryPoints: [join(integrationDir, 'index.ts')],
@@ -78,5 +86,6 @@ async function buildSuite(suitesDir, outfile) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  console.log(process.argv[2] === 'untrusted' ? await buildUntrustedTests() : await buildTests());
+  const builders = { untrusted: buildUntrustedTests, packaged: buildPackagedTests };
+  console.log(await (builders[process.argv[2]] ?? buildTests)());
 }

@@ -1,11 +1,13 @@
 // Runs the integration suites inside a real VS Code extension host: test/integration/ in a trusted
 // workspace, then test/integration-untrusted/ in code-server started without
-// --disable-workspace-trust (the folder opens in restricted mode). Builds each suite, builds the
+// --disable-workspace-trust (the folder opens in restricted mode), then test/integration-packaged/
+// with the extension packaged for this platform (scripts/package.mjs --target linux-x64 on this
+// machine) and installed from that .vsix by code-server's installer. Builds each suite, builds the
 // extension when dist/ is missing, starts code-server with the fixture workspace, and prints
-// "N passed, N failed" (over both) as its last line. Exit code 0 only when every suite ran and
+// "N passed, N failed" (over all) as its last line. Exit code 0 only when every suite ran and
 // every test passed.
 //
-//   node test/run-integration.mjs [trusted|untrusted]     (default: both)
+//   node test/run-integration.mjs [trusted|untrusted|packaged]     (default: all three)
 //
 // Env: WT_HOST_CACHE (code-server cache folder), WT_TEST_GREP (mocha --grep),
 //      WT_EXTENSION_PATH (extension folder under test; default: this repo), WT_HOST_VERBOSE=1;
@@ -14,28 +16,46 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildTests, buildUntrustedTests } from './build-tests.mjs';
+import { TARGETS } from '../scripts/package.mjs';
+import { buildPackagedTests, buildTests, buildUntrustedTests } from './build-tests.mjs';
 import { ensureAll, ensureExtensionBuilt, repoRoot } from './host/ensure.mjs';
 import { runSuite } from './host/run-suite.mjs';
 import { cleanupOnExit } from './host/server.mjs';
+import { installPackagedExtension } from './host/vsix.mjs';
 
 const extensionPath = resolve(process.env.WT_EXTENSION_PATH || repoRoot);
 
 const VARIANTS = {
   trusted: { name: 'integration', build: buildTests, disableWorkspaceTrust: true },
   untrusted: { name: 'integration-untrusted', build: buildUntrustedTests, disableWorkspaceTrust: false },
+  packaged: { name: 'integration-packaged', build: buildPackagedTests, disableWorkspaceTrust: true, installed: true },
 };
 
-/** Runs one suite in its own code-server; returns its counts (a suite that reported nothing counts as one failure). */
-async function runVariant({ name, build, disableWorkspaceTrust }) {
+/** The package target of this machine (vsce's names are Node's platform-arch). */
+function hostTarget() {
+  const target = `${process.platform}-${process.arch}`;
+  if (!TARGETS.includes(target)) throw new Error(`no platform package is built for ${target} (scripts/package.mjs builds ${TARGETS.join(', ')})`);
+  return target;
+}
+
+/**
+ * Runs one suite in its own code-server; returns its counts (a suite that reported nothing counts
+ * as one failure). An `installed` variant runs with the extension packaged for this platform and
+ * installed from its .vsix, and the suite in a stand-in development extension.
+ */
+async function runVariant({ name, build, disableWorkspaceTrust, installed = false }) {
   const entry = await build();
   const resultsDir = mkdtempSync(join(tmpdir(), 'wt-integration-'));
   const resultsFile = join(resultsDir, 'results.json');
   const forgetCleanup = cleanupOnExit(() => rmSync(resultsDir, { recursive: true, force: true }));
   try {
+    const target = installed ? hostTarget() : undefined;
+    const extension = installed
+      ? { extensionDevelopmentPath: join(repoRoot, 'test/integration-packaged/runner'), extraExtensions: [await installPackagedExtension(extensionPath, resultsDir, { target })] }
+      : { extensionDevelopmentPath: extensionPath };
     const code = await runSuite({
       name,
-      extensionDevelopmentPath: extensionPath,
+      ...extension,
       extensionTestsPath: entry,
       workspace: join(repoRoot, 'test/fixtures/workspace'),
       disableWorkspaceTrust,
@@ -45,6 +65,7 @@ async function runVariant({ name, build, disableWorkspaceTrust }) {
         WORKSPACE_TOOLS_TEST_DECIDER: 'approve',
         ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WORKSPACE_TOOLS_'))),
         WT_TEST_RESULTS: resultsFile,
+        ...(target ? { WT_PACKAGE_TARGET: target } : {}),
         ...(process.env.WT_TEST_GREP ? { WT_TEST_GREP: process.env.WT_TEST_GREP } : {}),
       },
     });
@@ -65,7 +86,7 @@ async function runVariant({ name, build, disableWorkspaceTrust }) {
 
 async function main() {
   const which = process.argv[2];
-  if (which !== undefined && !(which in VARIANTS)) throw new Error(`unknown variant ${JSON.stringify(which)} (trusted or untrusted)`);
+  if (which !== undefined && !(which in VARIANTS)) throw new Error(`unknown variant ${JSON.stringify(which)} (trusted, untrusted or packaged)`);
   ensureExtensionBuilt(extensionPath);
   await ensureAll();
   let passed = 0;

@@ -3,8 +3,8 @@
 // loaded from the source folder as a development extension.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { buildPackage, UNIVERSAL } from '../../scripts/package.mjs';
 import { ensureCodeServer, ensureNode24 } from './ensure.mjs';
 
 function run(cmd, args, options) {
@@ -19,15 +19,14 @@ function run(cmd, args, options) {
 }
 
 /**
- * Packages the extension at `extensionPath` (its dist/ must be built) into `tmpDir` and installs it
+ * Packages the extension at `extensionPath` (its dist/ must be built) into `tmpDir` with
+ * scripts/package.mjs — the universal package, or `target`'s (`linux-x64`, …) — and installs it
  * there with code-server's installer; returns the installed extension's folder.
  */
-export async function installPackagedExtension(extensionPath, tmpDir) {
+export async function installPackagedExtension(extensionPath, tmpDir, { target = UNIVERSAL } = {}) {
   const node = await ensureNode24();
   const codeServer = await ensureCodeServer(node);
-  const vsix = join(tmpDir, 'workspace-tools.vsix');
-  const vsce = createRequire(join(extensionPath, 'package.json')).resolve('@vscode/vsce/vsce');
-  await run(node, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix], { cwd: extensionPath });
+  const { vsix } = await buildPackage(target, { root: extensionPath, outDir: tmpDir });
   const extensionsDir = join(tmpDir, 'installed-extensions');
   const home = join(tmpDir, 'installer-home');
   mkdirSync(home, { recursive: true });
