@@ -14,6 +14,7 @@ import { applyPatch } from './media_apply_patch.ts';
 import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
 import { undoSaveTool } from './undo_save.ts';
+import { runShellCommand } from './run_shell_command.ts';
 
 const DEFINED = {
   open_file: openFile,
@@ -30,6 +31,7 @@ const DEFINED = {
   save_media: saveMedia,
   undo_save: undoSaveTool,
   list_media: listMedia,
+  run_shell_command: runShellCommand,
 } satisfies Record<ToolName, Tool>;
 
 /** What each tool returns, by name. */

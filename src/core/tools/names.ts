@@ -14,6 +14,7 @@ export const TOOL_NAMES = [
   'save_media',
   'undo_save',
   'list_media',
+  'run_shell_command',
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];
