@@ -1,7 +1,6 @@
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
-import { PROTECTED_GLOBS } from '../protected.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
@@ -32,22 +31,13 @@ export const HOME_CREDENTIALS: readonly string[] = [
 ];
 
 /**
- * Protected names made read-only at the top of every writable workspace folder even when they do
- * not exist yet, so a command cannot create them: the protected list's plain names and folders.
- * (An existing protected file anywhere is found by the walk; a new file matching a wildcard name,
- * "*.lock" say, can be created.)
+ * Made read-only at the top of every writable workspace folder even when they do not exist yet,
+ * so a command cannot create them: VS Code's settings (this extension's rules among them) and git's
+ * hooks and config (hooks run code; config names hooks and filters). Other protected files are
+ * read-only where they exist; a command can create a missing one (the sandbox can only guard an
+ * absent name by showing a placeholder in its place, which would clutter every listing).
  */
-export const PROTECTED_TOP_LEVEL: readonly string[] = [
-  ...new Set(PROTECTED_GLOBS.flatMap((glob) => {
-    const folder = /^\*\*\/([^*?[{]+)\/\*\*$/.exec(glob);
-    if (folder) return [folder[1]!];
-    const file = /^(?:\*\*\/)?([^*?[{]+)$/.exec(glob);
-    return file ? [file[1]!] : [];
-  })),
-];
-
-/** The parts of the `.git` folder a command may never write: hooks run code, config names hooks and filters. */
-export const GIT_READ_ONLY: readonly string[] = ['.git/hooks', '.git/config'];
+export const ALWAYS_READ_ONLY: readonly string[] = ['.vscode', '.git/hooks', '.git/config'];
 
 /** Every file below a folder, relative to it ("/"-separated), never following links; `.git` is not listed. */
 export type TreeLister = (folder: string, signal: AbortSignal) => Promise<readonly string[]>;
@@ -108,7 +98,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
       if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
     }
     if (!writable(folder)) continue;
-    for (const rel of [...PROTECTED_TOP_LEVEL, ...GIT_READ_ONLY]) denyWrite.add(nodePath.join(folder, rel));
+    for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }
   return {
     denyRead: [...denyRead].sort(),

@@ -40,6 +40,8 @@ export interface ShellStart {
 export interface ShellSandbox {
   availability(): Promise<SandboxAvailability>;
   start(spec: ShellStart): Promise<ShellProcess>;
+  /** Stops what the sandbox keeps running between commands (its network proxies). */
+  dispose(): Promise<void>;
 }
 
 /** What run_shell_command needs from the host. */

@@ -69,7 +69,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const temp = await mkdtemp(nodePath.join(host.tempRoot ?? tmpdir(), 'wt-shell-'));
   try {
     const boundary = await deriveBoundary({
-      policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: [ctx.artifacts.spoolDir],
+      policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
       tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal,
     });
     if (ctx.signal.aborted) throw cancelled();
@@ -132,6 +132,15 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   } finally {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * Security: our spool holds copies of files the person let the model read once (secrets among
+ * them): every window's run folder is unreadable to commands, not only this one's.
+ */
+function privateFolders(spoolDir: string): string[] {
+  const parent = nodePath.dirname(spoolDir);
+  return parent === nodePath.parse(parent).root || parent === tmpdir() ? [spoolDir] : [parent];
 }
 
 /** The lines that say how the command ended and what the sandbox refused. */

@@ -75,6 +75,12 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
       if (!availability.available) throw new Error(`the OS sandbox is not available: ${availability.why}`);
       return startInSandbox(srt, spec);
     },
+    dispose: async () => {
+      const started = ready;
+      ready = undefined;
+      const state = started ? await started : undefined;
+      if (state?.availability.available) await state.srt.SandboxManager.reset();
+    },
   };
 }
 
@@ -99,8 +105,9 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
     throw e;
   }
   const [file, ...args] = wrapped.argv;
+  // Security: on Linux and macOS `wrapped.env` is this process's own environment (credentials
+  // included); the sandbox's proxy settings are inside the wrapped command, so only ours is passed.
   const env: Record<string, string> = { ...spec.env };
-  for (const [name, value] of Object.entries(wrapped.env)) if (value !== undefined) env[name] = value;
   // Its own process group, so that one signal reaches the shell, bubblewrap and everything they started.
   const child = spawn(file!, args, { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let ended = false;
