@@ -1,5 +1,5 @@
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
 import { NodeFs } from '../core/fs/node-fs.ts';
@@ -12,6 +12,8 @@ import { withDistinctNames } from '../core/paths.ts';
 import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
 import type { Gate } from '../core/ports.ts';
 import { createSearchBackend } from './search.ts';
+import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import { DEFAULT_MAX_TIMEOUT_MS } from '../core/shell/port.ts';
 import { USAGE, UsageError, parseArgs, readPolicyFile, type CliArgs } from './args.ts';
 
 interface CallOutcome { readonly line: string; readonly ok: boolean }
@@ -77,6 +79,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const fs = new NodeFs();
   const backend = createSearchBackend((message) => process.stderr.write(`workspace-tools: ${message}\n`));
+  // Commands run only inside the OS sandbox, whose read denials --allow-secrets does not lift.
+  const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
   const session = new Session({
     fs,
     roots: () => roots,
@@ -90,6 +94,7 @@ async function main(argv: readonly string[]): Promise<number> {
       warn: (message) => process.stderr.write(`workspace-tools: ${message}\n`),
     },
     spoolDir,
+    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => args.allowDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS },
   });
   await session.artifacts.start();
   const controller = new AbortController();
@@ -142,6 +147,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await session.dispose();
+    await sandbox.dispose();
     rmSync(spoolDir, { recursive: true, force: true });
   }
 }

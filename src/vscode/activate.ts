@@ -25,6 +25,7 @@ import { scopeWriteRoots } from '../core/media/write-roots.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
+import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -79,7 +80,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
     errors.push(...current.rules.ignored, ...current.reviewIgnored);
     const writeRoots = scopedWriteRoots(current);
-    errors.push(...writeRoots.errors, ...writeRoots.ignored);
+    errors.push(...writeRoots.errors, ...writeRoots.ignored, ...current.shell.problems);
     return errors;
   };
   /** Each distinct problem is reported once, in a notification and the audit log. */
@@ -108,6 +109,9 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
   const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
 
+  // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
+  const sandbox = srtSandbox({ ripgrepPath: rg?.path });
+  void sandbox.availability().then((a) => log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`));
   const spool = await spoolFolder(context);
   const session = new Session({
     fs,
@@ -124,6 +128,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     allowWrites: () => vscode.workspace.isTrusted,
     editors: openEditors(local),
     encodingOf: fileEncodingOf(local),
+    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs },
   });
 
   const hooks: ToolHostHooks = {
@@ -166,6 +171,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   return {
     dispose: async () => {
       await session.dispose();
+      await sandbox.dispose();
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
     exports: context.extensionMode === vscode.ExtensionMode.Test
