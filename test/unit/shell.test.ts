@@ -221,6 +221,19 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     await noProcessLeft(`sleep ${n}`);
   });
 
+  test('cancellation while the sandbox is being set up runs nothing and leaves nothing', async (t) => {
+    const f = shellSession(t);
+    const n = unique();
+    const controller = new AbortController();
+    const pending = run(f, `sleep ${n}; touch ran.txt`, {}, controller.signal);
+    // The sandbox's own helpers carry the command line before the command starts.
+    await processStarted(`${n}`);
+    controller.abort();
+    await assert.rejects(pending, (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_CANCELLED');
+    await noProcessLeft(`sleep ${n}`);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'ran.txt')), false);
+  });
+
   test('output past one page goes to a result artifact, whole, with the exit code', async (t) => {
     const f = shellSession(t);
     const outcome = await f.s.invoke('run_shell_command', { command: 'seq 1 200000; echo done >&2' });

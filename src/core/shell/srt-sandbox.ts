@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { ShellBoundary } from './boundary.ts';
+import { descendants } from './process-tree.ts';
 import type { SandboxAvailability, ShellExit, ShellProcess, ShellSandbox, ShellStart } from './port.ts';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
@@ -99,7 +100,9 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   if (spec.boundary.allowedDomains.length > 0) manager.registerCommandNetworkLists(commandId, { allowedDomains: [...spec.boundary.allowedDomains] });
   let wrapped: { argv: string[]; env: NodeJS.ProcessEnv };
   try {
-    wrapped = await manager.wrapWithSandboxArgv(spec.command, shell, customConfig(spec.boundary), spec.signal, spec.cwd, { commandId, commandText: spec.command });
+    // Not given the call's signal: a wrap aborted half-way can leave its promise pending. The
+    // caller checks the signal once the command started, and kills it.
+    wrapped = await manager.wrapWithSandboxArgv(spec.command, shell, customConfig(spec.boundary), undefined, spec.cwd, { commandId, commandText: spec.command });
   } catch (e) {
     manager.unregisterCommandNetworkLists(commandId);
     throw e;
@@ -112,15 +115,21 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   const child = spawn(file!, args, { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let ended = false;
   let grace: NodeJS.Timeout | undefined;
-  const signalGroup = (signal: NodeJS.Signals): void => {
-    if (ended || child.pid === undefined) return;
-    try { process.kill(-child.pid, signal); } catch { /* the group is gone already */ }
+  const send = (pid: number, signal: NodeJS.Signals): void => {
+    try { process.kill(pid, signal); } catch { /* it is gone already */ }
+  };
+  /** The process group, and every process below it (the sandbox's own session among them). */
+  const signalAll = (signal: NodeJS.Signals, known: readonly number[]): readonly number[] => {
+    if (child.pid === undefined) return [];
+    const tree = [...new Set([...known, ...descendants(child.pid)])];
+    send(-child.pid, signal);
+    for (const pid of tree) send(pid, signal);
+    return tree;
   };
   const kill = (): void => {
     if (ended || grace !== undefined) return;
-    signalGroup('SIGTERM');
-    grace = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
-    grace.unref();
+    const tree = signalAll('SIGTERM', []);
+    grace = setTimeout(() => { signalAll('SIGKILL', tree); }, KILL_GRACE_MS);
   };
   const exited = new Promise<ShellExit>((resolve) => {
     const finish = (code: number | null, signal: string | null): void => {
