@@ -26,6 +26,7 @@ import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import type { SandboxAvailability } from '../core/shell/port.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -111,7 +112,11 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
 
   // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
   const sandbox = srtSandbox({ ripgrepPath: rg?.path });
-  void sandbox.availability().then((a) => log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`));
+  let shellAvailability: SandboxAvailability | undefined;
+  void sandbox.availability().then((a) => {
+    shellAvailability = a;
+    log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
+  });
   const spool = await spoolFolder(context);
   const session = new Session({
     fs,
@@ -162,6 +167,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     trusted: vscode.workspace.isTrusted,
     allTools: vscode.lm.tools,
     autoApproveAll: vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true,
+    shell: shellAvailability,
   });
   context.subscriptions.push(registerGateStatus(gateStatus));
   tools.sync();
