@@ -12,7 +12,10 @@ import { renderShellLine } from '../../src/core/shell/output.ts';
 import { scrubEnvironment } from '../../src/core/shell/env.ts';
 import { visibleCommand } from '../../src/core/shell/display.ts';
 import { isPaged } from '../../src/core/results/paged.ts';
-import type { Rule } from '../../src/core/policy.ts';
+import { Policy, type Rule } from '../../src/core/policy.ts';
+import { scopeShellSettings } from '../../src/core/shell/settings.ts';
+import { deriveBoundary } from '../../src/core/shell/boundary.ts';
+import { ripgrepLister } from '../../src/core/shell/tree.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-7f3a9c1e';
@@ -284,5 +287,41 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.equal(existsSync(nodePath.join(f.s.root, 'ran.txt')), false);
     const { text, all } = await run(f, 'cat private/notes.txt; grep -r CANARY .');
     assert.ok(!all.includes(CANARY), text);
+  });
+});
+
+describe('run_shell_command settings', () => {
+  test('allowed hosts are the user\'s: a workspace value only narrows them, and cannot raise the timeout cap', () => {
+    const scoped = scopeShellSettings(
+      { user: ['registry.npmjs.org', 'github.com'], workspace: [{ value: ['github.com', 'evil.example'], where: 'workspace settings' }] },
+      { user: undefined, workspace: [{ value: 9_000_000, where: 'workspace settings' }] },
+    );
+    assert.deepEqual(scoped.allowedDomains, ['github.com']);
+    assert.equal(scoped.maxTimeoutMs, 600_000);
+    assert.equal(scoped.problems.length, 2);
+    assert.match(scoped.problems[0]!, /"evil\.example", which your user settings do not allow/);
+    const none = scopeShellSettings({ user: undefined, workspace: [{ value: ['a.example'], where: 'w' }] }, { user: 1_200_000, workspace: [] });
+    assert.deepEqual(none.allowedDomains, []);
+    assert.equal(none.maxTimeoutMs, 1_200_000);
+    assert.match(scopeShellSettings({ user: 'x', workspace: [] }, { user: 5, workspace: [] }).problems.join(' '), /no network until it is fixed.*at least 1000/);
+  });
+
+  test('the boundary is what the policy decides: deny and ask rules are unreadable, a protected file read-only, other files untouched', async (t) => {
+    const root = testDir(t, 'wt-boundary-').path;
+    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'nested/pkg/package.json']) {
+      mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
+      writeFileSync(nodePath.join(root, rel), 'x');
+    }
+    const policy = new Policy([{ glob: 'private/**', read: 'deny' }]).within([root]);
+    const boundary = await deriveBoundary({
+      policy, roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: ['/spool'],
+      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+    });
+    const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).sort();
+    assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'private', 'src/.ENV.local']);
+    assert.ok(boundary.denyRead.includes('/home/someone/.ssh') && boundary.denyRead.includes('/spool'));
+    // Secrets are write: ask as well, so they are read-only too.
+    assert.deepEqual(rel(boundary.denyWrite), ['.git/config', '.git/hooks', '.vscode', 'keys/deploy.pem', 'nested/pkg/package.json', 'package.json', 'src/.ENV.local']);
+    assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
   });
 });
