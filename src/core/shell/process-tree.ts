@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Each process's parent, from /proc on Linux, from ps elsewhere. */
 function parents(): Map<number, number> {
@@ -37,4 +37,35 @@ export function descendants(root: number): number[] {
     for (const child of byParent.get(stack.pop()!) ?? []) { out.push(child); stack.push(child); }
   }
   return out;
+}
+
+/** The pipe a process has as its file descriptor `fd` ("pipe:[1234]"), on Linux; undefined elsewhere or when it is gone. */
+export function pipeOf(pid: number, fd: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    return link.startsWith('pipe:') ? link : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every process that holds one of `pipes` open, on Linux: whatever a command started, however it
+ * detached itself (a new session, a dead parent), still holds the output pipe it inherited.
+ */
+export function pipeHolders(pipes: readonly string[]): number[] {
+  if (process.platform !== 'linux' || pipes.length === 0) return [];
+  const holders: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let fds: string[];
+    try { fds = readdirSync(`/proc/${entry}/fd`); } catch { continue; }
+    for (const fd of fds) {
+      let link: string;
+      try { link = readlinkSync(`/proc/${entry}/fd/${fd}`); } catch { continue; }
+      if (pipes.includes(link)) { holders.push(Number(entry)); break; }
+    }
+  }
+  return holders;
 }

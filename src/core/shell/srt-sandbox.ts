@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { ShellBoundary } from './boundary.ts';
-import { descendants } from './process-tree.ts';
+import { descendants, pipeHolders, pipeOf } from './process-tree.ts';
 import type { SandboxAvailability, ShellExit, ShellProcess, ShellSandbox, ShellStart } from './port.ts';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
@@ -113,6 +113,8 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   const env: Record<string, string> = { ...spec.env };
   // Its own process group, so that one signal reaches the shell, bubblewrap and everything they started.
   const child = spawn(file!, args, { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The command's output pipes, as the kernel names them: whatever holds one is part of the command.
+  const pipes = child.pid === undefined ? [] : [pipeOf(child.pid, 1), pipeOf(child.pid, 2)].filter((p) => p !== undefined);
   let ended = false;
   let grace: NodeJS.Timeout | undefined;
   const send = (pid: number, signal: NodeJS.Signals): void => {
@@ -120,8 +122,8 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   };
   /** The process group, and every process below it (the sandbox's own session among them). */
   const signalAll = (signal: NodeJS.Signals, known: readonly number[]): readonly number[] => {
-    if (child.pid === undefined) return [];
-    const tree = [...new Set([...known, ...descendants(child.pid)])];
+    if (ended || child.pid === undefined) return [];
+    const tree = [...new Set([...known, ...descendants(child.pid), ...pipeHolders(pipes)])];
     send(-child.pid, signal);
     for (const pid of tree) send(pid, signal);
     return tree;
@@ -141,7 +143,13 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
       manager.cleanupAfterCommand();
       resolve({ code, signal, violations });
     };
-    child.once('error', (error) => { if (child.pid === undefined) finish(127, null); void error; });
+    child.once('error', () => { if (child.pid === undefined) finish(127, null); });
+    // Security: once the command's shell has exited, anything still holding its output (a process
+    // that escaped the sandbox's teardown) is ended, so the call returns and nothing outlives it.
+    child.once('exit', () => {
+      if (ended || grace !== undefined) return;
+      grace = setTimeout(() => { signalAll('SIGKILL', []); }, KILL_GRACE_MS);
+    });
     child.once('close', (code, signal) => finish(code, signal));
   });
   return { stdout: child.stdout, stderr: child.stderr, exited, kill };
