@@ -60,7 +60,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   if (rootPath === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${target.display}" is not on a local disk, so no command can run there.`, 'Use the file tools instead.');
   if (!resolved.exists || (resolved.checked !== undefined && resolved.checked.type !== 'directory')) throw invalidInput(`cwd "${target.display}" is not a folder.`, 'Pass a folder relative to the workspace, or omit cwd for the first workspace folder.');
   const cwd = nodePath.join(rootPath, resolved.realRel);
-  const cwdShown = target.display === '' ? target.root.name : target.display;
+  const cwdShown = target.rel === '' ? target.root.name : target.display;
 
   const writeRoots = ctx.saveGuard.current();
   const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) => (p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)]));

@@ -23,7 +23,7 @@ export const runShellCommand = defineTool({
   targets: (input, scope) => {
     const cwd = input.cwd === undefined ? scope.folderScope(undefined)[0] : scope.normalize(input.cwd);
     const paths = cwd === undefined ? [] : [cwd];
-    const where = cwd === undefined ? 'the workspace' : cwd.display === '' ? cwd.root.name : cwd.display;
+    const where = cwd === undefined ? 'the workspace' : cwd.rel === '' ? cwd.root.name : cwd.display;
     return { paths, summary: `run \`${visibleCommand(input.command)}\` in ${where} (${scope.shellBoundaryLine()})` };
   },
   run: (input, ctx): Promise<ShellOutput> => runInSandbox(input, ctx, ctx.targets[0]),
