@@ -308,7 +308,7 @@ describe('run_shell_command settings', () => {
 
   test('the boundary is what the policy decides: deny and ask rules are unreadable, a protected file read-only, other files untouched', async (t) => {
     const root = testDir(t, 'wt-boundary-').path;
-    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'nested/pkg/package.json']) {
+    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'nested/pkg/package.json', 'node_modules/dep/package.json', 'node_modules/dep/.env']) {
       mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
       writeFileSync(nodePath.join(root, rel), 'x');
     }
@@ -318,9 +318,9 @@ describe('run_shell_command settings', () => {
       tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
     });
     const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).sort();
-    assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'private', 'src/.ENV.local']);
+    assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'node_modules/dep/.env', 'private', 'src/.ENV.local']);
     assert.ok(boundary.denyRead.includes('/home/someone/.ssh') && boundary.denyRead.includes('/spool'));
-    // Secrets are write: ask as well, so they are read-only too.
+    // Secrets are write: ask as well, so they are read-only too; installed dependencies are left writable.
     assert.deepEqual(rel(boundary.denyWrite), ['.git/config', '.git/hooks', '.vscode', 'keys/deploy.pem', 'nested/pkg/package.json', 'package.json', 'src/.ENV.local']);
     assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
   });

@@ -58,6 +58,13 @@ export interface BoundaryInputs {
   readonly signal: AbortSignal;
 }
 
+/**
+ * Installed dependencies: an install rewrites them whole, and each read-only file costs the sandbox a
+ * mount (a tree of 500 `package.json`s adds seconds to every command), so their protected names are
+ * left writable to commands (the file tools still ask). Read denials apply there as everywhere.
+ */
+const INSTALLED = /(^|\/)node_modules\//;
+
 const isProtective = (action: string): boolean => action === 'ask' || action === 'deny';
 
 /** The folders above `rel` and `rel` itself, shortest first: "a/b/c" → "a", "a/b", "a/b/c". */
@@ -93,7 +100,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
       // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
       const readHit = prefixes(file).find((rel) => judged(readMemo, rel, 'read'));
       if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
-      if (!writable(nodePath.join(folder, file))) continue;
+      if (!writable(nodePath.join(folder, file)) || INSTALLED.test(file)) continue;
       const writeHit = prefixes(file).find((rel) => judged(writeMemo, rel, 'write'));
       if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
     }
