@@ -13,6 +13,7 @@ import type { Host } from './activate.ts';
 import { addressOf, fileUri } from './uri.ts';
 import { displayOf } from '../core/paths.ts';
 import type { PageBudget } from '../core/results/budget.ts';
+import { runShellCommandCommand } from './shell-command.ts';
 
 /** The person's quick picks show every result they asked for (their commands pass a limit); no result artifact. */
 const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
@@ -130,4 +131,5 @@ export function registerCommands(host: Host): void {
   register('workspaceTools.searchFiles', () => searchFilesCommand(host));
   register('workspaceTools.openFileAsArtifact', () => openFileAsArtifactCommand(host));
   register('workspaceTools.findFiles', () => findFilesCommand(host));
+  register('workspaceTools.runShellCommand', () => runShellCommandCommand(host));
 }
