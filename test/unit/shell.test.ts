@@ -199,7 +199,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   test('a background process does not outlive a command that exits', async (t) => {
     const f = shellSession(t);
     const n = unique();
-    const { text } = await run(f, `(sleep ${n} &) ; sleep ${n}.25 & echo started`);
+    const { text } = await run(f, `(sleep ${n} &) ; setsid sleep ${n}.75 & nohup sleep ${n}.25 >/dev/null 2>&1 & echo started`);
     assert.match(text, /^started$/m);
     assert.match(text, /exit code 0/);
     await noProcessLeft(`sleep ${n}`);

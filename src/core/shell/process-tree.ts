@@ -69,3 +69,20 @@ export function pipeHolders(pipes: readonly string[]): number[] {
   }
   return holders;
 }
+
+/**
+ * Every process whose environment holds `entry` ("NAME=value"), on Linux: a command's processes
+ * inherit the variable the call set, however they detached themselves, and so does the sandbox's own
+ * init process, whose end ends its whole PID namespace.
+ */
+export function processesWithEnvironment(entry: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(pid));
+    } catch { /* it ended while we looked, or is not ours to read */ }
+  }
+  return found;
+}

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { ShellBoundary } from './boundary.ts';
-import { descendants, pipeHolders, pipeOf } from './process-tree.ts';
+import { descendants, pipeHolders, pipeOf, processesWithEnvironment } from './process-tree.ts';
 import type { SandboxAvailability, ShellExit, ShellProcess, ShellSandbox, ShellStart } from './port.ts';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
@@ -111,6 +111,9 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   // Security: on Linux and macOS `wrapped.env` is this process's own environment (credentials
   // included); the sandbox's proxy settings are inside the wrapped command, so only ours is passed.
   const env: Record<string, string> = { ...spec.env };
+  // Marks every process of this command (the sandbox's init among them), so that all can be found and ended.
+  const mark = `WT_SHELL_CALL=${randomBytes(12).toString('hex')}`;
+  env['WT_SHELL_CALL'] = mark.slice('WT_SHELL_CALL='.length);
   // Its own process group, so that one signal reaches the shell, bubblewrap and everything they started.
   const child = spawn(file!, args, { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   // The command's output pipes, as the kernel names them: whatever holds one is part of the command.
@@ -122,9 +125,9 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   };
   /** The process group, and every process below it (the sandbox's own session among them). */
   const signalAll = (signal: NodeJS.Signals, known: readonly number[]): readonly number[] => {
-    if (ended || child.pid === undefined) return [];
-    const tree = [...new Set([...known, ...descendants(child.pid), ...pipeHolders(pipes)])];
-    send(-child.pid, signal);
+    if (child.pid === undefined) return [];
+    const tree = [...new Set([...known, ...(ended ? [] : descendants(child.pid)), ...pipeHolders(pipes), ...processesWithEnvironment(mark)])];
+    if (!ended) send(-child.pid, signal);
     for (const pid of tree) send(pid, signal);
     return tree;
   };
@@ -138,6 +141,8 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
       if (ended) return;
       ended = true;
       if (grace !== undefined) clearTimeout(grace);
+      // Security: nothing the command started outlives the call, whatever detached itself.
+      signalAll('SIGKILL', []);
       manager.unregisterCommandNetworkLists(commandId);
       const violations = manager.getSandboxViolationStore().getViolationsForCommand(commandId).map((v) => v.line);
       manager.cleanupAfterCommand();
