@@ -28,7 +28,8 @@ const common = {
   format: 'cjs',
   platform: 'node',
   target: 'node22',
-  external: ['vscode'],
+  // The sandbox library finds its own helpers (seccomp filters, the proxy agent) next to its files: loaded from node_modules, never bundled.
+  external: ['vscode', '@anthropic-ai/sandbox-runtime'],
   // Prefer a package's ESM build: jsonc-parser's "main" is UMD, whose require() calls esbuild cannot follow.
   mainFields: ['module', 'main'],
   // Packages only some calls need are bundled into files of their own that src/core/lazy-module.ts

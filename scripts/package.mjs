@@ -24,6 +24,13 @@ export const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'
 /** What `--target` takes besides a platform: the package without native files, and every package. */
 export const UNIVERSAL = 'universal';
 
+/** This machine's package target (vsce's names are Node's platform-arch): the one that carries its native files. */
+export function hostTarget() {
+  const target = `${process.platform}-${process.arch}`;
+  if (!TARGETS.includes(target)) throw new Error(`no platform package is built for ${target} (scripts/package.mjs builds ${TARGETS.join(', ')})`);
+  return target;
+}
+
 /**
  * Runtime dependencies that are loaded from node_modules rather than bundled, because they find
  * native helpers next to their own files. A platform package carries each one's `files`, its

@@ -36,6 +36,7 @@ import { PALETTE, PANES, WORKBENCH } from '../test/host/selectors.mjs';
 import { cleanupOnExit, groupsOf, startServer } from '../test/host/server.mjs';
 import { arrangeDemoPicture, demoFileOnDisk, demoSetup, walkDemoToSave } from './demo.mjs';
 import { runOnNode24 } from './node24.mjs';
+import { hostTarget, vsixName } from './package.mjs';
 
 const DEMO_WORKSPACE = join(repoRoot, 'test/fixtures/demo');
 const log = (msg) => process.stderr.write(`[sandbox] ${msg}\n`);
@@ -44,17 +45,18 @@ const sandboxStep = (name, fn, retry) => step({ tag: 'sandbox', name, retry }, f
 /** npm, as the npm that runs this script when there is one (`npm run sandbox`). */
 const npm = (args) => (process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, ...args]] : ['npm', args]);
 
-/** `npm run package`: dist/ in production mode and workspace-tools.vsix. */
+/** `npm run package -- --target <this machine>`: dist/ in production mode and this platform's .vsix (the shell's sandbox library with its native files). */
 function packageVsix(logDir) {
+  const target = hostTarget();
   return sandboxStep('package', async (progress) => {
-    const vsix = join(repoRoot, 'workspace-tools.vsix');
+    const vsix = join(repoRoot, vsixName(target));
     const logFile = join(logDir, 'package.log');
-    progress.doing(`npm run package (esbuild --production, vsce) into ${vsix}`);
-    const [cmd, args] = npm(['run', 'package']);
+    progress.doing(`npm run package -- --target ${target} (esbuild --production, vsce) into ${vsix}`);
+    const [cmd, args] = npm(['run', 'package', '--', '--target', target]);
     await runLogged(cmd, args, { cwd: repoRoot, logFile });
     if (!existsSync(vsix)) throw new Error(`npm run package did not write ${vsix}; see ${logFile}`);
     return vsix;
-  }, 'npm run package');
+  }, `npm run package -- --target ${target}`);
 }
 
 /**

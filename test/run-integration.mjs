@@ -16,7 +16,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { TARGETS } from '../scripts/package.mjs';
+import { hostTarget } from '../scripts/package.mjs';
 import { buildPackagedTests, buildTests, buildUntrustedTests } from './build-tests.mjs';
 import { ensureAll, ensureExtensionBuilt, repoRoot } from './host/ensure.mjs';
 import { runSuite } from './host/run-suite.mjs';
@@ -31,12 +31,6 @@ const VARIANTS = {
   packaged: { name: 'integration-packaged', build: buildPackagedTests, disableWorkspaceTrust: true, installed: true },
 };
 
-/** The package target of this machine (vsce's names are Node's platform-arch). */
-function hostTarget() {
-  const target = `${process.platform}-${process.arch}`;
-  if (!TARGETS.includes(target)) throw new Error(`no platform package is built for ${target} (scripts/package.mjs builds ${TARGETS.join(', ')})`);
-  return target;
-}
 
 /**
  * Runs one suite in its own code-server; returns its counts (a suite that reported nothing counts

@@ -8,16 +8,20 @@ export interface CliArgs {
   readonly policyFile?: string;
   readonly allowSecrets: boolean;
   readonly audit: boolean;
+  /** Hosts run_shell_command's commands may reach (none by default). */
+  readonly allowDomains: string[];
   readonly tool?: string;
   readonly input?: string;
 }
 
-export const USAGE = `Usage: workspace-tools --root DIR --gate approve|deny [--policy FILE] [--allow-secrets] [--audit] [TOOL 'JSON']
+export const USAGE = `Usage: workspace-tools --root DIR --gate approve|deny [--policy FILE] [--allow-secrets] [--allow-domain HOST] [--audit] [TOOL 'JSON']
 
   --root DIR        a workspace folder (repeat for a multi-root workspace; default: none, required)
   --gate VERDICT    the decider for every call: approve or deny. Required: a headless host must wire its decider.
   --policy FILE     JSON array of rules [{"glob": "...", "read": "allow|ask|deny", "write": "..."}]
   --allow-secrets   approve calls on paths that match an "ask" rule (secrets, writes to protected files), on content staged from them, and on files with several names (hard links); without it they are refused
+  --allow-domain H  a host run_shell_command's commands may reach (repeat; default: none, the network is off).
+                    Commands always run in the OS sandbox: --allow-secrets does not make secrets readable to them.
   --audit           write the audit trail (one JSON line per call) to stderr
 
 With TOOL and JSON: runs one call and prints its result as JSON.
@@ -45,6 +49,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   let policyFile: string | undefined;
   let allowSecrets = false;
   let audit = false;
+  const allowDomains: string[] = [];
   const positional: string[] = [];
   readOptions(argv, (arg, value) => {
     switch (arg) {
@@ -53,6 +58,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       case '--policy': policyFile = value(); break;
       case '--allow-secrets': allowSecrets = true; break;
       case '--audit': audit = true; break;
+      case '--allow-domain': allowDomains.push(value()); break;
       case '--help': case '-h': throw new UsageError('');
       default:
         if (arg.startsWith('--')) throw new UsageError(`Unknown option ${arg}.`);
@@ -64,7 +70,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');
   if (positional.length > 2) throw new UsageError(`Expected TOOL and one JSON argument, got ${positional.length} arguments.`);
   const [tool, input] = positional;
-  return { roots, gate, allowSecrets, audit, ...(policyFile !== undefined ? { policyFile } : {}), ...(tool !== undefined ? { tool } : {}), ...(input !== undefined ? { input } : {}) };
+  return { roots, gate, allowSecrets, audit, allowDomains, ...(policyFile !== undefined ? { policyFile } : {}), ...(tool !== undefined ? { tool } : {}), ...(input !== undefined ? { input } : {}) };
 }
 
 export function readPolicyFile(file: string): unknown {

@@ -58,6 +58,8 @@ async function main(argv: readonly string[]): Promise<number> {
     roots: folders(args.roots),
     policyFile: args.policyFile,
     gate: cliGate(args),
+    // Commands run only inside the OS sandbox, whose read denials --allow-secrets does not lift.
+    allowDomains: args.allowDomains,
     audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
   });
   const controller = new AbortController();

@@ -8,7 +8,7 @@ import { folders, openCliSession } from './session.ts';
 
 const VERSION = '0.1.0';
 
-export const MCP_USAGE = `Usage: workspace-tools mcp --root DIR --gate approve|elicit|deny [--policy FILE] [--allow-secrets] [--audit FILE]
+export const MCP_USAGE = `Usage: workspace-tools mcp --root DIR --gate approve|elicit|deny [--policy FILE] [--allow-secrets] [--allow-domain HOST] [--audit FILE]
 
 Serves the tools over MCP on stdio (stdout carries only JSON-RPC).
   --root DIR        a workspace folder (repeat for several); the client's roots may only narrow them
@@ -18,7 +18,9 @@ Serves the tools over MCP on stdio (stdout carries only JSON-RPC).
                     Whatever the mode, secrets, protected writes and files with several names are asked
                     through elicitation on every call; a client without elicitation is refused them.
   --policy FILE     JSON array of rules [{"glob": "...", "read": "allow|ask|deny", "write": "..."}]
-  --allow-secrets   approve what an "ask" rule covers without asking
+  --allow-secrets   approve what an "ask" rule covers without asking (run_shell_command's sandbox still
+                    keeps secrets unreadable to commands)
+  --allow-domain H  a host run_shell_command's commands may reach (repeat; default: none, the network is off)
   --audit FILE      append the audit trail (one JSON line per call, never file contents) to FILE; default: stderr`;
 
 interface McpArgs {
@@ -27,6 +29,7 @@ interface McpArgs {
   readonly policyFile?: string;
   readonly allowSecrets: boolean;
   readonly auditFile?: string;
+  readonly allowDomains: string[];
 }
 
 function parseMcpArgs(argv: readonly string[]): McpArgs {
@@ -35,6 +38,7 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
   let policyFile: string | undefined;
   let auditFile: string | undefined;
   let allowSecrets = false;
+  const allowDomains: string[] = [];
   readOptions(argv, (arg, value) => {
     switch (arg) {
       case '--root': roots.push(value()); break;
@@ -42,6 +46,7 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--policy': policyFile = value(); break;
       case '--audit': auditFile = value(); break;
       case '--allow-secrets': allowSecrets = true; break;
+      case '--allow-domain': allowDomains.push(value()); break;
       case '--help': case '-h': throw new UsageError('');
       default: throw new UsageError(`Unknown argument ${arg}.`);
     }
@@ -49,7 +54,7 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
   if (gate === undefined) throw new UsageError('--gate is required: approve, elicit or deny.');
   if (gate !== 'approve' && gate !== 'elicit' && gate !== 'deny') throw new UsageError(`--gate must be approve, elicit or deny, not "${gate}".`);
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');
-  return { roots, gate, allowSecrets, ...(policyFile !== undefined ? { policyFile } : {}), ...(auditFile !== undefined ? { auditFile } : {}) };
+  return { roots, gate, allowSecrets, allowDomains, ...(policyFile !== undefined ? { policyFile } : {}), ...(auditFile !== undefined ? { auditFile } : {}) };
 }
 
 /** `workspace-tools mcp …`: serves the tools over MCP on stdio until the client closes it or a signal stops it. */
@@ -68,9 +73,9 @@ export async function runMcpServer(argv: readonly string[]): Promise<number> {
     if (args.auditFile !== undefined) appendFileSync(args.auditFile, line, { mode: 0o600 });
     else process.stderr.write(line);
   };
-  const host = new McpToolHost({ gate: args.gate, allowSecrets: args.allowSecrets, version: VERSION, warn });
+  const host = new McpToolHost({ gate: args.gate, allowSecrets: args.allowSecrets, version: VERSION, network: args.allowDomains.length > 0, warn });
   const roots = folders(args.roots);
-  const { session, close } = await openCliSession({ roots, policyFile: args.policyFile, gate: host.gate, liveRoots: host.roots, audit });
+  const { session, close } = await openCliSession({ roots, policyFile: args.policyFile, gate: host.gate, liveRoots: host.roots, allowDomains: args.allowDomains, audit });
   host.attach(session, roots);
   const closed = new Promise<void>((resolve) => { host.server.onclose = () => resolve(); });
   const stop = (): void => { void host.server.close(); };

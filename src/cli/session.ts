@@ -1,5 +1,5 @@
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
 import { NodeFs } from '../core/fs/node-fs.ts';
@@ -7,6 +7,8 @@ import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
+import { DEFAULT_MAX_TIMEOUT_MS } from '../core/shell/port.ts';
+import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 import { readPolicyFile, UsageError } from './args.ts';
 import { createSearchBackend } from './search.ts';
 
@@ -27,6 +29,8 @@ export interface CliSessionSpec {
   readonly gate: Gate;
   /** The folders the tools may use, asked on every call (default: `roots`). */
   readonly liveRoots?: () => readonly WorkspaceRoot[];
+  /** Hosts run_shell_command's commands may reach (`--allow-domain`); none: the network is off. */
+  readonly allowDomains: readonly string[];
   readonly audit: (entry: AuditEntry) => void;
 }
 
@@ -39,6 +43,9 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const warn = (message: string): void => { process.stderr.write(`workspace-tools: ${message}\n`); };
   const backend = createSearchBackend(warn);
+  // Commands run only inside the OS sandbox, whose read denials no flag lifts.
+  const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
+  const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
   const session = new Session({
     fs: new NodeFs(),
@@ -49,12 +56,14 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     clock: { now: () => Date.now() },
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
+    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS },
   });
   await session.artifacts.start();
   return {
     session,
     async close() {
       await session.dispose();
+      await sandbox.dispose();
       rmSync(spoolDir, { recursive: true, force: true });
     },
   };

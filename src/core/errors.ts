@@ -9,6 +9,7 @@ export type SandboxCode =
   | 'E_SANDBOX_IO'
   | 'E_SANDBOX_UNSUPPORTED'
   | 'E_SANDBOX_CANCELLED'
+  | 'E_SANDBOX_UNAVAILABLE'
   | 'E_READER_NOT_DESCRIBABLE';
 
 /** A message for the model in two parts: what happened, and what to do next ("" when nothing is to be done). */

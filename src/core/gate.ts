@@ -1,5 +1,5 @@
 import type { RuleAction, RuleSource } from './policy/types.ts';
-import type { Risk } from './types.ts';
+import type { ToolRisk } from './types.ts';
 import type { Narration } from './errors.ts';
 
 /** One path a call will touch, as the decider sees it (before any I/O). */
@@ -32,7 +32,7 @@ export type CallOrigin = 'chat' | 'api' | 'unprepared' | 'palette' | 'headless';
 export interface GateCall {
   readonly tool: string;
   readonly origin: CallOrigin;
-  readonly risk: Risk;
+  readonly risk: ToolRisk;
   /** One line: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
   readonly targets: readonly GateTarget[];

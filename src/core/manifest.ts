@@ -38,9 +38,9 @@ export function languageModelToolEntries(): LanguageModelToolEntry[] {
       userDescription: tool.userDescription,
       modelDescription: tool.description,
       icon: `$(${tool.icon})`,
-      tags: ['workspace-tools', tool.risk === 'write' ? 'write' : 'read'],
-      // Write tools only exist in trusted workspaces (the extension also leaves them unregistered).
-      ...(tool.risk === 'write' ? { when: 'isWorkspaceTrusted' } : {}),
+      tags: ['workspace-tools', tool.risk],
+      // Write and exec tools only exist in trusted workspaces (the extension also leaves them unregistered).
+      ...(tool.risk !== 'read' ? { when: 'isWorkspaceTrusted' } : {}),
       inputSchema: toolJsonSchema(tool),
     };
   });

@@ -5,7 +5,7 @@ import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { BatchEntry, CallContext, CallTargets } from './tool.ts';
-import type { Risk } from './types.ts';
+import type { Risk, ToolRisk } from './types.ts';
 
 /** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
 export interface Denial {
@@ -27,7 +27,9 @@ export interface Judgement {
 }
 
 /** The risks the policy judges a call's targets by: the tool's own, and `read` when a write also reads. */
-export function risksOf(risk: Risk, targets: CallTargets): readonly Risk[] {
+export function risksOf(risk: ToolRisk, targets: CallTargets): readonly Risk[] {
+  // A command runs in its cwd: the folder is judged as a read (the kernel enforces the rest).
+  if (risk === 'exec') return ['read'];
   return targets.reads && risk === 'write' ? ['write', 'read'] : [risk];
 }
 

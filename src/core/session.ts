@@ -26,6 +26,8 @@ import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { TextEncoding } from './text/encoding.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
+import type { ShellHost } from './shell/port.ts';
+import { describeBoundary } from './shell/boundary.ts';
 
 /** How old a walk of the workspace's links a call that does not write to disk may be judged with. */
 const LINKS_MAX_AGE_MS = 5_000;
@@ -76,6 +78,8 @@ export interface SessionOptions {
   readonly outline?: OutlinePort;
   /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
+  /** The OS sandbox for run_shell_command; absent: the tool is not offered. */
+  readonly shell?: ShellHost;
 }
 
 /** What a host passes along with one call. */
@@ -192,6 +196,13 @@ export class Session implements TargetScope {
     return roots.map((root) => ({ root, rel: '', display: displayOf(root.name, '', roots.length > 1) }));
   }
 
+  /** One line describing the shell sandbox's boundary as the settings are now. */
+  shellBoundaryLine(): string {
+    const writeRoots = this.saveGuard.current();
+    const shown = (writeRoots ?? this.allRoots()).map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
+    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? []);
+  }
+
   hasCapability(capability: Capability): boolean {
     const caps = this.fs.capabilities;
     switch (capability) {
@@ -200,6 +211,7 @@ export class Session implements TargetScope {
       case 'writable': return caps.writable && (this.options.allowWrites?.() ?? true);
       case 'search': return this.search !== undefined && caps.localPaths;
       case 'ripgrep': return this.ripgrep !== undefined;
+      case 'shell': return this.options.shell !== undefined && this.ripgrep !== undefined && caps.localPaths;
     }
   }
 
@@ -226,7 +238,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.options.shell };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -241,7 +253,7 @@ export class Session implements TargetScope {
         throw refused(`${tool.name} is not available here: this workspace is read-only or not trusted.`, `Tell the user what you wanted to change instead.`);
       }
       if (missing.length > 0) {
-        const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : '';
+        const why = missing.includes('ripgrep') ? ': ripgrep was not found' : missing.includes('search') ? ': ripgrep was not found, or the workspace is not on a local disk' : missing.includes('shell') ? ': this host runs no commands, or the workspace is not on a local disk' : '';
         throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${tool.name} is not available in this workspace (it needs ${missing.join(', ')}${why}).`, `Use list_directory and open_file instead.`);
       }
       prepared = this.prepare(tool, raw, origin);

@@ -3,7 +3,7 @@ import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
-import type { Risk } from './types.ts';
+import type { ToolRisk } from './types.ts';
 import type { ReadProtection, ReadTaint } from './gate.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
@@ -18,12 +18,14 @@ import type { ProblemsPort } from './problems/port.ts';
 import type { OutlinePort } from './outline/port.ts';
 import type { Clock, Log } from './ports.ts';
 import type { ResolvedFs } from './fs/resolved-fs.ts';
+import type { ShellHost } from './shell/port.ts';
 
-export type { Risk } from './types.ts';
+export type { Risk, ToolRisk } from './types.ts';
 
 /** What a tool needs from the host; a tool whose needs are missing is not registered. */
 /** `search`: a search backend over local paths; `ripgrep`: an rg binary (artifact spools are always local). */
-export type Capability = 'streaming' | 'symlinks' | 'search' | 'ripgrep' | 'writable';
+/** `shell`: the host can run commands (it has a sandbox port; whether the OS sandbox is there is asked per call). */
+export type Capability = 'streaming' | 'symlinks' | 'search' | 'ripgrep' | 'writable' | 'shell';
 
 /** What the search backend declares; schemas are built from it. */
 export interface SchemaDeclaration {
@@ -37,7 +39,7 @@ export interface ToolMeta {
   readonly userDescription: string;
   /** For the model (manifest modelDescription). */
   readonly description: string;
-  readonly risk: Risk;
+  readonly risk: ToolRisk;
   readonly requires: readonly Capability[];
   /** A codicon id, e.g. "file". */
   readonly icon: string;
@@ -95,6 +97,8 @@ export interface CallServices {
   readonly roots: readonly WorkspaceRoot[];
   readonly clock: Clock;
   readonly log: Log;
+  /** The OS sandbox and its settings, for run_shell_command. */
+  readonly shell: ShellHost | undefined;
 }
 
 export type Need = keyof CallServices;
@@ -135,6 +139,8 @@ export interface TargetScope {
   readonly artifacts: Pick<ArtifactStore, 'target'>;
   readonly media: Pick<MediaStore, 'get' | 'target'>;
   readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
+  /** One line describing the shell sandbox's boundary as the settings are now (for the confirmation). */
+  shellBoundaryLine(): string;
 }
 
 export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends Omit<ToolMeta, 'needs'> {

@@ -5,3 +5,9 @@
  * imports only zod).
  */
 export type Risk = 'read' | 'write';
+
+/**
+ * What a tool does, as the gate shows it: a path risk, or `exec`: it runs a command inside the OS
+ * sandbox, whose boundary is derived from the same rules (its cwd is judged as a read).
+ */
+export type ToolRisk = Risk | 'exec';

@@ -18,10 +18,12 @@ const REACHES_DISK: Readonly<Record<ToolName, boolean>> = {
   list_directory: false, search_files: false, find_files: false,
   stage_file: false, media_apply_patch: false, list_media: false,
   list_problems: false,
+  run_shell_command: true,
   save_media: true, undo_save: true,
 };
 
-export function toolAnnotations(name: ToolName): ToolAnnotations {
+/** `network`: the server lets commands reach the hosts given with --allow-domain. */
+export function toolAnnotations(name: ToolName, network = false): ToolAnnotations {
   const tool = TOOLS[name];
   const readOnly = tool.risk === 'read';
   return {
@@ -29,7 +31,7 @@ export function toolAnnotations(name: ToolName): ToolAnnotations {
     readOnlyHint: readOnly,
     destructiveHint: REACHES_DISK[name],
     idempotentHint: readOnly,
-    // Only the workspace folders: no tool reaches the network.
-    openWorldHint: false,
+    // Only the workspace folders; a command reaches the network only where hosts were allowed.
+    openWorldHint: name === 'run_shell_command' && network,
   };
 }

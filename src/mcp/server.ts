@@ -22,15 +22,17 @@ export interface McpHostOptions {
   /** Approve what an `ask` rule covers without asking (`--allow-secrets`). */
   readonly allowSecrets: boolean;
   readonly version: string;
+  /** Commands may reach hosts (`--allow-domain`): run_shell_command's openWorldHint. */
+  readonly network?: boolean;
   /** Where a problem nobody asked about is told (stderr: stdout carries only JSON-RPC). */
   readonly warn: (message: string) => void;
 }
 
 /** The tools as MCP lists them: the manifest's names, descriptions and schemas, with hints. */
-export function mcpToolList(): McpTool[] {
+export function mcpToolList(network = false): McpTool[] {
   const tools: McpTool[] = TOOL_NAMES.map((name) => {
     const tool = TOOLS[name];
-    return { name, title: tool.displayName, description: tool.description, inputSchema: toolJsonSchema(tool) as McpTool['inputSchema'], annotations: toolAnnotations(name) };
+    return { name, title: tool.displayName, description: tool.description, inputSchema: toolJsonSchema(tool) as McpTool['inputSchema'], annotations: toolAnnotations(name, network) };
   });
   tools.push({
     name: LIST_ROOTS,
@@ -65,7 +67,7 @@ export class McpToolHost {
       canElicit: () => this.server.getClientCapabilities()?.elicitation !== undefined,
       elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal }),
     });
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList() }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(options.network ?? false) }));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments ?? {}, extra.signal));
     this.server.oninitialized = () => this.askRoots();
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.askRoots());

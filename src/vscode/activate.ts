@@ -28,6 +28,8 @@ import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate
 import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
+import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import type { SandboxAvailability } from '../core/shell/port.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
 export interface Host {
@@ -82,7 +84,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
     errors.push(...current.rules.ignored, ...current.reviewIgnored);
     const writeRoots = scopedWriteRoots(current);
-    errors.push(...writeRoots.errors, ...writeRoots.ignored);
+    errors.push(...writeRoots.errors, ...writeRoots.ignored, ...current.shell.problems);
     return errors;
   };
   /** Each distinct problem is reported once, in a notification and the audit log. */
@@ -111,6 +113,13 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
   const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
 
+  // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
+  const sandbox = srtSandbox({ ripgrepPath: rg?.path });
+  let shellAvailability: SandboxAvailability | undefined;
+  void sandbox.availability().then((a) => {
+    shellAvailability = a;
+    log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
+  });
   const spool = await spoolFolder(context);
   const session = new Session({
     fs,
@@ -129,6 +138,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
+    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs },
   });
 
   const hooks: ToolHostHooks = {
@@ -162,6 +172,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     trusted: vscode.workspace.isTrusted,
     allTools: vscode.lm.tools,
     autoApproveAll: vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true,
+    shell: shellAvailability,
   });
   context.subscriptions.push(registerGateStatus(gateStatus));
   context.subscriptions.push(registerMcpSetup(context.extensionPath));
@@ -172,6 +183,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   return {
     dispose: async () => {
       await session.dispose();
+      await sandbox.dispose();
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
     exports: context.extensionMode === vscode.ExtensionMode.Test

@@ -14,6 +14,7 @@ import { addressOf, fileUri } from './uri.ts';
 import { displayOf } from '../core/paths.ts';
 import type { PageBudget } from '../core/results/budget.ts';
 import { oneFile } from '../core/tools/open_file.ts';
+import { runShellCommandCommand } from './shell-command.ts';
 
 /** The person's quick picks show every result they asked for (their commands pass a limit); no result artifact. */
 const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
@@ -131,4 +132,5 @@ export function registerCommands(host: Host): void {
   register('workspaceTools.searchFiles', () => searchFilesCommand(host));
   register('workspaceTools.openFileAsArtifact', () => openFileAsArtifactCommand(host));
   register('workspaceTools.findFiles', () => findFilesCommand(host));
+  register('workspaceTools.runShellCommand', () => runShellCommandCommand(host));
 }

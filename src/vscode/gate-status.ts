@@ -4,6 +4,7 @@ import { PROTECTED_GROUPS } from '../core/protected.ts';
 import type { ScopedWriteRoots } from '../core/media/write-roots.ts';
 import { TOOL_NAMES } from '../core/tools/names.ts';
 import type { Settings } from './settings.ts';
+import type { SandboxAvailability } from '../core/shell/port.ts';
 
 const STATUS_SCHEME = 'workspace-tools-status';
 export const GATE_STATUS_URI = vscode.Uri.from({ scheme: STATUS_SCHEME, path: '/Gate Status.md' });
@@ -30,6 +31,18 @@ export interface GateStatusInput {
   readonly allTools: readonly { readonly name: string }[];
   /** `chat.tools.global.autoApprove`: VS Code approves every tool call without asking. */
   readonly autoApproveAll: boolean;
+  /** Whether run_shell_command's OS sandbox is there (undefined: not checked yet). */
+  readonly shell?: SandboxAvailability | undefined;
+}
+
+function shellStatus(input: GateStatusInput): string {
+  const shell = input.shell;
+  const domains = input.settings.shell.allowedDomains;
+  const network = domains.length === 0 ? 'the network is off' : `the network reaches only ${domains.map(code).join(', ')}`;
+  if (shell === undefined) return 'Shell sandbox: not checked yet.';
+  return shell.available
+    ? `Shell sandbox: available (${shell.mechanism}). \`run_shell_command\` runs commands inside it: what the rules protect from reading is unreadable, writes go only under the write roots, protected files are read-only, ${network}.`
+    : `Shell sandbox: **not available** (${shell.why}), so \`run_shell_command\` refuses every command. ${shell.install}`;
 }
 
 /** Built-in tools that sit beside ours in agents other than the Workspace Tools agent. */
@@ -74,6 +87,10 @@ export function gateStatusMarkdown(input: GateStatusInput): string {
   for (const text of [...writeRoots.errors, ...writeRoots.ignored]) out.push(`- ${text}`);
   out.push('');
 
+  out.push('## Shell commands', '', shellStatus(input));
+  for (const text of input.settings.shell.problems) out.push(`- ${text}`);
+  out.push('');
+
   out.push('## Agents', '');
   out.push(`- The **Workspace Tools** agent (pick it in the chat's agent picker) offers the model only this extension's ${TOOL_NAMES.length} tools: every read and write it makes passes this gate.`);
   out.push(`- Any other agent, VS Code's default **Agent** among them, also offers the model tools of VS Code and other extensions that this extension does not gate (a secret they read is not asked here): ${ungatedTools(input.allTools).map(code).join(', ')}. VS Code does not tell extensions which agent a chat uses, so check the agent picker.`);
@@ -88,6 +105,7 @@ export function gateStatusLine(input: GateStatusInput): string {
   return `Gate: ${BUILT_IN_RULES.length} built-in rules (secrets, protected files, .git), ${input.settings.policy.userRules.length} from user settings, `
     + `${rules.workspaceRules.length} from workspace settings (${rules.ignored.length} loosening ignored)${rules.errors.length ? ', INVALID: every call asks' : ''}; `
     + `write roots: ${input.writeRoots.writeRoots === undefined ? 'every workspace folder' : input.writeRoots.writeRoots.map((r) => r.display).join(', ') || 'none'}; `
+    + `${input.shell === undefined ? '' : input.shell.available ? `shell sandbox: ${input.shell.mechanism}; ` : `shell sandbox: NOT AVAILABLE (${input.shell.why}); `}`
     + `${others} file/terminal tools of VS Code or other extensions are not gated by this extension (outside the Workspace Tools agent).`;
 }
 

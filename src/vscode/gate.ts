@@ -31,6 +31,7 @@ export const modalDecider: Decider = {
 
 function verb(call: GateCall): string {
   if (call.risk === 'read') return 'read';
+  if (call.risk === 'exec') return 'run a command in';
   // Staging and patching change memory only; saving is what writes.
   return call.tool === 'save_media' ? 'write' : 'stage a change to';
 }
@@ -97,7 +98,8 @@ export class VscodeGate {
     const linked = call.targets.some((t) => (t.links ?? 1) > 1);
     // Security: a secret, tainted bytes or a file with several names are asked every time: no allow rule and no remembered answer skips that.
     const everyTime = call.secret || linked;
-    if (!everyTime && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    // An allow rule is about reading a path, not about running a command there.
+    if (!everyTime && call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
     const trusted = this.options.trusted();
     // Security: a secret is asked every time, even when VS Code auto-approves the tool.
     const confirmedByVscode = call.origin === 'chat' || call.origin === 'api';

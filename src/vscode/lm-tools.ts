@@ -39,6 +39,12 @@ function targetList(call: GateCall): string {
   return call.targets.map((t) => (t.display === '.' ? 'the workspace' : t.display)).join(', ') || 'the workspace';
 }
 
+const RISK_NOTES: Readonly<Record<GateCall['risk'], string>> = {
+  read: ' (the content goes to the language model)',
+  write: ' (changes what is staged or on disk)',
+  exec: ' (runs the whole command shown, inside the OS sandbox described above; its output goes to the language model)',
+};
+
 /**
  * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
  * the call as it is confirmed.
@@ -57,7 +63,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
   // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
   if (batch && call.targets.length === 0) return { invocationMessage };
-  if (call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
+  if (call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
   // Security: the summary and paths carry the model's own text (globs, patterns, names); they are
   // appended as text so they cannot reshape what the person is asked to approve.
   const message = new vscode.MarkdownString();
@@ -65,7 +71,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   message.appendText(call.summary);
   message.appendMarkdown('**\n\n- Path: ');
   message.appendText(targetList(call));
-  message.appendMarkdown(`\n- Risk: **${call.risk}**${call.risk === 'read' ? ' (the content goes to the language model)' : ' (changes what is staged or on disk)'}\n`);
+  message.appendMarkdown(`\n- Risk: **${call.risk}**${RISK_NOTES[call.risk]}\n`);
   const asked = call.targets.find((t) => t.action === 'ask');
   if (call.taint) {
     message.appendMarkdown('- ');

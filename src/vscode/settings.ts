@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { scopeShellSettings, type ShellSettings } from '../core/shell/settings.ts';
 import * as z from 'zod';
 import type { Policy } from '../core/policy.ts';
 import { scopeRules, type ScopedRules, type ScopedValue } from '../core/rule-scopes.ts';
@@ -34,6 +35,8 @@ export interface Settings {
   /** Workspace-scope values of review settings that would loosen the review, ignored. */
   readonly reviewIgnored: readonly string[];
   readonly limits: SessionLimits;
+  /** workspaceTools.shell.*: the hosts commands reach (user scope; workspace scope only narrows) and the timeout cap. */
+  readonly shell: ShellSettings;
 }
 
 /** Where a workspace-scope value lives, for the person: the .code-workspace file or the folder's settings file. */
@@ -92,6 +95,7 @@ export function readSettings(): Settings {
     rules,
     ruleErrors: rules.errors,
     writeRoots: readScoped('writeRoots'),
+    shell: scopeShellSettings(readScoped('shell.allowedDomains'), readScoped('shell.maxTimeoutMs')),
     openDiffOnStage: openDiffOnStage.on,
     reviewIgnored: openDiffOnStage.ignored,
     limits: {

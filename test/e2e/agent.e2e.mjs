@@ -30,6 +30,7 @@ import { RESULTS_DIR } from '../host/run-suite.mjs';
 import { CHAT, DIALOG_LABELS, REVIEW, WORKBENCH } from '../host/selectors.mjs';
 import * as d from './driver.mjs';
 import { installPackagedExtension } from '../host/vsix.mjs';
+import { hostTarget } from '../../scripts/package.mjs';
 
 /** The fixture's fake secret (test/fixtures/workspace/.env): it must never reach the model. */
 const CANARY = 'WT_CANARY_ENV_7f3a';
@@ -119,7 +120,7 @@ async function runScenario(t, { name, script, setup, hooks = {}, check, installe
     // `installed`: the extension as a person gets it (packaged, installed by VS Code's installer), with
     // the scripted model as the development extension; otherwise the extension under development.
     const extensions = installed
-      ? { extensionDevelopmentPath: d.scriptedModelPath, extraExtensions: [await installPackagedExtension(d.extensionPath, tmp)] }
+      ? { extensionDevelopmentPath: d.scriptedModelPath, extraExtensions: [await installPackagedExtension(d.extensionPath, tmp, { target: hostTarget() })] }
       : { extensionDevelopmentPath: d.extensionPath, extraExtensions: [d.scriptedModelPath] };
     wb = await d.openWorkbench({
       workspace: d.fixtureWorkspace,

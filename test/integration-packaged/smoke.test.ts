@@ -54,6 +54,8 @@ const SMOKE: { tool: string; run: () => Promise<void> }[] = [
   },
   { tool: 'media_apply_patch', run: async () => { state.patchedId = mediaIdOf(await invoke('media_apply_patch', { media_id: state.mediaId, patch: { find: 'Hello', replace: 'Howdy' } })); } },
   { tool: 'list_media', run: async () => assert.match(await invoke('list_media', {}), /src\/greet\.js/) },
+  // The sandbox library comes from the platform package's node_modules (bubblewrap and socat from the machine).
+  { tool: 'run_shell_command', run: async () => assert.match(await invoke('run_shell_command', { command: 'echo from-the-packaged-sandbox' }), /from-the-packaged-sandbox/) },
   // The language services of the installed VS Code answer; greet.js has no error.
   { tool: 'list_problems', run: async () => assert.match(await invoke('list_problems', { paths: ['src/greet.js'] }), /^No problems reported in src\/greet\.js/) },
   {

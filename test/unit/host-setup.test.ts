@@ -137,7 +137,7 @@ test('from an older Node, scripts/node24.mjs says in one line that it runs the c
 test('the setup CLI refuses an unknown step and lists the steps', () => {
   const r = spawnSync(process.execPath, ['test/host/ensure.mjs', 'chrome'], { cwd: repo, encoding: 'utf8' });
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /unknown step "chrome": one of node24, apt, code-server, chromium \(or none for all\)/);
+  assert.match(r.stderr, /unknown step "chrome": one of node24, apt, code-server, chromium, sandbox \(or none for all\)/);
 });
 
 test('the demo\'s patch matches the demo workspace it patches', async () => {

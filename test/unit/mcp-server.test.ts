@@ -84,7 +84,7 @@ test('the tool list is the manifest\'s tools (names, descriptions, schemas) with
     const reads = entry.tags.includes('read');
     assert.equal(tool.annotations?.readOnlyHint, reads, entry.name);
     assert.equal(tool.annotations?.openWorldHint, false, entry.name);
-    assert.equal(tool.annotations?.destructiveHint, entry.name === 'save_media' || entry.name === 'undo_save', entry.name);
+    assert.equal(tool.annotations?.destructiveHint, ['save_media', 'undo_save', 'run_shell_command'].includes(entry.name), entry.name);
   }
 });
 

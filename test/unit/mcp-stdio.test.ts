@@ -60,6 +60,8 @@ test('over stdio, a session of every tool keeps stdout to JSON-RPC; the audit tr
   await call('undo_save', { save_id: saveId });
   assert.equal(readFileSync(nodePath.join(ws.path, 'src', 'app.ts'), 'utf8'), 'export const a = 1;\n// TODO: more\n');
 
+  // Commands run inside the OS sandbox, as from the CLI.
+  assert.match(await call('run_shell_command', { command: 'echo from-a-command' }), /from-a-command/);
   // The CLI runs no language services: list_problems says so, narrated.
   const problems = await client.callTool({ name: 'list_problems', arguments: {} }) as CallToolResult;
   used.add('list_problems');

@@ -13,6 +13,11 @@ export class SaveGuard {
     this.writeRoots = writeRoots;
   }
 
+  /** The write roots in force now (undefined: every workspace folder). */
+  current(): WriteRoots {
+    return this.writeRoots?.();
+  }
+
   /** Refuses a save target outside the host's write roots (narrated E_SANDBOX_REFUSED); pure. */
   checkWriteRoot(target: ModelPath): void {
     checkWriteRoots(target, this.writeRoots?.());

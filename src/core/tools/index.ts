@@ -15,6 +15,7 @@ import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
 import { undoSaveTool } from './undo_save.ts';
 import { listProblems } from './list_problems.ts';
+import { runShellCommand } from './run_shell_command.ts';
 
 const DEFINED = {
   open_file: openFile,
@@ -32,6 +33,7 @@ const DEFINED = {
   undo_save: undoSaveTool,
   list_media: listMedia,
   list_problems: listProblems,
+  run_shell_command: runShellCommand,
 } satisfies Record<ToolName, Tool>;
 
 /** What each tool returns, by name. */

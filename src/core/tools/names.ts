@@ -15,6 +15,7 @@ export const TOOL_NAMES = [
   'undo_save',
   'list_media',
   'list_problems',
+  'run_shell_command',
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -1,0 +1,63 @@
+import type { Readable } from 'node:stream';
+import type { ShellBoundary } from './boundary.ts';
+
+/** Whether the OS sandbox can run commands here, and if not, what the person installs. */
+export type SandboxAvailability =
+  | { readonly available: true; readonly mechanism: string }
+  | { readonly available: false; readonly why: string; readonly install: string };
+
+export interface ShellExit {
+  /** null when a signal ended it. */
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** What the sandbox reported refusing during the run (network hosts; file events where the platform reports them). */
+  readonly violations: readonly string[];
+}
+
+export interface ShellProcess {
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves once the command and everything it started have exited and the streams closed. */
+  readonly exited: Promise<ShellExit>;
+  /** Ends the command and everything it started (the whole process group, then the sandbox's namespace). */
+  kill(): void;
+}
+
+export interface ShellStart {
+  readonly command: string;
+  /** Absolute local folder. */
+  readonly cwd: string;
+  readonly boundary: ShellBoundary;
+  /** The whole environment the command gets (already without credentials). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The OS boundary a command runs in. Never runs anything without it: where it is not available,
+ * `availability` says why and `start` throws.
+ */
+export interface ShellSandbox {
+  availability(): Promise<SandboxAvailability>;
+  start(spec: ShellStart): Promise<ShellProcess>;
+  /** Stops what the sandbox keeps running between commands (its network proxies). */
+  dispose(): Promise<void>;
+}
+
+/** What run_shell_command needs from the host. */
+export interface ShellHost {
+  readonly sandbox: ShellSandbox;
+  /** The person's home folder (its credential stores are unreadable to commands). */
+  readonly home: string;
+  /** The environment commands start from (credential variables are removed from it). */
+  readonly env: () => Readonly<Record<string, string | undefined>>;
+  /** workspaceTools.shell.allowedDomains, as in force now (user scope; workspace scope only narrows). */
+  readonly allowedDomains: () => readonly string[];
+  /** The largest timeout_ms a call may ask for (600,000 unless the person's settings raise it). */
+  readonly maxTimeoutMs: () => number;
+  /** Where each call's private temp folder is made (default: the OS temp folder). */
+  readonly tempRoot?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_TIMEOUT_MS = 600_000;

@@ -1,0 +1,162 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
+import type { GatedPath } from '../paths.ts';
+import type { ToolContext } from '../tool.ts';
+import { fits } from '../results/budget.ts';
+import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
+import { ResultPager } from '../results/pager.ts';
+import { streamResult } from '../results/stream.ts';
+import { plural } from '../text/format.ts';
+import { deriveBoundary, describeBoundary } from './boundary.ts';
+import { visibleCommand } from './display.ts';
+import { scrubEnvironment } from './env.ts';
+import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
+import { DEFAULT_TIMEOUT_MS, type ShellExit } from './port.ts';
+import { ripgrepLister } from './tree.ts';
+
+/** How the command ended. */
+export interface ShellStatus {
+  readonly command: string;
+  /** The folder it ran in, as displayed. */
+  readonly cwd: string;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+  /** What the sandbox reported refusing (network hosts; file events where the platform reports them). */
+  readonly violations: readonly string[];
+  /** Lines on stderr that say a read or write was refused (the sandbox's refusals on Linux show up this way). */
+  readonly refusedLines: number;
+  readonly boundary: string;
+}
+
+/** A command's result: every line when they fit one page, else the first page and the result artifact. */
+export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
+
+type ShellContext = ToolContext<'shell' | 'artifacts' | 'policy' | 'roots' | 'saveGuard' | 'ripgrep' | 'clock' | 'log'>;
+
+interface ShellInput {
+  readonly command: string;
+  readonly timeout_ms?: number | undefined;
+}
+
+const REFUSAL = /Permission denied|Read-only file system|Operation not permitted|Connection blocked by network allowlist/;
+
+/** Runs one command in the sandbox, its output streamed into the pager; resolves once it has ended. */
+export async function runInSandbox(input: ShellInput, ctx: ShellContext, target: GatedPath | undefined): Promise<ShellOutput> {
+  const host = ctx.shell;
+  if (host === undefined || ctx.ripgrep === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'run_shell_command is not available in this host.', 'Use the file tools instead.');
+  if (target === undefined) throw refused('run_shell_command needs a workspace folder to run in, and none is open.', 'Ask the user to open a folder.');
+  const maxTimeout = host.maxTimeoutMs();
+  const timeoutMs = input.timeout_ms ?? Math.min(DEFAULT_TIMEOUT_MS, maxTimeout);
+  if (timeoutMs > maxTimeout) throw invalidInput(`timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`, `Pass at most ${maxTimeout}, or ask the user to raise workspaceTools.shell.maxTimeoutMs.`);
+  const availability = await host.sandbox.availability();
+  // Security: never unsandboxed. Where the boundary cannot be built, nothing runs.
+  if (!availability.available) throw new SandboxError('E_SANDBOX_UNAVAILABLE', `run_shell_command cannot run "${visibleCommand(input.command)}": the OS sandbox is not available (${availability.why}), and commands never run without it; nothing was run.`, `Tell the user: ${availability.install}`);
+  const resolved = await ctx.resolve(target);
+  const rootPath = resolved.realRoot ?? resolved.root.localPath;
+  if (rootPath === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${target.display}" is not on a local disk, so no command can run there.`, 'Use the file tools instead.');
+  if (!resolved.exists || (resolved.checked !== undefined && resolved.checked.type !== 'directory')) throw invalidInput(`cwd "${target.display}" is not a folder.`, 'Pass a folder relative to the workspace, or omit cwd for the first workspace folder.');
+  const cwd = nodePath.join(rootPath, resolved.realRel);
+  const cwdShown = target.rel === '' ? target.root.name : target.display;
+
+  const writeRoots = ctx.saveGuard.current();
+  const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) => (p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)]));
+  const allowedDomains = host.allowedDomains();
+  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains);
+  const temp = await mkdtemp(nodePath.join(host.tempRoot ?? tmpdir(), 'wt-shell-'));
+  try {
+    const boundary = await deriveBoundary({
+      policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
+      tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal,
+    });
+    if (ctx.signal.aborted) throw cancelled();
+    const { env } = scrubEnvironment(host.env());
+    env['TMPDIR'] = temp;
+    const started = ctx.clock.now();
+    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal });
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
+    const onAbort = (): void => child.kill();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    if (ctx.signal.aborted) child.kill();
+    const feed = new LineFeed([[child.stdout, 'out'], [child.stderr, 'err']]);
+    let exit: ShellExit | undefined;
+    let written = 0;
+    let refusedLines = 0;
+    const status = (): ShellStatus => ({
+      command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
+      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedLines, boundary: boundaryLine,
+    });
+    let final: ShellStatus | undefined;
+    const pager = new ResultPager<ShellLine>({
+      store: ctx.artifacts, budget: ctx.page, source: target, stop: () => child.kill(),
+      label: `run_shell_command ${JSON.stringify(visibleCommand(input.command))}`, render: (line) => renderShellLine(line),
+    });
+    try {
+      const output = await streamResult<ShellLine, ShellOutput>(pager, {
+        pull: async () => {
+          for await (const batch of feed.batches()) {
+            for (const line of batch) {
+              written++;
+              if (line.stream === 'err' && REFUSAL.test(line.text)) refusedLines++;
+              const writing = pager.add(line);
+              if (writing) await writing;
+            }
+          }
+          exit = await child.exited;
+          final = status();
+          if (ctx.signal.aborted && !timedOut) throw cancelled();
+          return true;
+        },
+        small: async () => {
+          const result: ShellOutput = { ...final!, lines: pager.items };
+          if (await fits(renderShell(result), ctx.page)) return result;
+          await pager.overflow();
+          return undefined;
+        },
+        summary: () => `${plural(written, 'line')} of output`,
+        trailer: () => [...statusLines(final!), `done complete (${plural(written, 'line')} of output)`],
+        brokeOff: (why) => `incomplete: ${why} after ${plural(written, 'line')} of output; the lines above are all that was written`,
+        warn: (message) => ctx.log.warn(message),
+      }, { untilEnd: true });
+      return isPaged<ShellLine>(output) ? { ...output, status: final! } : output;
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      child.kill();
+      await child.exited;
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Security: our spool holds copies of files the person let the model read once (secrets among
+ * them): every window's run folder is unreadable to commands, not only this one's.
+ */
+function privateFolders(spoolDir: string): string[] {
+  const parent = nodePath.dirname(spoolDir);
+  return parent === nodePath.parse(parent).root || parent === tmpdir() ? [spoolDir] : [parent];
+}
+
+/** The lines that say how the command ended and what the sandbox refused. */
+export function statusLines(s: ShellStatus): string[] {
+  const how = s.timedOut
+    ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
+    : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
+  const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
+  for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
+  if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
+  return lines;
+}
+
+/** The model's text: the output lines (or their first page), then how the command ended. */
+export function renderShell(output: ShellOutput): string {
+  if (isPaged<ShellLine>(output)) return [renderPaged(output, (line) => renderShellLine(line)), ...statusLines(output.status)].join('\n');
+  const body = output.lines.map(renderShellLine);
+  return [...(body.length === 0 ? ['(no output)'] : body), ...statusLines(output)].join('\n');
+}

@@ -1,0 +1,20 @@
+import type { Ripgrep } from '../search/ripgrep-process.ts';
+import type { TreeLister } from './boundary.ts';
+
+/**
+ * Every file below a folder, with ripgrep: hidden and ignored files included (a secret is often
+ * git-ignored), links not followed, the `.git` folder left out (its hooks and config are handled
+ * by name).
+ */
+export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
+  return async (folder, signal) => {
+    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--glob', '!.git'], { cwd: folder, signal });
+    const chunks: Buffer[] = [];
+    for await (const chunk of run.stdout) chunks.push(chunk);
+    const exit = await run.exited;
+    // 1: no file at all; 2: some folder could not be read (its files are unreadable to the command too).
+    if (exit.spawnError) throw exit.spawnError;
+    if (exit.code !== 0 && exit.code !== 1 && exit.code !== 2) throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
+    return Buffer.concat(chunks).toString('utf8').split('\0').filter((p) => p !== '').map((p) => p.replace(/^\.\//, '').replace(/\\/g, '/'));
+  };
+}
