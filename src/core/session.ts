@@ -19,68 +19,17 @@ import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
-import type { ProblemsPort } from './problems/port.ts';
-import type { OutlinePort } from './outline/port.ts';
-import type { WriteRoots } from './media/write-roots.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
-import type { TextEncoding } from './text/encoding.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
-import type { ShellHost } from './shell/port.ts';
 import { describeBoundary } from './shell/boundary.ts';
+import { DEFAULT_LIMITS, type SessionLimits, type SessionOptions } from './session-options.ts';
+
+export { DEFAULT_LIMITS, type SessionLimits, type SessionOptions };
 
 /** How old a walk of the workspace's links a call that does not write to disk may be judged with. */
 const LINKS_MAX_AGE_MS = 5_000;
 
-export interface SessionLimits {
-  /** Disk budget for artifact spool files, in bytes; least-recently-used artifacts are evicted beyond it. */
-  readonly artifactBudgetBytes: number;
-  /** Memory budget for staged media, in bytes. */
-  readonly mediaBudgetBytes: number;
-  /** Largest file a backend without streaming may read, in bytes. */
-  readonly nonStreamingMaxBytes: number;
-  /** Disk budget for the bytes saves replaced (and wrote), kept so that saves can be undone. */
-  readonly undoBudgetBytes: number;
-}
-
-export const DEFAULT_LIMITS: SessionLimits = {
-  artifactBudgetBytes: 4 * 1024 ** 3,
-  mediaBudgetBytes: 256 * 1024 ** 2,
-  nonStreamingMaxBytes: 64 * 1024 ** 2,
-  undoBudgetBytes: 256 * 1024 ** 2,
-};
-
-export interface SessionOptions {
-  readonly fs: WorkspaceFs;
-  readonly roots: () => readonly WorkspaceRoot[];
-  readonly gate: Gate;
-  /** Read on every call, so changed settings apply to the next call. */
-  readonly policy: () => Policy;
-  readonly search?: SandboxSearch;
-  /** The directory-listing backend (default: walking the WorkspaceFs). */
-  readonly lister?: DirectoryLister;
-  /** ripgrep for artifact_grep (the host's one Ripgrep, which its search backend runs too). */
-  readonly ripgrep?: Ripgrep;
-  readonly clock: Clock;
-  readonly log: Log;
-  /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
-  readonly spoolDir: string;
-  readonly limits?: () => SessionLimits;
-  /** Where save_media may write, read on every save; absent: every workspace folder. */
-  readonly writeRoots?: () => WriteRoots;
-  /** Tools the host allows at all (e.g. no write tools in an untrusted workspace). */
-  readonly allowWrites?: () => boolean;
-  /** The host's open editors: a save never writes under unsaved changes. */
-  readonly editors?: OpenEditors;
-  /** The host's language services, for list_problems (VS Code's diagnostics; the CLI has none). */
-  readonly problems?: ProblemsPort;
-  /** The host's document symbol providers, for open_file's outline of a source file (VS Code; the CLI has none). */
-  readonly outline?: OutlinePort;
-  /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
-  readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
-  /** The OS sandbox for run_shell_command; absent: the tool is not offered. */
-  readonly shell?: ShellHost;
-}
 
 /** What a host passes along with one call. */
 export interface InvokeOptions {

@@ -23,7 +23,7 @@ test('the manifest lists all 16 tools of the design, in order', () => {
     'open_file', 'open_json_file', 'open_markdown_file', 'artifact_read', 'artifact_grep', 'artifact_query',
     'list_directory', 'search_files', 'find_files', 'stage_file', 'media_apply_patch', 'save_media', 'undo_save', 'list_media', 'list_problems', 'run_shell_command',
   ]);
-  assert.equal(TOOL_NAMES.length, 15);
+  assert.equal(TOOL_NAMES.length, 16);
 });
 
 test('every tool schema is a strict object (unknown arguments are rejected)', () => {
