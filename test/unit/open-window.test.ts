@@ -36,9 +36,9 @@ describe('a window on open', () => {
     assert.deepEqual(result.window.page.lines.map((l) => [l.n, l.text]), [[40, 'line 40'], [41, 'line 41'], [42, 'line 42']]);
     assert.equal(result.window.page.nextOffset, 43);
     const lines = pin(outcome.text, result.callId).split('\n');
-    assert.match(lines[0]!, /^artifact ID: src\/app\.ts, 120 lines, \d+ bytes, utf8, lf, modified /);
+    // One header line: the path, the handle and the size (encoding and line ends only when unusual).
+    assert.equal(lines[0], 'src/app.ts (artifact ID, 120 lines): lines 40-42');
     assert.deepEqual(lines.slice(1), [
-      'Lines 40-42 of 120:',
       '40\tline 40',
       '41\tline 41',
       '42\tline 42',
@@ -65,7 +65,16 @@ describe('a window on open', () => {
     assert.deepEqual(head.result.window.page.lines.map((l) => l.n), [1, 2]);
     assert.match(head.text, /\n\(more: artifact_read \{callId: "[^"]+", offset: 3\}/);
     const whole = await openOne(s, { path: 'a.txt', offset: 1 });
-    assert.ok(whole.text.endsWith('10\tline 10\n(end of file)'));
+    // The header gives the total, so the page ends with its last line.
+    assert.match(whole.text, /^a\.txt \(artifact [^,]+, 10 lines\): lines 1-10\n/);
+    assert.ok(whole.text.endsWith('10\tline 10'));
+  });
+
+  it('the window\'s header names an encoding or line ends only when they are not UTF-8 and LF', async (t) => {
+    const s = session(t);
+    write(s, 'crlf.txt', 'one\r\ntwo\r\n');
+    const crlf = await openOne(s, { path: 'crlf.txt', limit: 1 });
+    assert.match(crlf.text, /^crlf\.txt \(artifact [^,]+, 2 lines, crlf\): lines 1-1\n1\tone\n\(more: /);
   });
 
   it('without offset and limit nothing changes: the handle alone', async (t) => {

@@ -94,4 +94,14 @@ describe('a code file\'s outline', () => {
     assert.equal(outline.symbols.length, 10);
     assert.equal(outline.omitted, 20);
   });
+
+  it('open_file with a window asks for no outline: the model already knows where to look (bytes, and a cold language server\'s wait)', async (t) => {
+    const provider = new Provider(TREE);
+    const s = session(t, { overrides: { outline: provider } });
+    writeFileSync(nodePath.join(s.root, 'session.ts'), SOURCE);
+    const outcome = await s.invoke('open_file', { path: 'session.ts', offset: 3, limit: 4 });
+    assert.deepEqual(provider.asked, []);
+    assert.doesNotMatch(outcome.text, /Outline/);
+    assert.match(outcome.text, /^session\.ts \(artifact [^,]+, 11 lines\): lines 3-6\n3\t {2}invoke\(name: string\) \{\n/);
+  });
 });

@@ -77,10 +77,28 @@ export function renderSymbols(h: ArtifactHandle, outline: SymbolOutline, maxSymb
 }
 
 export function renderOpenFile(result: ArtifactHandle & { readonly window?: OpenWindow; readonly outline?: SymbolOutline; readonly outlineNote?: string; readonly image?: ImageInfo; readonly imageNote?: string }): string {
+  const compact = compactWindow(result, result.window);
+  if (compact !== undefined && !result.outline && !result.outlineNote && !result.image && !result.imageNote) return compact;
   const outline = result.outline ? renderSymbols(result, result.outline) : result.outlineNote ? [result.outlineNote] : [];
   const image = result.image ? [`Image: ${result.image.mime}, ${result.image.width}×${result.image.height} px.`] : [];
   const imageNote = result.imageNote ? [result.imageNote] : [];
   return [renderHandle(result), ...image, ...imageNote, ...outline, ...hintOrWindow(result, result.window)].join('\n');
+}
+
+/**
+ * A text file opened with a page of it: one header line (path, handle, size, and encoding and line
+ * ends only where they are not UTF-8 and LF), the lines, and where to read on. The everyday look
+ * (a search hit, then 40 lines around it) costs the model few bytes besides the lines themselves.
+ */
+function compactWindow(h: ArtifactHandle, window: OpenWindow | undefined): string | undefined {
+  if (window === undefined || !('page' in window) || h.binary || h.links) return undefined;
+  const page = window.page;
+  if (page.totalLines === 0 || page.lines.length === 0) return undefined;
+  const unusual = [...(h.encoding === 'utf8' ? [] : [h.encoding]), ...(h.eol === 'lf' ? [] : [h.eol === 'none' ? 'no line breaks' : h.eol])];
+  const header = `${h.path} (artifact ${h.callId}, ${plural(h.lines, 'line')}${unusual.length ? `, ${unusual.join(', ')}` : ''}): lines ${page.startLine}-${page.endLine}`;
+  // The header gives the total: "(end of file)" would say it again.
+  const rest = renderWindow(h, window).slice(1).filter((line, i, all) => !(i === all.length - 1 && page.nextOffset === undefined && line === '(end of file)'));
+  return [header, ...rest].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {
