@@ -549,7 +549,7 @@ describe('agent mode with the scripted model', () => {
           expect: '^1 matching line in 1 file:\\nsrc/greet\\.js\\n  1: export function greet\\(name\\) \\{$' },
         // The hit's line is 1: read from there, 40 lines, in the same call as the open.
         { tool: 'open_file', input: { path: '{{step 0 /(\\S+greet\\.js)/}}', offset: 1, limit: 40 }, confirm: 'allowOnce', shows: [GREET, 'lines 1-40'],
-          expect: '^artifact \\S+: src/greet\\.js, 3 lines, [^\\n]+\\n[\\s\\S]*Lines 1-3 of 3:\\n1\\texport function greet\\(name\\) \\{\\n2\\t {2}return `Hello' },
+          expect: '^src/greet\\.js \\(artifact \\S+, 3 lines\\): lines 1-3\\n1\\texport function greet\\(name\\) \\{\\n2\\t {2}return `Hello' },
         // Copilot's own tools on the same file, in the same run: what the model gets from them.
         { tool: 'grep_search', input: { query: 'function greet', isRegexp: false }, expect: 'greet' },
         { tool: 'read_file', input: { filePath: '{{workspaceFolder}}/{{step 2 /(\\S+greet\\.js)/}}', startLine: 1, endLine: 40 }, expect: 'return `Hello' },
