@@ -3,7 +3,7 @@
  *
  *   node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON bench/run.ts [--only=group,group]
  *
- * Groups: extension, search, find, size, media, artifacts, grep, scale. A full run writes bench/results.json; a
+ * Groups: extension, search, find, size, media, artifacts, grep, scale, shell. A full run writes bench/results.json; a
  * run with --only writes <bench dir>/results.partial.json instead, so the committed file always
  * holds a complete run. Goals are printed as PASS/MISS and never fail the run; the exit status is
  * non-zero only when a case could not run at all (ERROR).
@@ -27,8 +27,9 @@ import { mediaCases } from './cases/media.ts';
 import { artifactCases } from './cases/artifacts.ts';
 import { grepCases } from './cases/grep.ts';
 import { scaleCases } from './cases/scale.ts';
+import { shellCases } from './cases/shell.ts';
 
-const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'grep', 'scale'] as const;
+const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'grep', 'scale', 'shell'] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -89,11 +90,12 @@ async function main(): Promise<number> {
     log('dist/cli.js is missing: node esbuild.mjs');
     execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  if (wanted('search') || wanted('size')) {
+  if (wanted('search') || wanted('size') || wanted('shell')) {
     const source = await sourceTree(log);
     workloads['source'] = { files: source.files, bytes: source.bytes, todoLines: source.todoLines, needleLines: source.needleLines };
     await guard('search', (c) => searchCases(c, source));
     await guard('size', (c) => resultSizeCases(c, source));
+    await guard('shell', (c) => shellCases(c, source));
   }
   if (wanted('find')) {
     const names = await namesTree(log);

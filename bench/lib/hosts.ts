@@ -16,6 +16,7 @@ import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import type { ToolOutcome } from '../../src/core/tool.ts';
+import type { ShellHost } from '../../src/core/shell/port.ts';
 import { benchDir } from './workloads.ts';
 
 export const repoRoot = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,7 +39,7 @@ export interface CoreHost {
  * A core session built the way the CLI builds it (NodeFs, the default policy, ripgrep search),
  * with a gate that approves every call, over one workspace folder.
  */
-export async function coreHost(root: string): Promise<CoreHost> {
+export async function coreHost(root: string, options: { shell?: ShellHost } = {}): Promise<CoreHost> {
   const real = realpathSync(root);
   const roots = [{ name: nodePath.basename(real), address: real, localPath: real }];
   const spoolDir = mkdtempSync(nodePath.join(benchDir(), 'spool-'));
@@ -56,6 +57,7 @@ export async function coreHost(root: string): Promise<CoreHost> {
     spoolDir,
     // The 1 GiB log must fit the artifact budget whatever the default is.
     limits: () => ({ artifactBudgetBytes: 64 * 1024 ** 3, mediaBudgetBytes: 1024 ** 3, nonStreamingMaxBytes: 64 * 1024 ** 2, undoBudgetBytes: 1024 ** 3 }),
+    ...(options.shell ? { shell: options.shell } : {}),
   });
   await session.artifacts.start();
   return {

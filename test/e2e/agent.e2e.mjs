@@ -21,6 +21,7 @@
 //
 // Set WT_AGENT_SCRIPT_FILE to run one more scenario from a JSON file ({prompt, steps, final?}).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -601,6 +602,39 @@ describe('agent mode with the scripted model', () => {
         const others = offered.filter((n) => !ours.some((name) => n === name || n.endsWith(`_${name}`)));
         // Copilot Chat adds its own session tool to every agent; nothing else may come along.
         assert.deepEqual(others.filter((n) => n !== 'session_store_sql'), [], `tools other than ours: ${others.join(' ')}`);
+        await assertCanaryNeverReached(ctx);
+      },
+    });
+  });
+
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
+    // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
+    const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
+    const script = {
+      prompt: 'Run the tests, check git, then read .env.',
+      steps: [
+        { tool: 'run_shell_command', input: { command: testCommand }, confirm: 'allowOnce', shows: ['node --test --test-reporter=tap sum.test.mjs'],
+          expect: '# pass 1\\n[\\s\\S]*exit code 0' },
+        { tool: 'run_shell_command', input: { command: 'git status --short' }, confirm: 'allowOnce', shows: ['git status --short'],
+          expect: '\\?\\? sum\\.test\\.mjs[\\s\\S]*exit code 0' },
+        { tool: 'run_shell_command', input: { command: 'cat .env' }, confirm: 'allowOnce', shows: ['cat .env'],
+          expect: 'Permission denied[\\s\\S]*exit code 1', reject: CANARY },
+      ],
+      final: 'Done.\n\n{{step 2}}',
+    };
+    await runScenario(t, {
+      name: 'shell',
+      script,
+      setup: async ({ wb, page }) => {
+        // The fixture is not a repository; `git init` inside the sandbox cannot write the new .git
+        // (it is read-only to commands, like .git/hooks and .git/config), so the person made it one.
+        execFileSync('git', ['init', '-q', wb.workspaceDir]);
+        await d.selectAgent(page, 'Workspace Tools');
+      },
+      check: async (ctx) => {
+        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 3, 'the audit log records the three commands');
+        assert.ok(!logLines(ctx.wb).join('\n').includes(CANARY), 'the canary is in the audit log');
         await assertCanaryNeverReached(ctx);
       },
     });
