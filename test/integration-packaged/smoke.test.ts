@@ -37,7 +37,7 @@ const state: { callId?: string; jsonId?: string; mediaId?: string; patchedId?: s
 const SMOKE: { tool: string; run: () => Promise<void> }[] = [
   { tool: 'list_directory', run: async () => assert.match(await invoke('list_directory', { path: 'src', max_depth: 1 }), /^src: 3 entries\nlib\/\ngreet\.js {2}60 B\nmain\.js/) },
   { tool: 'find_files', run: async () => assert.match(await invoke('find_files', { glob: '**/greet.js' }), /^src\/greet\.js$/m) },
-  { tool: 'search_files', run: async () => assert.equal(await invoke('search_files', { pattern: 'Hello' }), '1 matching line in 1 file:\nsrc/greet.js\n  2:   return `Hello, ${name}!`;') },
+  { tool: 'search_files', run: async () => assert.equal(await invoke('search_files', { pattern: 'Hello' }), 'src/greet.js\n  2:   return `Hello, ${name}!`;') },
   { tool: 'open_file', run: async () => { state.callId = callIdOf(await invoke('open_file', { path: 'src/greet.js' })); } },
   { tool: 'artifact_read', run: async () => assert.match(await invoke('artifact_read', { callId: state.callId, limit: 1 }), /^src\/greet\.js lines 1-1 of 3:\n1\texport function greet\(name\) \{/) },
   // ripgrep: the package carries none, so this runs the rg VS Code ships.

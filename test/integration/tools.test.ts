@@ -52,7 +52,7 @@ describe('tools through vscode.lm.invokeTool', () => {
   });
 
   it('search_files and find_files run ripgrep and never surface the .env canary', async () => {
-    assert.equal(await invoke('search_files', { pattern: 'Hello' }), '1 matching line in 1 file:\nsrc/greet.js\n  2:   return `Hello, ${name}!`;');
+    assert.equal(await invoke('search_files', { pattern: 'Hello' }), 'src/greet.js\n  2:   return `Hello, ${name}!`;');
     const found = await invoke('find_files', { glob: '**/*.js' });
     assert.equal(found.split('\n').filter((l) => l.endsWith('.js')).sort().join('\n'), 'src/greet.js\nsrc/lib/math.js\nsrc/main.js');
     for (const input of [{ pattern: 'WT_CANARY_ENV_[0-9a-f]+', hidden: true, no_ignore: true }, { pattern: 'API_TOKEN=', hidden: true, literal: true }, { pattern: 'canary', ignore_case: true, hidden: true }]) {

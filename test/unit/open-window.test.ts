@@ -27,7 +27,7 @@ const numbered = (n: number): string => Array.from({ length: n }, (_, i) => `lin
 const pin = (text: string, callId: string): string => text.split(callId).join('ID');
 
 describe('a window on open', () => {
-  it('open_file with offset and limit returns the handle and that page, line-numbered, in one call', async (t) => {
+  it('open_file with offset and limit returns the handle and that page in one call, the lines as they are under one header line', async (t) => {
     const s = session(t);
     write(s, 'src/app.ts', numbered(120));
     const outcome = await openOne(s, { path: 'src/app.ts', offset: 40, limit: 3 });
@@ -36,14 +36,10 @@ describe('a window on open', () => {
     assert.deepEqual(result.window.page.lines.map((l) => [l.n, l.text]), [[40, 'line 40'], [41, 'line 41'], [42, 'line 42']]);
     assert.equal(result.window.page.nextOffset, 43);
     const lines = pin(outcome.text, result.callId).split('\n');
-    // One header line: the path, the handle and the size (encoding and line ends only when unusual).
-    assert.equal(lines[0], 'src/app.ts (artifact ID, 120 lines): lines 40-42');
-    assert.deepEqual(lines.slice(1), [
-      '40\tline 40',
-      '41\tline 41',
-      '42\tline 42',
-      '(more: artifact_read {callId: "ID", offset: 43}; artifact_grep {callId: "ID", pattern} finds lines)',
-    ]);
+    // One header line: the range, the total and the handle (encoding and line ends only when
+    // unusual); the lines unnumbered (the header's first number counts them); no footer, since the
+    // page holds what was asked and the header says how many lines there are.
+    assert.deepEqual(lines, ['lines 40-42 of 120, artifact ID', 'line 40', 'line 41', 'line 42']);
     assert.equal(s.gate.calls.length, 1, 'one gated call opens and reads');
     assert.equal(s.gate.calls[0]!.summary, 'open src/app.ts and read lines 40-42');
     // The handle stays the point: artifact_read goes on from it.
@@ -63,18 +59,29 @@ describe('a window on open', () => {
     const head = await openOne(s, { path: 'a.txt', limit: 2 });
     assert.ok(head.result.window && 'page' in head.result.window);
     assert.deepEqual(head.result.window.page.lines.map((l) => l.n), [1, 2]);
-    assert.match(head.text, /\n\(more: artifact_read \{callId: "[^"]+", offset: 3\}/);
+    assert.match(head.text, /^lines 1-2 of 10, artifact [^\n]+\nline 1\nline 2$/);
     const whole = await openOne(s, { path: 'a.txt', offset: 1 });
     // The header gives the total, so the page ends with its last line.
-    assert.match(whole.text, /^a\.txt \(artifact [^,]+, 10 lines\): lines 1-10\n/);
-    assert.ok(whole.text.endsWith('10\tline 10'));
+    assert.match(whole.text, /^lines 1-10 of 10, artifact [^\n]+\nline 1\n/);
+    assert.ok(whole.text.endsWith('\nline 10'));
+  });
+
+  it('a window stopped short by the page\'s byte cap says so and where to read on', async (t) => {
+    const s = session(t);
+    write(s, 'wide.txt', Array.from({ length: 400 }, (_, i) => `${i + 1} ${'x'.repeat(300)}`).join('\n') + '\n');
+    const wide = await openOne(s, { path: 'wide.txt', offset: 1, limit: 400 });
+    assert.ok(wide.result.window && 'page' in wide.result.window && wide.result.window.page.truncated);
+    const next = wide.result.window.page.nextOffset;
+    assert.ok(next !== undefined && next < 400);
+    assert.match(wide.text, new RegExp(`^lines 1-${next - 1} of 400, artifact `));
+    assert.match(wide.text, new RegExp(`\\n\\(page capped at \\d+ KiB: artifact_read \\{callId: "[^"]+", offset: ${next}\\} reads on\\)$`));
   });
 
   it('the window\'s header names an encoding or line ends only when they are not UTF-8 and LF', async (t) => {
     const s = session(t);
     write(s, 'crlf.txt', 'one\r\ntwo\r\n');
     const crlf = await openOne(s, { path: 'crlf.txt', limit: 1 });
-    assert.match(crlf.text, /^crlf\.txt \(artifact [^,]+, 2 lines, crlf\): lines 1-1\n1\tone\n\(more: /);
+    assert.match(crlf.text, /^lines 1-1 of 2 \(crlf\), artifact [^\n]+\none$/);
   });
 
   it('without offset and limit nothing changes: the handle alone', async (t) => {

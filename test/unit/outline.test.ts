@@ -102,6 +102,6 @@ describe('a code file\'s outline', () => {
     const outcome = await s.invoke('open_file', { path: 'session.ts', offset: 3, limit: 4 });
     assert.deepEqual(provider.asked, []);
     assert.doesNotMatch(outcome.text, /Outline/);
-    assert.match(outcome.text, /^session\.ts \(artifact [^,]+, 11 lines\): lines 3-6\n3\t {2}invoke\(name: string\) \{\n/);
+    assert.match(outcome.text, /^lines 3-6 of 11, artifact [^\n]+\n {2}invoke\(name: string\) \{\n/);
   });
 });

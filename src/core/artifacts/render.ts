@@ -86,19 +86,22 @@ export function renderOpenFile(result: ArtifactHandle & { readonly window?: Open
 }
 
 /**
- * A text file opened with a page of it: one header line (path, handle, size, and encoding and line
- * ends only where they are not UTF-8 and LF), the lines, and where to read on. The everyday look
- * (a search hit, then 40 lines around it) costs the model few bytes besides the lines themselves.
+ * A text file opened with a page of it, in as few bytes as the lines themselves allow: one header
+ * line (the range, the total, the handle; encoding and line ends only where they are not UTF-8 and
+ * LF), then the lines as they are, unnumbered: the header's first line number counts them, and the
+ * model named the path itself. A footer only when the page stopped short of the lines asked for.
+ * The everyday look (a search hit, then 40 lines around it) costs no more than Copilot's read_file.
  */
 function compactWindow(h: ArtifactHandle, window: OpenWindow | undefined): string | undefined {
   if (window === undefined || !('page' in window) || h.binary || h.links) return undefined;
   const page = window.page;
   if (page.totalLines === 0 || page.lines.length === 0) return undefined;
   const unusual = [...(h.encoding === 'utf8' ? [] : [h.encoding]), ...(h.eol === 'lf' ? [] : [h.eol === 'none' ? 'no line breaks' : h.eol])];
-  const header = `${h.path} (artifact ${h.callId}, ${plural(h.lines, 'line')}${unusual.length ? `, ${unusual.join(', ')}` : ''}): lines ${page.startLine}-${page.endLine}`;
-  // The header gives the total: "(end of file)" would say it again.
-  const rest = renderWindow(h, window).slice(1).filter((line, i, all) => !(i === all.length - 1 && page.nextOffset === undefined && line === '(end of file)'));
-  return [header, ...rest].join('\n');
+  const header = `lines ${page.startLine}-${page.endLine} of ${page.totalLines}${unusual.length ? ` (${unusual.join(', ')})` : ''}, artifact ${h.callId}`;
+  const stoppedShort = page.nextOffset !== undefined && (page.truncated || window.cutToShare)
+    ? [`(page capped at ${KIB} KiB: artifact_read {callId: "${h.callId}", offset: ${page.nextOffset}} reads on)`]
+    : [];
+  return [header, ...page.lines.map(lineText), ...stoppedShort].join('\n');
 }
 
 function sizeText(type: string, size: number | undefined): string {

@@ -212,7 +212,8 @@ export function renderMatches(output: SearchOutput): string {
   }
   const limited = frames.some((f) => f.kind === 'limit');
   // (No spread of `body` into a call: a huge result would overflow the argument limit.)
-  const head = count > 0 ? [`${plural(count, 'matching line', 'matching lines')} in ${plural(files, 'file', 'files')}${limited ? ' (limited)' : ''}:`] : [];
+  // One whole hit speaks for itself; a count helps from two on.
+  const head = count > 1 || limited ? [`${plural(count, 'matching line', 'matching lines')} in ${plural(files, 'file', 'files')}${limited ? ' (limited)' : ''}:`] : [];
   return head.concat(body, renderNotes(frames)).join('\n');
 }
 
