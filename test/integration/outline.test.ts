@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import { invoke, waitFor } from './api.ts';
+import * as vscode from 'vscode';
+import { invoke, waitFor, workspaceUri } from './api.ts';
 
 describe('a code file\'s outline in VS Code', function () {
   // The TypeScript server may start cold: its first outline can come after open_file's wait.
@@ -18,5 +19,43 @@ describe('a code file\'s outline in VS Code', function () {
     const query = await invoke('artifact_query', { callId, select: 'main' });
     assert.equal(query.split('\n')[0], 'function main in src/main.js (lines 4-7):');
     assert.match(query, /\n4\texport function main\(names\) \{\n5\t[^\n]+\n6\t[^\n]+\n7\t\}\n\(end of symbol\)$/);
+  });
+
+  it('open_file of a TypeScript file lists its class, its methods and its functions with line ranges, and artifact_query returns one method\'s lines', async () => {
+    const file = workspaceUri('src', 'ledger.ts');
+    const source = [
+      'export class Ledger {',                                  // 1
+      '  private readonly entries: number[] = [];',             // 2
+      '  add(amount: number): void {',                          // 3
+      '    this.entries.push(amount);',                         // 4
+      '  }',                                                    // 5
+      '  total(): number {',                                    // 6
+      '    return this.entries.reduce((a, b) => a + b, 0);',    // 7
+      '  }',                                                    // 8
+      '}',                                                      // 9
+      '',                                                       // 10
+      'export function formatAmount(amount: number): string {', // 11
+      '  return amount.toFixed(2);',                            // 12
+      '}',                                                      // 13
+      '',
+    ].join('\n');
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(source));
+    try {
+      const opened = await waitFor('an outline of the TypeScript file', async () => {
+        const text = await invoke('open_file', { path: 'src/ledger.ts' });
+        return /\n {2}function formatAmount {2}11-13\n/.test(text) ? text : undefined;
+      }, 90_000);
+      console.log(`open_file outline (TypeScript): ${opened.split('\n').slice(1, 6).join(' | ')}`);
+      assert.match(opened, /\n {2}class Ledger {2}1-9\n/);
+      assert.match(opened, /\n {4}method add {2}3-5\n/);
+      assert.match(opened, /\n {4}method total {2}6-8\n/);
+      const callId = /^artifact (\S+):/.exec(opened)?.[1];
+      assert.ok(callId, opened);
+      const query = await invoke('artifact_query', { callId, select: 'Ledger/total' });
+      assert.equal(query.split('\n')[0], 'method Ledger/total in src/ledger.ts (lines 6-8):');
+      assert.match(query, /\n6\t {2}total\(\): number \{\n7\t[^\n]+\n8\t {2}\}\n\(end of symbol\)$/);
+    } finally {
+      await vscode.workspace.fs.delete(file);
+    }
   });
 });
