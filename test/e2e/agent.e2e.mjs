@@ -576,6 +576,39 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
+  test('an image in the workspace reaches the model as an image part; a .png that is not an image is binary, narrated', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    // A 1×1 PNG, and a text file named like one.
+    const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const script = {
+      prompt: 'What is in data/pixel.png and data/fake.png?',
+      steps: [
+        { tool: 'open_file', input: { path: 'data/pixel.png' }, confirm: 'allowOnce', shows: ['data/pixel.png'],
+          expect: '^artifact \\S+: data/pixel\\.png, binary, 70 bytes, [^\\n]+\\nImage: image/png, 1×1 px\\.' },
+        { tool: 'open_file', input: { path: 'data/fake.png' }, confirm: 'allowOnce', shows: ['data/fake.png'],
+          expect: '"data/fake\\.png" is named like an image, but its bytes are not a PNG, JPEG, GIF or WebP image, so it is treated as binary\\.' },
+      ],
+      final: 'The first is a 1×1 PNG image; the second is not an image.',
+    };
+    await runScenario(t, {
+      name: 'image',
+      script,
+      setup: ({ wb }) => {
+        writeFileSync(join(wb.workspaceDir, 'data/pixel.png'), PIXEL);
+        writeFileSync(join(wb.workspaceDir, 'data/fake.png'), 'not a picture\n');
+      },
+      check: async (ctx) => {
+        const results = ctx.events().filter((e) => e.event === 'request' && e.results?.length >= 2).at(-1).results;
+        const [image] = results[0].images;
+        const line = `[image] the model received ${results[0].images.length} image part(s) from open_file data/pixel.png: ${image?.mimeType}, ${image?.bytes} bytes; from data/fake.png ${results[1].images.length}`;
+        console.log(line);
+        t.diagnostic(line);
+        assert.deepEqual(results[0].images, [{ mimeType: 'image/png', bytes: PIXEL.length, sha256: createHash('sha256').update(PIXEL).digest('hex') }], line);
+        assert.deepEqual(results[1].images, [], 'a .png that is not an image is not shown as one');
+        await assertCanaryNeverReached(ctx);
+      },
+    });
+  });
+
   /** VS Code's built-in file, search, edit and terminal tools, by the names its agent offers them to a model. */
   const BUILT_IN_FILE_TOOLS = /^(read_file|grep_search|file_search|list_dir|semantic_search|create_file|create_directory|replace_string_in_file|multi_replace_string_in_file|insert_edit_into_file|apply_patch|edit_notebook_file|run_in_terminal|get_terminal_output|run_task|create_and_run_task|run_notebook_cell|runTests|test_search|get_changed_files|fetch_webpage|copilot_\w+|vscode_\w+)$/;
 

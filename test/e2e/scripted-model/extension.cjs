@@ -41,6 +41,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 const vscode = require('vscode');
 const fs = require('node:fs');
+const { createHash } = require('node:crypto');
 
 const VENDOR = 'wt-scripted';
 const MODEL_ID = 'scripted';
@@ -92,11 +93,17 @@ function resultText(part) {
   return (part.content ?? [])
     .map((c) => {
       if (typeof c?.value === 'string') return c.value;
+      if (isImagePart(c)) return '';
       if (c?.data instanceof Uint8Array) return Buffer.from(c.data).toString('utf8');
       return JSON.stringify(c);
     })
     .join('');
 }
+
+const isImagePart = (c) => c?.data instanceof Uint8Array && typeof c.mimeType === 'string' && c.mimeType.startsWith('image/');
+
+/** The images among a tool result's content parts, as the model receives them: MIME type and size. */
+const resultImages = (part) => (part.content ?? []).filter(isImagePart).map((c) => ({ mimeType: c.mimeType, bytes: c.data.byteLength, sha256: createHash('sha256').update(c.data).digest('hex') }));
 
 const isToolResult = (p) => p instanceof vscode.LanguageModelToolResultPart || (p && typeof p.callId === 'string' && Array.isArray(p.content));
 const isToolCall = (p) => p instanceof vscode.LanguageModelToolCallPart || (p && typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p);
@@ -110,7 +117,7 @@ function currentTurn(messages) {
   let i = messages.length - 1;
   while (i >= 0 && partsOf(messages[i]).some((p) => isToolResult(p) || isToolCall(p))) i--;
   const prompt = i >= 0 ? partsOf(messages[i]).map((p) => (typeof p?.value === 'string' ? p.value : '')).join('') : '';
-  const results = messages.slice(i + 1).flatMap((m) => partsOf(m).filter(isToolResult)).map((p) => ({ callId: p.callId, text: resultText(p) }));
+  const results = messages.slice(i + 1).flatMap((m) => partsOf(m).filter(isToolResult)).map((p) => ({ callId: p.callId, text: resultText(p), images: resultImages(p) }));
   return { prompt, results };
 }
 
@@ -148,7 +155,7 @@ const provider = {
       maxInputTokens: 128_000,
       maxOutputTokens: 8_192,
       isUserSelectable: true,
-      capabilities: { toolCalling: true, imageInput: false },
+      capabilities: { toolCalling: true, imageInput: true },
     }];
   },
 
