@@ -21,7 +21,7 @@ const reporter = {
   },
 };
 
-const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js' };
+const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js' };
 
 const common = {
   bundle: true,
@@ -34,7 +34,8 @@ const common = {
   mainFields: ['module', 'main'],
   // Packages only some calls need are bundled into files of their own that src/core/lazy-module.ts
   // loads on first use: iconv-lite (~490 KB minified with its CJK tables, for files that are not
-  // UTF-8) and markdown-it (~95 KB with its helpers, for Markdown outlines).
+  // UTF-8), markdown-it (~95 KB with its helpers, for Markdown outlines) and jimp's PNG, JPEG and
+  // GIF codecs with its resize (~390 KB, pure JavaScript, to downscale a large image for the model).
   define: { WT_LAZY_BUNDLES: JSON.stringify(LAZY_BUNDLES), 'import.meta.url': 'undefined' },
   minify: production,
   sourcemap: !production,
@@ -48,6 +49,7 @@ const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['iconv-lite'], outfile: 'dist/iconv-lite.js', define: {} },
   { entryPoints: ['markdown-it'], outfile: 'dist/markdown-it.js', define: {} },
+  { entryPoints: ['src/core/images/codecs.ts'], outfile: 'dist/image-codecs.js', define: {} },
 ];
 
 mkdirSync('dist', { recursive: true });

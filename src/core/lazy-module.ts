@@ -3,21 +3,22 @@ import { createRequire } from 'node:module';
 // Set by esbuild.mjs in the bundles: package name → the file it is bundled into, next to them.
 declare const WT_LAZY_BUNDLES: Readonly<Record<string, string>> | undefined;
 
-/** Packages too large to load at activation for what only some calls need. */
-export type LazyPackage = 'iconv-lite' | 'markdown-it';
+/** Packages too large to load at activation for what only some calls need, and where each comes from outside the bundles. */
+const SOURCES = { 'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 'image-codecs': './images/codecs.ts' } as const;
+export type LazyPackage = keyof typeof SOURCES;
 
 const loaded = new Map<LazyPackage, unknown>();
 
 /**
  * A package loaded on first use: in the bundles, from a file of its own next to them (so activation
- * never pays for it); from node_modules otherwise. A bundle built from an ES module keeps its
+ * never pays for it); from node_modules (or its source file) otherwise. A bundle built from an ES module keeps its
  * export under `default`: the module itself is returned either way.
  */
 export function lazyModule<T>(name: LazyPackage): T {
   if (loaded.has(name)) return loaded.get(name) as T;
   const file = typeof WT_LAZY_BUNDLES === 'object' ? WT_LAZY_BUNDLES[name] : undefined;
   const load = createRequire(file !== undefined ? __filename : import.meta.url);
-  const exported = load(file ?? name) as { default?: unknown };
+  const exported = load(file ?? SOURCES[name]) as { default?: unknown };
   const module = (typeof exported === 'object' && exported !== null && 'default' in exported && exported.default !== undefined ? exported.default : exported) as T;
   loaded.set(name, module);
   return module;

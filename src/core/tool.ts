@@ -151,8 +151,11 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends 
   readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
-  /** Images the result shows the model beside its text (a host that can pass images does), read once the call ran. */
-  readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[]>;
+  /**
+   * Images the result shows the model beside its text (a host that can pass images does), read once
+   * the call ran; or why the image the text announces could not be made after all (added to the text).
+   */
+  readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[] | { readonly unshown: string }>;
 }
 
 /** An image for the model: its bytes and MIME type. */
@@ -207,8 +210,9 @@ export function defineTool<S extends z.ZodType, R, N extends Need>(definition: T
         async execute(call, services) {
           const ctx = { ...call, ...granted(services, meta.needs) };
           const result = await run(typed, ctx);
-          const parts = images ? await images(result, ctx) : [];
-          return { result, text: render(result), ...(parts.length > 0 ? { images: parts } : {}) };
+          const shown = images ? await images(result, ctx) : [];
+          if ('unshown' in shown) return { result, text: `${render(result)}\n${shown.unshown}` };
+          return { result, text: render(result), ...(shown.length > 0 ? { images: shown } : {}) };
         },
       };
     },

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { session, type TestSession } from './harness.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
@@ -68,13 +68,55 @@ describe('images', () => {
     assert.equal(fake.images, undefined);
   });
 
-  it('an image over the bound is described, not sent', async (t) => {
+  it('an image too large to decode is described, not sent', async (t) => {
     const s = session(t);
-    write(s, 'huge.jpg', jpeg(9000, 100));
+    write(s, 'huge.jpg', jpeg(9000, 4000));
     const outcome = await s.invoke('open_file', { path: 'huge.jpg' });
-    assert.deepEqual(oneFile(outcome.result).image, { mime: 'image/jpeg', width: 9000, height: 100, bytes: jpeg(9000, 100).length });
-    assert.match(outcome.text, /\nNot shown as an image: it is over the bound of 5\.0 MiB and 8000 px a side \(images are not downscaled\)\./);
+    assert.deepEqual(oneFile(outcome.result).image, { mime: 'image/jpeg', width: 9000, height: 4000, bytes: jpeg(9000, 4000).length });
+    assert.match(outcome.text, /\nNot shown as an image: at 9000×4000 px and \d+ bytes it is over what is decoded to downscale it \(25 megapixels, 32\.0 MiB\)\. Ask the user for a smaller copy\./);
     assert.equal(outcome.images, undefined);
+    write(s, 'wide.webp', webp(9000, 100));
+    const webpOutcome = await s.invoke('open_file', { path: 'wide.webp' });
+    assert.match(webpOutcome.text, /\nNot shown as an image: a WebP over 5\.0 MiB or 8000 px a side is not downscaled here\./);
+    assert.equal(webpOutcome.images, undefined);
+  });
+
+  it('a large PNG reaches the model downscaled to 1568 px on its longest side, still a PNG; the file is unchanged', async (t) => {
+    const s = session(t);
+    const { Jimp } = await import('../../src/core/images/codecs.ts');
+    const source = await new Jimp({ width: 3000, height: 2000, color: 0x3366ccff }).getBuffer('image/png');
+    write(s, 'wide.png', source);
+    const outcome = await s.invoke('open_file', { path: 'wide.png' });
+    assert.match(outcome.text, /\nImage: image\/png, 3000×2000 px\.\nShown to you downscaled to 1568×1045 px; the file is unchanged\.\n/);
+    assert.equal(outcome.images?.length, 1);
+    const shown = outcome.images![0]!;
+    assert.equal(shown.mime, 'image/png');
+    assert.deepEqual(sniffImage(shown.data, shown.data.byteLength), { mime: 'image/png', width: 1568, height: 1045, bytes: shown.data.byteLength });
+    assert.deepEqual(readFileSync(nodePath.join(s.root, 'wide.png')), source);
+  });
+
+  it('a large image whose pixels cannot be decoded says so and sends nothing; the call still returns the handle', async (t) => {
+    const s = session(t);
+    // A PNG signature and header saying 3000×2000, then no image data.
+    const header = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAC7gAAAfQCAYAAAA', 'base64');
+    write(s, 'broken.png', Buffer.concat([header, Buffer.alloc(64)]));
+    const outcome = await s.invoke('open_file', { path: 'broken.png' });
+    assert.match(outcome.text, /\nImage: image\/png, 3000×2000 px\.\nShown to you downscaled to 1568×1045 px; the file is unchanged\.\n[\s\S]*\nNot shown after all: its header says image\/png, but its pixels could not be decoded \([^)]+\), so nothing was sent\.$/);
+    assert.equal(outcome.images, undefined);
+    assert.ok(oneFile(outcome.result).callId);
+  });
+
+  it('a large JPEG reaches the model as a smaller JPEG; a tall GIF as a PNG of its first frame', async (t) => {
+    const s = session(t);
+    const { Jimp } = await import('../../src/core/images/codecs.ts');
+    write(s, 'photo.jpg', await new Jimp({ width: 4000, height: 3000, color: 0x996633ff }).getBuffer('image/jpeg'));
+    const photo = await s.invoke('open_file', { path: 'photo.jpg' });
+    const jpegShown = photo.images![0]!;
+    assert.deepEqual(sniffImage(jpegShown.data, 1), { mime: 'image/jpeg', width: 1568, height: 1176, bytes: 1 });
+    write(s, 'tall.gif', await new Jimp({ width: 200, height: 2000, color: 0x000000ff }).getBuffer('image/gif'));
+    const tall = await s.invoke('open_file', { path: 'tall.gif' });
+    assert.match(tall.text, /Shown to you downscaled to 157×1568 px/);
+    assert.deepEqual(sniffImage(tall.images![0]!.data, 1), { mime: 'image/png', width: 157, height: 1568, bytes: 1 });
   });
 
   it('attack: an image a rule protects is asked like any read: declined, no image reaches the model; denied, neither', async (t) => {

@@ -26,6 +26,7 @@ const BASE_FILES = [
   'extension/dist/cli.js',
   'extension/dist/extension.js',
   'extension/dist/iconv-lite.js',
+  'extension/dist/image-codecs.js',
   'extension/dist/markdown-it.js',
   'extension/dist/package.json',
   'extension/media/icon.png',

@@ -14,7 +14,8 @@ import { OUTLINE_MAX_BYTES, flattenSymbols, type SymbolOutline } from '../outlin
 import { attachSymbols } from '../artifacts/query.ts';
 import { formatBytes } from '../text/format.ts';
 import { readArtifactBytes } from '../artifacts/page.ts';
-import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, IMAGE_NAME, sniffImage, type ImageInfo } from '../images/sniff.ts';
+import { IMAGE_MAX_BYTES, IMAGE_NAME, sniffImage, type ImageInfo } from '../images/sniff.ts';
+import { IMAGE_DECODE_MAX_BYTES, imageShowing, imageShown, showingNote } from '../images/fit.ts';
 
 const fileEntry = z.strictObject({
   path: pathArgument('A file to open'),
@@ -57,7 +58,7 @@ export const openFile = defineTool({
   name: 'open_file',
   displayName: 'Open File',
   userDescription: 'Open workspace files as read-only artifacts the model can page and search, with a first page of each if asked.',
-  description: `Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with \`offset\` and/or \`limit\` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page in the same call (one header line \`lines A-B of N, artifact <callId>\`, then the lines as they are, unnumbered: line A first), so opening and reading 40 lines around a search hit is one call. Without them no content is returned. To read several files at once, pass \`files: [{path, offset?, limit?}]\` (at most ${OPEN_FILES_MAX}) instead of path: one call returns each file's handle and page (from line 1 by default); the pages share one result page (50 KiB or your token budget), so long ones are cut and say where artifact_read goes on; a file that is refused or fails fails only its own entry. In VS Code, a source file opened without offset/limit for which a language extension gives symbols also returns its outline (kind, name, line range, nesting): read one definition with artifact_query by its path of names ("Session/invoke"). A PNG, JPEG, GIF or WebP image (recognised by its bytes) is shown to you as an image where the host can (VS Code), up to 5 MiB and 8000 px a side. Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.`,
+  description: `Opens a workspace file as an artifact: a snapshot of its bytes at this moment, spooled and line-indexed. Returns a handle {callId, path, bytes, lines, encoding, eol, binary, mtime}; with \`offset\` and/or \`limit\` (as artifact_read takes them: 1-based, negative counts from the end) it also returns that page in the same call (one header line \`lines A-B of N, artifact <callId>\`, then the lines as they are, unnumbered: line A first), so opening and reading 40 lines around a search hit is one call. Without them no content is returned. To read several files at once, pass \`files: [{path, offset?, limit?}]\` (at most ${OPEN_FILES_MAX}) instead of path: one call returns each file's handle and page (from line 1 by default); the pages share one result page (50 KiB or your token budget), so long ones are cut and say where artifact_read goes on; a file that is refused or fails fails only its own entry. In VS Code, a source file opened without offset/limit for which a language extension gives symbols also returns its outline (kind, name, line range, nesting): read one definition with artifact_query by its path of names ("Session/invoke"). A PNG, JPEG, GIF or WebP image (recognised by its bytes) is shown to you as an image where the host can (VS Code), downscaled to 1568 px on its longest side when larger (up to 25 megapixels; larger ones are described). Read further with artifact_read (pages by line), search with artifact_grep. The snapshot does not change if the file does; open again to see a newer version. Use open_json_file for JSON and open_markdown_file for Markdown to also get their structure.`,
   risk: 'read',
   requires: [],
   needs: ['artifacts', 'outline'],
@@ -86,24 +87,26 @@ export const openFile = defineTool({
   },
   render: (result) => (isOpenedFiles(result) ? renderOpenFiles(result) : renderOpenFile(result)),
   images: async (result, ctx) => {
-    if (isOpenedFiles(result) || result.image === undefined || result.imageNote !== undefined) return [];
-    return [{ mime: result.image.mime, data: await readArtifactBytes(ctx.artifacts, result.callId, IMAGE_MAX_BYTES) }];
+    if (isOpenedFiles(result) || result.image === undefined) return [];
+    const showing = imageShowing(result.image);
+    if (showing.as === 'described') return [];
+    const bytes = await readArtifactBytes(ctx.artifacts, result.callId, showing.as === 'original' ? IMAGE_MAX_BYTES : IMAGE_DECODE_MAX_BYTES);
+    const shown = await imageShown(bytes, result.image, showing);
+    return shown === undefined ? [] : 'unshown' in shown ? shown : [shown];
   },
 });
 
 /**
  * A binary file that is a PNG, JPEG, GIF or WebP image by its bytes (the read gate and the rules
- * already passed, as for text): what it is, and whether it is within the bound the model is shown.
+ * already passed, as for text): what it is, and how the model is shown it (as it is, downscaled, or not).
  */
 async function imageOf(store: ArtifactStore, handle: ArtifactHandle): Promise<{ image?: ImageInfo; imageNote?: string }> {
   const image = sniffImage(await readArtifactBytes(store, handle.callId, IMAGE_MAX_BYTES), handle.bytes);
   if (image === undefined) {
     return IMAGE_NAME.test(handle.path) ? { imageNote: `"${handle.path}" is named like an image, but its bytes are not a PNG, JPEG, GIF or WebP image, so it is treated as binary.` } : {};
   }
-  if (image.bytes > IMAGE_MAX_BYTES || image.width > IMAGE_MAX_SIDE || image.height > IMAGE_MAX_SIDE) {
-    return { image, imageNote: `Not shown as an image: it is over the bound of ${formatBytes(IMAGE_MAX_BYTES)} and ${IMAGE_MAX_SIDE} px a side (images are not downscaled). Ask the user to provide a smaller copy.` };
-  }
-  return { image };
+  const note = showingNote(imageShowing(image));
+  return note === undefined ? { image } : { image, imageNote: note };
 }
 
 /**
