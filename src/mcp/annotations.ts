@@ -17,7 +17,7 @@ const REACHES_DISK: Readonly<Record<ToolName, boolean>> = {
   artifact_read: false, artifact_grep: false, artifact_query: false,
   list_directory: false, search_files: false, find_files: false,
   stage_file: false, media_apply_patch: false, list_media: false,
-  list_problems: false,
+  list_problems: false, find_symbols: false,
   run_shell_command: true,
   save_media: true, undo_save: true,
 };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { CodeSymbol, OutlinePort } from '../core/outline/port.ts';
-import { fileUri } from './uri.ts';
+import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../core/outline/port.ts';
+import { addressOf, fileUri } from './uri.ts';
 
 /** How long a provider may take (a language server's cold start) before the file opens without an outline. */
 const ANSWER_MAX_MS = 5000;
@@ -26,27 +26,42 @@ function fromSymbolInformation(list: readonly vscode.SymbolInformation[]): CodeS
   return roots.map((r) => r.symbol);
 }
 
-/** VS Code's document symbol providers (the Outline view) as the core's outline port. */
+/** A command's answer, or undefined when it fails, is later than ANSWER_MAX_MS, or the call is cancelled. */
+async function answerInTime<T>(command: string, args: readonly unknown[], signal: AbortSignal): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ANSWER_MAX_MS);
+    signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  try {
+    const asked = Promise.resolve(vscode.commands.executeCommand<T | undefined>(command, ...args)).catch(() => undefined);
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** VS Code's symbol providers (the Outline view, Go to Symbol in Workspace) as the core's outline port. */
 export function vscodeOutline(local: boolean): OutlinePort {
   return {
     async symbols(file, signal) {
-      const uri = fileUri(file.root, file.rel, local);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), ANSWER_MAX_MS);
-        signal.addEventListener('abort', () => resolve(undefined), { once: true });
-      });
-      try {
-        const asked = Promise.resolve(vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri)).catch(() => undefined);
-        const answer = await Promise.race([asked, late]);
-        if (answer === undefined) return undefined;
-        if (answer.length === 0) return [];
-        return answer[0] instanceof vscode.DocumentSymbol || 'children' in answer[0]!
-          ? (answer as vscode.DocumentSymbol[]).map(fromDocumentSymbol)
-          : fromSymbolInformation(answer as vscode.SymbolInformation[]);
-      } finally {
-        clearTimeout(timer);
-      }
+      const answer = await answerInTime<(vscode.DocumentSymbol | vscode.SymbolInformation)[]>('vscode.executeDocumentSymbolProvider', [fileUri(file.root, file.rel, local)], signal);
+      if (answer === undefined) return undefined;
+      if (answer.length === 0) return [];
+      return answer[0] instanceof vscode.DocumentSymbol || 'children' in answer[0]!
+        ? (answer as vscode.DocumentSymbol[]).map(fromDocumentSymbol)
+        : fromSymbolInformation(answer as vscode.SymbolInformation[]);
+    },
+    async workspaceSymbols(query, signal) {
+      const answer = await answerInTime<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', [query], signal);
+      return answer?.map((s): WorkspaceSymbol => ({
+        name: s.name,
+        kind: kindName(s.kind),
+        ...(s.containerName ? { container: s.containerName } : {}),
+        address: addressOf(s.location.uri, local && s.location.uri.scheme === 'file'),
+        startLine: s.location.range.start.line + 1,
+        endLine: s.location.range.end.line + 1,
+      }));
     },
   };
 }

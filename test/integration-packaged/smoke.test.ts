@@ -58,6 +58,15 @@ const SMOKE: { tool: string; run: () => Promise<void> }[] = [
   { tool: 'run_shell_command', run: async () => assert.match(await invoke('run_shell_command', { command: 'echo from-the-packaged-sandbox' }), /from-the-packaged-sandbox/) },
   // The language services of the installed VS Code answer; greet.js has no error.
   { tool: 'list_problems', run: async () => assert.match(await invoke('list_problems', { paths: ['src/greet.js'] }), /^No problems reported in src\/greet\.js/) },
+  // The language services of the installed VS Code answer for the projects of the files open in editors.
+  {
+    tool: 'find_symbols',
+    run: async () => {
+      await vscode.window.showTextDocument(workspaceUri('src', 'greet.js'), { preview: true });
+      await waitFor('greet in find_symbols', async () => /\nsrc\/greet\.js\n {2}function greet {2}1-3/.test(await invoke('find_symbols', { query: 'greet' })), 90_000);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
   {
     tool: 'save_media',
     run: async () => {

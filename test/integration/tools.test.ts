@@ -12,16 +12,16 @@ function callIdOf(text: string): string {
 }
 
 describe('tools through vscode.lm.invokeTool', () => {
-  it('vscode.lm.tools lists all 16 tools with the manifest\'s schemas', async () => {
+  it('vscode.lm.tools lists all 17 tools with the manifest\'s schemas', async () => {
     const api = await testApi();
     const manifest = vscode.extensions.getExtension('workspace-tools.workspace-tools')!.packageJSON as { contributes: { languageModelTools: ManifestTool[] } };
-    assert.equal(manifest.contributes.languageModelTools.length, 16);
+    assert.equal(manifest.contributes.languageModelTools.length, 17);
     for (const declared of manifest.contributes.languageModelTools) {
       const tool = vscode.lm.tools.find((t) => t.name === declared.name);
       assert.ok(tool, `${declared.name} is not in vscode.lm.tools`);
       assert.deepEqual(tool.inputSchema, declared.inputSchema, declared.name);
     }
-    assert.equal(api.host.tools.names.length, 16, `registered: ${api.host.tools.names.join(', ')}`);
+    assert.equal(api.host.tools.names.length, 17, `registered: ${api.host.tools.names.join(', ')}`);
   });
 
   it('open_file, artifact_read and artifact_grep page and search a snapshot', async () => {

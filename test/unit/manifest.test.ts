@@ -18,12 +18,12 @@ test('package.json languageModelTools equal the entries generated from the zod s
   assert.deepEqual(manifest.contributes.languageModelTools, JSON.parse(JSON.stringify(languageModelToolEntries())));
 });
 
-test('the manifest lists all 16 tools of the design, in order', () => {
+test('the manifest lists all 17 tools of the design, in order', () => {
   assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [
     'open_file', 'open_json_file', 'open_markdown_file', 'artifact_read', 'artifact_grep', 'artifact_query',
-    'list_directory', 'search_files', 'find_files', 'stage_file', 'media_apply_patch', 'save_media', 'undo_save', 'list_media', 'list_problems', 'run_shell_command',
+    'list_directory', 'search_files', 'find_files', 'stage_file', 'media_apply_patch', 'save_media', 'undo_save', 'list_media', 'list_problems', 'find_symbols', 'run_shell_command',
   ]);
-  assert.equal(TOOL_NAMES.length, 16);
+  assert.equal(TOOL_NAMES.length, 17);
 });
 
 test('every tool schema is a strict object (unknown arguments are rejected)', () => {

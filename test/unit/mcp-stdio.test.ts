@@ -67,6 +67,10 @@ test('over stdio, a session of every tool keeps stdout to JSON-RPC; the audit tr
   used.add('list_problems');
   assert.equal(problems.isError, true);
   assert.match(problems.content.map((part) => (part.type === 'text' ? part.text : '')).join(''), /^E_SANDBOX_UNSUPPORTED: list_problems needs language services/);
+  const symbols = await client.callTool({ name: 'find_symbols', arguments: { query: 'app' } }) as CallToolResult;
+  used.add('find_symbols');
+  assert.equal(symbols.isError, true);
+  assert.match(symbols.content.map((part) => (part.type === 'text' ? part.text : '')).join(''), /^E_SANDBOX_UNSUPPORTED: find_symbols needs language services/);
   assert.deepEqual([...used].sort(), [...TOOL_NAMES, LIST_ROOTS].sort(), 'every tool was called');
   assert.deepEqual(errors, [], 'the client read only JSON-RPC from stdout');
   const audit = readFileSync(auditFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { audit: { tool: string } });

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { session } from './harness.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
-import type { CodeSymbol, OutlinePort } from '../../src/core/outline/port.ts';
+import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../../src/core/outline/port.ts';
 import type { ProblemScope } from '../../src/core/problems/port.ts';
 import { flattenSymbols } from '../../src/core/outline/symbols.ts';
 
@@ -32,6 +32,9 @@ class Provider implements OutlinePort {
   async symbols(file: ProblemScope): Promise<readonly CodeSymbol[] | undefined> {
     this.asked.push(file.rel);
     return this.answer;
+  }
+  async workspaceSymbols(): Promise<readonly WorkspaceSymbol[] | undefined> {
+    return [];
   }
 }
 

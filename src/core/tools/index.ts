@@ -15,6 +15,7 @@ import { saveMedia } from './save_media.ts';
 import { listMedia } from './list_media.ts';
 import { undoSaveTool } from './undo_save.ts';
 import { listProblems } from './list_problems.ts';
+import { findSymbols } from './find_symbols.ts';
 import { runShellCommand } from './run_shell_command.ts';
 
 const DEFINED = {
@@ -33,6 +34,7 @@ const DEFINED = {
   undo_save: undoSaveTool,
   list_media: listMedia,
   list_problems: listProblems,
+  find_symbols: findSymbols,
   run_shell_command: runShellCommand,
 } satisfies Record<ToolName, Tool>;
 

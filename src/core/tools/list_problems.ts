@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import { SandboxError, isSandboxError } from '../errors.ts';
-import type { GatedPath, ModelPath, WorkspaceRoot } from '../paths.ts';
+import type { GatedPath } from '../paths.ts';
+import { displayOf, modelPathOf, within } from '../host-paths.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
 import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
@@ -35,23 +36,6 @@ export interface ProblemsResult {
 export type ProblemsOutput = ProblemsResult | (Paged<string> & { readonly failed: ProblemsResult['failed']; readonly protectedLeftOut: readonly string[] });
 
 const RANK: Record<ProblemSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
-
-/** The workspace path of a file the host reports, by the longest root address it is under. */
-function modelPathOf(address: string, roots: readonly WorkspaceRoot[]): { root: WorkspaceRoot; rel: string } | undefined {
-  let best: { root: WorkspaceRoot; rel: string } | undefined;
-  for (const root of roots) {
-    const base = root.address.replace(/[\\/]+$/, '');
-    if (address !== base && !address.startsWith(`${base}/`) && !address.startsWith(`${base}\\`)) continue;
-    if (best && best.root.address.length >= root.address.length) continue;
-    best = { root, rel: address.slice(base.length + 1).split(/[\\/]/).filter(Boolean).join('/') };
-  }
-  return best;
-}
-
-const displayOf = (root: WorkspaceRoot, rel: string, roots: readonly WorkspaceRoot[]): string => (roots.length > 1 ? [root.name, rel].filter(Boolean).join('/') : rel || '.');
-
-const within = (file: { root: WorkspaceRoot; rel: string }, scope: ModelPath): boolean =>
-  file.root.address === scope.root.address && (scope.rel === '' || file.rel === scope.rel || file.rel.startsWith(`${scope.rel}/`));
 
 function counts(files: readonly FileProblemList[]): string {
   const all = files.flatMap((f) => f.problems);
@@ -151,7 +135,7 @@ function visible(reported: readonly FileProblems[], scopes: readonly { path: Gat
     if (problems.length === 0) continue;
     const action = ctx.policy.decide(file.rel, 'read', file.root.localPath).action;
     if (action === 'deny') continue;
-    const path = displayOf(file.root, file.rel, roots);
+    const path = displayOf(file, roots);
     if (action === 'ask' && !(scope.asked && scope.path.rel === file.rel)) { protectedLeftOut.push(path); continue; }
     files.push({ path, problems: [...problems].sort((a, b) => a.startLine - b.startLine || a.startColumn - b.startColumn) });
   }

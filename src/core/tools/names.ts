@@ -15,6 +15,7 @@ export const TOOL_NAMES = [
   'undo_save',
   'list_media',
   'list_problems',
+  'find_symbols',
   'run_shell_command',
 ] as const;
 
