@@ -1,7 +1,8 @@
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as nodePath from 'node:path';
-import { session } from './harness.ts';
+import { session, type TestSession } from './harness.ts';
+import type { Rule } from '../../src/core/policy.ts';
 import { isPaged } from '../../src/core/results/paged.ts';
 import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../../src/core/outline/port.ts';
 
@@ -17,19 +18,25 @@ class SymbolIndex implements OutlinePort {
   }
 }
 
+/** A session whose host's symbol index holds what `symbols` lists for the session's workspace folder. */
+function symbolSession(t: TestContext, symbols: (root: string) => readonly WorkspaceSymbol[], options: { rules?: Rule[] } = {}): TestSession {
+  const holder: { index?: SymbolIndex } = {};
+  const s = session(t, { ...options, overrides: { outline: { symbols: async () => undefined, workspaceSymbols: (q) => holder.index!.workspaceSymbols(q) } } });
+  holder.index = new SymbolIndex(symbols(s.root));
+  return s;
+}
+
 const at = (root: string, rel: string, name: string, kind: string, startLine: number, endLine: number, container?: string): WorkspaceSymbol =>
   ({ name, kind, address: nodePath.join(root, ...rel.split('/')), startLine, endLine, ...(container ? { container } : {}) });
 
 describe('find_symbols', () => {
   it('finds definitions by name across the workspace, grouped by file with kind, container and line range', async (t) => {
-    let index: SymbolIndex | undefined;
-    const s = session(t, { overrides: { outline: { symbols: async () => undefined, workspaceSymbols: (q) => index!.workspaceSymbols(q) } } });
-    index = new SymbolIndex([
-      at(s.root, 'src/ledger.ts', 'Ledger', 'class', 1, 9),
-      at(s.root, 'src/ledger.ts', 'total', 'method', 6, 8, 'Ledger'),
-      at(s.root, 'src/a/ledger-view.ts', 'LedgerView', 'function', 3, 3),
-      at(s.root, 'src/other.ts', 'Other', 'class', 1, 2),
-    ]);
+    const s = symbolSession(t, (root) => ([
+      at(root, 'src/ledger.ts', 'Ledger', 'class', 1, 9),
+      at(root, 'src/ledger.ts', 'total', 'method', 6, 8, 'Ledger'),
+      at(root, 'src/a/ledger-view.ts', 'LedgerView', 'function', 3, 3),
+      at(root, 'src/other.ts', 'Other', 'class', 1, 2),
+    ]));
     const outcome = await s.invoke('find_symbols', { query: 'ledger' });
     assert.equal(outcome.text, [
       '2 symbols in 2 files matching "ledger" in the workspace (line ranges are whole definitions):',
@@ -46,14 +53,12 @@ describe('find_symbols', () => {
   });
 
   it('attack: symbols in denied files, protected files (.env) and outside the workspace never appear', async (t) => {
-    let index: SymbolIndex | undefined;
-    const s = session(t, { rules: [{ glob: 'private/**', read: 'deny' }], overrides: { outline: { symbols: async () => undefined, workspaceSymbols: (q) => index!.workspaceSymbols(q) } } });
-    index = new SymbolIndex([
-      at(s.root, 'private/keys.ts', 'KEY_sk_live_canary', 'constant', 1, 1),
-      at(s.root, '.env.ts', 'KEY_from_env', 'constant', 1, 1),
-      at(nodePath.dirname(s.root), 'elsewhere/keys.ts', 'KEY_outside', 'constant', 1, 1),
-      at(s.root, 'src/config.ts', 'KEY_NAME', 'constant', 2, 2),
-    ]);
+    const s = symbolSession(t, (root) => ([
+      at(root, 'private/keys.ts', 'KEY_sk_live_canary', 'constant', 1, 1),
+      at(root, '.env.ts', 'KEY_from_env', 'constant', 1, 1),
+      at(nodePath.dirname(root), 'elsewhere/keys.ts', 'KEY_outside', 'constant', 1, 1),
+      at(root, 'src/config.ts', 'KEY_NAME', 'constant', 2, 2),
+    ]), { rules: [{ glob: 'private/**', read: 'deny' }] });
     const outcome = await s.invoke('find_symbols', { query: 'KEY' });
     assert.doesNotMatch(outcome.text, /canary|KEY_outside|private|elsewhere/);
     assert.match(outcome.text, /^1 symbol in 1 file matching "KEY" in the workspace/);
@@ -61,9 +66,7 @@ describe('find_symbols', () => {
   });
 
   it('a limit says more match; a large answer goes to a result artifact, paged', async (t) => {
-    let index: SymbolIndex | undefined;
-    const s = session(t, { overrides: { outline: { symbols: async () => undefined, workspaceSymbols: (q) => index!.workspaceSymbols(q) } } });
-    index = new SymbolIndex(Array.from({ length: 3000 }, (_, i) => at(s.root, `src/m${Math.floor(i / 10)}.ts`, `handler${i}`, 'function', i + 1, i + 2)));
+    const s = symbolSession(t, (root) => Array.from({ length: 3000 }, (_, i) => at(root, `src/m${Math.floor(i / 10)}.ts`, `handler${i}`, 'function', i + 1, i + 2)));
     const limited = await s.invoke('find_symbols', { query: 'handler', limit: 2 });
     assert.match(limited.text, /^2 symbols in 1 file \(limited\) matching "handler"[\s\S]*\nNote: more symbols match; call again with a larger limit \(now 2\) or a longer query\.$/);
     const paged = await s.invoke('find_symbols', { query: 'handler', limit: 2000 });
