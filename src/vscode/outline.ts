@@ -55,7 +55,8 @@ export function vscodeOutline(local: boolean): OutlinePort {
     async workspaceSymbols(query, signal) {
       const answer = await answerInTime<vscode.SymbolInformation[]>('vscode.executeWorkspaceSymbolProvider', [query], signal);
       return answer?.map((s): WorkspaceSymbol => ({
-        name: s.name,
+        // TypeScript labels functions and methods "total()"; the outline (and artifact_query's paths) say "total".
+        name: s.name.replace(/\(\)$/, ''),
         kind: kindName(s.kind),
         ...(s.containerName ? { container: s.containerName } : {}),
         address: addressOf(s.location.uri, local && s.location.uri.scheme === 'file'),

@@ -63,7 +63,9 @@ const SMOKE: { tool: string; run: () => Promise<void> }[] = [
     tool: 'find_symbols',
     run: async () => {
       await vscode.window.showTextDocument(workspaceUri('src', 'greet.js'), { preview: true });
-      await waitFor('greet in find_symbols', async () => /\nsrc\/greet\.js\n {2}function greet {2}1-3/.test(await invoke('find_symbols', { query: 'greet' })), 90_000);
+      let last = '';
+      await waitFor('greet in find_symbols', async () => /\nsrc\/greet\.js\n {2}function greet {2}1-3/.test(last = await invoke('find_symbols', { query: 'greet' })), 20_000)
+        .catch((e: unknown) => { throw new Error(`${String(e)}; the last answer: ${last}`); });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     },
   },

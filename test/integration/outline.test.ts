@@ -69,7 +69,7 @@ describe('a code file\'s outline in VS Code', function () {
       });
       console.log(`find_symbols: ${found.split('\n').slice(0, 3).join(' | ')}`);
       const method = await invoke('find_symbols', { query: 'total', path: 'src' });
-      assert.match(method, /\nsrc\/ledger\.ts\n {2}method total\(\) \(in Ledger\) {2}6-8(\n|$)/);
+      assert.match(method, /\nsrc\/ledger\.ts\n {2}method total \(in Ledger\) {2}6-8(\n|$)/);
       await setSetting('rules', [{ glob: 'src/ledger.ts', read: 'deny' }]);
       const denied = await invoke('find_symbols', { query: 'Ledger' });
       assert.doesNotMatch(denied, /ledger\.ts/, 'a denied file\'s symbols never appear');
