@@ -258,7 +258,7 @@ describe('encodings and line ends', () => {
     const handle = oneFile(outcome.result);
     assert.deepEqual([handle.binary, handle.encoding, handle.bytes], [true, 'binary', png.length]);
     // Its bytes start as a PNG's do, with a header that claims absurd dimensions: described, never sent as an image.
-    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nImage: image/png, 28261×1701080165 px.\nNot shown as an image: it is over the bound of 5.0 MiB and 8000 px a side (images are not downscaled). Ask the user to provide a smaller copy.\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
+    assert.equal(pin(outcome.text, handle.callId), 'artifact ID: logo.png, binary, 66 bytes, modified 2024-01-02T03:04:05.000Z\nImage: image/png, 28261×1701080165 px.\nNot shown as an image: at 28261×1701080165 px and 66 bytes it is over what is decoded to downscale it (25 megapixels, 32.0 MiB). Ask the user for a smaller copy.\nNo text lines (binary): search its bytes with artifact_grep {callId: "ID", pattern, literal: true}.');
     await assert.rejects(call(t, 'artifact_read', { callId: handle.callId }), {
       code: 'E_SANDBOX_BINARY',
       message: '"logo.png" is binary (66 bytes), so there are no text lines to read. Search its bytes with artifact_grep and literal: true (matches show byte offsets); to read text, open a text file instead.',
