@@ -39,6 +39,26 @@ describe('list_problems in VS Code', function () {
     assert.match(named, /src\/typed-wrong\.ts: E_SANDBOX_REFUSED: list_problems on "src\/typed-wrong\.ts" was refused by the rule "src\/typed-wrong\.ts" \(read denied\)/);
     assert.doesNotMatch(named.replace(/src\/typed-wrong\.ts: E_SANDBOX_REFUSED[^\n]*/, ''), /typed-wrong/);
   });
+
+  it('language services do not check a staged document: its problems are known after its save', async () => {
+    const wrong = '// a type error on line 2\nconst count: number = \'many\';\nexport { count };\n';
+    const stagedText = await invoke('stage_file', { path: 'src/staged-wrong.ts', content: wrong });
+    const stagedId = /"media_id":"(m\d+)"/.exec(stagedText)?.[1];
+    assert.ok(stagedId, stagedText);
+    const stagedDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'staged', path: '/src/staged-wrong.ts', query: stagedId }));
+    assert.equal(stagedDoc.languageId, 'typescript', 'the staged document is TypeScript to VS Code');
+    await vscode.window.showTextDocument(stagedDoc, { preview: false });
+    // The same text saved and opened beside it: once the TypeScript server has reported that file,
+    // it has had its chance at the staged document too.
+    const savedId = /"media_id":"(m\d+)"/.exec(await invoke('stage_file', { path: 'src/typed-wrong.ts', content: wrong }))?.[1];
+    assert.ok(savedId);
+    await invoke('save_media', { media_id: savedId });
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file), { preview: false });
+    await waitFor('the saved file\'s type error', () => (vscode.languages.getDiagnostics(file).length > 0 ? true : undefined), 90_000);
+    assert.deepEqual(vscode.languages.getDiagnostics(stagedDoc.uri), [], 'the staged document has no problems');
+    assert.doesNotMatch(await invoke('list_problems', {}), /staged-wrong/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });
 
 describe('open_file with several files in VS Code', () => {
