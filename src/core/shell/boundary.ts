@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
-import type { Policy } from '../policy.ts';
+import type { Policy, PolicyDecision } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
+import { PROTECTED_GLOBS } from '../protected.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
@@ -56,6 +57,52 @@ export interface BoundaryInputs {
   readonly allowedDomains: readonly string[];
   readonly list: TreeLister;
   readonly signal: AbortSignal;
+  /**
+   * The call passed `allow_protected_writes` and the person confirmed it: files that write rules
+   * mark `ask` (package.json, lockfiles, ...) are writable for this call. Secrets stay unreadable
+   * and read-only, `deny` rules and `ALWAYS_READ_ONLY` still hold.
+   */
+  readonly allowProtectedWrites?: boolean;
+  /** Verdicts remembered from earlier calls under the same policy (see `VerdictMemo`). */
+  readonly memo?: VerdictMemo;
+}
+
+/** What a write rule decides for one path, as the boundary needs it. */
+type WriteVerdict = 'open' | 'protected' | 'closed';
+
+/**
+ * The policy's verdicts on workspace paths, remembered across calls while the policy object is
+ * the same one (a session hands out a new one whenever settings, folders or links change, so a
+ * changed rule is never judged by an old verdict). A new file is judged when it first appears.
+ */
+export class VerdictMemo {
+  private policy: Policy | undefined;
+  private size = 0;
+  private readonly reads = new Map<string, boolean>();
+  private readonly writes = new Map<string, WriteVerdict>();
+  /** Paths remembered at most; past it the memo starts again (a 300k-file tree would hold too much). */
+  static readonly MAX = 200_000;
+
+  /** Starts again when the policy is not the one the verdicts were made by. */
+  use(policy: Policy): void {
+    if (this.policy === policy && this.size < VerdictMemo.MAX) return;
+    this.policy = policy;
+    this.size = 0;
+    this.reads.clear();
+    this.writes.clear();
+  }
+
+  read(key: string, judge: () => boolean): boolean {
+    let verdict = this.reads.get(key);
+    if (verdict === undefined) { this.reads.set(key, (verdict = judge())); this.size++; }
+    return verdict;
+  }
+
+  write(key: string, judge: () => WriteVerdict): WriteVerdict {
+    let verdict = this.writes.get(key);
+    if (verdict === undefined) { this.writes.set(key, (verdict = judge())); this.size++; }
+    return verdict;
+  }
 }
 
 /**
@@ -66,6 +113,16 @@ export interface BoundaryInputs {
 const INSTALLED = /(^|\/)node_modules\//;
 
 const isProtective = (action: string): boolean => action === 'ask' || action === 'deny';
+
+/**
+ * `protected`: a write rule asks (the protected list, or the person's own `write: ask`), which
+ * `allow_protected_writes` lifts for one confirmed call. `closed`: denied, or a secret (its
+ * bytes must not change under the person either), which nothing lifts.
+ */
+function writeVerdict(decision: PolicyDecision): WriteVerdict {
+  if (decision.action === 'deny' || (decision.action === 'ask' && decision.source === 'secret')) return 'closed';
+  return decision.action === 'ask' ? 'protected' : 'open';
+}
 
 /** The folders above `rel` and `rel` itself, shortest first: "a/b/c" → "a", "a/b", "a/b/c". */
 function prefixes(rel: string): string[] {
@@ -89,19 +146,18 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     // A folder opened at a protected place (~/.aws itself) is unreadable as a whole.
     if (isProtective(policy.decide('', 'read', folder).action)) { denyRead.add(folder); continue; }
     const files = await inputs.list(folder, inputs.signal);
-    const readMemo = new Map<string, boolean>();
-    const writeMemo = new Map<string, boolean>();
-    const judged = (memo: Map<string, boolean>, rel: string, risk: 'read' | 'write'): boolean => {
-      let verdict = memo.get(rel);
-      if (verdict === undefined) memo.set(rel, (verdict = isProtective(policy.decide(rel, risk, folder).action)));
-      return verdict;
+    const memo = inputs.memo ?? new VerdictMemo();
+    memo.use(policy);
+    const readOnly = (rel: string): boolean => {
+      const verdict = memo.write(`${folder}\0${rel}`, () => writeVerdict(policy.decide(rel, 'write', folder)));
+      return verdict === 'closed' || (verdict === 'protected' && inputs.allowProtectedWrites !== true);
     };
     for (const file of files) {
       // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
-      const readHit = prefixes(file).find((rel) => judged(readMemo, rel, 'read'));
+      const readHit = prefixes(file).find((rel) => memo.read(`${folder}\0${rel}`, () => isProtective(policy.decide(rel, 'read', folder).action)));
       if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
       if (!writable(nodePath.join(folder, file)) || INSTALLED.test(file)) continue;
-      const writeHit = prefixes(file).find((rel) => judged(writeMemo, rel, 'write'));
+      const writeHit = prefixes(file).find(readOnly);
       if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
     }
     if (!writable(folder)) continue;
@@ -115,9 +171,21 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
   };
 }
 
+/**
+ * The globs whose files a confirmed `allow_protected_writes` makes writable: the built-in protected
+ * list and the write rules that ask (the person's and the workspace's), less what stays read-only always.
+ */
+export function protectedWriteGlobs(policy: Policy): string[] {
+  const asking = [...policy.userRules, ...policy.workspaceRules].filter((rule) => rule.write === 'ask').map((rule) => rule.glob);
+  return [...new Set([...PROTECTED_GLOBS, ...asking])].filter((glob) => !ALWAYS_READ_ONLY.some((kept) => glob === `**/${kept}/**` || glob === kept));
+}
+
 /** One line for the person: what the command can and cannot do. */
-export function describeBoundary(writeRoots: readonly string[], allowedDomains: readonly string[]): string {
-  const network = allowedDomains.length === 0 ? 'network off' : `network only to ${allowedDomains.join(', ')}`;
+export function describeBoundary(writeRoots: readonly string[], allowedDomains: readonly string[], options: { readonly allowProtectedWrites?: boolean; readonly asksHosts?: boolean } = {}): string {
+  const network = `${allowedDomains.length === 0 ? 'network off' : `network only to ${allowedDomains.join(', ')}`}${options.asksHosts ? ' (other hosts asked)' : ''}`;
   const writes = writeRoots.length === 0 ? 'no writes (a private temp folder aside)' : `writes only under ${writeRoots.join(', ')}`;
-  return `sandboxed: ${network}; ${writes}; secrets and read-protected paths unreadable; protected files, .git/hooks and .git/config read-only`;
+  const kept = options.allowProtectedWrites
+    ? 'protected files WRITABLE for this command; .vscode, .git/hooks and .git/config read-only'
+    : 'protected files, .git/hooks and .git/config read-only';
+  return `sandboxed: ${network}; ${writes}; secrets and read-protected paths unreadable; ${kept}`;
 }

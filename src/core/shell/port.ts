@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { ShellBoundary } from './boundary.ts';
+import type { ShellBoundary, VerdictMemo } from './boundary.ts';
+import type { SessionHosts } from './hosts.ts';
 
 /** Whether the OS sandbox can run commands here, and if not, what the person installs. */
 export type SandboxAvailability =
@@ -23,6 +24,23 @@ export interface ShellProcess {
   kill(): void;
 }
 
+/** A command's request to reach a host no setting allows, as the person is asked about it. */
+export interface HostRequest {
+  readonly host: string;
+  readonly port: number | undefined;
+  /** The commands running when it was made, as shown (the sandbox cannot tell which of them made it when several run at once). */
+  readonly commands: readonly string[];
+}
+
+/** The person's answer about a host: this once, for the rest of the session, or not. */
+export type HostAnswer = 'allow-once' | 'allow-session' | 'deny';
+
+/**
+ * The host's gate for network hosts (a modal in VS Code, elicitation over MCP, a refusal in the
+ * CLI). Asked only about hosts neither `allowedDomains` nor an earlier "for this session" covers.
+ */
+export type HostDecider = (request: HostRequest, signal: AbortSignal) => Promise<HostAnswer>;
+
 export interface ShellStart {
   readonly command: string;
   /** Absolute local folder. */
@@ -31,6 +49,8 @@ export interface ShellStart {
   /** The whole environment the command gets (already without credentials). */
   readonly env: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
+  /** Asked when the command wants a host no list allows; true lets that one connection through. Absent: refused. */
+  readonly askHost?: (host: string, port: number | undefined, commands: readonly string[]) => Promise<boolean>;
 }
 
 /**
@@ -57,6 +77,17 @@ export interface ShellHost {
   readonly maxTimeoutMs: () => number;
   /** Where each call's private temp folder is made (default: the OS temp folder). */
   readonly tempRoot?: string;
+  /** Asks the person about a host a command wants to reach that no setting allows; absent: every such host is refused. */
+  readonly askHost?: HostDecider;
+}
+
+/** What a session gives run_shell_command: the host's sandbox and settings, and what the session keeps between calls. */
+export interface ShellServices {
+  readonly host: ShellHost;
+  /** Hosts the person allowed for this session. */
+  readonly hosts: SessionHosts;
+  /** The policy's verdicts on workspace paths, kept while the policy is the same. */
+  readonly memo: VerdictMemo;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
