@@ -237,7 +237,8 @@ export class Session implements TargetScope {
       }
       if (signal.aborted) throw cancelled();
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
-      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
+      // A command's writes are held by the kernel, which follows links itself: its cwd is judged as a read.
+      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') && tool.risk !== 'exec' ? 0 : LINKS_MAX_AGE_MS);
       const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
       if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
