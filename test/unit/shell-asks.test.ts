@@ -195,4 +195,17 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     assert.ok(!(await derive(new Policy([]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
     assert.ok((await derive(new Policy([{ glob: 'notes.txt', read: 'deny' }]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
   });
+
+  test('a write root below a workspace folder: only the protected files under it are made read-only, folder by folder', async (t) => {
+    const root = testDir(t, 'wt-roots-').path;
+    for (const rel of ['package.json', 'src/package.json', 'src/lib/a.ts', 'src/lib/yarn.lock', 'docs/Makefile']) {
+      mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
+      writeFileSync(nodePath.join(root, rel), 'x');
+    }
+    const boundary = await deriveBoundary({
+      policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [nodePath.join(root, 'src')], home: '/home/someone',
+      privateFolders: [], tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+    });
+    assert.deepEqual(boundary.denyWrite.map((p) => nodePath.relative(root, p)), ['src/lib/yarn.lock', 'src/package.json']);
+  });
 });

@@ -78,8 +78,8 @@ type WriteVerdict = 'open' | 'protected' | 'closed';
 export class VerdictMemo {
   private policy: Policy | undefined;
   private size = 0;
-  private readonly reads = new Map<string, boolean>();
-  private readonly writes = new Map<string, WriteVerdict>();
+  private readonly reads = new Map<string, Map<string, boolean>>();
+  private readonly writes = new Map<string, Map<string, WriteVerdict>>();
   /** Paths remembered at most; past it the memo starts again (a 300k-file tree would hold too much). */
   static readonly MAX = 200_000;
 
@@ -92,15 +92,19 @@ export class VerdictMemo {
     this.writes.clear();
   }
 
-  read(key: string, judge: () => boolean): boolean {
-    let verdict = this.reads.get(key);
-    if (verdict === undefined) { this.reads.set(key, (verdict = judge())); this.size++; }
-    return verdict;
+  read(folder: string, rel: string, judge: () => boolean): boolean {
+    return this.remembered(this.reads, folder, rel, judge);
   }
 
-  write(key: string, judge: () => WriteVerdict): WriteVerdict {
-    let verdict = this.writes.get(key);
-    if (verdict === undefined) { this.writes.set(key, (verdict = judge())); this.size++; }
+  write(folder: string, rel: string, judge: () => WriteVerdict): WriteVerdict {
+    return this.remembered(this.writes, folder, rel, judge);
+  }
+
+  private remembered<V>(maps: Map<string, Map<string, V>>, folder: string, rel: string, judge: () => V): V {
+    let map = maps.get(folder);
+    if (map === undefined) maps.set(folder, (map = new Map()));
+    let verdict = map.get(rel);
+    if (verdict === undefined) { map.set(rel, (verdict = judge())); this.size++; }
     return verdict;
   }
 }
@@ -124,10 +128,22 @@ function writeVerdict(decision: PolicyDecision): WriteVerdict {
   return decision.action === 'ask' ? 'protected' : 'open';
 }
 
-/** The folders above `rel` and `rel` itself, shortest first: "a/b/c" → "a", "a/b", "a/b/c". */
-function prefixes(rel: string): string[] {
-  const parts = rel.split('/');
-  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+/**
+ * The outermost folder at or above `dir` (itself included) that `judge` says is protected, each
+ * folder judged once per listing: the files of one folder share the folders above them.
+ */
+function folderHits(judge: (rel: string) => boolean): (dir: string) => string | undefined {
+  const hits = new Map<string, string | null>();
+  const hitOf = (dir: string): string | undefined => {
+    if (dir === '') return undefined;
+    const known = hits.get(dir);
+    if (known !== undefined) return known ?? undefined;
+    const slash = dir.lastIndexOf('/');
+    const hit = (slash === -1 ? undefined : hitOf(dir.slice(0, slash))) ?? (judge(dir) ? dir : undefined);
+    hits.set(dir, hit ?? null);
+    return hit;
+  };
+  return hitOf;
 }
 
 /**
@@ -148,16 +164,32 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     const files = await inputs.list(folder, inputs.signal);
     const memo = inputs.memo ?? new VerdictMemo();
     memo.use(policy);
+    const unreadable = (rel: string): boolean => memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
     const readOnly = (rel: string): boolean => {
-      const verdict = memo.write(`${folder}\0${rel}`, () => writeVerdict(policy.decide(rel, 'write', folder)));
+      const verdict = memo.write(folder, rel, () => writeVerdict(policy.decide(rel, 'write', folder)));
       return verdict === 'closed' || (verdict === 'protected' && inputs.allowProtectedWrites !== true);
     };
+    const readHitOf = folderHits(unreadable);
+    const writeHitOf = folderHits(readOnly);
+    /** Per folder of the listing: its files are writable (under a write root, not installed), or `undefined`: each file is checked. */
+    const openFolders = new Map<string, boolean | undefined>();
+    const opens = (dir: string): boolean | undefined => {
+      if (openFolders.has(dir)) return openFolders.get(dir);
+      const abs = dir === '' ? folder : nodePath.join(folder, dir);
+      // A write root below this folder (or a file) is judged file by file.
+      const open = INSTALLED.test(`${dir}/`) ? false : writable(abs) ? true : inputs.writeFolders.some((w) => w.startsWith(`${abs}${nodePath.sep}`)) ? undefined : false;
+      openFolders.set(dir, open);
+      return open;
+    };
     for (const file of files) {
+      const slash = file.lastIndexOf('/');
+      const dir = slash === -1 ? '' : file.slice(0, slash);
       // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
-      const readHit = prefixes(file).find((rel) => memo.read(`${folder}\0${rel}`, () => isProtective(policy.decide(rel, 'read', folder).action)));
+      const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
       if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
-      if (!writable(nodePath.join(folder, file)) || INSTALLED.test(file)) continue;
-      const writeHit = prefixes(file).find(readOnly);
+      const open = opens(dir);
+      if (open === false || (open === undefined && !writable(nodePath.join(folder, file)))) continue;
+      const writeHit = writeHitOf(dir) ?? (readOnly(file) ? file : undefined);
       if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
     }
     if (!writable(folder)) continue;
