@@ -119,13 +119,14 @@ const INSTALLED = /(^|\/)node_modules\//;
 const isProtective = (action: string): boolean => action === 'ask' || action === 'deny';
 
 /**
- * `protected`: a write rule asks (the protected list, or the person's own `write: ask`), which
- * `allow_protected_writes` lifts for one confirmed call. `closed`: denied, or a secret (its
- * bytes must not change under the person either), which nothing lifts.
+ * `protected`: a write rule asks (the protected list, or a `write: ask` rule of the person or the
+ * workspace), which `allow_protected_writes` lifts for one confirmed call. `closed`: denied, a
+ * secret (its bytes must not change under the person either), or asked because the rules are
+ * invalid, which nothing lifts.
  */
 function writeVerdict(decision: PolicyDecision): WriteVerdict {
-  if (decision.action === 'deny' || (decision.action === 'ask' && decision.source === 'secret')) return 'closed';
-  return decision.action === 'ask' ? 'protected' : 'open';
+  if (decision.action === 'ask') return decision.source === 'protected' || decision.source === 'user' || decision.source === 'workspace' ? 'protected' : 'closed';
+  return decision.action === 'deny' ? 'closed' : 'open';
 }
 
 /**
