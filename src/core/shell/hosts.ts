@@ -1,4 +1,19 @@
-import type { HostAnswer, HostDecider } from './port.ts';
+/** A command's request to reach a host no setting allows, as the person is asked about it. */
+export interface HostRequest {
+  readonly host: string;
+  readonly port: number | undefined;
+  /** The commands running when it was made, as shown (the sandbox cannot tell which of them made it when several run at once). */
+  readonly commands: readonly string[];
+}
+
+/** The person's answer about a host: this once, for the rest of the session, or not. */
+export type HostAnswer = 'allow-once' | 'allow-session' | 'deny';
+
+/**
+ * The host's gate for network hosts (a modal in VS Code, elicitation over MCP, a refusal in the
+ * CLI). Asked only about hosts neither `allowedDomains` nor an earlier "for this session" covers.
+ */
+export type HostDecider = (request: HostRequest, signal: AbortSignal) => Promise<HostAnswer>;
 
 /** A host as remembered: case does not matter in a host name. */
 const keyOf = (host: string): string => host.toLowerCase();

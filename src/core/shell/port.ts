@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { ShellBoundary, VerdictMemo } from './boundary.ts';
-import type { SessionHosts } from './hosts.ts';
+import type { HostDecider, SessionHosts } from './hosts.ts';
+
+export type { HostAnswer, HostDecider, HostRequest } from './hosts.ts';
 
 /** Whether the OS sandbox can run commands here, and if not, what the person installs. */
 export type SandboxAvailability =
@@ -23,23 +25,6 @@ export interface ShellProcess {
   /** Ends the command and everything it started (the whole process group, then the sandbox's namespace). */
   kill(): void;
 }
-
-/** A command's request to reach a host no setting allows, as the person is asked about it. */
-export interface HostRequest {
-  readonly host: string;
-  readonly port: number | undefined;
-  /** The commands running when it was made, as shown (the sandbox cannot tell which of them made it when several run at once). */
-  readonly commands: readonly string[];
-}
-
-/** The person's answer about a host: this once, for the rest of the session, or not. */
-export type HostAnswer = 'allow-once' | 'allow-session' | 'deny';
-
-/**
- * The host's gate for network hosts (a modal in VS Code, elicitation over MCP, a refusal in the
- * CLI). Asked only about hosts neither `allowedDomains` nor an earlier "for this session" covers.
- */
-export type HostDecider = (request: HostRequest, signal: AbortSignal) => Promise<HostAnswer>;
 
 export interface ShellStart {
   readonly command: string;
