@@ -12,6 +12,7 @@ import { Policy } from '../../src/core/policy.ts';
 import { deriveBoundary, VerdictMemo } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
 import { SessionHosts } from '../../src/core/shell/hosts.ts';
+import { mcpHostDecider, type Elicitor } from '../../src/mcp/gate.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-5b1d0e77';
@@ -121,6 +122,23 @@ describe('run_shell_command: network hosts are asked', { timeout: 120_000 }, () 
     assert.equal(await hosts.ask('a.example', 80, [], undefined, controller.signal), 'allow-session');
     assert.equal(await hosts.ask('c.example', 80, [], undefined, controller.signal), 'deny');
   });
+});
+
+test('the MCP server asks about a host through elicitation, and refuses where it cannot ask or under --gate deny', async () => {
+  const messages: string[] = [];
+  const elicitor = (decision: string | undefined, can = true): Elicitor => ({
+    canElicit: () => can,
+    elicit: async (message) => { messages.push(message); return decision === undefined ? { action: 'decline' } : { action: 'accept', content: { decision } }; },
+  });
+  const request = { host: 'registry.npmjs.org', port: 443, commands: ['npm install'] };
+  const signal = new AbortController().signal;
+  assert.equal(await mcpHostDecider('approve', elicitor('allow for this session'))(request, signal), 'allow-session');
+  assert.match(messages[0]!, /connect to registry\.npmjs\.org:443\?[\s\S]*Running: npm install/);
+  assert.equal(await mcpHostDecider('elicit', elicitor('allow once'))(request, signal), 'allow-once');
+  assert.equal(await mcpHostDecider('elicit', elicitor(undefined))(request, signal), 'deny');
+  assert.equal(await mcpHostDecider('elicit', elicitor('allow once', false))(request, signal), 'deny');
+  assert.equal(await mcpHostDecider('deny', elicitor('allow once'))(request, signal), 'deny');
+  assert.equal(messages.length, 3);
 });
 
 describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () => {
