@@ -148,16 +148,6 @@ export class Policy {
   }
 
   /**
-   * The same rules without the view of the workspace's links (`withLinks`): the one object for as
-   * long as rules and folders are the same, whatever links are walked since.
-   */
-  withoutLinks(): Policy {
-    // A view is made by Object.create over the policy it views.
-    const up: unknown = Object.getPrototypeOf(this);
-    return up instanceof Policy ? up.withoutLinks() : this;
-  }
-
-  /**
    * `relPath` is relative to its workspace folder, with "/" separators; "" is the folder itself.
    * `folder`, the folder's absolute local path when it has one: Security: protective rules also match
    * the absolute path (a folder opened at "~/.aws" is inside "**\/.aws/**"), and a folder inside

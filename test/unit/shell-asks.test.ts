@@ -1,7 +1,7 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as nodePath from 'node:path';
@@ -13,6 +13,8 @@ import { deriveBoundary, VerdictMemo } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
 import { SessionHosts } from '../../src/core/shell/hosts.ts';
 import { mcpHostDecider, type Elicitor } from '../../src/mcp/gate.ts';
+import { LinkCache } from '../../src/core/links/walk.ts';
+import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-5b1d0e77';
@@ -225,5 +227,32 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
       privateFolders: [], tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
     });
     assert.deepEqual(boundary.denyWrite.map((p) => nodePath.relative(root, p)), ['src/lib/yarn.lock', 'src/package.json']);
+  });
+
+  test('attack: a deny rule written for a link\'s name holds for the command, as it does for the file tools', async (t) => {
+    const home = testDir(t, 'wt-home-').path;
+    const host: ShellHost = { sandbox, home, env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home }), allowedDomains: () => [], maxTimeoutMs: () => 600_000 };
+    const s = session(t, { rules: [{ glob: 'secrets/**', read: 'deny' }], overrides: { shell: host, spoolDir: testDir(t, 'wt-shell-spool-').path } });
+    mkdirSync(nodePath.join(s.root, 'real'));
+    writeFileSync(nodePath.join(s.root, 'real', 'data.txt'), `${CANARY}\n`);
+    symlinkSync('real', nodePath.join(s.root, 'secrets'));
+    const { text } = await s.invoke('run_shell_command', { command: 'cat real/data.txt; cat secrets/data.txt' });
+    assert.ok(!text.includes(CANARY), text);
+    // The folder the link names is masked whole (an empty folder in its place).
+    assert.match(text, /cat: real\/data\.txt: No such file or directory/);
+  });
+
+  test('a walk that finds the same links keeps the same index, so the verdicts kept for the policy stay; a new link makes a new one', async (t) => {
+    const root = testDir(t, 'wt-links-').path;
+    mkdirSync(nodePath.join(root, 'a'));
+    symlinkSync('a', nodePath.join(root, 'b'));
+    const links = new LinkCache(new NodeFs(), { now: () => Date.now() }, { audit: () => {}, info: () => {}, warn: () => {} });
+    const roots = [{ name: 'w', address: root, localPath: root }];
+    const first = await links.refresh(roots, 0);
+    assert.equal(await links.refresh(roots, 0), first);
+    symlinkSync('a', nodePath.join(root, 'c'));
+    const third = await links.refresh(roots, 0);
+    assert.notEqual(third, first);
+    assert.equal(third.links.length, 2);
   });
 });

@@ -73,9 +73,9 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains, { allowProtectedWrites, asksHosts: host.askHost !== undefined });
   const temp = await mkdtemp(nodePath.join(host.tempRoot ?? tmpdir(), 'wt-shell-'));
   try {
-    // The kernel follows links itself (a link to a secret reaches a masked file): the rules are judged by name.
+    // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
     const boundary = await deriveBoundary({
-      policy: ctx.policy.withoutLinks(), roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
+      policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
       tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, allowProtectedWrites, memo: shell.memo,
     });
     if (ctx.signal.aborted) throw cancelled();
