@@ -183,6 +183,17 @@ describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () =
     assert.ok(!text.includes(CANARY), text);
   });
 
+  test('what one command was allowed is not kept for the next: the same unchanged tree is read-only again without the flag', async (t) => {
+    const s = shellSession(t);
+    const manifest = nodePath.join(s.root, 'package.json');
+    await s.invoke('run_shell_command', { command: 'echo one > package.json' });
+    assert.equal(readFileSync(manifest, 'utf8'), '{"name":"fixture"}\n');
+    await s.invoke('run_shell_command', { command: 'echo two > package.json', allow_protected_writes: true });
+    assert.equal(readFileSync(manifest, 'utf8'), 'two\n');
+    await s.invoke('run_shell_command', { command: 'echo three > package.json' });
+    assert.equal(readFileSync(manifest, 'utf8'), 'two\n');
+  });
+
   test('declined, nothing runs and the protected files are unchanged', async (t) => {
     const s = shellSession(t);
     s.gate.allow = false;

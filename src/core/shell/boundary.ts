@@ -40,8 +40,14 @@ export const HOME_CREDENTIALS: readonly string[] = [
  */
 export const ALWAYS_READ_ONLY: readonly string[] = ['.vscode', '.git/hooks', '.git/config'];
 
-/** Every file below a folder, relative to it ("/"-separated), never following links; `.git` is not listed. */
-export type TreeLister = (folder: string, signal: AbortSignal) => Promise<readonly string[]>;
+/** A folder's files as listed: `files` relative to it ("/"-separated), and a digest of the listing as it came (equal digests: the same files). */
+export interface TreeListing {
+  readonly files: () => readonly string[];
+  readonly digest: string;
+}
+
+/** Every file below a folder, never following links; `.git` is not listed. */
+export type TreeLister = (folder: string, signal: AbortSignal) => Promise<TreeListing>;
 
 export interface BoundaryInputs {
   readonly policy: Policy;
@@ -67,6 +73,12 @@ export interface BoundaryInputs {
   readonly memo?: VerdictMemo;
 }
 
+/** The paths of one workspace folder a listing made unreadable and read-only (absolute). */
+export interface FolderHits {
+  readonly denyRead: readonly string[];
+  readonly denyWrite: readonly string[];
+}
+
 /** What a write rule decides for one path, as the boundary needs it. */
 type WriteVerdict = 'open' | 'protected' | 'closed';
 
@@ -80,6 +92,8 @@ export class VerdictMemo {
   private size = 0;
   private readonly reads = new Map<string, Map<string, boolean>>();
   private readonly writes = new Map<string, Map<string, WriteVerdict>>();
+  /** Per workspace folder, the last listing's digest and what it gave (under this policy and `context`). */
+  private readonly derived = new Map<string, { readonly digest: string; readonly context: string; readonly hits: FolderHits }>();
   /** Paths remembered at most; past it the memo starts again (a 300k-file tree would hold too much). */
   static readonly MAX = 200_000;
 
@@ -90,6 +104,17 @@ export class VerdictMemo {
     this.size = 0;
     this.reads.clear();
     this.writes.clear();
+    this.derived.clear();
+  }
+
+  /** What the same listing gave last time under the same policy and context; undefined when anything differs. */
+  hitsFor(folder: string, digest: string, context: string): FolderHits | undefined {
+    const last = this.derived.get(folder);
+    return last !== undefined && last.digest === digest && last.context === context ? last.hits : undefined;
+  }
+
+  keepHits(folder: string, digest: string, context: string, hits: FolderHits): void {
+    this.derived.set(folder, { digest, context, hits });
   }
 
   read(folder: string, rel: string, judge: () => boolean): boolean {
@@ -147,6 +172,42 @@ function folderHits(judge: (rel: string) => boolean): (dir: string) => string | 
   return hitOf;
 }
 
+/** One folder's files judged: the outermost unreadable and read-only path for each. */
+function judgeListing(folder: string, files: readonly string[], inputs: BoundaryInputs, memo: VerdictMemo, writable: (abs: string) => boolean): FolderHits {
+  const { policy } = inputs;
+  const denyRead = new Set<string>();
+  const denyWrite = new Set<string>();
+  const unreadable = (rel: string): boolean => memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
+  const readOnly = (rel: string): boolean => {
+    const verdict = memo.write(folder, rel, () => writeVerdict(policy.decide(rel, 'write', folder)));
+    return verdict === 'closed' || (verdict === 'protected' && inputs.allowProtectedWrites !== true);
+  };
+  const readHitOf = folderHits(unreadable);
+  const writeHitOf = folderHits(readOnly);
+  /** Per folder of the listing: its files are writable (under a write root, not installed), or `undefined`: each file is checked. */
+  const openFolders = new Map<string, boolean | undefined>();
+  const opens = (dir: string): boolean | undefined => {
+    if (openFolders.has(dir)) return openFolders.get(dir);
+    const abs = dir === '' ? folder : nodePath.join(folder, dir);
+    // A write root below this folder (or a file) is judged file by file.
+    const open = INSTALLED.test(`${dir}/`) ? false : writable(abs) ? true : inputs.writeFolders.some((w) => w.startsWith(`${abs}${nodePath.sep}`)) ? undefined : false;
+    openFolders.set(dir, open);
+    return open;
+  };
+  for (const file of files) {
+    const slash = file.lastIndexOf('/');
+    const dir = slash === -1 ? '' : file.slice(0, slash);
+    // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
+    const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
+    if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
+    const open = opens(dir);
+    if (open === false || (open === undefined && !writable(nodePath.join(folder, file)))) continue;
+    const writeHit = writeHitOf(dir) ?? (readOnly(file) ? file : undefined);
+    if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
+  }
+  return { denyRead: [...denyRead], denyWrite: [...denyWrite] };
+}
+
 /**
  * The sandbox's lists, from the policy in force. Each workspace file (and folder above one) is
  * judged by `Policy.decide`, the evaluator the file tools use; a protected folder is listed once
@@ -162,37 +223,15 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     if (folder === undefined) continue;
     // A folder opened at a protected place (~/.aws itself) is unreadable as a whole.
     if (isProtective(policy.decide('', 'read', folder).action)) { denyRead.add(folder); continue; }
-    const files = await inputs.list(folder, inputs.signal);
+    const listing = await inputs.list(folder, inputs.signal);
     const memo = inputs.memo ?? new VerdictMemo();
     memo.use(policy);
-    const unreadable = (rel: string): boolean => memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
-    const readOnly = (rel: string): boolean => {
-      const verdict = memo.write(folder, rel, () => writeVerdict(policy.decide(rel, 'write', folder)));
-      return verdict === 'closed' || (verdict === 'protected' && inputs.allowProtectedWrites !== true);
-    };
-    const readHitOf = folderHits(unreadable);
-    const writeHitOf = folderHits(readOnly);
-    /** Per folder of the listing: its files are writable (under a write root, not installed), or `undefined`: each file is checked. */
-    const openFolders = new Map<string, boolean | undefined>();
-    const opens = (dir: string): boolean | undefined => {
-      if (openFolders.has(dir)) return openFolders.get(dir);
-      const abs = dir === '' ? folder : nodePath.join(folder, dir);
-      // A write root below this folder (or a file) is judged file by file.
-      const open = INSTALLED.test(`${dir}/`) ? false : writable(abs) ? true : inputs.writeFolders.some((w) => w.startsWith(`${abs}${nodePath.sep}`)) ? undefined : false;
-      openFolders.set(dir, open);
-      return open;
-    };
-    for (const file of files) {
-      const slash = file.lastIndexOf('/');
-      const dir = slash === -1 ? '' : file.slice(0, slash);
-      // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
-      const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
-      if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
-      const open = opens(dir);
-      if (open === false || (open === undefined && !writable(nodePath.join(folder, file)))) continue;
-      const writeHit = writeHitOf(dir) ?? (readOnly(file) ? file : undefined);
-      if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
-    }
+    // Security: the same files, judged by the same policy for the same write roots, give the same lists.
+    const context = `${inputs.allowProtectedWrites === true}\0${inputs.writeFolders.join('\0')}`;
+    const hits = memo.hitsFor(folder, listing.digest, context) ?? judgeListing(folder, listing.files(), inputs, memo, writable);
+    memo.keepHits(folder, listing.digest, context, hits);
+    for (const path of hits.denyRead) denyRead.add(path);
+    for (const path of hits.denyWrite) denyWrite.add(path);
     if (!writable(folder)) continue;
     for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }
