@@ -7,7 +7,7 @@ import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
-import { DEFAULT_MAX_TIMEOUT_MS } from '../core/shell/port.ts';
+import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 import { readPolicyFile, UsageError } from './args.ts';
 import { createSearchBackend } from './search.ts';
@@ -31,6 +31,8 @@ export interface CliSessionSpec {
   readonly liveRoots?: () => readonly WorkspaceRoot[];
   /** Hosts run_shell_command's commands may reach (`--allow-domain`); none: the network is off. */
   readonly allowDomains: readonly string[];
+  /** Asks about a host no `--allow-domain` allows (the MCP server's elicitation); absent: refused, and the result says so. */
+  readonly askHost?: HostDecider;
   readonly audit: (entry: AuditEntry) => void;
 }
 
@@ -56,7 +58,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     clock: { now: () => Date.now() },
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
-    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS },
+    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
   });
   await session.artifacts.start();
   return {

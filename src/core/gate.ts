@@ -42,6 +42,11 @@ export interface GateCall {
    * person every time, whatever VS Code auto-approves or a rule allows, and never remember the answer.
    */
   readonly secret: boolean;
+  /**
+   * A command allowed to write protected files (`allow_protected_writes`): the globs whose files
+   * become writable to it. Asked every time (`secret` is set), never remembered.
+   */
+  readonly protectedWrites?: readonly string[];
   /** A call on bytes staged from a protected path (a save or a patch): where they came from (asked every time, naming both). */
   readonly taint?: { readonly from: string; readonly rule: string };
 }

@@ -22,7 +22,9 @@ import type { OpenEditors } from './media/editors.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
-import { describeBoundary } from './shell/boundary.ts';
+import { describeBoundary, protectedWriteGlobs, VerdictMemo } from './shell/boundary.ts';
+import { SessionHosts } from './shell/hosts.ts';
+import type { ShellServices } from './shell/port.ts';
 import { DEFAULT_LIMITS, type SessionLimits, type SessionOptions } from './session-options.ts';
 
 export { DEFAULT_LIMITS, type SessionLimits, type SessionOptions };
@@ -82,6 +84,8 @@ export class Session implements TargetScope {
   /** Write roots and one save of a file at a time, for save_media and undo_save. */
   readonly saveGuard: SaveGuard;
   readonly editors: OpenEditors | undefined;
+  /** run_shell_command's sandbox and what the session keeps for it (hosts allowed for the session). */
+  readonly shell: ShellServices | undefined;
   private readonly options: SessionOptions;
   /** The same fs, typed for resolved addresses only: what a call's tool gets. */
   private readonly resolvedFs: ResolvedFs;
@@ -95,6 +99,7 @@ export class Session implements TargetScope {
     this.ripgrep = options.ripgrep;
     this.lister = options.lister ?? fsLister(options.fs);
     this.editors = options.editors;
+    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo() } : undefined;
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
@@ -146,10 +151,10 @@ export class Session implements TargetScope {
   }
 
   /** One line describing the shell sandbox's boundary as the settings are now. */
-  shellBoundaryLine(): string {
+  shellBoundaryLine(allowProtectedWrites = false): string {
     const writeRoots = this.saveGuard.current();
     const shown = (writeRoots ?? this.allRoots()).map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
-    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? []);
+    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? [], { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined });
   }
 
   hasCapability(capability: Capability): boolean {
@@ -181,13 +186,19 @@ export class Session implements TargetScope {
       const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
       return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, execute: (ctx, services) => prepared.execute(ctx, services) };
     }
-    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets, secret: taint !== undefined || targets.some((t) => t.action === 'ask'), ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}) };
+    // Security: lifting the protection of protected files is asked every time, naming what it lifts.
+    const protectedWrites = prepared.targets.protectedWrites ? protectedWriteGlobs(this.policy) : undefined;
+    const call: GateCall = {
+      tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets,
+      secret: taint !== undefined || protectedWrites !== undefined || targets.some((t) => t.action === 'ask'),
+      ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}), ...(protectedWrites ? { protectedWrites } : {}),
+    };
     return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge, execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.options.shell };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.shell };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -226,7 +237,8 @@ export class Session implements TargetScope {
       }
       if (signal.aborted) throw cancelled();
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
-      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') ? 0 : LINKS_MAX_AGE_MS);
+      // A command's writes are held by the kernel, which follows links itself: its cwd is judged as a read.
+      await this.links.refresh(this.roots, tool.needs.includes('saveGuard') && tool.risk !== 'exec' ? 0 : LINKS_MAX_AGE_MS);
       const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
       if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();

@@ -18,7 +18,7 @@ import type { ProblemsPort } from './problems/port.ts';
 import type { OutlinePort } from './outline/port.ts';
 import type { Clock, Log } from './ports.ts';
 import type { ResolvedFs } from './fs/resolved-fs.ts';
-import type { ShellHost } from './shell/port.ts';
+import type { ShellServices } from './shell/port.ts';
 
 export type { Risk, ToolRisk } from './types.ts';
 
@@ -68,6 +68,11 @@ export interface CallTargets {
    * naming it), and the one confirmation covers the rest.
    */
   readonly each?: readonly string[];
+  /**
+   * The call lifts the read-only protection of protected files (run_shell_command's
+   * `allow_protected_writes`): asked every time, like a protected write, naming the globs.
+   */
+  readonly protectedWrites?: boolean;
 }
 
 /** One entry of a batch call: its approved path, or why it alone was refused (denied by a rule, or declined). */
@@ -97,8 +102,8 @@ export interface CallServices {
   readonly roots: readonly WorkspaceRoot[];
   readonly clock: Clock;
   readonly log: Log;
-  /** The OS sandbox and its settings, for run_shell_command. */
-  readonly shell: ShellHost | undefined;
+  /** The OS sandbox, its settings and what the session keeps for it, for run_shell_command. */
+  readonly shell: ShellServices | undefined;
 }
 
 export type Need = keyof CallServices;
@@ -140,7 +145,7 @@ export interface TargetScope {
   readonly media: Pick<MediaStore, 'get' | 'target'>;
   readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
   /** One line describing the shell sandbox's boundary as the settings are now (for the confirmation). */
-  shellBoundaryLine(): string;
+  shellBoundaryLine(allowProtectedWrites?: boolean): string;
 }
 
 export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends Omit<ToolMeta, 'needs'> {

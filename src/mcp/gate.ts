@@ -1,6 +1,7 @@
 import { cancelled } from '../core/errors.ts';
 import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
+import type { HostDecider } from '../core/shell/port.ts';
 
 /**
  * How the MCP server decides what no rule settles: `approve` trusts the client's own confirmation,
@@ -74,6 +75,7 @@ function paths(call: GateCall): string {
 /** Why the person is asked, as one clause. */
 function reasonToAsk(call: GateCall): string {
   if (call.taint) return `it works on content staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects`;
+  if (call.protectedWrites) return `allow_protected_writes lets the command write protected files (${call.protectedWrites.join(', ')})`;
   const linked = call.targets.find((t) => (t.links ?? 1) > 1);
   if (linked) return `"${linked.display}" has ${linked.links} names (hard links), one of which may be protected`;
   const asked = call.targets.find((t) => t.action === 'ask');
@@ -85,4 +87,32 @@ function message(call: GateCall): string {
   const reason = reasonToAsk(call);
   // Paragraphs: clients render the message as Markdown, where a single line break is a space.
   return [`Workspace Tools: allow ${call.tool}?`, call.summary, `Paths: ${paths(call)}`, `Asked because ${reason}.`].join('\n\n');
+}
+
+const ALLOW_SESSION = 'allow for this session';
+
+const HOST_SCHEMA: ConfirmSchema = {
+  type: 'object',
+  properties: { decision: { type: 'string', title: 'Decision', description: `"${ALLOW}" lets this connection through; "${ALLOW_SESSION}" lets commands reach the host until the server stops.`, enum: [REFUSE, ALLOW, ALLOW_SESSION], default: REFUSE } },
+  required: ['decision'],
+};
+
+/**
+ * Asks the person about a host a command wants to reach that no `--allow-domain` allows, through
+ * elicitation; `deny` mode, a client that cannot elicit, or any answer but an allow refuses it.
+ * `--allow-secrets` does not cover hosts: it is about files.
+ */
+export function mcpHostDecider(mode: McpGateMode, elicitor: Elicitor): HostDecider {
+  return async (request, signal) => {
+    if (mode === 'deny' || !elicitor.canElicit()) return 'deny';
+    const where = request.port === undefined ? request.host : `${request.host}:${request.port}`;
+    const message = [`Workspace Tools: allow a sandboxed command to connect to ${where}?`, `Running: ${request.commands.join(' | ') || '(ended)'}`, `${request.host} is not allowed by --allow-domain.`].join('\n\n');
+    try {
+      const answer = await elicitor.elicit(message, HOST_SCHEMA, signal);
+      const decision = answer.action === 'accept' ? answer.content?.['decision'] : undefined;
+      return decision === ALLOW ? 'allow-once' : decision === ALLOW_SESSION ? 'allow-session' : 'deny';
+    } catch {
+      return 'deny';
+    }
+  };
 }

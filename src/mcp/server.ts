@@ -9,7 +9,8 @@ import type { Session } from '../core/session.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { TOOL_NAMES } from '../core/tools/names.ts';
 import { toolAnnotations } from './annotations.ts';
-import { mcpGate, type McpGateMode } from './gate.ts';
+import { mcpGate, mcpHostDecider, type Elicitor, type McpGateMode } from './gate.ts';
+import type { HostDecider } from '../core/shell/port.ts';
 import { narrowRoots } from './roots.ts';
 
 /** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
@@ -52,6 +53,8 @@ export function mcpToolList(network = false): McpTool[] {
 export class McpToolHost {
   readonly server: Server;
   readonly gate: Gate;
+  /** Asks the person about network hosts, through elicitation. */
+  readonly askHost: HostDecider;
   readonly roots = (): readonly WorkspaceRoot[] => this.current;
   private readonly options: McpHostOptions;
   private serverRoots: readonly WorkspaceRoot[] = [];
@@ -63,10 +66,12 @@ export class McpToolHost {
   constructor(options: McpHostOptions) {
     this.options = options;
     this.server = new Server({ name: 'workspace-tools', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    this.gate = mcpGate(options.gate, options.allowSecrets, {
+    const elicitor: Elicitor = {
       canElicit: () => this.server.getClientCapabilities()?.elicitation !== undefined,
       elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal }),
-    });
+    };
+    this.gate = mcpGate(options.gate, options.allowSecrets, elicitor);
+    this.askHost = mcpHostDecider(options.gate, elicitor);
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(options.network ?? false) }));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments ?? {}, extra.signal));
     this.server.oninitialized = () => this.askRoots();

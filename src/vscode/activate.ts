@@ -29,6 +29,7 @@ import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
 
 /** What the extension host holds for one window; commands and views are small functions over it. */
@@ -111,7 +112,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
 
   const decider: ScriptedDecider | undefined = scriptedDeciderFromEnvironment(context.extensionMode);
   if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
-  const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted });
+  const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted, hosts: (): SessionHosts | undefined => session.shell?.hosts });
 
   // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
   const sandbox = srtSandbox({ ripgrepPath: rg?.path });
@@ -121,7 +122,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
   });
   const spool = await spoolFolder(context);
-  const session = new Session({
+  const session: Session = new Session({
     fs,
     roots: () => roots,
     gate: gate.gate,
@@ -138,7 +139,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs },
+    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost },
   });
 
   const hooks: ToolHostHooks = {

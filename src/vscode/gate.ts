@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { declinedReason, type GateCall, type GateTarget, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
+import type { SessionHosts } from '../core/shell/hosts.ts';
+import type { HostDecider, HostRequest } from '../core/shell/port.ts';
 
 export type Answer = 'allow-once' | 'allow-session' | 'decline';
 
@@ -52,7 +54,9 @@ export function describeCall(call: GateCall): { message: string; detail: string 
   const asked = call.targets.find((t) => t.action === 'ask');
   const message = call.taint
     ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${call.taint.from}"?`
-    : asked
+    : call.protectedWrites
+      ? `Allow ${call.tool} to run a command that may WRITE PROTECTED FILES in ${targets}?`
+      : asked
       ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
       : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
@@ -62,6 +66,10 @@ export function describeCall(call: GateCall): { message: string; detail: string 
     ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
     : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
   if (asked) lines.push(whyAsked(asked));
+  if (call.protectedWrites) {
+    lines.push(`For this command only, files matching these protected globs become writable to it (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
+    lines.push('Secrets stay unreadable; .vscode, .git/hooks and .git/config stay read-only. Asked every time: no earlier answer covers it.');
+  }
   return { message, detail: lines.join('\n') };
 }
 
@@ -69,6 +77,26 @@ export interface VscodeGateOptions {
   readonly decider: () => Decider;
   /** In an untrusted workspace every call confirms, even those VS Code would auto-approve. */
   readonly trusted: () => boolean;
+  /** The session's remembered network hosts, forgotten with the other approvals. */
+  readonly hosts?: () => SessionHosts | undefined;
+}
+
+/** The question about a host, as the person reads it. */
+export function describeHost(request: HostRequest): { message: string; detail: string } {
+  const where = request.port === undefined ? `"${request.host}"` : `"${request.host}" (port ${request.port})`;
+  const commands = request.commands.length <= 1 ? `The command: ${request.commands[0] ?? '(ended)'}` : `Running now (one of them asks; the sandbox cannot tell which): ${request.commands.join(' | ')}`;
+  return {
+    message: `Allow a sandboxed command to connect to ${where}?`,
+    detail: [
+      `${commands}.`,
+      `${request.host} is not in workspaceTools.shell.allowedDomains. "Allow Once" lets this connection through; "Allow for This Session" lets every command reach ${request.host} until the window closes or approvals are reset. Anything else refuses it, and the command's result says so.`,
+    ].join('\n'),
+  };
+}
+
+/** A host question as a call, for deciders that record what they were asked. */
+function hostCall(request: HostRequest): GateCall {
+  return { tool: 'run_shell_command', origin: 'headless', risk: 'exec', summary: `connect to ${request.host}`, targets: [], secret: false };
 }
 
 /**
@@ -86,12 +114,22 @@ export class VscodeGate {
     this.options = options;
   }
 
-  /** Forgets every "Allow for This Session" answer. */
+  /** Forgets every "Allow for This Session" answer (network hosts allowed for the session among them). */
   resetApprovals(): number {
-    const count = this.approvals.size;
+    const count = this.approvals.size + (this.options.hosts?.()?.forget() ?? 0);
     this.approvals.clear();
     return count;
   }
+
+  /**
+   * A host a command wants to reach that no setting allows, asked in a modal naming it: "Allow
+   * Once" lets this connection through, "Allow for This Session" the host until the window closes
+   * or approvals are reset; closing the dialog refuses it.
+   */
+  readonly askHost: HostDecider = async (request) => {
+    const answer = await this.options.decider().confirm({ ...describeHost(request), rememberable: true, call: hostCall(request) });
+    return answer === 'allow-once' ? 'allow-once' : answer === 'allow-session' ? 'allow-session' : 'deny';
+  };
 
   readonly gate: Gate = async (call): Promise<Verdict> => {
     // A file with several names was not described as such in VS Code's own confirmation.

@@ -82,6 +82,11 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
     message.appendMarkdown('\n');
   }
+  if (call.protectedWrites) {
+    message.appendMarkdown('- ');
+    message.appendText(`allow_protected_writes: the command may write protected files (${call.protectedWrites.join(', ')}). You will also be asked in a dialog, every time.`);
+    message.appendMarkdown('\n');
+  }
   for (const t of batch?.asked ?? []) {
     message.appendMarkdown('- ');
     message.appendText(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`);

@@ -173,3 +173,21 @@ test('attack: --gate approve writes through hard links to .vscode/settings.json 
   assert.equal(readFileSync(settings, 'utf8'), '{}\n');
   assert.equal(readFileSync(far, 'utf8'), 'export PATH=/usr/bin\n');
 });
+
+test('run_shell_command under --gate approve: allow_protected_writes is refused unless --allow-secrets, and a host no --allow-domain names is refused and named', { timeout: 60_000 }, (tc) => {
+  const ws = testDir(tc);
+  writeFileSync(nodePath.join(ws.path, 'package.json'), '{"name":"before"}\n');
+  const write = JSON.stringify({ command: 'echo \'{"name":"after"}\' > package.json', allow_protected_writes: true });
+  const refused = cli(['--root', ws.path, '--gate', 'approve', 'run_shell_command', write]);
+  assert.equal(refused.status, 1);
+  const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
+  assert.equal(error.code, 'E_SANDBOX_REFUSED');
+  assert.match(error.message, /with allow_protected_writes was refused: it would let the command write protected files \(.*package\.json.*\), and nobody is here to confirm it \(rerun with --allow-secrets/);
+  assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"before"}\n');
+  const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'run_shell_command', write]);
+  assert.equal(allowed.status, 0, allowed.stdout);
+  assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"after"}\n');
+  const fetched = cli(['--root', ws.path, '--gate', 'approve', 'run_shell_command', JSON.stringify({ command: 'curl --noproxy \'\' -sS -m 20 http://127.0.0.1:9/' })]);
+  const result = (JSON.parse(fetched.stdout) as { result: { refusedHosts: string[] } }).result;
+  assert.deepEqual(result.refusedHosts, ['127.0.0.1:9']);
+});

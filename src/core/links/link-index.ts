@@ -60,6 +60,19 @@ export class LinkIndex {
     this.complete = complete;
   }
 
+  /**
+   * Whether `other` knows the same folders and the same links (in any order): a walk that found
+   * nothing new keeps the earlier index, so what was judged with it (the shell's verdicts) stays valid.
+   */
+  sameAs(other: LinkIndex): boolean {
+    if (other === this) return true;
+    if (other.complete !== this.complete || other.links.length !== this.links.length || other.reals.size !== this.reals.size) return false;
+    for (const [folder, real] of this.reals) if (other.reals.get(folder) !== real) return false;
+    const key = (l: FoundLink): string => `${l.folder}\0${l.rel}\0${l.at}\0${l.target}`;
+    const mine = new Set(this.links.map(key));
+    return other.links.every((l) => mine.has(key(l)));
+  }
+
   /** The real path of a workspace folder (given by its local or real path); the path itself when unknown. */
   realOf(folder: string): string {
     const key = slashed(folder);

@@ -104,8 +104,11 @@ export class LinkCache {
         this.warned.add(name);
         this.log.warn(`The workspace folder "${name}" has more than ${MAX_WALK_ENTRIES} entries: links below the first ${MAX_WALK_ENTRIES} are not checked for protected or secret names.`);
       }
-      if (this.latest === undefined || this.latest.started <= started) this.latest = { key, started, index };
-      return index;
+      const latest = this.latest;
+      // Unchanged links keep the same index (and so the same policy view), the newer walk's time.
+      const kept = latest !== undefined && latest.key === key && latest.index.sameAs(index) ? latest.index : index;
+      if (latest === undefined || latest.started <= started) this.latest = { key, started, index: kept };
+      return kept;
     });
     this.building = { key, started, done };
     return done;

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { ShellBoundary } from './boundary.ts';
+import type { ShellBoundary, VerdictMemo } from './boundary.ts';
+import type { HostDecider, SessionHosts } from './hosts.ts';
+
+export type { HostAnswer, HostDecider, HostRequest } from './hosts.ts';
 
 /** Whether the OS sandbox can run commands here, and if not, what the person installs. */
 export type SandboxAvailability =
@@ -31,6 +34,8 @@ export interface ShellStart {
   /** The whole environment the command gets (already without credentials). */
   readonly env: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
+  /** Asked when the command wants a host no list allows; true lets that one connection through. Absent: refused. */
+  readonly askHost?: (host: string, port: number | undefined, commands: readonly string[]) => Promise<boolean>;
 }
 
 /**
@@ -57,6 +62,17 @@ export interface ShellHost {
   readonly maxTimeoutMs: () => number;
   /** Where each call's private temp folder is made (default: the OS temp folder). */
   readonly tempRoot?: string;
+  /** Asks the person about a host a command wants to reach that no setting allows; absent: every such host is refused. */
+  readonly askHost?: HostDecider;
+}
+
+/** What a session gives run_shell_command: the host's sandbox and settings, and what the session keeps between calls. */
+export interface ShellServices {
+  readonly host: ShellHost;
+  /** Hosts the person allowed for this session. */
+  readonly hosts: SessionHosts;
+  /** The policy's verdicts on workspace paths, kept while the policy is the same. */
+  readonly memo: VerdictMemo;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

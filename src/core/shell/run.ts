@@ -27,6 +27,8 @@ export interface ShellStatus {
   readonly durationMs: number;
   /** What the sandbox reported refusing (network hosts; file events where the platform reports them). */
   readonly violations: readonly string[];
+  /** Hosts the command tried to reach that were refused (no setting allows them, and the person declined or nobody could be asked). */
+  readonly refusedHosts: readonly string[];
   /** Lines on stderr that say a read or write was refused (the sandbox's refusals on Linux show up this way). */
   readonly refusedLines: number;
   readonly boundary: string;
@@ -40,15 +42,17 @@ type ShellContext = ToolContext<'shell' | 'artifacts' | 'policy' | 'roots' | 'sa
 interface ShellInput {
   readonly command: string;
   readonly timeout_ms?: number | undefined;
+  readonly allow_protected_writes?: boolean | undefined;
 }
 
 const REFUSAL = /Permission denied|Read-only file system|Operation not permitted|Connection blocked by network allowlist/;
 
 /** Runs one command in the sandbox, its output streamed into the pager; resolves once it has ended. */
 export async function runInSandbox(input: ShellInput, ctx: ShellContext, target: GatedPath | undefined): Promise<ShellOutput> {
-  const host = ctx.shell;
-  if (host === undefined || ctx.ripgrep === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'run_shell_command is not available in this host.', 'Use the file tools instead.');
+  const shell = ctx.shell;
+  if (shell === undefined || ctx.ripgrep === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'run_shell_command is not available in this host.', 'Use the file tools instead.');
   if (target === undefined) throw refused('run_shell_command needs a workspace folder to run in, and none is open.', 'Ask the user to open a folder.');
+  const host = shell.host;
   const maxTimeout = host.maxTimeoutMs();
   const timeoutMs = input.timeout_ms ?? Math.min(DEFAULT_TIMEOUT_MS, maxTimeout);
   if (timeoutMs > maxTimeout) throw invalidInput(`timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`, `Pass at most ${maxTimeout}, or ask the user to raise workspaceTools.shell.maxTimeoutMs.`);
@@ -65,18 +69,29 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const writeRoots = ctx.saveGuard.current();
   const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) => (p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)]));
   const allowedDomains = host.allowedDomains();
-  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains);
+  const allowProtectedWrites = input.allow_protected_writes === true;
+  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains, { allowProtectedWrites, asksHosts: host.askHost !== undefined });
   const temp = await mkdtemp(nodePath.join(host.tempRoot ?? tmpdir(), 'wt-shell-'));
   try {
+    // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
     const boundary = await deriveBoundary({
       policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
-      tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal,
+      tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, allowProtectedWrites, memo: shell.memo,
     });
     if (ctx.signal.aborted) throw cancelled();
     const { env } = scrubEnvironment(host.env());
     env['TMPDIR'] = temp;
     const started = ctx.clock.now();
-    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal });
+    const refusedHosts = new Set<string>();
+    /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
+    const askHost = async (name: string, port: number | undefined, commands: readonly string[]): Promise<boolean> => {
+      const shown = port === undefined ? name : `${name}:${port}`;
+      if (refusedHosts.has(shown)) return false;
+      const answer = await shell.hosts.ask(name, port, commands, host.askHost, ctx.signal);
+      if (answer === 'deny') refusedHosts.add(shown);
+      return answer !== 'deny';
+    };
+    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost });
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
     const onAbort = (): void => child.kill();
@@ -88,7 +103,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     let refusedLines = 0;
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
-      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedLines, boundary: boundaryLine,
+      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
@@ -150,6 +165,7 @@ export function statusLines(s: ShellStatus): string[] {
     : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
+  if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
   if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
   return lines;
 }

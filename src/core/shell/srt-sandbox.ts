@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { ShellBoundary } from './boundary.ts';
 import { descendants, pipeHolders, pipeOf, processesWithEnvironment } from './process-tree.ts';
 import type { SandboxAvailability, ShellExit, ShellProcess, ShellSandbox, ShellStart } from './port.ts';
+import { visibleCommand } from './display.ts';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
 type SrtConfig = Parameters<Srt['SandboxManager']['initialize']>[0];
@@ -23,8 +24,6 @@ function installAdvice(platform: NodeJS.Platform): string {
 export interface SrtSandboxOptions {
   /** The ripgrep binary (the library scans with it). */
   readonly ripgrepPath: string | undefined;
-  /** Asked about a host a command wants to reach that no setting allows; default: refused. */
-  readonly askHost?: (host: string, port: number | undefined) => Promise<boolean>;
   /** Loads the library (tests pass one that fails, to simulate a machine without it). */
   readonly load?: () => Promise<Srt>;
 }
@@ -39,6 +38,19 @@ const literal = (paths: readonly string[]): { path: string; literal: true }[] =>
  */
 export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
   const load = options.load ?? (() => import('@anthropic-ai/sandbox-runtime'));
+  /** The commands running now, latest last. */
+  const running = new Set<ShellStart>();
+  /**
+   * The library asks one callback per process about a host, without saying which command wants
+   * it: the latest running command that can ask does, and the person is shown every running
+   * command. Nothing running (or nobody to ask): refused.
+   */
+  const askHost = async ({ host, port }: { host: string; port: number | undefined }): Promise<boolean> => {
+    const starts = [...running];
+    const asker = starts.reverse().find((s) => s.askHost !== undefined);
+    if (asker?.askHost === undefined) return false;
+    return asker.askHost(host, port, [...running].map((s) => visibleCommand(s.command)));
+  };
   let ready: Promise<{ srt: Srt; availability: SandboxAvailability }> | undefined;
   const prepare = (): Promise<{ srt: Srt; availability: SandboxAvailability }> => (ready ??= (async () => {
     const platform = process.platform;
@@ -61,7 +73,7 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
       ripgrep: { command: options.ripgrepPath },
     };
     try {
-      await manager.initialize(config, async ({ host, port }) => (options.askHost ? options.askHost(host, port) : false));
+      await manager.initialize(config, askHost);
     } catch (e) {
       return { srt, availability: { available: false, why: `the sandbox could not start (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
     }
@@ -74,7 +86,15 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
       const { srt, availability } = await prepare();
       // Security: never run a command without the boundary.
       if (!availability.available) throw new Error(`the OS sandbox is not available: ${availability.why}`);
-      return startInSandbox(srt, spec);
+      running.add(spec);
+      try {
+        const child = await startInSandbox(srt, spec);
+        void child.exited.finally(() => running.delete(spec));
+        return child;
+      } catch (e) {
+        running.delete(spec);
+        throw e;
+      }
     },
     dispose: async () => {
       const started = ready;

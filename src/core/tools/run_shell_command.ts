@@ -7,6 +7,7 @@ import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../shell/port.ts';
 export const runShellCommandSchema = () => z.strictObject({
   command: z.string().min(1).max(100_000).describe('The command line, run by bash -c (sh -c where bash is missing) inside the OS sandbox: "npm test", "git status", "git diff HEAD~1 -- src".'),
   cwd: z.string().min(1).optional().describe('The folder to run it in, relative to the workspace (default: the first workspace folder).'),
+  allow_protected_writes: z.boolean().optional().describe('Let the command write protected files (package.json, lockfiles, build and CI configuration, agent instructions; never secrets, .vscode, .git/hooks or .git/config), e.g. for "npm install" updating package-lock.json. The user is asked in a dialog every time, naming the protected globs; pass it only when the command must write one.'),
   timeout_ms: z.number().int().min(1).optional().describe(`Kill the command and everything it started after this many milliseconds (default ${DEFAULT_TIMEOUT_MS.toLocaleString('en-US')}, at most ${DEFAULT_MAX_TIMEOUT_MS.toLocaleString('en-US')} unless the user's settings allow more).`),
 });
 
@@ -14,7 +15,7 @@ export const runShellCommand = defineTool({
   name: 'run_shell_command',
   displayName: 'Run Shell Command',
   userDescription: 'Run a command (tests, builds, git) inside an OS sandbox built from the workspace rules.',
-  description: 'Runs a shell command (bash -c) in a workspace folder inside an OS sandbox derived from the same rules as the file tools: secrets and read-protected files are unreadable (reads fail with "Permission denied"), writes succeed only under the workspace write roots and a private temp folder ($TMPDIR), protected files (package.json, lockfiles, .vscode, .git/hooks, .git/config, ...) are read-only, the network is off unless the user allowed hosts, and credential environment variables are not passed. Use it for tests, builds, linters and git. Do not try to read secrets another way: the kernel refuses it, and retrying wastes the turn. The result is stdout and stderr as they arrived (stderr lines start with "[stderr] "), then the exit code or signal, the duration, whether it timed out, and what the sandbox refused. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact with all of it; page it with artifact_read and search it with artifact_grep. There is no stdin and no terminal: pass flags that make tools non-interactive.',
+  description: 'Runs a shell command (bash -c) in a workspace folder inside an OS sandbox derived from the same rules as the file tools: secrets and read-protected files are unreadable (reads fail with "Permission denied"), writes succeed only under the workspace write roots and a private temp folder ($TMPDIR), protected files (package.json, lockfiles, .vscode, .git/hooks, .git/config, ...) are read-only unless you pass allow_protected_writes (the user is asked every time), the network is off except for hosts the user allowed (a request to another host asks the user, where the host can ask; refused hosts are listed in the result), and credential environment variables are not passed. Use it for tests, builds, linters and git. Do not try to read secrets another way: the kernel refuses it, and retrying wastes the turn. The result is stdout and stderr as they arrived (stderr lines start with "[stderr] "), then the exit code or signal, the duration, whether it timed out, and what the sandbox refused. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact with all of it; page it with artifact_read and search it with artifact_grep. There is no stdin and no terminal: pass flags that make tools non-interactive.',
   risk: 'exec',
   requires: ['writable', 'shell'],
   needs: ['shell', 'artifacts', 'policy', 'roots', 'saveGuard', 'ripgrep', 'clock', 'log'],
@@ -24,7 +25,8 @@ export const runShellCommand = defineTool({
     const cwd = input.cwd === undefined ? scope.folderScope(undefined)[0] : scope.normalize(input.cwd);
     const paths = cwd === undefined ? [] : [cwd];
     const where = cwd === undefined ? 'the workspace' : cwd.rel === '' ? cwd.root.name : cwd.display;
-    return { paths, summary: `run \`${visibleCommand(input.command)}\` in ${where} (${scope.shellBoundaryLine()})` };
+    const lifts = input.allow_protected_writes === true;
+    return { paths, summary: `run \`${visibleCommand(input.command)}\` in ${where} (${scope.shellBoundaryLine(lifts)})`, ...(lifts ? { protectedWrites: true } : {}) };
   },
   run: (input, ctx): Promise<ShellOutput> => runInSandbox(input, ctx, ctx.targets[0]),
   render: renderShell,
