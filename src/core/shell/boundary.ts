@@ -35,8 +35,9 @@ export const HOME_CREDENTIALS: readonly string[] = [
  * Made read-only at the top of every writable workspace folder even when they do not exist yet,
  * so a command cannot create them: VS Code's settings (this extension's rules among them) and git's
  * hooks and config (hooks run code; config names hooks and filters). Other protected files are
- * read-only where they exist; a command can create a missing one (the sandbox can only guard an
- * absent name by showing a placeholder in its place, which would clutter every listing).
+ * read-only where they exist (the sandbox can only guard an absent name by showing a placeholder in
+ * its place, which would clutter every listing); one a command creates is taken out when it ends
+ * (`withdrawCreatedProtected`).
  */
 export const ALWAYS_READ_ONLY: readonly string[] = ['.vscode', '.git/hooks', '.git/config'];
 
@@ -80,7 +81,7 @@ export interface FolderHits {
 }
 
 /** What a write rule decides for one path, as the boundary needs it. */
-type WriteVerdict = 'open' | 'protected' | 'closed';
+export type WriteVerdict = 'open' | 'protected' | 'closed';
 
 /**
  * The policy's verdicts on workspace paths, remembered across calls while the policy object is
@@ -149,7 +150,7 @@ const isProtective = (action: string): boolean => action === 'ask' || action ===
  * secret (its bytes must not change under the person either), or asked because the rules are
  * invalid, which nothing lifts.
  */
-function writeVerdict(decision: PolicyDecision): WriteVerdict {
+export function writeVerdict(decision: PolicyDecision): WriteVerdict {
   if (decision.action === 'ask') return decision.source === 'protected' || decision.source === 'user' || decision.source === 'workspace' ? 'protected' : 'closed';
   return decision.action === 'deny' ? 'closed' : 'open';
 }

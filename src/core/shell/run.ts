@@ -15,6 +15,7 @@ import { scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit } from './port.ts';
 import { ripgrepLister } from './tree.ts';
+import { markStart, withdrawCreatedProtected, withdrawnLine, type WithdrawnFile } from './created.ts';
 
 /** How the command ended. */
 export interface ShellStatus {
@@ -32,12 +33,14 @@ export interface ShellStatus {
   /** Lines on stderr that say a read or write was refused (the sandbox's refusals on Linux show up this way). */
   readonly refusedLines: number;
   readonly boundary: string;
+  /** Protected files the command created, taken out of the workspace when it ended. */
+  readonly withdrawn: readonly WithdrawnFile[];
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
 export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
-type ShellContext = ToolContext<'shell' | 'artifacts' | 'policy' | 'roots' | 'saveGuard' | 'ripgrep' | 'clock' | 'log'>;
+type ShellContext = ToolContext<'shell' | 'artifacts' | 'media' | 'policy' | 'roots' | 'saveGuard' | 'ripgrep' | 'clock' | 'log'>;
 
 interface ShellInput {
   readonly command: string;
@@ -81,6 +84,9 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     if (ctx.signal.aborted) throw cancelled();
     const { env } = scrubEnvironment(host.env());
     env['TMPDIR'] = temp;
+    const mark = await markStart(temp);
+    let withdrawn: WithdrawnFile[] | undefined;
+    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= await withdrawCreatedProtected({ policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, mark, media: ctx.media }));
     const started = ctx.clock.now();
     const refusedHosts = new Set<string>();
     /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
@@ -103,7 +109,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     let refusedLines = 0;
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
-      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
+      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine, withdrawn: withdrawn ?? [],
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
@@ -122,6 +128,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
             }
           }
           exit = await child.exited;
+          await withdraw();
           final = status();
           if (ctx.signal.aborted && !timedOut) throw cancelled();
           return true;
@@ -143,6 +150,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
+      await withdraw();
     }
   } finally {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
@@ -166,6 +174,8 @@ export function statusLines(s: ShellStatus): string[] {
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
   if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
+  const created = withdrawnLine(s.withdrawn);
+  if (created !== undefined) lines.push(created);
   if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
   return lines;
 }
