@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile, readlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, unlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { Policy } from '../policy.ts';
@@ -27,8 +26,8 @@ export interface WithdrawInputs {
   readonly boundary: ShellBoundary;
   /** `allow_protected_writes` was confirmed: only what stays closed (secrets, denied) is withdrawn. */
   readonly allowProtectedWrites: boolean;
-  /** The mark `markStart` left before the command started: files changed before it were not made by it. */
-  readonly mark: string;
+  /** `markStart()` taken before the command started: files changed before it were not made by it. */
+  readonly since: number;
   readonly media: MediaStore;
 }
 
@@ -48,7 +47,7 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
   for (const root of inputs.roots) {
     const folder = root.localPath;
     if (folder === undefined || (!writable(folder) && !inputs.boundary.allowWrite.some((w) => w.startsWith(`${folder}${nodePath.sep}`)))) continue;
-    for (const { rel, stat } of await changedSince(inputs.mark, folder)) {
+    for (const { rel, stat } of await changedSince(inputs.since, folder)) {
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
       const verdict = writeVerdict(inputs.policy.decide(rel, 'write', folder));
@@ -81,50 +80,46 @@ async function withdraw(abs: string, path: ModelPath, stat: Stats, media: MediaS
 }
 
 /**
- * A file whose time is 50 ms before the command's start: `find -cnewer` compares strictly, and
- * file-system clocks are coarse (a tick of a few ms), so a file made at once is still newer.
+ * The command's start as file times see it: 50 ms early, since file-system clocks are coarse (a
+ * tick of a few ms), so a file made at once still counts as made after it.
  */
-export async function markStart(folder: string): Promise<string> {
-  const mark = nodePath.join(folder, '.started');
-  await writeFile(mark, '');
-  const before = (Date.now() - 50) / 1000;
-  await utimes(mark, before, before);
-  return mark;
-}
+export const markStart = (): number => Date.now() - 50;
+
+type Changed = { readonly rel: string; readonly stat: Stats };
 
 /**
- * Files and links below `folder` whose status changed after `mark`; `.git` and installed
- * dependencies left out. A name made, renamed or linked in a folder changes that folder's time, so
- * `find` (on every system the sandbox runs on) lists the folders changed since the mark, which
- * costs a stat per folder rather than per file, and only their entries are looked at. Not
- * cancellable: it runs after a cancelled command too.
+ * Files and links below `folder` whose status changed after `since`; `.git` and installed
+ * dependencies left out, links not followed. A name made, renamed or linked in a folder changes
+ * that folder's time, so the walk stats folders only (level by level, a bounded number at once) and
+ * looks at the entries of those that changed. Not cancellable: it runs after a cancelled command too.
  */
-async function changedSince(mark: string, folder: string): Promise<Array<{ readonly rel: string; readonly stat: Stats }>> {
-  const since = (await lstat(mark)).mtimeMs;
-  const found: Array<{ readonly rel: string; readonly stat: Stats }> = [];
-  for (const dir of await changedFolders(mark, folder)) {
-    const entries = await readdir(nodePath.join(folder, dir), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (entry.isDirectory()) continue;
-      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-      const stat = await lstat(nodePath.join(folder, rel)).catch(() => undefined);
-      if (stat !== undefined && (stat.isFile() || stat.isSymbolicLink()) && stat.ctimeMs > since) found.push({ rel, stat });
+async function changedSince(since: number, folder: string): Promise<Changed[]> {
+  const found: Changed[] = [];
+  let level = [''];
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += FOLDERS_AT_ONCE) {
+      await Promise.all(level.slice(i, i + FOLDERS_AT_ONCE).map(async (dir) => {
+        const abs = nodePath.join(folder, dir);
+        const [stat, entries] = await Promise.all([lstat(abs).catch(() => undefined), readdir(abs, { withFileTypes: true }).catch(() => [])]);
+        const changed = stat !== undefined && stat.mtimeMs > since;
+        for (const entry of entries) {
+          const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+          if (entry.isDirectory()) {
+            if (entry.name !== 'node_modules' && !(dir === '' && entry.name === '.git')) next.push(rel);
+          } else if (changed) {
+            const file = await lstat(nodePath.join(folder, rel)).catch(() => undefined);
+            if (file !== undefined && (file.isFile() || file.isSymbolicLink()) && file.ctimeMs > since) found.push({ rel, stat: file });
+          }
+        }
+      }));
     }
+    level = next;
   }
   return found;
 }
 
-function changedFolders(mark: string, folder: string): Promise<string[]> {
-  const args = ['.', '(', '-path', './.git', '-o', '-name', 'node_modules', ')', '-prune', '-o', '-type', 'd', '-newer', mark, '-print0'];
-  return new Promise((resolve, reject) => {
-    const child = spawn('find', args, { cwd: folder, stdio: ['ignore', 'pipe', 'ignore'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', reject);
-    // find exits 1 when some folder could not be read; what it printed still stands.
-    child.on('close', () => resolve(Buffer.concat(chunks).toString('utf8').split('\0').filter((p) => p !== '').map((p) => (p === '.' ? '' : p.replace(/^\.\//, '')))));
-  });
-}
+const FOLDERS_AT_ONCE = 64;
 
 /** The result's line about them, for the model. */
 export function withdrawnLine(files: readonly WithdrawnFile[]): string | undefined {

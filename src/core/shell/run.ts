@@ -84,9 +84,9 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     if (ctx.signal.aborted) throw cancelled();
     const { env } = scrubEnvironment(host.env());
     env['TMPDIR'] = temp;
-    const mark = await markStart(temp);
+    const since = markStart();
     let withdrawn: WithdrawnFile[] | undefined;
-    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= await withdrawCreatedProtected({ policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, mark, media: ctx.media }));
+    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= await withdrawCreatedProtected({ policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, since, media: ctx.media }));
     const started = ctx.clock.now();
     const refusedHosts = new Set<string>();
     /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
