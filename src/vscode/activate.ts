@@ -174,6 +174,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     allTools: vscode.lm.tools,
     autoApproveAll: vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true,
     shell: shellAvailability,
+    sessionHosts: session.shell?.hosts.remembered ?? [],
   });
   context.subscriptions.push(registerGateStatus(gateStatus));
   context.subscriptions.push(registerMcpSetup(context.extensionPath));

@@ -33,6 +33,8 @@ export interface GateStatusInput {
   readonly autoApproveAll: boolean;
   /** Whether run_shell_command's OS sandbox is there (undefined: not checked yet). */
   readonly shell?: SandboxAvailability | undefined;
+  /** Hosts the person allowed commands to reach for this session (Reset Session Approvals forgets them). */
+  readonly sessionHosts?: readonly string[];
 }
 
 function shellStatus(input: GateStatusInput): string {
@@ -40,8 +42,9 @@ function shellStatus(input: GateStatusInput): string {
   const domains = input.settings.shell.allowedDomains;
   const network = domains.length === 0 ? 'the network is off' : `the network reaches only ${domains.map(code).join(', ')}`;
   if (shell === undefined) return 'Shell sandbox: not checked yet.';
+  const session = input.sessionHosts?.length ? ` Hosts you allowed for this session: ${input.sessionHosts.map(code).join(', ')} (Reset Session Approvals forgets them).` : '';
   return shell.available
-    ? `Shell sandbox: available (${shell.mechanism}). \`run_shell_command\` runs commands inside it: what the rules protect from reading is unreadable, writes go only under the write roots, protected files are read-only, ${network}.`
+    ? `Shell sandbox: available (${shell.mechanism}). \`run_shell_command\` runs commands inside it: what the rules protect from reading is unreadable, writes go only under the write roots, protected files are read-only, ${network}.${session}`
     : `Shell sandbox: **not available** (${shell.why}), so \`run_shell_command\` refuses every command. ${shell.install}`;
 }
 

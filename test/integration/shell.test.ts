@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { invoke, readText, testApi, workspaceUri } from './api.ts';
+import { invoke, readText, testApi, waitFor, workspaceUri } from './api.ts';
 
 describe('run_shell_command through vscode.lm.invokeTool', () => {
   afterEach(async () => {
@@ -92,6 +92,8 @@ describe('run_shell_command through vscode.lm.invokeTool', () => {
       assert.match(await invoke('run_shell_command', { command }), /^reached$/m);
       assert.equal(api.decider.asked.length, asked + 2, 'allowed for the session: not asked again');
       assert.equal(requests, 2);
+      await vscode.commands.executeCommand('workspaceTools.showGateStatus');
+      await waitFor('the gate status naming the host allowed for the session', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'workspace-tools-status' && /Hosts you allowed for this session: `127\.0\.0\.1`/.test(d.getText())));
     } finally {
       server.close();
     }
