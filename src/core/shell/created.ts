@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile, readlink, unlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat as statThroughLinks, unlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { Policy } from '../policy.ts';
@@ -50,8 +50,11 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
     for (const { rel, stat } of await changedSince(inputs.since, folder)) {
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
-      const verdict = writeVerdict(inputs.policy.decide(rel, 'write', folder));
-      if (verdict === 'open' || (verdict === 'protected' && inputs.allowProtectedWrites)) continue;
+      const guarded = (name: string): boolean => {
+        const verdict = writeVerdict(inputs.policy.decide(name, 'write', folder));
+        return verdict === 'closed' || (verdict === 'protected' && !inputs.allowProtectedWrites);
+      };
+      if (!guarded(rel) && !(stat.isSymbolicLink() && await linkGivesGuardedNames(abs, rel, guarded))) continue;
       const display = displayOf(root.name, rel, inputs.roots.length > 1);
       // A secret's name keeps its bytes protected in the media, as staging it would.
       const read = inputs.policy.decide(rel, 'read', folder);
@@ -79,6 +82,35 @@ async function withdraw(abs: string, path: ModelPath, stat: Stats, media: MediaS
   return mediaId === undefined ? { path: path.display, dropped_bytes: stat.size } : { path: path.display, media_id: mediaId };
 }
 
+/** Entries looked at below a folder a new link points to; past it the link is taken out unchecked. */
+const LINK_WALK_MAX = 5_000;
+
+/**
+ * Security: a new link to a folder gives every file in it a second name (`.github` -> `gh` makes
+ * `gh/workflows/ci.yml` a workflow). True when one of those names is guarded, or when the folder is
+ * too large to look through.
+ */
+async function linkGivesGuardedNames(abs: string, rel: string, guarded: (name: string) => boolean): Promise<boolean> {
+  const target = await statThroughLinks(abs).catch(() => undefined);
+  if (target === undefined || !target.isDirectory()) return false;
+  let seen = 0;
+  let level = [''];
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (const dir of level) {
+      const entries = await readdir(nodePath.join(abs, dir), { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (++seen > LINK_WALK_MAX) return true;
+        const sub = dir === '' ? entry.name : `${dir}/${entry.name}`;
+        if (guarded(`${rel}/${sub}`)) return true;
+        if (entry.isDirectory()) next.push(sub);
+      }
+    }
+    level = next;
+  }
+  return false;
+}
+
 /**
  * The command's start as file times see it: 50 ms early, since file-system clocks are coarse (a
  * tick of a few ms), so a file made at once still counts as made after it.
@@ -90,7 +122,7 @@ type Changed = { readonly rel: string; readonly stat: Stats };
 /**
  * Files and links below `folder` whose status changed after `since`; `.git` and installed
  * dependencies left out, links not followed. A name made, renamed or linked in a folder changes
- * that folder's time, so the walk stats folders only (level by level, a bounded number at once) and
+ * that folder's times, so the walk stats folders only (level by level, a bounded number at once) and
  * looks at the entries of those that changed. Not cancellable: it runs after a cancelled command too.
  */
 async function changedSince(since: number, folder: string): Promise<Changed[]> {
@@ -102,7 +134,8 @@ async function changedSince(since: number, folder: string): Promise<Changed[]> {
       await Promise.all(level.slice(i, i + FOLDERS_AT_ONCE).map(async (dir) => {
         const abs = nodePath.join(folder, dir);
         const [stat, entries] = await Promise.all([lstat(abs).catch(() => undefined), readdir(abs, { withFileTypes: true }).catch(() => [])]);
-        const changed = stat !== undefined && stat.mtimeMs > since;
+        // Its ctime: a command can set a folder's mtime back (touch -d), never its ctime.
+        const changed = stat !== undefined && stat.ctimeMs > since;
         for (const entry of entries) {
           const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
           if (entry.isDirectory()) {
