@@ -120,7 +120,7 @@ export const markStart = (): number => Date.now() - 50;
 type Changed = { readonly rel: string; readonly stat: Stats };
 
 /**
- * Files and links below `folder` whose status changed after `since`; `.git` and installed
+ * Files and links below `folder` whose status changed after `since`; `.git` folders (git's own, as the boundary lists none) and installed
  * dependencies left out, links not followed. A name made, renamed or linked in a folder changes
  * that folder's times, so the walk stats folders only (level by level, a bounded number at once) and
  * looks at the entries of those that changed. Not cancellable: it runs after a cancelled command too.
@@ -139,7 +139,7 @@ async function changedSince(since: number, folder: string): Promise<Changed[]> {
         for (const entry of entries) {
           const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
           if (entry.isDirectory()) {
-            if (entry.name !== 'node_modules' && !(dir === '' && entry.name === '.git')) next.push(rel);
+            if (entry.name !== 'node_modules' && entry.name !== '.git') next.push(rel);
           } else if (changed) {
             const file = await lstat(nodePath.join(folder, rel)).catch(() => undefined);
             if (file !== undefined && (file.isFile() || file.isSymbolicLink()) && file.ctimeMs > since) found.push({ rel, stat: file });
