@@ -4,6 +4,7 @@ import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type 
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import type { PageBudget } from './results/budget.ts';
+import type { ProgressReporter } from './results/progress.ts';
 import type { BatchEntry, CallContext, CallTargets } from './tool.ts';
 import type { Risk, ToolRisk } from './types.ts';
 
@@ -106,7 +107,7 @@ export function checkOpenFolder(path: ModelPath, roots: readonly WorkspaceRoot[]
 }
 
 /** The context of one approved call: its gated targets, and the translate step that only accepts them. */
-export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, signal: AbortSignal, page: PageBudget): CallContext {
+export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, signal: AbortSignal, page: PageBudget, progress?: ProgressReporter): CallContext {
   const refusals = approvedCall.refusals;
   const targets = approved(approvedCall.paths.filter((_, i) => !refusals?.has(i)));
   const gated = new Set<ModelPath>(targets);
@@ -116,6 +117,7 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
     ...(refusals ? { batch: approvedCall.paths.map((path, i): BatchEntry => { const refusal = refusals.get(i); return refusal ? { refusal } : { path: approved([path])[0]! }; }) } : {}),
     signal,
     page,
+    ...(progress ? { progress } : {}),
     resolve: async (path: GatedPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
       // Security: a tool may only open what the gate was asked about (the type says so; this holds it when a cast lies).
       if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call.`, `Call the tool again naming that path.`);

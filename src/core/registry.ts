@@ -1,5 +1,6 @@
 import type { CallOrigin } from './gate.ts';
 import type { PageBudget } from './results/budget.ts';
+import type { ProgressReporter } from './results/progress.ts';
 import type { Session } from './session.ts';
 import type { Tool, ToolOutcome } from './tool.ts';
 import { TOOLS, type ToolResult } from './tools/index.ts';
@@ -20,9 +21,11 @@ export interface CallOptions {
   readonly origin?: CallOrigin;
   /** One page of result for the model (default: 50 KiB). */
   readonly page?: PageBudget;
+  /** Where a long call reports how far it got. */
+  readonly progress?: ProgressReporter;
 }
 
 /** Runs the tool `name` through the session's pipeline; the outcome carries that tool's result type. */
 export function invoke<N extends ToolName>(session: Session, name: N, input: unknown, options: CallOptions = {}): Promise<ToolOutcome<ToolResult<N>>> {
-  return session.invoke(TOOLS[name], input, options.signal, options.origin, options.page ? { page: options.page } : {});
+  return session.invoke(TOOLS[name], input, options.signal, options.origin, { ...(options.page ? { page: options.page } : {}), ...(options.progress ? { progress: options.progress } : {}) });
 }

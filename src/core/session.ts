@@ -20,6 +20,7 @@ import { SaveHistory } from './media/history.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
+import type { ProgressReporter } from './results/progress.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
 import { describeBoundary, protectedWriteGlobs, VerdictMemo } from './shell/boundary.ts';
@@ -43,6 +44,8 @@ export interface InvokeOptions {
    * after another save landed) is refused, not run on what nobody confirmed.
    */
   readonly confirmed?: string;
+  /** Where a long call reports how far it got (throttled by the caller as it needs). */
+  readonly progress?: ProgressReporter;
 }
 
 /** The outcome of the validate → policy steps: what the gate will be asked. */
@@ -242,7 +245,7 @@ export class Session implements TargetScope {
       const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
       if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
       if (signal.aborted) throw cancelled();
-      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE);
+      const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE, options.progress);
       const outcome = await prepared.execute(ctx, this.services);
       this.audit(tool, prepared, verdict, started, `ok ${Buffer.byteLength(outcome.text)} bytes`);
       return outcome;

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
+import type { ProgressReporter } from './results/progress.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
 import type { ToolRisk } from './types.ts';
@@ -117,6 +118,8 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** How much of a result reaches the model in one piece; a larger result goes to a result artifact. */
   readonly page: PageBudget;
+  /** Where a long call reports how far it got, when its host listens (MCP progress notifications). */
+  readonly progress?: ProgressReporter;
   /**
    * The I/O step of path translation for one of this call's gated targets: re-checks the policy on
    * where the path really leads, and asks again about a file with several names.

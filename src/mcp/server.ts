@@ -12,6 +12,7 @@ import { toolAnnotations } from './annotations.ts';
 import { mcpGate, mcpHostDecider, type Elicitor, type McpGateMode } from './gate.ts';
 import type { HostDecider } from '../core/shell/port.ts';
 import { narrowRoots } from './roots.ts';
+import { throttledProgress, type ProgressReporter } from '../core/results/progress.ts';
 
 /** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
 export const LIST_ROOTS = 'list_roots';
@@ -73,7 +74,14 @@ export class McpToolHost {
     this.gate = mcpGate(options.gate, options.allowSecrets, elicitor);
     this.askHost = mcpHostDecider(options.gate, elicitor);
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(options.network ?? false) }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments ?? {}, extra.signal));
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const token = request.params._meta?.progressToken;
+      // A client that passed a progress token hears how far a long call got (results so far), a few times a second at most.
+      const progress = token === undefined ? undefined : throttledProgress((done, message) => {
+        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, message } }).catch(() => undefined);
+      });
+      return this.call(request.params.name, request.params.arguments ?? {}, extra.signal, progress);
+    });
     this.server.oninitialized = () => this.askRoots();
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.askRoots());
   }
@@ -93,7 +101,7 @@ export class McpToolHost {
     );
   }
 
-  private async call(name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  private async call(name: string, input: Record<string, unknown>, signal: AbortSignal, progress: ProgressReporter | undefined): Promise<CallToolResult> {
     await this.rootsKnown;
     const session = this.session;
     if (!session) return failure('E_INTERNAL: the server has no session yet. Retry the call.');
@@ -103,7 +111,7 @@ export class McpToolHost {
     }
     if (!isToolName(name)) return failure(`E_SANDBOX_INVALID_INPUT: Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
     try {
-      const outcome = await invoke(session, name, input, { signal });
+      const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };
     } catch (e) {
       if (isSandboxError(e)) return failure(`${e.code}: ${e.message}`);

@@ -2,7 +2,7 @@
 // SDK client over an in-memory transport, a real session over a real temporary workspace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
@@ -15,7 +15,10 @@ import type { Rule } from '../../src/core/policy.ts';
 import { LIST_ROOTS, McpToolHost } from '../../src/mcp/server.ts';
 import type { McpGateMode } from '../../src/mcp/gate.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { session, testRipgrep, type TestSession } from './harness.ts';
+import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
+import { rgChildren } from './search-helpers.ts';
+import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
+import type { ShellHost } from '../../src/core/shell/port.ts';
 
 const CANARY = 'CANARY-7f3a91';
 
@@ -40,12 +43,14 @@ interface ConnectOptions {
   /** The client's roots (file URIs); absent: the client does not support roots. */
   readonly roots?: (workspace: string) => string[];
   readonly rules?: Rule[];
+  /** run_shell_command's host (its OS sandbox); absent: the server has no shell. */
+  readonly shell?: ShellHost;
 }
 
 async function connect(tc: Parameters<typeof session>[0], options: ConnectOptions = {}): Promise<Connected> {
   const warnings: string[] = [];
   const host = new McpToolHost({ gate: options.gate ?? 'approve', allowSecrets: options.allowSecrets ?? false, version: '0.0.0', warn: (m) => warnings.push(m) });
-  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, search: createRipgrepSearch(testRipgrep()) } });
+  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, search: createRipgrepSearch(testRipgrep()), ...(options.shell ? { shell: options.shell } : {}) } });
   host.attach(t.session, [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
   const asked: string[] = [];
   const roots = options.roots?.(t.root) ?? [];
@@ -299,4 +304,70 @@ test('advisory: a parent folder swapped for a symlink to outside while calls run
       execFileSync('mv', [parked, dir]);
     }
   }
+});
+
+/** The pids of processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').includes(marker)) found.push(Number(entry));
+    } catch { /* it ended while we looked */ }
+  }
+  return found;
+}
+
+/** Waits until `done` holds (the test's timeout is the hang guard). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('cancellation (notifications/cancelled) of a search still running stops its ripgrep; the server serves the next call', { timeout: 60_000 }, async (tc) => {
+  const c = await connect(tc);
+  // A FIFO with no writer blocks ripgrep until it is killed.
+  execFileSync('mkfifo', [nodePath.join(c.t.root, 'pipe')]);
+  writeFileSync(nodePath.join(c.t.root, 'a.txt'), 'needle\n');
+  const controller = new AbortController();
+  const call = c.client.callTool({ name: 'search_files', arguments: { pattern: 'x', path: 'pipe' } }, undefined, { signal: controller.signal });
+  await until(() => rgChildren().length === 1);
+  controller.abort();
+  await assert.rejects(call);
+  await until(() => rgChildren().length === 0);
+  await until(() => c.t.log.entries.some((e) => e.tool === 'search_files'));
+  assert.equal(c.t.log.entries.find((e) => e.tool === 'search_files')!.outcome, 'E_SANDBOX_CANCELLED');
+  assert.match((await c.call('search_files', { pattern: 'needle', path: 'a.txt' })).text, /needle/);
+});
+
+test('cancellation of a shell command over MCP ends it and everything it started', { timeout: 60_000 }, async (tc) => {
+  const sandbox = srtSandbox({ ripgrepPath: testRipgrep().path });
+  tc.after(() => sandbox.dispose());
+  const home = testDir(tc, 'wt-mcp-home-').path;
+  const shell: ShellHost = { sandbox, home, env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home }), allowedDomains: () => [], maxTimeoutMs: () => 600_000 };
+  const c = await connect(tc, { shell });
+  execFileSync('git', ['init', '-q', c.t.root]);
+  const marker = String(400_000 + Math.floor(Math.random() * 500_000));
+  const controller = new AbortController();
+  const call = c.client.callTool({ name: 'run_shell_command', arguments: { command: `sleep ${marker} & sleep ${marker}1; wait` } }, undefined, { signal: controller.signal });
+  await until(() => processesWith(`sleep ${marker}1`).length > 0);
+  controller.abort();
+  await assert.rejects(call);
+  await until(() => processesWith(`sleep ${marker}`).length === 0);
+  assert.equal((await c.call(LIST_ROOTS, {})).isError, false);
+});
+
+test('progress: a client that passes a progress token hears how far a long call got, and still gets the whole result', async (tc) => {
+  const c = await connect(tc);
+  for (let i = 0; i < 300; i++) writeFileSync(nodePath.join(c.t.root, `f${i}.txt`), `needle ${i}\n`);
+  const heard: { progress: number; message?: string | undefined }[] = [];
+  const result = await c.client.callTool({ name: 'search_files', arguments: { pattern: 'needle' } }, undefined, { onprogress: (p) => heard.push(p) }) as CallToolResult;
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  assert.match(text, /^300 matching lines in 300 files/m);
+  assert.ok(heard.length >= 1, 'at least one progress notification');
+  assert.match(heard[0]!.message ?? '', /^\d+ so far: search_files "needle"/);
+  assert.ok(heard.every((p, i) => i === 0 || p.progress > heard[i - 1]!.progress), 'progress only grows');
+  // Without a token, nothing is sent.
+  const before = c.sent.filter((m) => 'method' in m && m.method === 'notifications/progress').length;
+  await c.call('search_files', { pattern: 'needle' });
+  assert.equal(c.sent.filter((m) => 'method' in m && m.method === 'notifications/progress').length, before);
 });

@@ -1,3 +1,4 @@
+import { throttledProgress } from '../../src/core/results/progress.ts';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -153,5 +154,18 @@ describe('cancelling a result still being written', () => {
       writer.destroy();
       await t.dispose();
     }
+  });
+});
+
+describe('progress', () => {
+  it('is reported for the first item at once, then at most once per interval, however fast items come', () => {
+    let now = 1_000;
+    const heard: number[] = [];
+    const report = throttledProgress((done) => heard.push(done), 250, () => now);
+    for (let done = 1; done <= 1_000; done++) {
+      report(done, `${done} so far`);
+      if (done % 100 === 0) now += 100;
+    }
+    assert.deepEqual(heard, [1, 301, 601, 901]);
   });
 });

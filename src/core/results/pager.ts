@@ -4,6 +4,7 @@ import type { ResultArtifactWriter } from '../artifacts/types.ts';
 import { ResultSpool } from '../artifacts/result-spool.ts';
 import type { ModelPath } from '../paths.ts';
 import { largestFitting, type PageBudget } from './budget.ts';
+import type { ProgressReporter } from './progress.ts';
 import { footer, header, linesIn, renderItems, type ItemRenderer, type Paged } from './paged.ts';
 
 export interface PagerSpec<T> {
@@ -16,6 +17,8 @@ export interface PagerSpec<T> {
   readonly render: ItemRenderer<T>;
   /** Stops whatever produces the items (the store calls it when it is disposed mid-result). */
   readonly stop?: () => void;
+  /** Told the count of items so far as they come (the host throttles it). */
+  readonly progress?: ProgressReporter;
 }
 
 /**
@@ -31,6 +34,7 @@ export class ResultPager<T> {
   private last: T | undefined;
   private ended: { readonly lines: number; readonly bytes: number } | undefined;
   private peak = 0;
+  private count = 0;
 
   constructor(spec: PagerSpec<T>) {
     this.spec = spec;
@@ -47,6 +51,8 @@ export class ResultPager<T> {
 
   /** Takes one item. Returns a promise only when it had to write to disk: await it before the next call. */
   add(item: T): Promise<void> | undefined {
+    this.count++;
+    this.spec.progress?.(this.count, `${this.count.toLocaleString('en-US')} so far: ${this.spec.label}`);
     if (this.artifact) return this.write(item);
     this.held.push(item);
     // String length never exceeds the UTF-8 size, so this never overflows a result that would fit.

@@ -72,7 +72,7 @@ export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts
   const folderOrder = new Map(ctx.roots.map((root, i) => [root.name, i]));
   // The search runs on past the call's return when its result overflows a page: the store stops it if it goes first.
   const stop = new AbortController();
-  const pager = new ResultPager<Held>({ store: ctx.artifacts, budget: ctx.page, label: spec.label, source: ctx.targets[0]!, render: renderHeld, stop: () => stop.abort() });
+  const pager = new ResultPager<Held>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label: spec.label, source: ctx.targets[0]!, render: renderHeld, stop: () => stop.abort() });
   const batches = spec.query(search, scopes, AbortSignal.any([ctx.signal, stop.signal]))[Symbol.asyncIterator]();
   // Results arrive file by file: a file's display path is built once.
   let lastFolder: string | undefined;

@@ -113,7 +113,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
-      store: ctx.artifacts, budget: ctx.page, source: target, stop: () => child.kill(),
+      store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), source: target, stop: () => child.kill(),
       label: `run_shell_command ${JSON.stringify(visibleCommand(input.command))}`, render: (line) => renderShellLine(line),
     });
     try {

@@ -54,7 +54,7 @@ export const artifactGrep = defineTool({
  */
 async function streamGrep(ctx: ToolContext<'artifacts' | 'log'>, head: GrepHead, lines: GrepLines, stop: AbortController): Promise<ArtifactGrepOutput> {
   const pager = new ResultPager<GrepLine>({
-    store: ctx.artifacts, budget: ctx.page, source: soleTarget(ctx), stop: () => stop.abort(),
+    store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), source: soleTarget(ctx), stop: () => stop.abort(),
     label: `artifact_grep ${JSON.stringify(head.pattern)} in ${head.path}`, render: grepLineRenderer(head.binary),
   });
   const summary = grepSummary(head);

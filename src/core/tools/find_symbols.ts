@@ -97,7 +97,7 @@ export const findSymbols = defineTool({
     const scope = input.path ?? 'the workspace';
     const result: SymbolsResult = { query: input.query, scope, symbols: symbols.slice(0, limit), limited: symbols.length > limit, protectedLeftOut };
     if (await fits(renderSymbols(result), ctx.page)) return result;
-    const pager = new ResultPager<string>({ store: ctx.artifacts, budget: ctx.page, label: `find_symbols "${input.query}" in ${scope}`, source: ctx.targets[0]!, render: (line) => line });
+    const pager = new ResultPager<string>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label: `find_symbols "${input.query}" in ${scope}`, source: ctx.targets[0]!, render: (line) => line });
     for (const line of lines(result.symbols)) await pager.add(line);
     await pager.overflow();
     const paged = await pager.finish(`${count(result)} matching "${input.query}" in ${scope}`, [`done complete (${count(result)})`]);

@@ -104,7 +104,7 @@ export const listDirectory = defineTool({
     // The walk runs on past the call's return when the listing overflows a page: the store stops it if it goes first.
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const pager = new ResultPager<ListItem>({ store: ctx.artifacts, budget: ctx.page, label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
+    const pager = new ResultPager<ListItem>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
     const items = (async function* (): AsyncGenerator<ListItem, void, undefined> {
       for (const target of targets) yield* listTree(ctx, target, input.max_depth, signal);
     })();

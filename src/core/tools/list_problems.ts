@@ -108,7 +108,7 @@ export const listProblems = defineTool({
     // The result artifact is read again under the path it names: a protected file's problems keep its protection.
     const asked = scopes.find((s) => s.asked);
     const source = asked?.path ?? scopes[0]!.path;
-    const pager = new ResultPager<string>({ store: ctx.artifacts, budget: ctx.page, label: `list_problems ${scope}`, source, render: (line) => line });
+    const pager = new ResultPager<string>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label: `list_problems ${scope}`, source, render: (line) => line });
     for (const line of lines(files)) await pager.add(line);
     await pager.overflow();
     const paged = await pager.finish(`${counts(files)} in ${scope}`, [`done complete (${counts(files)})`]);
