@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { SandboxError } from '../../src/core/errors.ts';
+import { SandboxError, isCancellation } from '../../src/core/errors.ts';
 import { session } from './harness.ts';
 import type { DirectoryLister } from '../../src/core/list/port.ts';
 
@@ -89,4 +89,17 @@ test('entries a backend yields for a denied path are dropped all the same', asyn
   const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }], overrides: { lister } });
   const outcome = await t.session.invoke(TOOLS.list_directory, {});
   assert.equal(outcome.text, '.: 1 entries\nok.txt  2 B');
+});
+
+test('a walk cancelled mid-way (at its first entry, as a host hears of it through progress) ends as cancelled and reads no further', async (tc) => {
+  const t = session(tc);
+  for (let d = 0; d < 20; d++) {
+    mkdirSync(nodePath.join(t.root, `d${d}`));
+    for (let f = 0; f < 50; f++) writeFileSync(nodePath.join(t.root, `d${d}`, `f${f}.txt`), '');
+  }
+  const controller = new AbortController();
+  let reported = 0;
+  const call = t.session.invoke(TOOLS.list_directory, {}, controller.signal, 'headless', { progress: (done) => { reported = done; controller.abort(); } });
+  await assert.rejects(call, (e: unknown) => isCancellation(e));
+  assert.equal(reported, 1, 'the walk went no further once cancelled');
 });
