@@ -2,7 +2,7 @@
 // SDK client over an in-memory transport, a real session over a real temporary workspace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
@@ -277,6 +277,24 @@ test('advisory: a file swapped for a FIFO ("read swapped for a FIFO") is refused
   const opened = await c.call('open_file', { path: 'pipe.txt' });
   assert.equal(opened.isError, true);
   assert.match(opened.text, /^E_SANDBOX_[A-Z_]+: .*pipe\.txt/);
+});
+
+test('advisory: the file a save replaces swapped for a symlink to outside after staging ("move source swapped"; our tools write only through save_media) writes nothing outside', async (tc) => {
+  const c = await connect(tc);
+  const outside = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'wt-mcp-outside-')));
+  tc.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(outside, 'victim.txt'), 'untouched\n');
+  writeFileSync(nodePath.join(c.t.root, 'notes.txt'), 'old\n');
+  const staged = await c.call('stage_file', { path: 'notes.txt', content: 'new\n' });
+  const mediaId = /"media_id":"(m\d+)"/.exec(staged.text)?.[1];
+  assert.ok(mediaId, staged.text);
+  rmSync(nodePath.join(c.t.root, 'notes.txt'));
+  symlinkSync(nodePath.join(outside, 'victim.txt'), nodePath.join(c.t.root, 'notes.txt'));
+  const saved = await c.call('save_media', { media_id: mediaId });
+  assert.equal(saved.isError, true, saved.text);
+  assert.match(saved.text, /^E_SANDBOX_[A-Z_]+: /);
+  assert.equal(readFileSync(nodePath.join(outside, 'victim.txt'), 'utf8'), 'untouched\n');
+  assert.equal(lstatSync(nodePath.join(c.t.root, 'notes.txt')).isSymbolicLink(), true, 'the link is not replaced either');
 });
 
 test('advisory: a parent folder swapped for a symlink to outside while calls run ("parent swap during a check") never reads outside', async (tc) => {
