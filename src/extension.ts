@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
-import { activateWorkspaceTools, type TestApi } from './vscode/activate.ts';
+import { activateWorkspaceTools } from './vscode/activate.ts';
+import type { TestApi } from './vscode/host.ts';
 
 let cleanup: (() => Promise<void>) | undefined;
 

@@ -49,6 +49,8 @@ export interface GateCall {
   readonly protectedWrites?: readonly string[];
   /** A call on bytes staged from a protected path (a save or a patch): where they came from (asked every time, naming both). */
   readonly taint?: { readonly from: string; readonly rule: string };
+  /** The call writes to disk (a save or an undo), rather than staging in memory. */
+  readonly writesDisk?: boolean;
 }
 
 /**

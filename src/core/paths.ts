@@ -167,6 +167,9 @@ function relativeTo(parent: string, child: string): string {
   return child.slice((parent.endsWith('/') ? parent : parent + '/').length);
 }
 
+/** The pipeline's I/O step of path translation for one of a call's gated targets (`CallContext.resolve`). */
+export type ResolveGated = (path: GatedPath, options?: ResolveOptions) => Promise<ResolvedPath>;
+
 export interface ResolveOptions {
   /** Security: writes refuse any symlinked component, even one that stays inside the root. */
   readonly forWrite?: boolean;

@@ -8,7 +8,7 @@ import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
-import type { CallContext, CallServices, Capability, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
+import type { CallContext, CallServices, Capability, DiskWrite, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
 import type { Risk } from './types.ts';
 import { callContext, checkOpenFolder, confirmRejudged, deniedBy, judge, risksOf, type Denial, type Judgement } from './pipeline.ts';
 import { confirmEach, planBatch, type BatchPlan } from './batch-gate.ts';
@@ -55,6 +55,8 @@ export interface PreparedCall<R = unknown> {
   /** The risks the policy judged the targets by: the tool's own, and `read` when a write also reads. */
   readonly risks: readonly Risk[];
   readonly paths: readonly ModelPath[];
+  /** What the call writes to disk (`CallTargets.writes`). */
+  readonly writes: readonly DiskWrite[];
   /** The first target a rule denies, with that rule and the risk it denies. */
   readonly denial: Denial | undefined;
   /** The policy's verdicts on the targets again, by the policy in force now. */
@@ -187,7 +189,7 @@ export class Session implements TargetScope {
     if (each !== undefined && taint === undefined) {
       const { confirmed, batch } = planBatch(targets, judge(this.policy, prepared.targets, risks).denials, each, prepared.targets.summary);
       const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
-      return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, execute: (ctx, services) => prepared.execute(ctx, services) };
+      return { tool, call, risks, paths: prepared.targets.paths, denial: undefined, rejudge, batch, writes: prepared.targets.writes ?? [], execute: (ctx, services) => prepared.execute(ctx, services) };
     }
     // Security: lifting the protection of protected files is asked every time, naming what it lifts.
     const protectedWrites = prepared.targets.protectedWrites ? protectedWriteGlobs(this.policy) : undefined;
@@ -195,8 +197,9 @@ export class Session implements TargetScope {
       tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets,
       secret: taint !== undefined || protectedWrites !== undefined || targets.some((t) => t.action === 'ask'),
       ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}), ...(protectedWrites ? { protectedWrites } : {}),
+      ...(prepared.targets.writes?.length ? { writesDisk: true } : {}),
     };
-    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge, execute: (ctx, services) => prepared.execute(ctx, services) };
+    return { tool, call, risks, paths: prepared.targets.paths, denial, rejudge, writes: prepared.targets.writes ?? [], execute: (ctx, services) => prepared.execute(ctx, services) };
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */

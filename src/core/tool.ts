@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { ProgressReporter } from './results/progress.ts';
+import type { ImagePart } from './images/part.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
 import type { ToolRisk } from './types.ts';
@@ -74,6 +75,17 @@ export interface CallTargets {
    * `allow_protected_writes`): asked every time, like a protected write, naming the globs.
    */
   readonly protectedWrites?: boolean;
+  /**
+   * What the call writes to disk, and from which staged media: hosts show its diffs and the problems
+   * it brings from this, never from the tool's name.
+   */
+  readonly writes?: readonly DiskWrite[];
+}
+
+/** One file a call writes: where, and the staged media whose bytes it writes (none for an undo's restore). */
+export interface DiskWrite {
+  readonly path: ModelPath;
+  readonly mediaId?: string;
 }
 
 /** One entry of a batch call: its approved path, or why it alone was refused (denied by a rule, or declined). */
@@ -151,12 +163,16 @@ export interface TargetScope {
   shellBoundaryLine(allowProtectedWrites?: boolean): string;
 }
 
-export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends Omit<ToolMeta, 'needs'> {
+export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P> extends Omit<ToolMeta, 'needs'> {
   readonly schema: (declaration: SchemaDeclaration) => S;
-  /** Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses. */
-  readonly targets: (input: z.infer<S>, scope: TargetScope) => CallTargets;
+  /**
+   * Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses.
+   * `plan`: what the person is asked about, as `run` must carry it out (undo_save: the save named).
+   */
+  readonly targets: (input: z.infer<S>, scope: TargetScope) => CallTargets & { readonly plan?: P };
   readonly needs: readonly N[];
-  readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
+  /** `plan`: what `targets` planned for this same call (the person was asked about that). */
+  readonly run: (input: z.infer<S>, ctx: ToolContext<N>, plan: P | undefined) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
   /**
@@ -166,11 +182,6 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends 
   readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[] | { readonly unshown: string }>;
 }
 
-/** An image for the model: its bytes and MIME type. */
-export interface ImagePart {
-  readonly mime: string;
-  readonly data: Uint8Array;
-}
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
 export interface PreparedInput<R = unknown> {
@@ -206,18 +217,19 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool<R> {
+export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;
   return {
     ...meta,
     inputSchema: schema,
     prepare(input, scope) {
       const typed = input as z.infer<S>;
+      const { plan, ...planned } = targets(typed, scope);
       return {
-        targets: targets(typed, scope),
+        targets: planned,
         async execute(call, services) {
           const ctx = { ...call, ...granted(services, meta.needs) };
-          const result = await run(typed, ctx);
+          const result = await run(typed, ctx, plan);
           const shown = images ? await images(result, ctx) : [];
           if ('unshown' in shown) return { result, text: `${render(result)}\n${shown.unshown}` };
           return { result, text: render(result), ...(shown.length > 0 ? { images: shown } : {}) };

@@ -13,7 +13,6 @@ import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
 import { LanguageModelToolRegistrations, confirmationFor, type ToolHostHooks } from './lm-tools.ts';
 import { TOOLS } from '../core/tools/index.ts';
-import type { ToolName } from '../core/tools/names.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
 import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hooks.ts';
 import { allFoldersLocal, workspaceRoots } from './uri.ts';
@@ -29,32 +28,9 @@ import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import type { Host, TestApi } from './host.ts';
 import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
-
-/** What the extension host holds for one window; commands and views are small functions over it. */
-export interface Host {
-  readonly context: vscode.ExtensionContext;
-  readonly session: Session;
-  readonly settings: () => Settings;
-  readonly gate: VscodeGate;
-  readonly log: AuditLog;
-  readonly tools: LanguageModelToolRegistrations;
-  /** Whether the node fast path serves the workspace (addresses are filesystem paths). */
-  readonly local: boolean;
-}
-
-/** Exposed as the extension's exports only in the test host. */
-export interface TestApi {
-  readonly host: Host;
-  readonly decider: ScriptedDecider | undefined;
-  /** What prepareInvocation answers VS Code for this call (the chat confirmation). */
-  prepare(name: ToolName, input: unknown): vscode.PreparedToolInvocation;
-  /** What VS Code calls for a tool (prepareInvocation, invoke), to call as a chat VS Code cannot open in the test host would. */
-  tool(name: ToolName): vscode.LanguageModelTool<unknown>;
-  /** How long activate() took, in milliseconds (for the benchmark). */
-  readonly activateMs?: number;
-}
 
 /** The extension's storage when it is on the local disk; else a private folder of this process in the temp folder (`temporary`: removed at the end). */
 async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly dir: string; readonly temporary: boolean }> {
@@ -143,8 +119,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   });
 
   const hooks: ToolHostHooks = {
-    confirmationExtras: (tool, input) => (tool.name === 'save_media' ? saveConfirmationExtras({ session }, input) : undefined),
-    aroundInvoke: (tool, input, run, signal) => withNewDiagnostics({ session, local }, tool, input, run, signal),
+    confirmationExtras: (writes) => saveConfirmationExtras({ session }, writes),
+    aroundInvoke: (writes, run, signal) => withNewDiagnostics({ session, local }, writes, run, signal),
   };
   const tools = new LanguageModelToolRegistrations(session, hooks);
   context.subscriptions.push(tools);

@@ -35,7 +35,7 @@ function verb(call: GateCall): string {
   if (call.risk === 'read') return 'read';
   if (call.risk === 'exec') return 'run a command in';
   // Staging and patching change memory only; saving is what writes.
-  return call.tool === 'save_media' ? 'write' : 'stage a change to';
+  return call.writesDisk ? 'write' : 'stage a change to';
 }
 
 /** One sentence for the person: why this path is asked every time (which rule, from where, and why it exists). */
@@ -62,7 +62,7 @@ export function describeCall(call: GateCall): { message: string; detail: string 
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
   if (call.origin === 'unprepared') lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');
   for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
-  if (call.taint) lines.push(call.tool === 'save_media'
+  if (call.taint) lines.push(call.writesDisk
     ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
     : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
   if (asked) lines.push(whyAsked(asked));

@@ -4,7 +4,8 @@ import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/registry.ts';
 import type { Session } from '../core/session.ts';
 import type { BatchPlan } from '../core/batch-gate.ts';
-import type { ImagePart, Tool, ToolOutcome } from '../core/tool.ts';
+import type { DiskWrite, Tool, ToolOutcome } from '../core/tool.ts';
+import type { ImagePart } from '../core/images/part.ts';
 import { confirmationOf, type GateCall } from '../core/gate.ts';
 import { whyAsked } from './gate.ts';
 import { withSignal } from './cancellation.ts';
@@ -12,7 +13,8 @@ import type { ToolName } from '../core/tools/names.ts';
 import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
-export type ConfirmationExtras = (tool: Tool, input: unknown) => vscode.MarkdownString | undefined;
+/** More for the chat confirmation of a call that writes to disk (its diffs), from what it writes. */
+export type ConfirmationExtras = (writes: readonly DiskWrite[]) => vscode.MarkdownString | undefined;
 
 /** A call's outcome and what a host feature adds to the model's text. */
 export interface NotedOutcome {
@@ -21,7 +23,7 @@ export interface NotedOutcome {
 }
 
 /** Work a host feature wraps around a call (e.g. diagnostics before and after a save); `note` is appended to the result. */
-export type AroundInvoke = (tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, signal: AbortSignal) => Promise<NotedOutcome>;
+export type AroundInvoke = (writes: readonly DiskWrite[], run: () => Promise<ToolOutcome>, signal: AbortSignal) => Promise<NotedOutcome>;
 
 export interface ToolHostHooks {
   readonly confirmationExtras?: ConfirmationExtras;
@@ -52,8 +54,9 @@ const RISK_NOTES: Readonly<Record<GateCall['risk'], string>> = {
 export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall) => void): vscode.PreparedToolInvocation {
   let call: GateCall;
   let batch: BatchPlan | undefined;
+  let writes: readonly DiskWrite[];
   try {
-    ({ call, batch } = session.prepare(tool, input, 'chat'));
+    ({ call, batch, writes } = session.prepare(tool, input, 'chat'));
   } catch {
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
@@ -97,7 +100,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     message.appendText(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`);
     message.appendMarkdown('\n');
   }
-  const extras = hooks.confirmationExtras?.(tool, input);
+  const extras = writes.length > 0 ? hooks.confirmationExtras?.(writes) : undefined;
   if (extras) {
     message.appendMarkdown('\n');
     message.appendMarkdown(extras.value);
@@ -218,6 +221,15 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
   }
 
+  /** What a call would write to disk, as its tool plans it (none when its input is invalid: the call then fails, narrated). */
+  private writesOf(tool: Tool, input: unknown): readonly DiskWrite[] {
+    try {
+      return this.session.prepare(tool, input).writes;
+    } catch {
+      return [];
+    }
+  }
+
   /** What VS Code calls for `tool` (exposed for the test host, which cannot open a second chat). */
   implementation(tool: Tool): vscode.LanguageModelTool<unknown> {
     return {
@@ -230,7 +242,8 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
             const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
-            return this.hooks.aroundInvoke ? this.hooks.aroundInvoke(tool, options.input, run, signal) : run().then((outcome) => ({ outcome }));
+            const writes = this.writesOf(tool, options.input);
+            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, run, signal) : run().then((outcome) => ({ outcome }));
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {

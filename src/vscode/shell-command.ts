@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { Host } from './activate.ts';
-import { runForPerson } from './commands.ts';
+import type { Host } from './host.ts';
+import { runForPerson } from './run-for-person.ts';
 
 /** "Run Shell Command…": the same tool and sandbox as the model's, the output in an editor. */
 export async function runShellCommandCommand(host: Host): Promise<void> {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { TestApi } from '../../src/vscode/activate.ts';
+import type { TestApi } from '../../src/vscode/host.ts';
 
 export const EXTENSION_ID = 'workspace-tools.workspace-tools';
 

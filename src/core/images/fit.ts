@@ -1,5 +1,5 @@
 import { lazyModule } from '../lazy-module.ts';
-import type { ImagePart } from '../tool.ts';
+import type { ImagePart } from './part.ts';
 import type * as Codecs from './codecs.ts';
 import { formatBytes } from '../text/format.ts';
 import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageInfo } from './sniff.ts';

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
-import type { GatedPath, ModelPath, ResolvedAddress } from '../paths.ts';
-import type { FileStat } from '../ports.ts';
+import type { GatedPath, ModelPath, ResolveGated, ResolvedAddress } from '../paths.ts';
+import type { Clock, FileStat } from '../ports.ts';
 import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
-import type { ToolContext } from '../tool.ts';
+import type { MediaStore } from './store.ts';
+import type { SaveGuard } from './save-guard.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
 import { diskText, textOf } from './lineage.ts';
@@ -177,8 +178,15 @@ export async function commitMedia(ctx: SaveContext, mediaId: string, target: Gat
   return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
 }
 
-/** What a save is given: the media store, the call's fs and the clock. */
-export type SaveContext = ToolContext<'media' | 'saveGuard' | 'fs' | 'clock'>;
+/** What a save is given: the media store, the write roots' guard, the call's fs, path translation and signal, and the clock. */
+export interface SaveContext {
+  readonly media: MediaStore;
+  readonly saveGuard: SaveGuard;
+  readonly fs: ResolvedFs;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly resolve: ResolveGated;
+}
 
 async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean): Promise<SaveOutcome> {
   const fs = ctx.fs;

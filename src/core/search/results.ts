@@ -5,7 +5,9 @@ import { ResultPager } from '../results/pager.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import { streamResult } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
-import type { ToolContext } from '../tool.ts';
+import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
+import type { ResolvedFs } from '../fs/resolved-fs.ts';
+import type { StreamingCall } from '../results/stream.ts';
 import type { MatchFrame, PathFrame, SandboxSearch, SearchBatch, SearchScope } from './port.ts';
 
 /** A result frame as the model and the CLI see it: paths are display paths (folder-prefixed in multi-root). */
@@ -55,7 +57,16 @@ const renderHeld: ItemRenderer<Held> = (h, previous) => renderHit(h.hit, previou
  * streams into a result artifact as it arrives (each file's lines together), nothing of it held in
  * memory, and the model gets its first page as soon as that page is full.
  */
-export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts' | 'log' | 'fs'>, spec: SearchRun): Promise<SearchOutput> {
+/** What a search is given: the backend, the folders, the call's targets and their translation, and where its result streams. */
+export interface SearchCall extends StreamingCall {
+  readonly search: SandboxSearch | undefined;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly fs: ResolvedFs;
+  readonly targets: readonly GatedPath[];
+  readonly resolve: ResolveGated;
+}
+
+export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<SearchOutput> {
   const search = ctx.search;
   if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend.`, `Use list_directory instead.`);
   const scopes: SearchScope[] = [];

@@ -2,18 +2,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
-import type { GatedPath } from '../paths.ts';
-import type { ToolContext } from '../tool.ts';
+import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
+import type { Clock } from '../ports.ts';
+import type { Policy } from '../policy.ts';
+import type { MediaStore } from '../media/store.ts';
+import type { SaveGuard } from '../media/save-guard.ts';
+import type { Ripgrep } from '../search/ripgrep-process.ts';
 import { fits } from '../results/budget.ts';
 import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
 import { ResultPager } from '../results/pager.ts';
-import { streamResult } from '../results/stream.ts';
+import { streamResult, type StreamingCall } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
 import { deriveBoundary, describeBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
-import { DEFAULT_TIMEOUT_MS, type ShellExit } from './port.ts';
+import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
 import { markStart, withdrawCreatedProtected, withdrawnLine, type WithdrawnFile } from './created.ts';
 
@@ -40,7 +44,17 @@ export interface ShellStatus {
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
 export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
-type ShellContext = ToolContext<'shell' | 'artifacts' | 'media' | 'policy' | 'roots' | 'saveGuard' | 'ripgrep' | 'clock' | 'log'>;
+/** What a command is given: the sandbox, the rules and folders it is derived from, where its output streams. */
+interface ShellContext extends StreamingCall {
+  readonly shell: ShellServices | undefined;
+  readonly media: MediaStore;
+  readonly policy: Policy;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly saveGuard: SaveGuard;
+  readonly ripgrep: Ripgrep | undefined;
+  readonly clock: Clock;
+  readonly resolve: ResolveGated;
+}
 
 interface ShellInput {
   readonly command: string;

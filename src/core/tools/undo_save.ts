@@ -8,15 +8,6 @@ export const undoSaveSchema = () => z.strictObject({
   save_id: z.string().min(1).optional().describe('The save to undo: the save_id save_media returned (default: the latest save of this session not undone yet).'),
 });
 
-type UndoSaveInput = z.infer<ReturnType<typeof undoSaveSchema>>;
-
-/**
- * The save each call was put to the person for. Security: they are asked "undo save s1 of a.txt", and
- * a save that lands while they are asked (to this file or another) becomes the latest, but must not
- * become the one undone. `targets` and `run` of one call get the same parsed input object.
- */
-const askedAbout = new WeakMap<UndoSaveInput, string>();
-
 export interface UndoSaveResult {
   readonly save_id: string;
   readonly path: string;
@@ -48,13 +39,14 @@ export const undoSaveTool = defineTool({
   schema: undoSaveSchema,
   targets: (input, scope) => {
     const record = input.save_id === undefined ? scope.saves.latest() : scope.saves.get(input.save_id);
-    askedAbout.set(input, record.id);
-    return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}` };
+    // Security: the person is asked "undo save s1 of a.txt"; a save that lands while they are asked
+    // becomes the latest, but must not become the one undone: the plan names s1.
+    return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}`, writes: [{ path: record.path }], plan: record.id };
   },
-  run: async (input, ctx): Promise<UndoSaveResult> => {
+  run: async (input, ctx, asked: string | undefined): Promise<UndoSaveResult> => {
     const target = soleTarget(ctx);
-    const asked = askedAbout.get(input) ?? input.save_id;
-    const record = asked === undefined ? ctx.saves.latest() : ctx.saves.get(asked);
+    const saveId = asked ?? input.save_id;
+    const record = saveId === undefined ? ctx.saves.latest() : ctx.saves.get(saveId);
     // Defence in depth: whatever save is undone, it is one of the file the person approved.
     if (pathKey(record.path) !== pathKey(target)) {
       throw new SandboxError('E_SANDBOX_CONFLICT', `The latest save changed while the user was asked: it is now ${record.id} of "${record.path.display}", not a save of "${target.display}"; nothing was undone.`, 'Call undo_save again with the save_id of the save to undo.');

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { Host } from '../activate.ts';
-import type { Tool, ToolOutcome } from '../../core/tool.ts';
+import type { Host } from '../host.ts';
+import type { DiskWrite, ToolOutcome } from '../../core/tool.ts';
 import { fileUri } from '../uri.ts';
 import type { NotedOutcome } from '../lm-tools.ts';
 import { settle, toProblem } from '../problems.ts';
@@ -13,23 +13,24 @@ function problems(uri: vscode.Uri): vscode.Diagnostic[] {
 const keyOf = (d: vscode.Diagnostic): string => `${d.severity}\u0000${d.source ?? ''}\u0000${d.message}`;
 
 /**
- * Wraps save_media in VS Code: after the write, lists the errors and warnings the language services
+ * Wraps a call that saves staged bytes (learned from what it writes): after the write, lists the errors and warnings the language services
  * report for the saved file that were not there before, as Copilot does after its edits.
  */
-export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, tool: Tool, input: unknown, run: () => Promise<ToolOutcome>, signal: AbortSignal): Promise<NotedOutcome> {
-  if (tool.name !== 'save_media') return { outcome: await run() };
+export async function withNewDiagnostics(host: Pick<Host, 'session' | 'local'>, writes: readonly DiskWrite[], run: () => Promise<ToolOutcome>, signal: AbortSignal): Promise<NotedOutcome> {
+  // A save of staged bytes (an undo's restore is not checked here).
+  const saved = writes.find((write) => write.mediaId !== undefined);
+  if (saved === undefined) return { outcome: await run() };
   const before = new Map<string, number>();
   let uri: vscode.Uri | undefined;
   let hidden: string | undefined;
   try {
-    const raw = input as { media_id?: unknown; path?: unknown };
-    const target = typeof raw.path === 'string' ? host.session.normalize(raw.path) : typeof raw.media_id === 'string' ? host.session.media.target(raw.media_id) : undefined;
-    uri = target ? fileUri(target.root, target.rel, host.local) : undefined;
-    const taint = typeof raw.media_id === 'string' ? host.session.media.find(raw.media_id)?.taint : undefined;
-    const read = target ? host.session.policy.decide(target.rel, 'read', target.root.localPath).action : 'default';
+    const target = saved.path;
+    uri = fileUri(target.root, target.rel, host.local);
+    const taint = host.session.media.find(saved.mediaId ?? '')?.taint;
+    const read = host.session.policy.decide(target.rel, 'read', target.root.localPath).action;
     // Security: a problem's message can quote the file (a spell checker's "Unknown word (hunter2)").
     if (taint) hidden = `its content came from the protected "${taint.from}"`;
-    else if (target && (read === 'ask' || read === 'deny')) hidden = `"${target.display}" is protected from reading`;
+    else if (read === 'ask' || read === 'deny') hidden = `"${target.display}" is protected from reading`;
   } catch {
     uri = undefined;
   }

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import * as nodePath from 'node:path';
 import { pathKey, type StagedMedia } from '../../core/media/types.ts';
-import type { Host } from '../activate.ts';
-import { activeModelPath, runForPerson } from '../commands.ts';
+import type { Host } from '../host.ts';
+import type { DiskWrite } from '../../core/tool.ts';
+import { activeModelPath } from '../commands.ts';
+import { runForPerson } from '../run-for-person.ts';
 import { fileUri } from '../uri.ts';
 import { registerStagedProvider, type StagedFileSystemProvider } from './provider.ts';
 import { STAGED_SCHEME, emptyBaseUri } from './uris.ts';
@@ -169,9 +171,9 @@ export function registerStagedReview(host: Host): void {
 }
 
 /** save_media's confirmation: the +/− counts and a link that opens the staged diff. */
-export function saveConfirmationExtras(host: Pick<Host, 'session'>, input: unknown): vscode.MarkdownString | undefined {
-  const mediaId = typeof input === 'object' && input !== null && 'media_id' in input ? (input as { media_id: unknown }).media_id : undefined;
-  if (typeof mediaId !== 'string') return undefined;
+export function saveConfirmationExtras(host: Pick<Host, 'session'>, writes: readonly DiskWrite[]): vscode.MarkdownString | undefined {
+  const mediaId = writes.find((write) => write.mediaId !== undefined)?.mediaId;
+  if (mediaId === undefined) return undefined;
   const media = host.session.media.find(mediaId);
   if (!media) return undefined;
   const { added, removed } = host.session.media.changes(media.id);

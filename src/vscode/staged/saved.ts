@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import * as nodePath from 'node:path';
 import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
-import type { Host } from '../activate.ts';
-import { runForPerson } from '../commands.ts';
+import type { Host } from '../host.ts';
+import { runForPerson } from '../run-for-person.ts';
 
 export const SAVED_SCHEME = 'wt-saved';
 

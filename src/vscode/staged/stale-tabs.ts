@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Host } from '../activate.ts';
+import type { Host } from '../host.ts';
 import { fileUri } from '../uri.ts';
 import { lineOf, parseStagedUri } from './uris.ts';
 
