@@ -93,6 +93,33 @@ describe('staged review', () => {
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(original));
   });
 
+  it('a staged deletion: the confirmation says it deletes the file and its diff is the file against nothing; the save deletes it, undo brings it back', async () => {
+    const api = await testApi();
+    const file = workspaceUri('retired.txt');
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('one\ntwo\n'));
+    const m = mediaIdOf(await invoke('stage_file', { path: 'retired.txt', action: 'delete' }));
+    const prepared = api.prepare('save_media', { media_id: m });
+    const message = prepared.confirmationMessages?.message;
+    const text = typeof message === 'string' ? message : message?.value ?? '';
+    assert.match(text, /Change: \*\*\+0 −2\*\* lines \(\*\*deletes the file\*\*\)/);
+    assert.match(String(prepared.invocationMessage), new RegExp(`^Delete retired\\.txt \\(${m}\\)`));
+    const link = /\(command:workspaceTools\.openStagedDiff\?([^)]+)\)/.exec(text);
+    assert.ok(link, `no diff link in ${text}`);
+    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', ...(JSON.parse(decodeURIComponent(link[1]!)) as unknown[]));
+    const diff = await waitFor('the deletion\'s diff', () => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/retired.txt' ? active.input : undefined;
+    });
+    assert.equal((await vscode.workspace.fs.readFile(diff.modified)).byteLength, 0, 'the staged side is nothing');
+    assert.match(await invoke('save_media', { media_id: m }), /^Deleted "retired\.txt"/m);
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(file)));
+    assert.match(await invoke('undo_save', {}), /"action":"restored"/);
+    assert.equal(await readText(file), 'one\ntwo\n');
+    api.host.session.media.discardAll();
+    await vscode.workspace.fs.delete(file);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('attack: the diff a save links to shows the version saved, not a newer sibling of its line', async () => {
     const api = await testApi();
     const file = workspaceUri('deploy.sh');

@@ -27,6 +27,8 @@ export interface SaveRecord extends LineCounts {
   readonly at: number;
   /** The file did not exist before: undoing removes it. */
   readonly created: boolean;
+  /** The save deleted the file (a staged deletion): undoing writes it back. */
+  readonly deleted: boolean;
   /** SHA-256 of what the save wrote: the file must still hold it for the undo to write. */
   readonly savedHash: string;
   /** The file the save created (device and inode, where the backend has them): an undo removes only that file. */
@@ -98,12 +100,12 @@ export class SaveHistory {
    * Records a save: `replaced` is what the file held before (undefined: it did not exist),
    * `written` what the save wrote. Keeps both within the budget, dropping the oldest first.
    */
-  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined } & LineCounts): Promise<SaveRecord> {
+  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly deleted?: boolean } & LineCounts): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
-      id, path: save.path, mediaId: save.mediaId, at: this.options.clock.now(), created: save.replaced === undefined,
+      id, path: save.path, mediaId: save.mediaId, at: this.options.clock.now(), created: save.replaced === undefined, deleted: save.deleted === true,
       savedHash: hashBytes(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {

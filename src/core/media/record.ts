@@ -19,11 +19,12 @@ export class MediaRecord implements StagedMedia {
   readonly createdAt: number;
   readonly origin: MediaOrigin;
   readonly taint: MediaTaint | undefined;
+  readonly deletes: boolean;
   saved: SavedRecord | undefined = undefined;
   stale: StaleReason | undefined;
   private counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined; deletes?: boolean }) {
     this.id = init.id;
     this.path = init.path;
     this.bytes = init.bytes;
@@ -34,6 +35,7 @@ export class MediaRecord implements StagedMedia {
     this.origin = init.origin;
     this.stale = init.parent?.stale;
     this.taint = init.taint ?? init.parent?.taint;
+    this.deletes = init.deletes ?? false;
     // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
     this.encoding = init.encoding;
     const text = init.text ?? textOf(init.bytes, init.encoding);

@@ -12,7 +12,7 @@ import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
 
 /** How the bytes reached the file. */
-export type WriteMethod = 'rename' | 'direct';
+export type WriteMethod = 'rename' | 'direct' | 'delete';
 
 export interface SaveOutcome extends LineCounts {
   readonly mediaId: string;
@@ -34,6 +34,8 @@ export interface SaveOutcome extends LineCounts {
   readonly written: Uint8Array;
   /** The file a save created, as written (device and inode), where the backend has them. */
   readonly file: FileIdentity | undefined;
+  /** The save deleted the file (a staged deletion). */
+  readonly deleted?: boolean;
 }
 
 /** Rename errors after which a direct write may still work (other device, uid-mismatched mounts). */

@@ -46,24 +46,16 @@ export class MediaStore {
   }
 
   /** The path a media was staged for, for the gate (pure). */
-  target(mediaId: string): ModelPath {
-    return this.get(mediaId).path;
-  }
+  target(mediaId: string): ModelPath { return this.get(mediaId).path; }
 
   /** The media with this id; a narrated E_SANDBOX_NOT_FOUND when there is none. */
-  get(mediaId: string): StagedMedia {
-    return this.entry(mediaId);
-  }
+  get(mediaId: string): StagedMedia { return this.entry(mediaId); }
 
   /** The media with this id, or undefined. */
-  find(mediaId: string): StagedMedia | undefined {
-    return this.entries.get(mediaId);
-  }
+  find(mediaId: string): StagedMedia | undefined { return this.entries.get(mediaId); }
 
   /** Every media held, oldest first (saved ones and earlier versions included). */
-  all(): StagedMedia[] {
-    return [...this.entries.values()];
-  }
+  all(): StagedMedia[] { return [...this.entries.values()]; }
 
   /** Media of one file, oldest first. */
   ofPath(path: ModelPath): StagedMedia[] {
@@ -141,6 +133,12 @@ export class MediaStore {
       bytes = encodeText(text, encoding, path.display);
     }
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint });
+  }
+
+  /** A staged deletion: saving it removes `path`, whose bytes are `disk` now (its base, for the diff and undo). */
+  stageDeletion(path: ModelPath, disk: Uint8Array, taint?: MediaTaint): StagedMedia {
+    const encoding = decodeFile(disk, path.rel.slice(path.rel.lastIndexOf('/') + 1), this.options.encodingOf?.(path))?.encoding ?? 'binary';
+    return this.add({ path, bytes: EMPTY, encoding, text: '', base: { hash: hashBytes(disk), bytes: disk }, parent: undefined, origin: 'model', taint, deletes: true });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`: `bytes`, and the `text` they encode (its lines and line endings, so the bytes are not decoded again). */
@@ -245,7 +243,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; deletes?: boolean }): StagedMedia {
     const held = new HeldBytes(this.entries.values());
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
     this.makeRoom(init.path.display, need, held);

@@ -67,6 +67,8 @@ export interface StagedMedia {
   readonly stale: StaleReason | undefined;
   /** Set when it was staged from a protected path (and for everything derived from it). */
   readonly taint: MediaTaint | undefined;
+  /** A staged deletion: saving removes the file (`bytes` is empty; `base` holds what is deleted). */
+  readonly deletes: boolean;
 }
 
 /** The user's change inside a line of edits, against the model's version it started from. */

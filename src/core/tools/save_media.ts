@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineTool, soleTarget } from '../tool.ts';
 import { pathArgument } from '../schema.ts';
 import { commitMedia, type WriteMethod } from '../media/save.ts';
+import { commitDeletion } from '../media/delete.ts';
 import { refuseUnsavedEditor } from '../media/editors.ts';
 import { recordSave } from '../media/undo.ts';
 import { plural } from '../text/format.ts';
@@ -32,6 +33,7 @@ export interface SaveMediaResult {
 
 export function renderSaveMedia(r: SaveMediaResult): string {
   const lines = [JSON.stringify(r)];
+  if (r.method === 'delete') return [...lines, `Deleted "${r.path}" (${r.media_id}, −${r.removed} lines); undo_save with save_id "${r.save_id ?? '?'}" brings it back.`].join('\n');
   lines.push(`Saved ${r.media_id} to "${r.path}"${r.created ? ' (new file)' : ''}: +${r.added} −${r.removed} lines, ${plural(r.bytes, 'byte')} written${r.method === 'rename' ? '' : ' in place'}.`);
   if (r.in_place_because) lines.push(`Written in place, not through a temp file and a rename, because ${r.in_place_because}.`);
   if (r.user_edit) lines.push(`This includes the user's own edit in the editor (${r.user_edit.media_id}: +${r.user_edit.added} −${r.user_edit.removed} against your ${r.user_edit.against}); read the file before changing it further.`);
@@ -43,7 +45,7 @@ export const saveMedia = defineTool({
   name: 'save_media',
   displayName: 'Save Staged File',
   userDescription: 'Write a staged file to disk (the only tool that changes files).',
-  description: 'This is the step that makes an edit real: writes a staged media to disk. Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user to save or revert it), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written, other media of the same file that are now stale, and a save_id: undo_save can undo the save.',
+  description: 'This is the step that makes an edit real: writes a staged media to disk (or deletes the file, for a deletion staged with stage_file action "delete"). Until it runs, stage_file and media_apply_patch changed nothing. Refuses with E_SANDBOX_CONFLICT when the file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user to save or revert it), refuses symlinked paths and paths outside the write roots. Keeps the file\'s encoding, BOM and line endings. The result gives +/- counts, bytes written, other media of the same file that are now stale, and a save_id: undo_save can undo the save.',
   risk: 'write',
   requires: ['writable'],
   needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'log', 'clock'],
@@ -54,15 +56,16 @@ export const saveMedia = defineTool({
     const path = input.path === undefined ? media.path : scope.normalize(input.path);
     const taint = media.taint;
     const writes = [{ path, mediaId: media.id }];
-    if (!taint) return { paths: [path], summary: `save ${media.id} to ${path.display}`, writes };
+    const what = media.deletes ? `delete ${path.display} (${media.id})` : `save ${media.id} to ${path.display}`;
+    if (!taint) return { paths: [path], summary: what, writes };
     // Written back to the file they were staged for, denied bytes reveal nothing: asked, not refused.
     const judged = taint.action === 'deny' && pathKey(path) === pathKey(media.path) ? { ...taint, action: 'ask' as const } : taint;
-    return { paths: [path], summary: `save ${media.id} to ${path.display} with content staged from the protected "${taint.from}"`, taint: judged, writes };
+    return { paths: [path], summary: `${what} with content staged from the protected "${taint.from}"`, taint: judged, writes };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const target = soleTarget(ctx);
     refuseUnsavedEditor(ctx.editors, target, 'save_media');
-    const outcome = await commitMedia(ctx, input.media_id, target);
+    const outcome = ctx.media.get(input.media_id).deletes ? await commitDeletion(ctx, input.media_id, target) : await commitMedia(ctx, input.media_id, target);
     const saved = await recordSave(ctx, outcome);
     const person = outcome.personChange;
     return {

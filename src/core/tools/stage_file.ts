@@ -12,6 +12,7 @@ export const stageFileSchema = () => z.strictObject({
   path: pathArgument('The file to stage (existing, or new when content is given)'),
   content: z.string().optional().describe('The full new content. Omit to stage the file\'s current bytes for patching.'),
   patch: patchArgument().optional().describe('Edits to apply at once, as media_apply_patch takes them: one {find, replace, replace_all?}, a list of them in order, or {unified: "<diff>"}. The result is then the patched media (one call instead of stage_file + media_apply_patch). Not with content.'),
+  action: z.enum(['write', 'delete']).optional().describe('"delete" stages the deletion of the file (save_media then deletes it; undo_save brings it back). Default "write": stage new bytes.'),
 });
 
 export interface StageFileResult {
@@ -32,9 +33,12 @@ export interface StageFileResult {
   readonly links?: number;
   /** The open editor that holds the user's unsaved changes to this file (not in the media). */
   readonly unsaved_editor?: string;
+  /** A staged deletion: save_media deletes the file. */
+  readonly deletes?: boolean;
 }
 
 export function renderStageFile(r: StageFileResult): string {
+  if (r.deletes) return `${JSON.stringify(r)}\nThe deletion is staged only: call save_media with media_id "${r.media_id}" to delete the file (undo_save can bring it back).`;
   const next = r.isNew
     ? `Nothing is on disk yet: call save_media with media_id "${r.media_id}" to create the file.`
     : r.parent_id !== undefined
@@ -49,13 +53,18 @@ export const stageFile = defineTool({
   name: 'stage_file',
   displayName: 'Stage File',
   userDescription: 'Stage an in-memory copy of a file for editing (writes nothing).',
-  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. With patch, the edits are applied at once and the patched media is returned (an edit in one call). Returns {media_id, path, bytes, lines, encoding, eol, isNew}, and with patch also {parent_id, added, removed}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
+  description: 'The edit is in memory; nothing changes on disk until save_media. Stages a media: an in-memory copy of a file\'s current bytes (to patch with media_apply_patch), or, with content, the full content of a new or replaced file. With patch, the edits are applied at once and the patched media is returned (an edit in one call). With action "delete", stages the deletion of the file (one tool for every staged change, so the model learns one shape; the person reviews it as the file against nothing), which save_media carries out. Returns {media_id, path, bytes, lines, encoding, eol, isNew}, and with patch also {parent_id, added, removed}. The user sees the staged version as a diff against disk. Always finish with save_media, or the change is lost.',
   risk: 'write',
   requires: ['writable'],
   needs: ['fs', 'media', 'editors'],
   icon: 'git-stage',
   schema: stageFileSchema,
   targets: (input, scope) => {
+    if (input.action === 'delete') {
+      if (input.content !== undefined || input.patch !== undefined) throw invalidInput(`stage_file with action "delete" takes no content or patch: a deletion has no new bytes.`, `Stage the deletion alone, or omit action to stage new bytes.`);
+      // Reads too: the bytes deleted are kept (for the diff and undo), so a read-denied file is not staged.
+      return { paths: [scope.normalize(input.path)], summary: `stage the deletion of ${input.path}`, reads: true };
+    }
     if (input.content !== undefined && input.patch !== undefined) {
       throw invalidInput(`stage_file was given both content (the whole new file) and patch (edits to the file as it is); they cannot be combined.`, `Give content to replace the file, or patch to edit it.`);
     }
@@ -79,7 +88,11 @@ export const stageFile = defineTool({
       const opened = await fs.open(resolved);
       try {
         const stat = opened.stat ?? await fs.stat(opened.address);
-        if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged.`, `Use list_directory to see what it holds.`);
+        if (stat.type !== 'file') {
+          // A folder's deletion is not offered: it would not stay bounded and reviewable as one change.
+          if (input.action === 'delete') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'folder' : 'special file'}; only files can be staged for deletion.`, `Stage the deletion of each file in it (list_directory lists them).`);
+          throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged.`, `Use list_directory to see what it holds.`);
+        }
         store.ensureRoom(path.display, stat.size + contentBytes);
         links = stat.nlink ?? 1;
         disk = await fs.readFile(opened.address, ctx.signal);
@@ -88,8 +101,14 @@ export const stageFile = defineTool({
       } finally {
         await opened.release();
       }
+    } else if (input.action === 'delete') {
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to delete.`, '');
     } else if (input.content === undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`, '');
+    }
+    if (input.action === 'delete' && disk !== undefined) {
+      const deletion = store.stageDeletion(path, disk, mediaTaint(path.display, ctx.readProtection(resolved)));
+      return { media_id: deletion.id, path: path.display, bytes: 0, lines: 0, encoding: deletion.encoding, eol: deletion.eol, isNew: false, deletes: true, removed: store.changes(deletion.id).removed };
     }
     const media = store.stage(path, disk, input.content, mediaTaint(path.display, ctx.readProtection(resolved)));
     const editor = ctx.editors?.unsavedEditor(path);

@@ -180,7 +180,7 @@ export function saveConfirmationExtras(host: Pick<Host, 'session'>, writes: read
   const person = host.session.media.personChange(media.id);
   const args = encodeURIComponent(JSON.stringify([media.id]));
   // Security: the counts and the diff are of this very media, the bytes the save writes.
-  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
+  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.deletes ? ' (**deletes the file**)' : media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
   text.isTrusted = { enabledCommands: ['workspaceTools.openStagedDiff'] };
   return text;
 }
