@@ -52,9 +52,12 @@ describe('staged review', () => {
     const staged = mediaIdOf(await invoke('stage_file', { path: 'docs/notes.md' }));
     const media = api.host.session.media.get(staged);
     const uri = vscode.Uri.from({ scheme: 'staged', path: '/docs/notes.md', query: staged });
+    // Staging opens its diff on its own (review.openDiffOnStage): wait for it, so that it does not
+    // take the place of the editor below while the person's edit is made.
+    await waitFor('the stage\'s own diff', () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString())) || undefined);
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document);
-    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n'));
+    assert.equal(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n')), true, 'the edit applies');
     assert.equal(await document.save(), true);
     const head = api.host.session.media.heads().find((m) => m.path.display === 'docs/notes.md');
     assert.ok(head && head.id !== staged, 'a new media version exists');
@@ -172,9 +175,12 @@ describe('staged review', () => {
     const staged = mediaIdOf(await invoke('stage_file', { path: 'docs/notes.md' }));
     const original = new TextDecoder().decode(api.host.session.media.get(staged).bytes);
     const uri = vscode.Uri.from({ scheme: 'staged', path: '/docs/notes.md', query: staged });
+    // Staging opens its diff on its own (review.openDiffOnStage): wait for it, so that it does not
+    // take the place of the editor below while the person's edit is made.
+    await waitFor('the stage\'s own diff', () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString())) || undefined);
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document);
-    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n'));
+    assert.equal(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n')), true, 'the edit applies');
     assert.equal(await document.save(), true);
     const edit = api.host.session.media.heads().find((m) => m.path.display === 'docs/notes.md');
     assert.ok(edit && edit.parentId === staged && edit.origin === 'person');
