@@ -1,10 +1,11 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir, readFile, readlink, stat as statThroughLinks, unlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { errnoCode } from '../errors.ts';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { Policy } from '../policy.ts';
 import type { MediaStore } from '../media/store.ts';
-import type { MediaTaint } from '../media/types.ts';
+import { mediaTaint, type MediaTaint } from '../media/types.ts';
 import { plural } from '../text/format.ts';
 import { writeVerdict, type ShellBoundary } from './boundary.ts';
 
@@ -18,6 +19,8 @@ export interface WithdrawnFile {
   readonly link?: string;
   /** Removed without staging: too large for the staging budget, or unreadable. */
   readonly dropped_bytes?: number;
+  /** It could not be removed (why): the person must look at it. */
+  readonly left?: string;
 }
 
 export interface WithdrawInputs {
@@ -47,18 +50,18 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
   for (const root of inputs.roots) {
     const folder = root.localPath;
     if (folder === undefined || (!writable(folder) && !inputs.boundary.allowWrite.some((w) => w.startsWith(`${folder}${nodePath.sep}`)))) continue;
+    const guarded = (name: string): boolean => {
+      const verdict = writeVerdict(inputs.policy.decide(name, 'write', folder));
+      return verdict === 'closed' || (verdict === 'protected' && !inputs.allowProtectedWrites);
+    };
     for (const { rel, stat } of await changedSince(inputs.since, folder)) {
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
-      const guarded = (name: string): boolean => {
-        const verdict = writeVerdict(inputs.policy.decide(name, 'write', folder));
-        return verdict === 'closed' || (verdict === 'protected' && !inputs.allowProtectedWrites);
-      };
       if (!guarded(rel) && !(stat.isSymbolicLink() && await linkGivesGuardedNames(abs, rel, guarded))) continue;
       const display = displayOf(root.name, rel, inputs.roots.length > 1);
       // A secret's name keeps its bytes protected in the media, as staging it would.
       const read = inputs.policy.decide(rel, 'read', folder);
-      const taint: MediaTaint | undefined = read.action === 'ask' || read.action === 'deny' ? { from: display, rule: read.rule ?? '', action: read.action } : undefined;
+      const taint = mediaTaint(display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
       withdrawn.push(await withdraw(abs, { root, rel, display }, stat, inputs.media, taint));
     }
   }
@@ -68,8 +71,8 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
 async function withdraw(abs: string, path: ModelPath, stat: Stats, media: MediaStore, taint: MediaTaint | undefined): Promise<WithdrawnFile> {
   if (stat.isSymbolicLink()) {
     const target = await readlink(abs).catch(() => '?');
-    await unlink(abs);
-    return { path: path.display, link: target };
+    const left = await removed(abs);
+    return { path: path.display, link: target, ...(left ? { left } : {}) };
   }
   let mediaId: string | undefined;
   try {
@@ -78,8 +81,20 @@ async function withdraw(abs: string, path: ModelPath, stat: Stats, media: MediaS
   } catch {
     mediaId = undefined;
   }
-  await unlink(abs);
+  const left = await removed(abs);
+  if (left) return { path: path.display, left, ...(mediaId ? { media_id: mediaId } : {}) };
   return mediaId === undefined ? { path: path.display, dropped_bytes: stat.size } : { path: path.display, media_id: mediaId };
+}
+
+/** Removes a file or link; undefined when it is gone, else why it is still there. */
+async function removed(abs: string): Promise<string | undefined> {
+  try {
+    await unlink(abs);
+    return undefined;
+  } catch (e) {
+    const code = errnoCode(e);
+    return code === 'ENOENT' ? undefined : `it could not be removed (${code || String(e)})`;
+  }
 }
 
 /** Entries looked at below a folder a new link points to; past it the link is taken out unchecked. */
@@ -157,6 +172,6 @@ const FOLDERS_AT_ONCE = 64;
 /** The result's line about them, for the model. */
 export function withdrawnLine(files: readonly WithdrawnFile[]): string | undefined {
   if (files.length === 0) return undefined;
-  const each = files.map((f) => (f.media_id !== undefined ? `${f.path} (staged as ${f.media_id})` : f.link !== undefined ? `${f.path} (a link to ${f.link}, removed)` : `${f.path} (removed: ${plural(f.dropped_bytes ?? 0, 'byte')}, too large to stage)`));
+  const each = files.map((f) => (f.left !== undefined ? `${f.path} (STILL THERE: ${f.left}; tell the user)` : f.media_id !== undefined ? `${f.path} (staged as ${f.media_id})` : f.link !== undefined ? `${f.path} (a link to ${f.link}, removed)` : `${f.path} (removed: ${plural(f.dropped_bytes ?? 0, 'byte')}, too large to stage)`));
   return `protected files created: ${each.join(', ')}. The sandbox keeps protected files read-only, so ${files.length === 1 ? 'this was' : 'these were'} taken out of the workspace when the command ended. If one is needed, save its media with save_media (the user is asked), or run the command again with allow_protected_writes: true; do not create it another way.`;
 }
