@@ -8,6 +8,7 @@ import type { ToolRisk } from './types.ts';
 import type { ReadProtection, ReadTaint } from './gate.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
+import type { PlannedWrite } from './media/types.ts';
 import type { SaveHistory } from './media/history.ts';
 import type { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
@@ -50,6 +51,11 @@ export interface ToolMeta {
 
 /** The paths a call addresses, known before any I/O, for the gate to decide on. */
 export interface CallTargets {
+  /**
+   * What the call writes, by kind, with its media and `+added −removed`: hosts render the
+   * confirmation and diff links from this (any write tool that declares it gets them).
+   */
+  readonly writes?: readonly PlannedWrite[];
   readonly paths: readonly ModelPath[];
   /** One line for the person: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
@@ -145,18 +151,24 @@ export interface TargetScope {
   /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
   folderScope(path: string | undefined): ModelPath[];
   readonly artifacts: Pick<ArtifactStore, 'target'>;
-  readonly media: Pick<MediaStore, 'get' | 'target'>;
+  readonly media: Pick<MediaStore, 'get' | 'target' | 'changes'>;
   readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
   /** One line describing the shell sandbox's boundary as the settings are now (for the confirmation). */
   shellBoundaryLine(allowProtectedWrites?: boolean): string;
 }
 
-export interface ToolDefinition<S extends z.ZodType, R, N extends Need> extends Omit<ToolMeta, 'needs'> {
+/** What `targets` returns: the call's targets, and a typed plan that `run` is given as it was decided (what the person was asked about). */
+export interface PlannedTargets<P> extends CallTargets {
+  readonly plan?: P;
+}
+
+export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P = undefined> extends Omit<ToolMeta, 'needs'> {
   readonly schema: (declaration: SchemaDeclaration) => S;
   /** Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses. */
-  readonly targets: (input: z.infer<S>, scope: TargetScope) => CallTargets;
+  readonly targets: (input: z.infer<S>, scope: TargetScope) => PlannedTargets<P>;
   readonly needs: readonly N[];
-  readonly run: (input: z.infer<S>, ctx: ToolContext<N>) => Promise<R>;
+  /** `plan`: what `targets` planned for this very call (undefined when it planned nothing). */
+  readonly run: (input: z.infer<S>, ctx: ToolContext<N>, plan: P | undefined) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
   /**
@@ -206,18 +218,24 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-export function defineTool<S extends z.ZodType, R, N extends Need>(definition: ToolDefinition<S, R, N>): Tool<R> {
+/** What a call of `tool` with `input` writes, from its plan (empty for a call that writes nothing): for hosts' confirmations and diff links. */
+export function writePlanOf(tool: Tool, input: unknown, scope: TargetScope): readonly PlannedWrite[] {
+  return tool.prepare(input, scope).targets.writes ?? [];
+}
+
+export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;
   return {
     ...meta,
     inputSchema: schema,
     prepare(input, scope) {
       const typed = input as z.infer<S>;
+      const { plan, ...planned } = targets(typed, scope);
       return {
-        targets: targets(typed, scope),
+        targets: planned,
         async execute(call, services) {
           const ctx = { ...call, ...granted(services, meta.needs) };
-          const result = await run(typed, ctx);
+          const result = await run(typed, ctx, plan);
           const shown = images ? await images(result, ctx) : [];
           if ('unshown' in shown) return { result, text: `${render(result)}\n${shown.unshown}` };
           return { result, text: render(result), ...(shown.length > 0 ? { images: shown } : {}) };

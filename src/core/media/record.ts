@@ -3,12 +3,13 @@ import type { FileEncoding } from '../text/encoding.ts';
 import { countLines, detectEol, type Eol } from '../text/eol.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { diskText, textOf } from './lineage.ts';
-import type { MediaBase, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
+import type { MediaBase, MediaChangeKind, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
 
 /** A media as the store keeps it: its base, saved and stale state change as the file is saved. */
 export class MediaRecord implements StagedMedia {
   readonly id: string;
   readonly path: ModelPath;
+  readonly change: MediaChangeKind;
   readonly bytes: Uint8Array;
   readonly encoding: FileEncoding;
   readonly eol: Eol;
@@ -23,9 +24,10 @@ export class MediaRecord implements StagedMedia {
   stale: StaleReason | undefined;
   private counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }) {
     this.id = init.id;
     this.path = init.path;
+    this.change = init.change ?? init.parent?.change ?? { kind: 'write' };
     this.bytes = init.bytes;
     this.base = init.base;
     this.parentId = init.parent?.id;

@@ -53,10 +53,11 @@ export const saveMedia = defineTool({
     const media = scope.media.get(input.media_id);
     const path = input.path === undefined ? media.path : scope.normalize(input.path);
     const taint = media.taint;
-    if (!taint) return { paths: [path], summary: `save ${media.id} to ${path.display}` };
+    const writes = [{ kind: media.change.kind, path, mediaId: media.id, ...scope.media.changes(media.id) }];
+    if (!taint) return { paths: [path], summary: `save ${media.id} to ${path.display}`, writes };
     // Written back to the file they were staged for, denied bytes reveal nothing: asked, not refused.
     const judged = taint.action === 'deny' && pathKey(path) === pathKey(media.path) ? { ...taint, action: 'ask' as const } : taint;
-    return { paths: [path], summary: `save ${media.id} to ${path.display} with content staged from the protected "${taint.from}"`, taint: judged };
+    return { paths: [path], summary: `save ${media.id} to ${path.display} with content staged from the protected "${taint.from}"`, taint: judged, writes };
   },
   run: async (input, ctx): Promise<SaveMediaResult> => {
     const target = soleTarget(ctx);

@@ -8,14 +8,14 @@ export const undoSaveSchema = () => z.strictObject({
   save_id: z.string().min(1).optional().describe('The save to undo: the save_id save_media returned (default: the latest save of this session not undone yet).'),
 });
 
-type UndoSaveInput = z.infer<ReturnType<typeof undoSaveSchema>>;
-
 /**
- * The save each call was put to the person for. Security: they are asked "undo save s1 of a.txt", and
- * a save that lands while they are asked (to this file or another) becomes the latest, but must not
- * become the one undone. `targets` and `run` of one call get the same parsed input object.
+ * The plan: the save the call was put to the person for. Security: they are asked "undo save s1 of
+ * a.txt", and a save that lands while they are asked (to this file or another) becomes the latest,
+ * but must not become the one undone.
  */
-const askedAbout = new WeakMap<UndoSaveInput, string>();
+interface UndoPlan {
+  readonly saveId: string;
+}
 
 export interface UndoSaveResult {
   readonly save_id: string;
@@ -48,12 +48,12 @@ export const undoSaveTool = defineTool({
   schema: undoSaveSchema,
   targets: (input, scope) => {
     const record = input.save_id === undefined ? scope.saves.latest() : scope.saves.get(input.save_id);
-    askedAbout.set(input, record.id);
-    return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}` };
+    const plan: UndoPlan = { saveId: record.id };
+    return { paths: [record.path], summary: `undo save ${record.id} of ${record.path.display}`, plan };
   },
-  run: async (input, ctx): Promise<UndoSaveResult> => {
+  run: async (input, ctx, plan): Promise<UndoSaveResult> => {
     const target = soleTarget(ctx);
-    const asked = askedAbout.get(input) ?? input.save_id;
+    const asked = plan?.saveId ?? input.save_id;
     const record = asked === undefined ? ctx.saves.latest() : ctx.saves.get(asked);
     // Defence in depth: whatever save is undone, it is one of the file the person approved.
     if (pathKey(record.path) !== pathKey(target)) {
