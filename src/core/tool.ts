@@ -152,7 +152,7 @@ export interface TargetScope {
   folderScope(path: string | undefined): ModelPath[];
   readonly artifacts: Pick<ArtifactStore, 'target'>;
   readonly media: Pick<MediaStore, 'get' | 'target' | 'changes'>;
-  readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
+  readonly saves: Pick<SaveHistory, 'get' | 'latest' | 'setOf'>;
   /** One line describing the shell sandbox's boundary as the settings are now (for the confirmation). */
   shellBoundaryLine(allowProtectedWrites?: boolean): string;
 }

@@ -1,14 +1,15 @@
 import { SandboxError, cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
 import type { GatedPath, ResolvedPath } from '../paths.ts';
-import type { CallServices, ToolContext } from '../tool.ts';
+import type { Log } from '../ports.ts';
+import type { OpenEditors } from './editors.ts';
 import { refuseUnsavedEditor } from './editors.ts';
-import type { SaveRecord } from './history.ts';
+import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './hash.ts';
 import { mediaTaint } from './types.ts';
 
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
-export async function recordSave(services: Pick<CallServices, 'saves' | 'log'>, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
+export async function recordSave(services: { readonly saves: SaveHistory; readonly log: Log }, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
     return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
   } catch (e) {
@@ -30,7 +31,11 @@ export type UndoAction =
  * replaced (through save_media's own checked write) or removes the file it created. Otherwise it
  * never overwrites the newer change: the previous bytes are staged as a media for review.
  */
-export type UndoContext = SaveContext & ToolContext<'saves' | 'log' | 'editors'>;
+export interface UndoContext extends SaveContext {
+  readonly saves: SaveHistory;
+  readonly log: Log;
+  readonly editors: OpenEditors | undefined;
+}
 
 /** `target`: the call's gated path, the record's own. */
 export async function undoSave(ctx: UndoContext, record: SaveRecord, target: GatedPath): Promise<UndoAction> {
