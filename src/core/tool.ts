@@ -5,6 +5,8 @@ import type { ProgressReporter } from './results/progress.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
 import type { ToolRisk } from './types.ts';
+import type { ImagePart } from './images/fit.ts';
+import type { SchemaDeclaration } from './schema.ts';
 import type { ReadProtection, ReadTaint } from './gate.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
@@ -29,10 +31,7 @@ export type { Risk, ToolRisk } from './types.ts';
 /** `shell`: the host can run commands (it has a sandbox port; whether the OS sandbox is there is asked per call). */
 export type Capability = 'streaming' | 'symlinks' | 'search' | 'ripgrep' | 'writable' | 'shell';
 
-/** What the search backend declares; schemas are built from it. */
-export interface SchemaDeclaration {
-  readonly supportsFollow: boolean;
-}
+export type { SchemaDeclaration } from './schema.ts';
 
 export interface ToolMeta {
   readonly name: ToolName;
@@ -178,11 +177,7 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P = unde
   readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[] | { readonly unshown: string }>;
 }
 
-/** An image for the model: its bytes and MIME type. */
-export interface ImagePart {
-  readonly mime: string;
-  readonly data: Uint8Array;
-}
+export type { ImagePart } from './images/fit.ts';
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
 export interface PreparedInput<R = unknown> {

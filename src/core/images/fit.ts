@@ -1,5 +1,4 @@
 import { lazyModule } from '../lazy-module.ts';
-import type { ImagePart } from '../tool.ts';
 import type * as Codecs from './codecs.ts';
 import { formatBytes } from '../text/format.ts';
 import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageInfo } from './sniff.ts';
@@ -50,6 +49,12 @@ export function showingNote(showing: ImageShowing): string | undefined {
  * The image part the model is given: the file's bytes, or the image decoded and downscaled (a PNG
  * stays a lossless PNG unless that is over the byte bound; a JPEG stays a JPEG; a GIF's first frame).
  */
+/** An image for the model: its bytes and MIME type. */
+export interface ImagePart {
+  readonly mime: string;
+  readonly data: Uint8Array;
+}
+
 export async function imageShown(bytes: Uint8Array, image: ImageInfo, showing: ImageShowing): Promise<ImagePart | { readonly unshown: string } | undefined> {
   if (showing.as === 'original') return { mime: image.mime, data: bytes };
   if (showing.as === 'described') return undefined;

@@ -5,7 +5,12 @@ import { ResultPager } from '../results/pager.ts';
 import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
 import { streamResult } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
-import type { ToolContext } from '../tool.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
+import type { ResolvedFs } from '../fs/resolved-fs.ts';
+import type { GatedPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from '../paths.ts';
+import type { Log } from '../ports.ts';
+import type { PageBudget } from '../results/budget.ts';
+import type { ProgressReporter } from '../results/progress.ts';
 import type { MatchFrame, PathFrame, SandboxSearch, SearchBatch, SearchScope } from './port.ts';
 
 /** A result frame as the model and the CLI see it: paths are display paths (folder-prefixed in multi-root). */
@@ -55,7 +60,21 @@ const renderHeld: ItemRenderer<Held> = (h, previous) => renderHit(h.hit, previou
  * streams into a result artifact as it arrives (each file's lines together), nothing of it held in
  * memory, and the model gets its first page as soon as that page is full.
  */
-export async function runSearch(ctx: ToolContext<'search' | 'roots' | 'artifacts' | 'log' | 'fs'>, spec: SearchRun): Promise<SearchOutput> {
+/** What a search is given (plain values; a search tool's call context has them all). */
+export interface SearchContext {
+  readonly search: SandboxSearch | undefined;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly artifacts: ArtifactStore;
+  readonly log: Log;
+  readonly fs: ResolvedFs;
+  readonly targets: readonly GatedPath[];
+  readonly signal: AbortSignal;
+  readonly page: PageBudget;
+  readonly progress?: ProgressReporter;
+  resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
+}
+
+export async function runSearch(ctx: SearchContext, spec: SearchRun): Promise<SearchOutput> {
   const search = ctx.search;
   if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend.`, `Use list_directory instead.`);
   const scopes: SearchScope[] = [];

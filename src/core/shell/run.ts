@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
 import type { GatedPath } from '../paths.ts';
-import type { ToolContext } from '../tool.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
+import type { MediaStore } from '../media/store.ts';
+import type { SaveGuard } from '../media/save-guard.ts';
+import type { Policy } from '../policy.ts';
+import type { ResolvedPath, ResolveOptions, WorkspaceRoot } from '../paths.ts';
+import type { Clock, Log } from '../ports.ts';
+import type { PageBudget } from '../results/budget.ts';
+import type { ProgressReporter } from '../results/progress.ts';
+import type { Ripgrep } from '../search/ripgrep-process.ts';
+import type { ShellServices } from './port.ts';
 import { fits } from '../results/budget.ts';
 import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -40,7 +49,22 @@ export interface ShellStatus {
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
 export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
-type ShellContext = ToolContext<'shell' | 'artifacts' | 'media' | 'policy' | 'roots' | 'saveGuard' | 'ripgrep' | 'clock' | 'log'>;
+/** What a command is given (plain values; run_shell_command's call context has them all). */
+export interface ShellContext {
+  readonly shell: ShellServices | undefined;
+  readonly artifacts: ArtifactStore;
+  readonly media: MediaStore;
+  readonly policy: Policy;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly saveGuard: SaveGuard;
+  readonly ripgrep: Ripgrep | undefined;
+  readonly clock: Clock;
+  readonly log: Log;
+  readonly signal: AbortSignal;
+  readonly page: PageBudget;
+  readonly progress?: ProgressReporter;
+  resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
+}
 
 interface ShellInput {
   readonly command: string;
