@@ -1,8 +1,12 @@
 import * as z from 'zod';
 import { invalidInput } from './errors.ts';
-import type { SchemaDeclaration } from './tool.ts';
 
 /** A workspace-relative path argument. */
+/** What the search backend declares; schemas are built from it. */
+export interface SchemaDeclaration {
+  readonly supportsFollow: boolean;
+}
+
 export function pathArgument(what: string): z.ZodString {
   return z.string().min(1).describe(`${what}, relative to the workspace folder ("src/app.ts"); in a multi-root workspace start with the folder's name.`);
 }

@@ -2,13 +2,15 @@ import type * as z from 'zod';
 import { BugError, type SandboxError } from './errors.ts';
 import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
 import type { ProgressReporter } from './results/progress.ts';
-import type { ImagePart } from './images/part.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ToolName } from './tools/names.ts';
 import type { ToolRisk } from './types.ts';
+import type { ImagePart } from './images/part.ts';
+import type { SchemaDeclaration } from './schema.ts';
 import type { ReadProtection, ReadTaint } from './gate.ts';
 import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
+import type { PlannedWrite } from './media/types.ts';
 import type { SaveHistory } from './media/history.ts';
 import type { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
@@ -29,10 +31,7 @@ export type { Risk, ToolRisk } from './types.ts';
 /** `shell`: the host can run commands (it has a sandbox port; whether the OS sandbox is there is asked per call). */
 export type Capability = 'streaming' | 'symlinks' | 'search' | 'ripgrep' | 'writable' | 'shell';
 
-/** What the search backend declares; schemas are built from it. */
-export interface SchemaDeclaration {
-  readonly supportsFollow: boolean;
-}
+export type { SchemaDeclaration } from './schema.ts';
 
 export interface ToolMeta {
   readonly name: ToolName;
@@ -51,6 +50,11 @@ export interface ToolMeta {
 
 /** The paths a call addresses, known before any I/O, for the gate to decide on. */
 export interface CallTargets {
+  /**
+   * What the call writes, by kind, with its media and `+added −removed`: hosts render the
+   * confirmation and diff links from this (any write tool that declares it gets them).
+   */
+  readonly writes?: readonly PlannedWrite[];
   readonly paths: readonly ModelPath[];
   /** One line for the person: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
@@ -75,17 +79,6 @@ export interface CallTargets {
    * `allow_protected_writes`): asked every time, like a protected write, naming the globs.
    */
   readonly protectedWrites?: boolean;
-  /**
-   * What the call writes to disk, and from which staged media: hosts show its diffs and the problems
-   * it brings from this, never from the tool's name.
-   */
-  readonly writes?: readonly DiskWrite[];
-}
-
-/** One file a call writes: where, and the staged media whose bytes it writes (none for an undo's restore). */
-export interface DiskWrite {
-  readonly path: ModelPath;
-  readonly mediaId?: string;
 }
 
 /** One entry of a batch call: its approved path, or why it alone was refused (denied by a rule, or declined). */
@@ -157,21 +150,23 @@ export interface TargetScope {
   /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
   folderScope(path: string | undefined): ModelPath[];
   readonly artifacts: Pick<ArtifactStore, 'target'>;
-  readonly media: Pick<MediaStore, 'get' | 'target'>;
-  readonly saves: Pick<SaveHistory, 'get' | 'latest'>;
+  readonly media: Pick<MediaStore, 'get' | 'target' | 'changes'>;
+  readonly saves: Pick<SaveHistory, 'get' | 'latest' | 'setOf'>;
   /** One line describing the shell sandbox's boundary as the settings are now (for the confirmation). */
   shellBoundaryLine(allowProtectedWrites?: boolean): string;
 }
 
-export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P> extends Omit<ToolMeta, 'needs'> {
+/** What `targets` returns: the call's targets, and a typed plan that `run` is given as it was decided (what the person was asked about). */
+export interface PlannedTargets<P> extends CallTargets {
+  readonly plan?: P;
+}
+
+export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P = undefined> extends Omit<ToolMeta, 'needs'> {
   readonly schema: (declaration: SchemaDeclaration) => S;
-  /**
-   * Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses.
-   * `plan`: what the person is asked about, as `run` must carry it out (undo_save: the save named).
-   */
-  readonly targets: (input: z.infer<S>, scope: TargetScope) => CallTargets & { readonly plan?: P };
+  /** Pure: no disk I/O (in-memory stores may be read). Throws a SandboxError for a path it refuses. */
+  readonly targets: (input: z.infer<S>, scope: TargetScope) => PlannedTargets<P>;
   readonly needs: readonly N[];
-  /** `plan`: what `targets` planned for this same call (the person was asked about that). */
+  /** `plan`: what `targets` planned for this very call (undefined when it planned nothing). */
   readonly run: (input: z.infer<S>, ctx: ToolContext<N>, plan: P | undefined) => Promise<R>;
   /** The compact text the model receives. */
   readonly render: (result: R) => string;
@@ -182,6 +177,9 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P> exten
   readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[] | { readonly unshown: string }>;
 }
 
+export type { ImagePart } from './images/part.ts';
+/** What a call writes to disk, as hosts read it (a confirmation's diff links, the problems after a save). */
+export type DiskWrite = PlannedWrite;
 
 /** A prepared, validated call: input parsed, targets known, nothing touched yet. */
 export interface PreparedInput<R = unknown> {
@@ -215,6 +213,11 @@ export type ResultOf<T> = T extends Tool<infer R> ? R : never;
 /** The services a tool declared, and no others. */
 function granted<N extends Need>(services: CallServices, needs: readonly N[]): Pick<CallServices, N> {
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
+}
+
+/** What a call of `tool` with `input` writes, from its plan (empty for a call that writes nothing): for hosts' confirmations and diff links. */
+export function writePlanOf(tool: Tool, input: unknown, scope: TargetScope): readonly PlannedWrite[] {
+  return tool.prepare(input, scope).targets.writes ?? [];
 }
 
 export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {

@@ -304,14 +304,14 @@ describe('agent mode with the scripted model', () => {
     const script = {
       prompt: 'Make greet say "Hi" instead of "Hello".',
       steps: [
-        { tool: 'stage_file', input: { path: GREET }, confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*Nothing is written yet` },
+        { tool: 'stage_file', input: { path: GREET }, confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*Nothing written: patch it` },
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'Hello, ${name}!', replace: 'Hi, ${name}!' } },
-          confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*"added":1,"removed":1[\\s\\S]*nothing changes on disk until save_media` },
+          confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*"added":1,"removed":1[\\s\\S]*In memory only` },
         // Skipped: the model gets a refusal and the disk stays as it was.
         { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
-          expect: 'skip', reject: 'Saved' },
+          expect: 'skip', reject: 'save_id' },
         { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
-          expect: '^\\{[^\\n]*\\}\\nSaved \\S+ to "src/greet\\.js": \\+1 −1 lines, \\d+ bytes written\\.' },
+          expect: '^\\{"save_id":"s\\d+","path":"src/greet\\.js","added":1,"removed":1\\}' },
       ],
       final: 'Saved the change.\n\n{{step 3}}',
     };
@@ -392,7 +392,7 @@ describe('agent mode with the scripted model', () => {
         // The same first version patched again: a harmless sibling, and the newest version of the line.
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'set -e\n', replace: `set -e\n${ECHO}\n` } }, confirm: 'allowOnce', shows: [DEPLOY], expect: MEDIA_ID },
         { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [DEPLOY, 'Open the staged diff'],
-          expect: '^\\{[^\\n]*\\}\\nSaved \\S+ to "deploy\\.sh"' },
+          expect: '^\\{"save_id":"s\\d+","path":"deploy\\.sh"' },
       ],
       final: 'Saved the deploy script.\n\n{{step 3}}',
     };
@@ -480,11 +480,11 @@ describe('agent mode with the scripted model', () => {
       prompt: 'Stop asking me to confirm every file.',
       steps: [
         { tool: 'stage_file', input: { path: 'docs/todo.md', content: '- [ ] ship\n' }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: 'Saved \\S+ to "docs/todo\\.md"' },
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: '"save_id":"s\\d+","path":"docs/todo\\.md"' },
         // Auto-approved in chat now, but a protected file: our modal asks, for the stage and for the save.
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
         { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
-          expect: `^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\\.vscode/settings\\.json"`, reject: 'Saved' },
+          expect: `^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\\.vscode/settings\\.json"`, reject: 'save_id' },
       ],
       final: 'The settings file was not changed.\n\n{{step 3}}',
     };
@@ -516,7 +516,7 @@ describe('agent mode with the scripted model', () => {
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, confirm: 'alwaysAllow', shows: [SETTINGS],
           dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
         { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: [SETTINGS],
-          dialog: { message: protectedDialog('save_media', 'write'), click: 'Allow Once' }, expect: 'Saved \\S+ to "\\.vscode/settings\\.json"' },
+          dialog: { message: protectedDialog('save_media', 'write'), click: 'Allow Once' }, expect: '"save_id":"s\\d+","path":"\\.vscode/settings\\.json"' },
         // Had the workspace rule applied, this would run with no confirmation and no dialog.
         { tool: 'open_file', input: { path: '.env' }, confirm: 'allowOnce', shows: ['.env'],
           dialog: { message: secretDialog, click: DIALOG_LABELS.cancel }, expect: 'E_SANDBOX_REFUSED', reject: CANARY },

@@ -72,7 +72,7 @@ const SMOKE: { tool: string; run: () => Promise<void> }[] = [
   {
     tool: 'save_media',
     run: async () => {
-      assert.match(await invoke('save_media', { media_id: state.patchedId }), /Saved m\d+ to "src\/greet\.js": \+1 −1 lines/);
+      assert.match(await invoke('save_media', { media_id: state.patchedId }), /"path":"src\/greet\.js","added":1,"removed":1/);
       assert.equal(await readText(workspaceUri('src', 'greet.js')), state.original!.replace('Hello', 'Howdy'));
     },
   },

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { invoke, waitFor, workspaceUri } from './api.ts';
+import { invoke, testApi, waitFor, workspaceUri } from './api.ts';
 
 /** The JSON line a stage or patch result starts with. */
 function resultOf(text: string): { media_id: string; encoding?: string } {
@@ -22,7 +22,8 @@ describe('files.encoding', () => {
       const callId = /^artifact (art-[0-9a-f]+-\d+)/.exec(opened)![1]!;
       assert.equal(await invoke('artifact_read', { callId }), 'legacy/hello.txt lines 1-1 of 1:\n1\tПривет\n(end of file)');
       const staged = resultOf(await invoke('stage_file', { path: 'legacy/hello.txt' }));
-      assert.equal(staged.encoding, 'windows1251');
+      // The model's result names ids and counts only; the media keeps the file's encoding.
+      assert.equal((await testApi()).host.session.media.get(String(staged.media_id)).encoding, 'windows1251');
       const patched = resultOf(await invoke('media_apply_patch', { media_id: staged.media_id, patch: { find: 'Привет', replace: 'Привет, мир' } }));
       // The person reviews the staged side in its encoding, not as UTF-8.
       const stagedSide = await waitFor('the staged document', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'staged' && d.uri.path === '/legacy/hello.txt' && d.getText().includes('мир')));

@@ -106,7 +106,7 @@ describe('workspace settings may only tighten the gate', () => {
     await set('writeRoots', ['docs'], vscode.ConfigurationTarget.Workspace);
     await settled('the narrowed write roots', () => api.host.settings().writeRoots.workspace.length === 1 || undefined);
     const inDocs = await invoke('stage_file', { path: 'docs/added.txt', content: 'added\n' });
-    assert.match(await invoke('save_media', { media_id: mediaId(inDocs) }), /Saved \S+ to "docs\/added\.txt" \(new file\)/);
+    assert.match(await invoke('save_media', { media_id: mediaId(inDocs) }), /"path":"docs\/added\.txt".*"new":true/);
     assert.equal(await readText(workspaceUri('docs', 'added.txt')), 'added\n');
     const inSrc = await invoke('stage_file', { path: 'src/added.txt', content: 'x\n' });
     assert.match(await invoke('save_media', { media_id: mediaId(inSrc) }), /^E_SANDBOX_REFUSED: .*outside the write roots \("docs"\)/);

@@ -23,7 +23,7 @@ describe('list_problems in VS Code', function () {
     const mediaId = /"media_id":"(m\d+)"/.exec(staged)?.[1];
     assert.ok(mediaId, staged);
     const saved = await invoke('save_media', { media_id: mediaId });
-    assert.match(saved, /Saved m\d+ to "src\/typed-wrong\.ts" \(new file\)/, saved);
+    assert.match(saved, /"path":"src\/typed-wrong\.ts".*"new":true/, saved);
     // The real TypeScript language features of the workbench report it once their server has checked the file.
     const listed = await waitFor('the type error in list_problems', async () => {
       const text = await invoke('list_problems', { paths: ['src/typed-wrong.ts'] });

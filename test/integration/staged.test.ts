@@ -41,7 +41,7 @@ describe('staged review', () => {
     assert.equal(api.host.session.media.heads().length, 1);
 
     const saved = await invoke('save_media', { media_id: patched });
-    assert.match(saved, /Saved m\d+ to "src\/greet.js": \+1 −1 lines/);
+    assert.match(saved, /"path":"src\/greet\.js","added":1,"removed":1/);
     assert.equal(await readText(file), original.replace('Hello', 'Howdy'));
     assert.equal(api.host.session.media.heads().length, 0, 'the Staged Changes view empties');
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(original));
@@ -105,7 +105,7 @@ describe('staged review', () => {
     const message = prepared.confirmationMessages?.message;
     const text = typeof message === 'string' ? message : message?.value ?? '';
     assert.match(text, /Change: \*\*\+0 −2\*\* lines \(\*\*deletes the file\*\*\)/);
-    assert.match(String(prepared.invocationMessage), new RegExp(`^Delete retired\\.txt \\(${m}\\)`));
+    assert.match(String(prepared.invocationMessage), new RegExp(`^Save delete retired\\.txt \\(${m}\\) \\+0 −2`));
     const link = /\(command:workspaceTools\.openStagedDiff\?([^)]+)\)/.exec(text);
     assert.ok(link, `no diff link in ${text}`);
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', ...(JSON.parse(decodeURIComponent(link[1]!)) as unknown[]));
@@ -114,9 +114,9 @@ describe('staged review', () => {
       return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/retired.txt' ? active.input : undefined;
     });
     assert.equal((await vscode.workspace.fs.readFile(diff.modified)).byteLength, 0, 'the staged side is nothing');
-    assert.match(await invoke('save_media', { media_id: m }), /^Deleted "retired\.txt"/m);
+    assert.match(await invoke('save_media', { media_id: m }), /^Saved: delete retired\.txt \+0 −2\.$/m);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(file)));
-    assert.match(await invoke('undo_save', {}), /"action":"restored"/);
+    assert.match(await invoke('undo_save', {}), /"retired\.txt" is back as before, byte for byte/);
     assert.equal(await readText(file), 'one\ntwo\n');
     api.host.session.media.discardAll();
     await vscode.workspace.fs.delete(file);
@@ -152,7 +152,7 @@ describe('staged review', () => {
     const { added, removed } = api.host.session.media.changes(m2);
     assert.match(text, new RegExp(`Change: \\*\\*\\+${added} −${removed}\\*\\* lines`));
     assert.match(text, new RegExp(`Version: \\*\\*${m2}\\*\\*`));
-    assert.match(String(prepared.invocationMessage), new RegExp(`^Save ${m2} to deploy\\.sh`));
+    assert.match(String(prepared.invocationMessage), new RegExp(`^Save write deploy\\.sh \\(${m2}\\)`));
 
     // Each head of the line opens as itself (the view's entries and version children run this command).
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', m3);
@@ -163,7 +163,7 @@ describe('staged review', () => {
     assert.match(new TextDecoder().decode(await vscode.workspace.fs.readFile(other.modified)), /echo deploying/);
 
     const result = await invoke('save_media', { media_id: m2 });
-    assert.match(result, new RegExp(`Saved ${m2} to "deploy\\.sh"`));
+    assert.match(result, /^\{"save_id":"s\d+","path":"deploy\.sh"/);
     assert.equal(await readText(file), new TextDecoder().decode(saved.bytes), 'what was shown is what was written');
     api.host.session.media.discardAll();
     await vscode.workspace.fs.delete(file);

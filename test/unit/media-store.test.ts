@@ -100,7 +100,7 @@ test('a person\'s edit becomes a new version; list_media and save_media tell the
   ].join('\n'));
   const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
   assert.deepEqual(saved.result, { media_id: 'm3', path: 'p.txt', added: 2, removed: 1, bytes: 22, created: false, method: 'rename', stale: [], save_id: 's1', user_edit: { media_id: 'm3', against: 'm2', added: 1, removed: 0 } });
-  assert.equal(saved.text.split('\n')[2], 'This includes the user\'s own edit in the editor (m3: +1 −0 against your m2); read the file before changing it further.');
+  assert.equal(saved.text.split('\n')[1], 'This includes the user\'s own edit in the editor (m3: +1 −0 against your m2); read the file before changing it further.');
   assert.equal(readFileSync(join(t.root, 'p.txt'), 'utf8'), 'one\nTWO\nthree by hand\n');
 });
 

@@ -31,13 +31,13 @@ test('renderings are pinned: stage, patch, save', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'a.txt'), 'one\ntwo\n');
   const staged = await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
-  assert.equal(staged.text, '{"media_id":"m1","path":"a.txt","bytes":8,"lines":2,"encoding":"utf8","eol":"lf","isNew":false}\nNothing is written yet: patch it with media_apply_patch, then call save_media with the final media_id.');
+  assert.equal(staged.text, '{"media_id":"m1","path":"a.txt","lines":2}\nNothing written: patch it (media_apply_patch), then save_media.');
   const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'two', replace: '2' } });
-  assert.equal(patched.text, '{"media_id":"m2","parent_id":"m1","path":"a.txt","added":1,"removed":1,"bytes":6,"lines":2}\nm2 is in memory only (m1 stays valid); nothing changes on disk until save_media with media_id "m2".');
+  assert.equal(patched.text, '{"media_id":"m2","path":"a.txt","added":1,"removed":1}\nIn memory only (m1 stays valid): save_media media_id "m2" writes it.');
   const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
-  assert.equal(saved.text, '{"media_id":"m2","path":"a.txt","added":1,"removed":1,"bytes":6,"created":false,"method":"rename","stale":[],"save_id":"s1"}\nSaved m2 to "a.txt": +1 −1 lines, 6 bytes written.');
+  assert.equal(saved.text, '{"save_id":"s1","path":"a.txt","added":1,"removed":1}');
   const created = await t.session.invoke(TOOLS.stage_file, { path: 'b.txt', content: 'new\n' });
-  assert.equal(created.text, '{"media_id":"m3","path":"b.txt","bytes":4,"lines":1,"encoding":"utf8","eol":"lf","isNew":true}\nNothing is on disk yet: call save_media with media_id "m3" to create the file.');
+  assert.equal(created.text, '{"media_id":"m3","path":"b.txt","lines":1,"new":true}\nNothing written yet: save_media (media_ids for several).');
 });
 
 test('earlier media ids stay valid: saving the middle version rebases the later one, which saves cleanly', async (tc) => {

@@ -16,7 +16,7 @@ test('stage_file with patch returns the patched media in one call; the disk is u
   writeFileSync(file, 'const a = 1;\r\nconst b = 2;\r\n');
   const staged = await t.invoke('stage_file', { path: 'app.ts', patch: [{ find: 'const a = 1;', replace: 'const a = 10;' }, { find: 'b = 2;\n', replace: 'b = 2;\nconst c = 3;\n' }] });
   assert.deepEqual(staged.result, { media_id: 'm2', path: 'app.ts', bytes: 43, lines: 3, encoding: 'utf8', eol: 'crlf', isNew: false, parent_id: 'm1', added: 2, removed: 1, normalized_line_endings: [2] });
-  assert.equal(staged.text.split('\n')[1], 'Patched in memory only: call save_media with media_id "m2" to write it.');
+  assert.equal(staged.text.split('\n')[1], 'Nothing written yet: save_media (media_ids for several).');
   assert.equal(t.gate.calls.length, 1, 'one gated call');
   assert.equal(readFileSync(file, 'utf8'), 'const a = 1;\r\nconst b = 2;\r\n');
   await t.invoke('save_media', { media_id: 'm2' });

@@ -15,7 +15,9 @@ export type UndoneBy =
   /** The file the save created was removed. */
   | { readonly kind: 'removed' }
   /** The file had changed since: the previous bytes were staged as `mediaId` for review. */
-  | { readonly kind: 'staged'; readonly mediaId: string };
+  | { readonly kind: 'staged'; readonly mediaId: string }
+  /** Put back as it was before the save, with the rest of its set or as a deleted file recreated (undo_save of a set or a delete). */
+  | { readonly kind: 'reverted' };
 
 /** One save of this window, and what is needed to undo it. */
 export interface SaveRecord extends LineCounts {
@@ -24,11 +26,15 @@ export interface SaveRecord extends LineCounts {
   readonly path: ModelPath;
   /** The media that was written. */
   readonly mediaId: string;
+  /** `write`: bytes were written to `path`; `delete`: `path` was removed (a move is a delete of its source and a write of its destination, in one set). */
+  readonly kind: 'write' | 'delete';
+  /** The save_id of the set it belongs to (its own id for a save of one file): undo_save of the set undoes every file of it. */
+  readonly set: string;
+  /** Part of a move: the other side (the source for the write, the destination for the delete). */
+  readonly moved?: { readonly from: ModelPath } | { readonly to: ModelPath };
   readonly at: number;
   /** The file did not exist before: undoing removes it. */
   readonly created: boolean;
-  /** The save deleted the file (a staged deletion): undoing writes it back. */
-  readonly deleted: boolean;
   /** SHA-256 of what the save wrote: the file must still hold it for the undo to write. */
   readonly savedHash: string;
   /** The file the save created (device and inode, where the backend has them): an undo removes only that file. */
@@ -100,12 +106,12 @@ export class SaveHistory {
    * Records a save: `replaced` is what the file held before (undefined: it did not exist),
    * `written` what the save wrote. Keeps both within the budget, dropping the oldest first.
    */
-  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly deleted?: boolean } & LineCounts): Promise<SaveRecord> {
+  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly kind?: 'write' | 'delete'; readonly set?: string; readonly moved?: SaveRecord['moved'] } & LineCounts): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
-      id, path: save.path, mediaId: save.mediaId, at: this.options.clock.now(), created: save.replaced === undefined, deleted: save.deleted === true,
+      id, path: save.path, mediaId: save.mediaId, kind: save.kind ?? 'write', set: save.set ?? id, ...(save.moved ? { moved: save.moved } : {}), at: this.options.clock.now(), created: save.replaced === undefined,
       savedHash: hashBytes(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {
@@ -124,6 +130,12 @@ export class SaveHistory {
     this.entries.set(id, { record, kept: size, files });
     this.changed.fire();
     return record;
+  }
+
+  /** The files of a set, in save order (one record for a save of one file); a narrated E_SANDBOX_NOT_FOUND when there is none. */
+  setOf(id: string): SaveRecord[] {
+    const set = this.get(id).set;
+    return [...this.entries.values()].map((e) => e.record).filter((r) => r.set === set);
   }
 
   /** What the file held before the save (undefined: the save created it). */

@@ -20,8 +20,10 @@ export interface PatchedMedia {
 /** Applies `patch` to media `parentId` in memory and stages the result as a new media of the same path. */
 export function patchMedia(store: MediaStore, parentId: string, patch: MediaPatch): PatchedMedia {
   const parent = store.get(parentId);
+  if (parent.change.kind === 'delete') {
+    throw invalidInput(`Media ${parent.id} stages the deletion of "${parent.path.display}", so there is nothing to patch.`, `Stage the file again with stage_file to edit it instead of deleting it.`);
+  }
   const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
-  if (parent.deletes) throw invalidInput(`Media ${parent.id} is a staged deletion of "${parent.path.display}"; there is nothing to patch.`, `Save it with save_media to delete the file, or stage the file again to edit it instead.`);
   if (parent.encoding === 'binary') {
     throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text.`, `Stage a text file, or replace the whole file with stage_file and content.`);
   }

@@ -3,12 +3,13 @@ import type { FileEncoding } from '../text/encoding.ts';
 import { countLines, detectEol, type Eol } from '../text/eol.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { diskText, textOf } from './lineage.ts';
-import type { MediaBase, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
+import type { MediaBase, MediaChangeKind, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
 
 /** A media as the store keeps it: its base, saved and stale state change as the file is saved. */
 export class MediaRecord implements StagedMedia {
   readonly id: string;
   readonly path: ModelPath;
+  readonly change: MediaChangeKind;
   readonly bytes: Uint8Array;
   readonly encoding: FileEncoding;
   readonly eol: Eol;
@@ -19,14 +20,14 @@ export class MediaRecord implements StagedMedia {
   readonly createdAt: number;
   readonly origin: MediaOrigin;
   readonly taint: MediaTaint | undefined;
-  readonly deletes: boolean;
   saved: SavedRecord | undefined = undefined;
   stale: StaleReason | undefined;
   private counts: { readonly base: MediaBase; readonly counts: LineCounts } | undefined = undefined;
 
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined; deletes?: boolean }) {
+  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }) {
     this.id = init.id;
     this.path = init.path;
+    this.change = init.change ?? init.parent?.change ?? { kind: 'write' };
     this.bytes = init.bytes;
     this.base = init.base;
     this.parentId = init.parent?.id;
@@ -35,7 +36,6 @@ export class MediaRecord implements StagedMedia {
     this.origin = init.origin;
     this.stale = init.parent?.stale;
     this.taint = init.taint ?? init.parent?.taint;
-    this.deletes = init.deletes ?? false;
     // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
     this.encoding = init.encoding;
     const text = init.text ?? textOf(init.bytes, init.encoding);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
-import type { GatedPath, ModelPath, ResolveGated, ResolvedAddress } from '../paths.ts';
+import type { GatedPath, ModelPath, ResolvedAddress, ResolvedPath, ResolveOptions } from '../paths.ts';
 import type { Clock, FileStat } from '../ports.ts';
 import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
+import type { ReadProtection } from '../gate.ts';
 import type { MediaStore } from './store.ts';
 import type { SaveGuard } from './save-guard.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
@@ -12,7 +13,7 @@ import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
 
 /** How the bytes reached the file. */
-export type WriteMethod = 'rename' | 'direct' | 'delete';
+export type WriteMethod = 'rename' | 'direct';
 
 export interface SaveOutcome extends LineCounts {
   readonly mediaId: string;
@@ -34,8 +35,6 @@ export interface SaveOutcome extends LineCounts {
   readonly written: Uint8Array;
   /** The file a save created, as written (device and inode), where the backend has them. */
   readonly file: FileIdentity | undefined;
-  /** The save deleted the file (a staged deletion). */
-  readonly deleted?: boolean;
 }
 
 /** Rename errors after which a direct write may still work (other device, uid-mismatched mounts). */
@@ -171,26 +170,33 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
  * safe write to the call's gated `target` (the media's own path, or where it is saved as a new file).
  * Reaches disk only through `ctx.resolve` and the call's fs.
  */
-export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath): Promise<SaveOutcome> {
+export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath, expect?: Expectation): Promise<SaveOutcome> {
   const store = ctx.media;
   const media: StagedMedia = store.get(mediaId);
   const samePath = pathKey(target) === pathKey(media.path);
   if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file.`, `Give save_media the path of a file to write.`);
   ctx.saveGuard.checkWriteRoot(target);
-  return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath));
+  return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath, expect));
 }
 
-/** What a save is given: the media store, the write roots' guard, the call's fs, path translation and signal, and the clock. */
+/**
+ * What the target must hold for the write to go ahead, when not the media's base (a move's
+ * destination): `absent`, nothing; `any`, a file the person agreed to replace, or nothing.
+ */
+export type Expectation = 'absent' | 'any';
+
+/** What a save is given (plain values; a tool's call context has them all): the media store, the call's fs, path checks and the clock. */
 export interface SaveContext {
   readonly media: MediaStore;
   readonly saveGuard: SaveGuard;
   readonly fs: ResolvedFs;
   readonly clock: Clock;
   readonly signal: AbortSignal;
-  readonly resolve: ResolveGated;
+  resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
+  readProtection(resolved: ResolvedPath): ReadProtection | undefined;
 }
 
-async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean): Promise<SaveOutcome> {
+async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean, expect: Expectation | undefined): Promise<SaveOutcome> {
   const fs = ctx.fs;
   const resolved = await ctx.resolve(target, { forWrite: true });
   const segments = target.rel.split('/');
@@ -208,7 +214,7 @@ async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: Gated
   try {
     const folder = pinned?.address ?? fs.folderOf(resolved);
     const address = pinned ? fs.join(pinned.address, name) : resolved.address;
-    return await checkAndWriteIn(ctx, media, target, samePath, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
+    return await checkAndWriteIn(ctx, media, target, samePath, expect, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
   } finally {
     await pinned?.release();
   }
@@ -223,7 +229,7 @@ interface Placement {
   readonly pinned: boolean;
 }
 
-async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, place: Placement): Promise<SaveOutcome> {
+async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, expect: Expectation | undefined, place: Placement): Promise<SaveOutcome> {
   const store = ctx.media;
   const fs = ctx.fs;
   let disk: Uint8Array | undefined;
@@ -245,15 +251,16 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   }
 
   // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from.
+  const baseHash = expect === undefined ? media.base.hash : expect === 'any' && disk !== undefined ? hashBytes(disk) : undefined;
   if (samePath) {
     const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
-    if (media.base.hash === undefined && disk !== undefined) {
+    if (baseHash === undefined && disk !== undefined) {
       throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
     }
-    if (media.base.hash !== undefined && disk === undefined) {
+    if (baseHash !== undefined && disk === undefined) {
       throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
     }
-    if (disk !== undefined && hashBytes(disk) !== media.base.hash) {
+    if (disk !== undefined && hashBytes(disk) !== baseHash) {
       throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
     }
   } else if (disk !== undefined) {

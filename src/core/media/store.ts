@@ -10,7 +10,7 @@ import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashBytes } from './hash.ts';
-import { pathKey, type MediaBase, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
+import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
   readonly clock: Clock;
@@ -46,16 +46,24 @@ export class MediaStore {
   }
 
   /** The path a media was staged for, for the gate (pure). */
-  target(mediaId: string): ModelPath { return this.get(mediaId).path; }
+  target(mediaId: string): ModelPath {
+    return this.get(mediaId).path;
+  }
 
   /** The media with this id; a narrated E_SANDBOX_NOT_FOUND when there is none. */
-  get(mediaId: string): StagedMedia { return this.entry(mediaId); }
+  get(mediaId: string): StagedMedia {
+    return this.entry(mediaId);
+  }
 
   /** The media with this id, or undefined. */
-  find(mediaId: string): StagedMedia | undefined { return this.entries.get(mediaId); }
+  find(mediaId: string): StagedMedia | undefined {
+    return this.entries.get(mediaId);
+  }
 
   /** Every media held, oldest first (saved ones and earlier versions included). */
-  all(): StagedMedia[] { return [...this.entries.values()]; }
+  all(): StagedMedia[] {
+    return [...this.entries.values()];
+  }
 
   /** Media of one file, oldest first. */
   ofPath(path: ModelPath): StagedMedia[] {
@@ -112,15 +120,17 @@ export class MediaStore {
   /**
    * A new line of edits for `path`. `disk`: the file's bytes now, or undefined when it does not
    * exist. `content`: the full new text (written in the file's encoding and line endings), or bytes
-   * taken as they are; omitted, the media is the disk bytes.
+   * taken as they are; omitted, the media is the disk bytes. `change`: a delete (`path` staged
+   * against `disk`, no content) or a move (`disk` is the source's, `path` the destination).
    */
-  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model'): StagedMedia {
+  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
     const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashBytes(disk), bytes: disk };
     const configured = this.options.encodingOf?.(path);
     const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
     let bytes: Uint8Array;
     let encoding: FileEncoding;
     let text: string | undefined;
+    if (change?.kind === 'delete') content = EMPTY;
     if (content === undefined || content instanceof Uint8Array) {
       bytes = content ?? disk ?? fail('MediaStore.stage: no content for a file that does not exist');
       const decoded = decodeFile(bytes, fileName, configured);
@@ -132,13 +142,7 @@ export class MediaStore {
       text = decoded ? withEol(content, detectEol(decoded.text)) : content;
       bytes = encodeText(text, encoding, path.display);
     }
-    return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint });
-  }
-
-  /** A staged deletion: saving it removes `path`, whose bytes are `disk` now (its base, for the diff and undo). */
-  stageDeletion(path: ModelPath, disk: Uint8Array, taint?: MediaTaint): StagedMedia {
-    const encoding = decodeFile(disk, path.rel.slice(path.rel.lastIndexOf('/') + 1), this.options.encodingOf?.(path))?.encoding ?? 'binary';
-    return this.add({ path, bytes: EMPTY, encoding, text: '', base: { hash: hashBytes(disk), bytes: disk }, parent: undefined, origin: 'model', taint, deletes: true });
+    return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint, change });
   }
 
   /** A new version made by the model (media_apply_patch) from `parentId`: `bytes`, and the `text` they encode (its lines and line endings, so the bytes are not decoded again). */
@@ -198,7 +202,7 @@ export class MediaStore {
     const conflicting: string[] = [];
     const flipped: string[] = [];
     for (const m of this.entries.values()) {
-      if (pathKey(m.path) !== pathKey(path) || m.saved) continue;
+      if (pathKey(sourceOf(m)) !== pathKey(path) || m.saved) continue;
       const conflicts = m.base.hash !== hash;
       if (conflicts) {
         conflicting.push(m.id);
@@ -243,7 +247,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; deletes?: boolean }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }): StagedMedia {
     const held = new HeldBytes(this.entries.values());
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
     this.makeRoom(init.path.display, need, held);

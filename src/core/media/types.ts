@@ -43,12 +43,49 @@ export interface SavedRecord {
   readonly hash: string;
 }
 
+/**
+ * What saving a media does. `write`: its bytes go to `path`. `delete`: `path` is removed (the media
+ * holds no bytes; its base is the disk it was staged against, kept for undo). `move`: the file at
+ * `from` goes to `path` holding the media's bytes (its base is `from`'s disk; the destination must
+ * not exist unless `replace`). Folders are never deleted or moved: only files are staged.
+ */
+export type MediaChangeKind =
+  | { readonly kind: 'write' }
+  | { readonly kind: 'delete' }
+  | { readonly kind: 'move'; readonly from: ModelPath; readonly replace: boolean };
+
+export type MediaKind = MediaChangeKind['kind'];
+
+/** The file whose disk a media was staged against: `from` for a move, else `path`. */
+export function sourceOf(media: Pick<StagedMedia, 'path' | 'change'>): ModelPath {
+  return media.change.kind === 'move' ? media.change.from : media.path;
+}
+
+/**
+ * One path a call will write, as its plan declares it (CallTargets.writes): hosts render the
+ * confirmation and diff links from this, never from the tool's name. A move is one entry (`from`
+ * set) although it writes both paths.
+ */
+export interface PlannedWrite extends LineCounts {
+  readonly kind: MediaKind;
+  /** Where the bytes go (the deleted file for a delete, the destination for a move). */
+  readonly path: ModelPath;
+  /** A move's source. */
+  readonly from?: ModelPath;
+  /** A move onto an existing file the person agreed to replace. */
+  readonly replace?: boolean;
+  /** The staged media it writes. */
+  readonly mediaId: string;
+}
+
 /** One staged version of a file. Its bytes never change; a patch or an edit makes a new media. */
 export interface StagedMedia {
   readonly id: string;
-  /** The file it was staged for. */
+  /** The file it was staged for (a move's destination). */
   readonly path: ModelPath;
-  /** The file's bytes as they will be written (encoding, BOM and line endings included). */
+  /** Write (the default), delete or move; derived versions keep their parent's. */
+  readonly change: MediaChangeKind;
+  /** The file's bytes as they will be written (encoding, BOM and line endings included); empty for a delete. */
   readonly bytes: Uint8Array;
   readonly encoding: FileEncoding;
   readonly eol: Eol;
@@ -67,8 +104,6 @@ export interface StagedMedia {
   readonly stale: StaleReason | undefined;
   /** Set when it was staged from a protected path (and for everything derived from it). */
   readonly taint: MediaTaint | undefined;
-  /** A staged deletion: saving removes the file (`bytes` is empty; `base` holds what is deleted). */
-  readonly deletes: boolean;
 }
 
 /** The user's change inside a line of edits, against the model's version it started from. */

@@ -1,8 +1,8 @@
 import { SandboxError, cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
-import type { ReadProtection } from '../gate.ts';
 import type { GatedPath, ResolvedPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
-import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
+import type { OpenEditors } from './editors.ts';
+import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './hash.ts';
@@ -11,7 +11,7 @@ import { mediaTaint } from './types.ts';
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: { readonly saves: SaveHistory; readonly log: Log }, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
-    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed, deleted: outcome.deleted === true });
+    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
   } catch (e) {
     services.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
     return undefined;
@@ -35,7 +35,6 @@ export interface UndoContext extends SaveContext {
   readonly saves: SaveHistory;
   readonly log: Log;
   readonly editors: OpenEditors | undefined;
-  readProtection(resolved: ResolvedPath): ReadProtection | undefined;
 }
 
 /** `target`: the call's gated path, the record's own. */
@@ -72,9 +71,7 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
   // Security: the bytes of a path the rules protect stay tainted as a media, as stage_file's do.
   const taint = mediaTaint(record.path.display, ctx.readProtection(resolved));
   if (ctx.signal.aborted) throw cancelled();
-  // The file still is what the save left: the bytes it wrote, or no file after a deletion.
-  const unchanged = record.deleted ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
-  if (!unchanged) {
+  if (disk === undefined || hashBytes(disk) !== record.savedHash) {
     if (previous === undefined) {
       if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${record.path.display}", which save ${record.id} created, no longer exists; there is nothing to undo.`, '');
       throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was created by save ${record.id} and has changed since; undoing would delete that newer change, so nothing was changed.`, `Ask the user whether to delete the file.`);
@@ -84,7 +81,6 @@ async function decide(ctx: UndoContext, record: SaveRecord, target: GatedPath, p
     return { kind: 'staged', mediaId: media.id, because: disk === undefined ? 'deleted' : 'changed' };
   }
   refuseUnsavedEditor(ctx.editors, record.path, 'undo_save');
-  if (record.deleted && previous !== undefined) return { kind: 'restore', mediaId: ctx.media.stage(record.path, undefined, previous, taint, 'undo').id };
   if (previous === undefined) {
     await removeCreated(ctx, record, resolved);
     ctx.saves.markUndone(record.id, { kind: 'removed' });

@@ -21,7 +21,8 @@ export interface ApplyPatchResult {
 }
 
 export function renderApplyPatch(r: ApplyPatchResult): string {
-  return `${JSON.stringify(r)}\n${r.media_id} is in memory only (${r.parent_id} stays valid); nothing changes on disk until save_media with media_id "${r.media_id}".`;
+  const shown = { media_id: r.media_id, path: r.path, added: r.added, removed: r.removed, ...(r.normalized_line_endings ? { normalized_line_endings: r.normalized_line_endings } : {}) };
+  return `${JSON.stringify(shown)}\nIn memory only (${r.parent_id} stays valid): save_media media_id "${r.media_id}" writes it.`;
 }
 
 export const applyPatch = defineTool({

@@ -170,17 +170,24 @@ export function registerStagedReview(host: Host): void {
   });
 }
 
-/** save_media's confirmation: the +/− counts and a link that opens the staged diff. */
+/** save_media's confirmation: for each file it writes, the +/− counts and a link that opens that staged diff. */
 export function saveConfirmationExtras(host: Pick<Host, 'session'>, writes: readonly DiskWrite[]): vscode.MarkdownString | undefined {
-  const mediaId = writes.find((write) => write.mediaId !== undefined)?.mediaId;
-  if (mediaId === undefined) return undefined;
-  const media = host.session.media.find(mediaId);
-  if (!media) return undefined;
+  const lines = writes.flatMap((write) => {
+    const media = host.session.media.find(write.mediaId);
+    return media ? [changeLine(host, media, writes.length > 1)] : [];
+  });
+  if (lines.length === 0) return undefined;
+  const text = new vscode.MarkdownString(lines.join(''));
+  text.isTrusted = { enabledCommands: ['workspaceTools.openStagedDiff'] };
+  return text;
+}
+
+/** One file of a save: what it does, its counts, and its diff (security: of this very media, the bytes the save writes). */
+function changeLine(host: Pick<Host, 'session'>, media: StagedMedia, named: boolean): string {
   const { added, removed } = host.session.media.changes(media.id);
   const person = host.session.media.personChange(media.id);
   const args = encodeURIComponent(JSON.stringify([media.id]));
-  // Security: the counts and the diff are of this very media, the bytes the save writes.
-  const text = new vscode.MarkdownString(`- Change: **+${added} −${removed}** lines${media.deletes ? ' (**deletes the file**)' : media.isNew ? ' (new file)' : ''}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`);
-  text.isTrusted = { enabledCommands: ['workspaceTools.openStagedDiff'] };
-  return text;
+  const kind = media.change.kind === 'delete' ? ' (**deletes the file**)' : media.change.kind === 'move' ? ` (**moves** ${media.change.from.display} → ${media.path.display})` : media.isNew ? ' (new file)' : '';
+  const who = named ? `${media.path.display}: ` : '';
+  return `- ${who}Change: **+${added} −${removed}** lines${kind}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`;
 }

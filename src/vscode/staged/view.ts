@@ -21,7 +21,7 @@ export function mediaOfNode(node: StagedNode): StagedMedia | undefined {
 function describe(store: MediaStore, media: StagedMedia): { description: string; tooltip: string } {
   const { added, removed } = store.changes(media.id);
   const person = store.personChange(media.id);
-  const notes = [media.deletes ? 'deletes the file' : media.isNew ? 'new file' : '', person ? `edited by you (+${person.added} −${person.removed})` : '', media.stale ? (media.stale.kind === 'saved' ? `conflicts: ${media.stale.by} was saved` : 'conflicts: the file changed on disk') : ''].filter(Boolean);
+  const notes = [media.change.kind === 'delete' ? 'deletes the file' : media.change.kind === 'move' ? `moved from ${media.change.from.display}` : media.isNew ? 'new file' : '', person ? `edited by you (+${person.added} −${person.removed})` : '', media.stale ? (media.stale.kind === 'saved' ? `conflicts: ${media.stale.by} was saved` : 'conflicts: the file changed on disk') : ''].filter(Boolean);
   return {
     description: [`+${added} −${removed}`, media.id, ...notes].join(' · '),
     tooltip: `${media.path.display}\nmedia ${media.id}${media.parentId ? ` (from ${media.parentId})` : ''}\n+${added} −${removed} lines against disk${notes.length ? `\n${notes.join('\n')}` : ''}\nNot on disk until saved.`,
@@ -31,7 +31,7 @@ function describe(store: MediaStore, media: StagedMedia): { description: string;
 function savedItem(record: SaveRecord): vscode.TreeItem {
   const item = new vscode.TreeItem(record.path.display, vscode.TreeItemCollapsibleState.None);
   const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
-  const notes = [record.created ? 'new file' : record.deleted ? 'deleted' : '', state].filter(Boolean);
+  const notes = [record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : '', state].filter(Boolean);
   item.description = [record.id, `+${record.added} −${record.removed}`, new Date(record.at).toLocaleTimeString(), ...notes].join(' · ');
   item.tooltip = `${record.path.display}\nsave ${record.id} of media ${record.mediaId} at ${new Date(record.at).toLocaleString()}\n+${record.added} −${record.removed} lines${notes.length ? `\n${notes.join('\n')}` : ''}${record.lost !== undefined ? `\nIts previous bytes were not kept: ${record.lost}.` : ''}`;
   item.id = `saved:${record.id}`;
@@ -115,7 +115,7 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
     item.tooltip = tooltip;
     item.id = `${node.kind}:${media.id}`;
     item.contextValue = media.stale ? 'staged-conflict' : 'staged';
-    item.iconPath = media.stale ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(media.deletes ? 'diff-removed' : media.isNew ? 'diff-added' : 'diff-modified');
+    item.iconPath = media.stale ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(media.change.kind === 'delete' ? 'diff-removed' : media.change.kind === 'move' ? 'diff-renamed' : media.isNew ? 'diff-added' : 'diff-modified');
     item.command = { command: 'workspaceTools.openStagedDiff', title: 'Open Staged Diff', arguments: [media.id] };
     return item;
   }

@@ -1,0 +1,76 @@
+import { cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
+import type { GatedPath, ResolvedAddress } from '../paths.ts';
+import type { ResolvedPinned } from '../fs/resolved-fs.ts';
+import { hashBytes } from './hash.ts';
+import type { SaveContext } from './save.ts';
+
+/* The file steps of a change set other than a write: read what a path holds, remove a file, put bytes back. */
+
+/** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
+export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<Uint8Array | undefined> {
+  if (ctx.signal.aborted) throw cancelled();
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  if (!resolved.exists) return undefined;
+  const opened = await ctx.fs.open(resolved);
+  try {
+    const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
+    if (stat.type === 'directory') throw invalidInput(`"${path.display}" is a folder; only files can be ${verb} (folders are out of scope: stage each file).`, `Stage the files inside it one by one (list_directory shows them).`);
+    if (stat.type !== 'file') throw refused(`"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`, `Use the real file path.`);
+    return await ctx.fs.readFile(opened.address, ctx.signal);
+  } catch (e) {
+    throw fromFsError(e, path.display, 'read');
+  } finally {
+    await opened.release();
+  }
+}
+
+/** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
+async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, fn: (address: ResolvedAddress) => Promise<T>): Promise<T> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  let pinned: ResolvedPinned | undefined;
+  try {
+    pinned = await ctx.fs.pinFolderOf(resolved, create);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${path.display}" was refused: a folder on its path became a symbolic link, and writes never go through links.`, `Check the folder, stage the file again and save.`);
+    throw fromFsError(e, path.display, 'open the folder of');
+  }
+  try {
+    const name = path.rel.slice(path.rel.lastIndexOf('/') + 1);
+    return await fn(pinned ? ctx.fs.join(pinned.address, name) : resolved.address);
+  } finally {
+    await pinned?.release();
+  }
+}
+
+/**
+ * Removes the file at `path` when it still holds the bytes hashed `expected`; returns them.
+ * Security: in its pinned folder, never a link or a folder, never recursively.
+ */
+export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<Uint8Array> {
+  return inPinned(ctx, path, false, async (address) => {
+    const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
+    if (stat.type !== 'file') throw invalidInput(`"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`, `Stage the files one by one.`);
+    const bytes = await ctx.fs.readFile(address, ctx.signal).catch((e: unknown) => { throw fromFsError(e, path.display, 'read'); });
+    if (expected !== undefined && hashBytes(bytes) !== expected) {
+      throw refused(`"${path.display}" changed on disk since it was staged, so it was not deleted.`, `Stage it again.`);
+    }
+    await ctx.fs.delete(address).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
+    return bytes;
+  });
+}
+
+/**
+ * Puts `bytes` back at `path` (undefined: removes the file there), for a rollback or an undo: the
+ * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise.
+ */
+export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean): Promise<void> {
+  if (bytes === undefined) { await removeFile(ctx, path, undefined); return; }
+  await inPinned(ctx, path, true, async (address) => {
+    try {
+      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}) });
+    } catch (e) {
+      throw fromFsError(e, path.display, 'write');
+    }
+  });
+}

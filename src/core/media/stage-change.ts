@@ -1,0 +1,40 @@
+import { SandboxError, invalidInput } from '../errors.ts';
+import type { GatedPath } from '../paths.ts';
+import { readDisk } from './file-ops.ts';
+import type { SaveContext } from './save.ts';
+import { mediaTaint, type StagedMedia } from './types.ts';
+
+/** What staging a delete or a move is given (a tool's call context has it all). */
+export type StageContext = Pick<SaveContext, 'fs' | 'signal' | 'resolve' | 'readProtection' | 'media'>;
+
+/**
+ * Stages deleting the file at `path`: the media holds no bytes, its base is the disk it was staged
+ * against (kept for undo). Folders are out of scope: a folder delete is not bounded or reviewable as
+ * one diff, so only files can be staged for deletion (narrated E_SANDBOX_INVALID_INPUT).
+ */
+export async function stageDelete(ctx: StageContext, path: GatedPath): Promise<StagedMedia> {
+  if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder; only files can be staged for deletion.`, `Stage each file to delete with action "delete".`);
+  const disk = await readDisk(ctx, path, 'staged for deletion');
+  if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to delete.`, '');
+  ctx.media.ensureRoom(path.display, disk.byteLength);
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  return ctx.media.stage(path, disk, undefined, mediaTaint(path.display, ctx.readProtection(resolved)), 'model', { kind: 'delete' });
+}
+
+/**
+ * Stages moving `from` to `to`, holding `content` (or `from`'s bytes). The destination must not exist
+ * unless `replace` (the person is asked about replacing it); checked again when saved.
+ */
+export async function stageMove(ctx: StageContext, from: GatedPath, to: GatedPath, content: string | undefined, replace: boolean): Promise<StagedMedia> {
+  for (const p of [from, to]) if (p.rel === '') throw invalidInput(`"${p.display}" is a workspace folder; only files can be moved.`, `Give the path of a file.`);
+  if (from.root.name === to.root.name && from.rel === to.rel) throw invalidInput(`A move needs two different paths; "${from.display}" was given as both.`, `Give the new path in to.`);
+  const disk = await readDisk(ctx, from, 'moved');
+  if (disk === undefined) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${from.display}" does not exist, so there is nothing to move.`, '');
+  const there = await readDisk(ctx, to, 'replaced by a move');
+  if (there !== undefined && !replace) {
+    throw new SandboxError('E_SANDBOX_CONFLICT', `"${to.display}" already exists; nothing was staged. A move replaces an existing file only with replace: true (the user is asked to confirm replacing it).`, `Pick another destination, or stage the move again with replace: true.`);
+  }
+  ctx.media.ensureRoom(to.display, disk.byteLength + (content === undefined ? 0 : Buffer.byteLength(content)));
+  const resolved = await ctx.resolve(from, { forWrite: true });
+  return ctx.media.stage(to, disk, content, mediaTaint(from.display, ctx.readProtection(resolved)), 'model', { kind: 'move', from, replace: there !== undefined && replace });
+}

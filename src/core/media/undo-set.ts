@@ -1,0 +1,67 @@
+import { SandboxError, invalidInput } from '../errors.ts';
+import type { GatedPath } from '../paths.ts';
+import { refuseUnsavedEditor } from './editors.ts';
+import { putBack, readDisk, removeFile } from './file-ops.ts';
+import { hashBytes } from './hash.ts';
+import type { SaveRecord } from './history.ts';
+import type { UndoContext } from './undo.ts';
+import { pathKey } from './types.ts';
+
+/** A record of a set to undo, with its gated path and the bytes it replaced (undefined: it created the file). */
+interface Step {
+  readonly record: SaveRecord;
+  readonly path: GatedPath;
+  readonly before: Uint8Array | undefined;
+}
+
+/**
+ * Undoes several saved files at once (a set, or a delete): checks every file still holds what the
+ * save left (a deleted file still absent) before touching any, then puts each back, newest first:
+ * written files get their previous bytes (created ones are removed), deleted ones are recreated.
+ * If a step fails, the steps done are redone, and the error says so. Never overwrites a newer change.
+ */
+export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[], targets: readonly GatedPath[]): Promise<void> {
+  const steps: Step[] = [];
+  for (const record of records) {
+    if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
+    const path = targets.find((t) => pathKey(t) === pathKey(record.path));
+    if (path === undefined) throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was not among the files the user was asked about; nothing was undone.`, 'Call undo_save again.');
+    ctx.saveGuard.checkWriteRoot(path);
+    refuseUnsavedEditor(ctx.editors, path, 'undo_save');
+    const disk = await readDisk(ctx, path, 'restored');
+    const holdsSave = record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
+    if (!holdsSave) {
+      throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`, `Undo the other files one by one (undo_save with save_id and path), or ask the user.`);
+    }
+    steps.push({ record, path, before: await ctx.saves.before(record.id) });
+  }
+  const done: Step[] = [];
+  for (const step of [...steps].reverse()) {
+    try {
+      if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true);
+      else if (step.before === undefined) await removeFile(ctx, step.path, step.record.savedHash);
+      else await putBack(ctx, step.path, step.before, false);
+      ctx.media.noteDisk(step.path, step.before);
+      done.push(step);
+    } catch (e) {
+      const failed = await redo(ctx, done);
+      const what = e instanceof SandboxError ? e.what : e instanceof Error ? e.message : String(e);
+      throw new SandboxError(e instanceof SandboxError ? e.code : 'E_SANDBOX_IO', `Undoing failed at "${step.path.display}": ${what} ${failed.length ? `Putting back the files already undone failed for ${failed.join(', ')}: check them.` : 'The files already undone were put back, so nothing remains changed.'}`, 'Tell the user.', { cause: e });
+    }
+  }
+  for (const step of steps) ctx.saves.markUndone(step.record.id, { kind: 'reverted' });
+}
+
+/** Takes an undo back: each file gets what the save had left there again. */
+async function redo(ctx: UndoContext, done: readonly Step[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (const step of [...done].reverse()) {
+    try {
+      if (step.record.kind === 'delete') await removeFile(ctx, step.path, undefined);
+      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined);
+    } catch {
+      failed.push(`"${step.path.display}"`);
+    }
+  }
+  return failed;
+}
