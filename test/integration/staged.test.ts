@@ -123,6 +123,24 @@ describe('staged review', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('a staged move: its diff is the source file on disk against the moved content (a rename with its edit)', async () => {
+    const api = await testApi();
+    const source = workspaceUri('moving.txt');
+    await vscode.workspace.fs.writeFile(source, new TextEncoder().encode('alpha\nbeta\n'));
+    const m = mediaIdOf(await invoke('stage_file', { path: 'moving.txt', action: 'move', to: 'moved/here.txt', patch: { find: 'beta', replace: 'gamma' } }));
+    await vscode.commands.executeCommand('workspaceTools.openStagedDiff', m);
+    const diff = await waitFor('the move\'s diff', () => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/moved/here.txt' ? active.input : undefined;
+    });
+    assert.equal(diff.original.toString(), source.toString(), 'the diff compares with the file that moves');
+    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(diff.original)), 'alpha\nbeta\n');
+    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(diff.modified)), 'alpha\ngamma\n');
+    api.host.session.media.discardAll();
+    await vscode.workspace.fs.delete(source);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('attack: the diff a save links to shows the version saved, not a newer sibling of its line', async () => {
     const api = await testApi();
     const file = workspaceUri('deploy.sh');

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import { invoke, invokeFailing, readText, testApi, waitFor, workspaceUri } from './api.ts';
+import { savedSets } from '../../src/vscode/staged/view.ts';
 
 function idOf(text: string, key: 'media_id' | 'save_id'): string {
   const id = new RegExp(`"${key}":"([ms]\\d+)"`).exec(text)?.[1];
@@ -127,5 +128,38 @@ describe('undo, open editors and stale reviews', function () {
     await waitFor('the staged diff tab', () => stagedDiffTabs().length === 1 || undefined);
     api.host.session.media.discardAll();
     await waitFor('the staged diff tab to close after discard', () => stagedDiffTabs().length === 0 || undefined);
+  });
+
+  it('Save All Staged Changes saves every staged file as one set after one confirmation; Undo This File undoes one file of it, Undo Save the rest', async () => {
+    const api = await testApi();
+    const paths = ['docs/set-a.md', 'docs/set-b.md', 'docs/set-c.md'];
+    for (const path of paths) await vscode.workspace.fs.writeFile(workspaceUri(...path.split('/')), new TextEncoder().encode(`${path} before\n`));
+    for (const path of paths) await invoke('stage_file', { path, content: `${path} after\n` });
+    const asked = api.decider?.asked.length ?? 0;
+    await vscode.commands.executeCommand('workspaceTools.saveAllStaged');
+    assert.equal((api.decider?.asked.length ?? 0) - asked, 1, 'one confirmation for the whole set');
+    assert.match(api.decider?.asked.at(-1)?.detail ?? '', /docs\/set-a\.md .*; write docs\/set-b\.md .*; write docs\/set-c\.md/);
+    for (const path of paths) assert.equal(await readText(workspaceUri(...path.split('/'))), `${path} after\n`);
+    const set = savedSets(api.host.session.saves)[0] ?? [];
+    assert.deepEqual(set.map((r) => r.path.display), paths, 'the view shows one saved set of the three files');
+    assert.equal(new Set(set.map((r) => r.set)).size, 1, 'one save_id');
+
+    // The view's "Undo This File" on the second file of the set.
+    await vscode.commands.executeCommand('workspaceTools.undoSavedFile', { kind: 'saved', record: set[1], inSet: true });
+    assert.deepEqual(await Promise.all(paths.map((p) => readText(workspaceUri(...p.split('/'))))), [`${paths[0]} after\n`, `${paths[1]} before\n`, `${paths[2]} after\n`]);
+    // Its "Undo Save" on the set: what is left of it.
+    await vscode.commands.executeCommand('workspaceTools.undoSave', { kind: 'saved-set', set: set[0]!.set, records: set });
+    assert.deepEqual(await Promise.all(paths.map((p) => readText(workspaceUri(...p.split('/'))))), paths.map((p) => `${p} before\n`));
+    for (const path of paths) await vscode.workspace.fs.delete(workspaceUri(...path.split('/')));
+  });
+
+  it('Discard on a file staged in several versions discards every version of it', async () => {
+    const api = await testApi();
+    await invoke('stage_file', { path: 'src/main.js', content: '// one\n' });
+    await invoke('stage_file', { path: 'src/main.js', content: '// two\n' });
+    const heads = api.host.session.media.heads().filter((m) => m.path.display === 'src/main.js');
+    assert.ok(heads.length >= 2, `several versions of src/main.js are staged (${heads.length})`);
+    await vscode.commands.executeCommand('workspaceTools.discardStaged', { kind: 'file', key: 'src/main.js', heads });
+    assert.deepEqual(api.host.session.media.heads().filter((m) => m.path.display === 'src/main.js'), []);
   });
 });

@@ -5,6 +5,7 @@ import type { Host } from '../host.ts';
 import type { DiskWrite } from '../../core/tool.ts';
 import { activeModelPath } from '../commands.ts';
 import { runForPerson } from '../run-for-person.ts';
+import { MAX_SET } from '../../core/tools/save_media.ts';
 import { fileUri } from '../uri.ts';
 import { registerStagedProvider, type StagedFileSystemProvider } from './provider.ts';
 import { STAGED_SCHEME, emptyBaseUri } from './uris.ts';
@@ -18,12 +19,14 @@ export function stagedDiffTitle(media: StagedMedia): string {
 }
 
 /**
- * The staged side of a diff against disk (a new file diffs against an empty document).
+ * The staged side of a diff against disk (a new file diffs against an empty document, a move against its source).
  * Security: the staged side is exactly this media's bytes (the version a save of `media.id`
  * writes), never a later or sibling version of its line.
  */
 export async function openStagedDiff(host: Host, provider: StagedFileSystemProvider, media: StagedMedia, options: { preserveFocus: boolean; preview: boolean; viewColumn?: vscode.ViewColumn }): Promise<void> {
-  const disk = media.isNew ? emptyBaseUri(media) : fileUri(media.path.root, media.path.rel, host.local);
+  // A move diffs against the file it moves (a rename with its content diff); a delete, the file against nothing.
+  const base = media.change.kind === 'move' ? media.change.from : media.path;
+  const disk = media.isNew ? emptyBaseUri(media) : fileUri(base.root, base.rel, host.local);
   const staged = provider.uriOf(media);
   // VS Code reads an unmarked file as UTF-8 unless files.encoding says otherwise: both sides of a
   // windows1252 (or other legacy) media are opened in its encoding first, and the diff reuses them.
@@ -110,10 +113,43 @@ async function pickMedia(host: Host, arg: unknown, placeHolder: string): Promise
   return picked?.media;
 }
 
-async function save(host: Host, media: StagedMedia): Promise<boolean> {
-  const outcome = await runForPerson(host, 'save_media', { media_id: media.id });
-  if (outcome) void vscode.window.setStatusBarMessage(`$(check) ${outcome.text.split('\n')[0]}`, 5000);
+async function save(host: Host, input: { media_id: string } | { media_ids: string[] }): Promise<boolean> {
+  const outcome = await runForPerson(host, 'save_media', input);
+  const lines = outcome?.text.split('\n') ?? [];
+  if (outcome) void vscode.window.setStatusBarMessage(`$(check) ${lines.find((l) => l.startsWith('Saved:')) ?? lines[0]}`, 5000);
   return outcome !== undefined;
+}
+
+/**
+ * Save All: every staged file as one set (one confirmation, all or nothing, one Undo Save).
+ * A file staged in several versions has the person pick the one to save; Escape saves nothing.
+ */
+async function saveAll(host: Host): Promise<void> {
+  const byFile = new Map<string, StagedMedia[]>();
+  for (const media of host.session.media.heads()) byFile.set(pathKey(media.path), [...(byFile.get(pathKey(media.path)) ?? []), media]);
+  const chosen: StagedMedia[] = [];
+  for (const versions of byFile.values()) {
+    const picked = versions.length === 1 ? versions[0] : await pickMedia(host, { kind: 'file', key: '', heads: versions }, `${versions[0]!.path.display} is staged in ${versions.length} versions: which one to save with the others?`);
+    if (!picked) return;
+    chosen.push(picked);
+  }
+  if (chosen.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: nothing is staged.'); return; }
+  // save_media takes at most MAX_SET media a set: more than that are saved as several sets, in order.
+  for (let i = 0; i < chosen.length; i += MAX_SET) {
+    const ids = chosen.slice(i, i + MAX_SET).map((m) => m.id);
+    if (!(await save(host, ids.length === 1 ? { media_id: ids[0]! } : { media_ids: ids }))) return;
+  }
+}
+
+/** Discard: one version, or every version of a file (its node in the view). */
+async function discard(host: Host, arg: unknown): Promise<void> {
+  const store = host.session.media;
+  if (typeof arg === 'object' && arg !== null && (arg as StagedNode).kind === 'file') {
+    for (const media of (arg as { heads: readonly StagedMedia[] }).heads) store.discard(media.id);
+    return;
+  }
+  const media = await pickMedia(host, arg, 'Staged change to discard');
+  if (media) store.discard(media.id);
 }
 
 export function registerStagedReview(host: Host): void {
@@ -153,15 +189,10 @@ export function registerStagedReview(host: Host): void {
   });
   register('workspaceTools.saveStaged', async (arg: unknown) => {
     const media = await pickMedia(host, arg, 'Staged change to save to disk');
-    if (media) await save(host, media);
+    if (media) await save(host, { media_id: media.id });
   });
-  register('workspaceTools.saveAllStaged', async () => {
-    for (const media of store.heads()) if (!(await save(host, media))) return;
-  });
-  register('workspaceTools.discardStaged', async (arg: unknown) => {
-    const media = await pickMedia(host, arg, 'Staged change to discard');
-    if (media) store.discard(media.id);
-  });
+  register('workspaceTools.saveAllStaged', () => saveAll(host));
+  register('workspaceTools.discardStaged', (arg: unknown) => discard(host, arg));
   register('workspaceTools.discardAllStaged', async () => {
     const count = store.heads().length;
     if (count === 0) return;

@@ -10,7 +10,23 @@ export type StagedNode =
   | { readonly kind: 'media'; readonly media: StagedMedia }
   /** This window's saves, newest first. */
   | { readonly kind: 'saved-group' }
-  | { readonly kind: 'saved'; readonly record: SaveRecord };
+  /** A save of several files (one save_media call with media_ids, or a move): undone as a whole, or file by file. */
+  | { readonly kind: 'saved-set'; readonly set: string; readonly records: readonly SaveRecord[] }
+  | { readonly kind: 'saved'; readonly record: SaveRecord; readonly inSet: boolean };
+
+/** The saves of this window grouped by their set, newest first. */
+export function savedSets(history: SaveHistory): SaveRecord[][] {
+  const sets = new Map<string, SaveRecord[]>();
+  for (const record of [...history.list()].reverse()) sets.set(record.set, [...(sets.get(record.set) ?? []), record]);
+  return [...sets.values()].reverse();
+}
+
+/** What a save did to one file, in a few words. */
+function savedNotes(record: SaveRecord): string[] {
+  const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
+  const moved = record.moved && 'from' in record.moved ? `moved from ${record.moved.from.display}` : record.moved ? `moved to ${record.moved.to.display}` : '';
+  return [moved || (record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : ''), state].filter(Boolean);
+}
 
 /** The media a node stands for: a file with one line of edits stands for that line's head. */
 export function mediaOfNode(node: StagedNode): StagedMedia | undefined {
@@ -28,16 +44,30 @@ function describe(store: MediaStore, media: StagedMedia): { description: string;
   };
 }
 
-function savedItem(record: SaveRecord): vscode.TreeItem {
+function savedItem(record: SaveRecord, inSet: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(record.path.display, vscode.TreeItemCollapsibleState.None);
-  const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
-  const notes = [record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : '', state].filter(Boolean);
-  item.description = [record.id, `+${record.added} −${record.removed}`, new Date(record.at).toLocaleTimeString(), ...notes].join(' · ');
+  const notes = savedNotes(record);
+  item.description = [...(inSet ? [] : [record.id]), `+${record.added} −${record.removed}`, ...(inSet ? [] : [new Date(record.at).toLocaleTimeString()]), ...notes].join(' · ');
   item.tooltip = `${record.path.display}\nsave ${record.id} of media ${record.mediaId} at ${new Date(record.at).toLocaleString()}\n+${record.added} −${record.removed} lines${notes.length ? `\n${notes.join('\n')}` : ''}${record.lost !== undefined ? `\nIts previous bytes were not kept: ${record.lost}.` : ''}`;
   item.id = `saved:${record.id}`;
-  item.contextValue = record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : 'saved';
+  // In a set, "saved-part": Undo This File (the set's other files stay as saved).
+  item.contextValue = record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : inSet ? 'saved-part' : 'saved';
   item.iconPath = new vscode.ThemeIcon(record.undone ? 'discard' : 'check');
   if (record.lost === undefined) item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
+  return item;
+}
+
+function savedSetItem(set: string, records: readonly SaveRecord[]): vscode.TreeItem {
+  const item = new vscode.TreeItem(`save ${set}: ${records.length} files`, vscode.TreeItemCollapsibleState.Expanded);
+  const added = records.reduce((n, r) => n + r.added, 0);
+  const removed = records.reduce((n, r) => n + r.removed, 0);
+  const open = records.filter((r) => r.lost === undefined && r.undone === undefined).length;
+  const state = open === 0 ? 'undone' : open < records.length ? `${records.length - open} undone` : '';
+  item.description = [`+${added} −${removed}`, new Date(records[0]?.at ?? 0).toLocaleTimeString(), state].filter(Boolean).join(' · ');
+  item.tooltip = `save ${set}: one save_media of ${records.length} files, written together\n${records.map((r) => `${r.path.display} (${[`+${r.added} −${r.removed}`, ...savedNotes(r)].join(', ')})`).join('\n')}\nUndo Save puts every file back; Undo This File on one of them puts back that file alone.`;
+  item.id = `saved-set:${set}`;
+  item.contextValue = open === 0 ? 'saved-set-undone' : 'saved-set';
+  item.iconPath = new vscode.ThemeIcon(open === 0 ? 'discard' : 'check-all');
   return item;
 }
 
@@ -76,7 +106,10 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
 
   getChildren(node?: StagedNode): StagedNode[] {
     if (node?.kind === 'media' || node?.kind === 'saved') return [];
-    if (node?.kind === 'saved-group') return this.history.list().map((record) => ({ kind: 'saved', record }));
+    if (node?.kind === 'saved-set') return node.records.map((record) => ({ kind: 'saved', record, inSet: true }));
+    if (node?.kind === 'saved-group') {
+      return savedSets(this.history).map((records): StagedNode => (records.length === 1 ? { kind: 'saved', record: records[0]!, inSet: false } : { kind: 'saved-set', set: records[0]!.set, records }));
+    }
     if (node?.kind === 'file') return node.heads.length > 1 ? node.heads.map((media) => ({ kind: 'media', media })) : [];
     const byFile = new Map<string, StagedMedia[]>();
     for (const media of this.store.heads()) {
@@ -90,7 +123,8 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
   }
 
   getTreeItem(node: StagedNode): vscode.TreeItem {
-    if (node.kind === 'saved') return savedItem(node.record);
+    if (node.kind === 'saved') return savedItem(node.record, node.inSet);
+    if (node.kind === 'saved-set') return savedSetItem(node.set, node.records);
     if (node.kind === 'saved-group') {
       const item = new vscode.TreeItem('Saved', vscode.TreeItemCollapsibleState.Expanded);
       item.id = 'saved-group';
@@ -104,6 +138,8 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
       const file = (node as { heads: readonly StagedMedia[] }).heads[0]!;
       const item = new vscode.TreeItem(file.path.display, vscode.TreeItemCollapsibleState.Expanded);
       item.description = `${(node as { heads: readonly StagedMedia[] }).heads.length} versions`;
+      // Discard on it discards every version of the file.
+      item.contextValue = 'staged-versions';
       item.iconPath = vscode.ThemeIcon.File;
       item.resourceUri = vscode.Uri.file(`/${file.path.display}`);
       return item;
