@@ -6,7 +6,7 @@ import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
-import { hashBytes } from './hash.ts';
+import { hashKept } from './hash.ts';
 
 /** How a save was undone. */
 export type UndoneBy =
@@ -112,7 +112,7 @@ export class SaveHistory {
     const budget = this.options.budgetBytes();
     const base = {
       id, path: save.path, mediaId: save.mediaId, kind: save.kind ?? 'write', set: save.set ?? id, ...(save.moved ? { moved: save.moved } : {}), at: this.options.clock.now(), created: save.replaced === undefined,
-      savedHash: hashBytes(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
+      savedHash: hashKept(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {
       const record: SaveRecord = { ...base, lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (workspaceTools.undo.diskBudgetMB)` };

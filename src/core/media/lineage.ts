@@ -4,15 +4,49 @@ import type { PersonChange, StagedMedia } from './types.ts';
 
 /* Lines of edits: which media are unsaved, which are the latest of their line, what the person changed, what a discard drops. */
 
+/**
+ * The texts of the last few media bytes decoded, by the bytes' identity (a media's bytes never
+ * change): staging, patching and saving one file decode the same megabytes several times otherwise.
+ * `sniffed`: the encoding was detected from the bytes (decodeFile), not only imposed.
+ */
+const recentTexts = new Map<Uint8Array, { readonly encoding: FileEncoding; readonly text: string; readonly sniffed: boolean }>();
+const RECENT_TEXTS = 4;
+const RECENT_CHARS = 64 * 1024 * 1024;
+
+/** Keeps the text of `bytes` in `encoding` for the next few decodes of the same bytes. */
+export function rememberText(bytes: Uint8Array, encoding: FileEncoding, text: string, sniffed = false): void {
+  if (encoding === 'binary' || text.length > RECENT_CHARS) return;
+  const before = recentTexts.get(bytes);
+  recentTexts.delete(bytes);
+  recentTexts.set(bytes, { encoding, text, sniffed: sniffed || (before?.sniffed === true && before.encoding === encoding) });
+  let chars = 0;
+  for (const entry of recentTexts.values()) chars += entry.text.length;
+  // The oldest go first.
+  for (const [key, entry] of recentTexts) {
+    if (recentTexts.size <= RECENT_TEXTS && chars <= RECENT_CHARS) break;
+    recentTexts.delete(key);
+    chars -= entry.text.length;
+  }
+}
+
 /** The text of a media's bytes ('' for binary). */
 export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
-  return encoding === 'binary' ? '' : decodeAs(bytes, encoding);
+  if (encoding === 'binary') return '';
+  const known = recentTexts.get(bytes);
+  if (known?.encoding === encoding) return known.text;
+  const text = decodeAs(bytes, encoding);
+  rememberText(bytes, encoding, text);
+  return text;
 }
 
 /** The text of what disk held, when it holds text in the media's encoding (a new text may replace a binary file). */
 export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
+  const known = recentTexts.get(bytes);
+  if (known?.sniffed && known.encoding === media.encoding) return known.text;
   const decoded = decodeFile(bytes, media.path.rel, media.encoding);
-  return decoded?.encoding === media.encoding ? decoded.text : undefined;
+  if (decoded === undefined) return undefined;
+  rememberText(bytes, decoded.encoding, decoded.text, true);
+  return decoded.encoding === media.encoding ? decoded.text : undefined;
 }
 
 /** Of `media` (oldest first): those not saved and not an earlier version of a saved one. */

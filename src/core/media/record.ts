@@ -1,8 +1,8 @@
 import type { ModelPath } from '../paths.ts';
 import type { FileEncoding } from '../text/encoding.ts';
-import { countLines, detectEol, type Eol } from '../text/eol.ts';
+import { lineStats, type Eol } from '../text/eol.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
-import { diskText, textOf } from './lineage.ts';
+import { diskText, rememberText, textOf } from './lineage.ts';
 import type { MediaBase, MediaChangeKind, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
 
 /** A media as the store keeps it: its base, saved and stale state change as the file is saved. */
@@ -39,8 +39,9 @@ export class MediaRecord implements StagedMedia {
     // A media keeps the encoding it was staged in: a patch that leaves only ASCII must not turn a windows1252 file into UTF-8.
     this.encoding = init.encoding;
     const text = init.text ?? textOf(init.bytes, init.encoding);
-    this.eol = detectEol(text);
-    this.lines = countLines(text);
+    // A patch or a save decodes these bytes next: the text is kept for them, briefly (see rememberText).
+    if (init.text !== undefined) rememberText(init.bytes, init.encoding, text);
+    ({ eol: this.eol, lines: this.lines } = lineStats(text));
   }
 
   get isNew(): boolean { return this.base.hash === undefined; }

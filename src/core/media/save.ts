@@ -7,7 +7,6 @@ import type { ReadProtection } from '../gate.ts';
 import type { MediaStore } from './store.ts';
 import type { SaveGuard } from './save-guard.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
-import { hashBytes } from './hash.ts';
 import { diskText, textOf } from './lineage.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
@@ -251,7 +250,9 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   }
 
   // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from.
-  const baseHash = expect === undefined ? media.base.hash : expect === 'any' && disk !== undefined ? hashBytes(disk) : undefined;
+  // 'any': whatever the disk holds now stands for the base; 'absent': none. The bytes are compared, not hashed (a memcmp, not a SHA-256 of the file).
+  const base = expect === undefined ? media.base : expect === 'any' && disk !== undefined ? { hash: 'any', bytes: disk } : { hash: undefined, bytes: undefined };
+  const baseHash = base.hash;
   if (samePath) {
     const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
     if (baseHash === undefined && disk !== undefined) {
@@ -260,7 +261,7 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
     if (baseHash !== undefined && disk === undefined) {
       throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
     }
-    if (disk !== undefined && hashBytes(disk) !== baseHash) {
+    if (disk !== undefined && !sameBytes(disk, base.bytes)) {
       throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
     }
   } else if (disk !== undefined) {
@@ -275,13 +276,23 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
   const file = disk === undefined ? await identityOf(fs, place.address) : undefined;
 
-  const before = disk === undefined ? '' : diskText(disk, media);
-  const after = media.encoding === 'binary' ? undefined : textOf(media.bytes, media.encoding);
-  const counts = before === undefined || after === undefined ? { added: 0, removed: 0 } : lineCounts(before, after);
+  const counts = savedCounts(store, media, disk);
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
   return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, written: media.bytes, file };
+}
+
+/** `+added −removed` from what the disk held to what was written: the media's own counts when the disk held its base (known, not diffed again). */
+function savedCounts(store: SaveContext['media'], media: StagedMedia, disk: Uint8Array | undefined): LineCounts {
+  if (disk === undefined ? media.isNew : sameBytes(disk, media.base.bytes)) return store.changes(media.id);
+  const before = disk === undefined ? '' : diskText(disk, media);
+  const after = media.encoding === 'binary' ? undefined : textOf(media.bytes, media.encoding);
+  return before === undefined || after === undefined ? { added: 0, removed: 0 } : lineCounts(before, after);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
+  return b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /** The device and inode of the file just written (in the pinned folder, no link followed); undefined where the backend has none. */

@@ -2,14 +2,14 @@ import { BugError, SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
+import { discardSet, headsOf, personChangeIn, rememberText, unsavedOf } from './lineage.ts';
 import { HeldBytes } from './held-bytes.ts';
 import { MediaRecord } from './record.ts';
 import { decodeFile, encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
 import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
-import { hashBytes } from './hash.ts';
+import { hashBytes, hashKept } from './hash.ts';
 import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
@@ -124,7 +124,7 @@ export class MediaStore {
    * against `disk`, no content) or a move (`disk` is the source's, `path` the destination).
    */
   stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
-    const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashBytes(disk), bytes: disk };
+    const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashKept(disk), bytes: disk };
     const configured = this.options.encodingOf?.(path);
     const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
     let bytes: Uint8Array;
@@ -136,8 +136,10 @@ export class MediaStore {
       const decoded = decodeFile(bytes, fileName, configured);
       encoding = decoded?.encoding ?? 'binary';
       text = decoded?.text;
+      if (decoded) rememberText(bytes, decoded.encoding, decoded.text, true);
     } else {
       const decoded = disk === undefined ? undefined : decodeFile(disk, fileName, configured);
+      if (decoded && disk) rememberText(disk, decoded.encoding, decoded.text, true);
       encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
       text = decoded ? withEol(content, detectEol(decoded.text)) : content;
       bytes = encodeText(text, encoding, path.display);
@@ -168,7 +170,7 @@ export class MediaStore {
    */
   markSaved(mediaId: string, target: ModelPath, written: Uint8Array): SaveEffects {
     const media = this.entry(mediaId);
-    const hash = hashBytes(written);
+    const hash = hashKept(written);
     const key = pathKey(target);
     const samePath = key === pathKey(media.path);
     const newBase: MediaBase = { hash, bytes: written };

@@ -32,6 +32,20 @@ export function withEol(text: string, eol: Eol): string {
   return text;
 }
 
+/** A text's line endings and its lines as an editor counts them (see countLines), in one pass. */
+export function lineStats(text: string): { readonly eol: Eol; readonly lines: number } {
+  if (text === '') return { eol: 'none', lines: 0 };
+  let newlines = 0;
+  let crlf = 0;
+  // Most texts hold no carriage return at all: one search settles it, and the loop skips the check.
+  const anyCr = text.indexOf('\r') !== -1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    newlines++;
+    if (anyCr && i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+  }
+  return { eol: eolOf(newlines, crlf), lines: text.endsWith('\n') ? newlines : newlines + 1 };
+}
+
 /** Lines as an editor counts them: "" has 0, "a" and "a\n" have 1, "a\nb" has 2. */
 export function countLines(text: string): number {
   if (text === '') return 0;
