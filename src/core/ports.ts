@@ -52,6 +52,11 @@ export interface WorkspaceFs {
   /** Only when `capabilities.symlinks`. */
   realpath(address: string): Promise<string>;
   readDirectory(address: string): Promise<DirEntry[]>;
+  /**
+   * The lstat sizes of many entries of one folder (undefined for one that cannot be stat'ed), for
+   * a listing; where a backend has a cheaper way than one `lstat` call each. Only when `capabilities.symlinks`.
+   */
+  lstatSizes?(folder: string, names: readonly string[]): Promise<(number | undefined)[]>;
   readFile(address: string, signal?: AbortSignal): Promise<Uint8Array>;
   /** Chunks of the file; only when `capabilities.streaming`. */
   readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;

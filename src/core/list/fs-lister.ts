@@ -1,6 +1,6 @@
 import { cancelled, fromFsError } from '../errors.ts';
 import { isWithin } from '../paths.ts';
-import type { EntryType, WorkspaceFs } from '../ports.ts';
+import type { DirEntry, EntryType, WorkspaceFs } from '../ports.ts';
 import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
 
 const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
@@ -20,8 +20,7 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
         const visible = named
           .filter((_, i) => !leadsToHidden[i])
           .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
-        const sizes = await Promise.all(visible.map(({ entry }) =>
-          entry.type === 'directory' ? Promise.resolve(undefined) : fs.lstat(fs.join(address, entry.name)).then((s) => s.size, () => undefined)));
+        const sizes = await sizesOf(address, visible.map(({ entry }) => entry));
         for (const [i, { entry, rel }] of visible.entries()) {
           const path = relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name;
           const size = sizes[i];
@@ -30,6 +29,15 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
             yield* walk(fs.join(address, entry.name), rel, path, depth + 1);
           }
         }
+      }
+      // Files' and links' own sizes (lstat: a link is never followed); folders have none.
+      async function sizesOf(address: string, entries: readonly DirEntry[]): Promise<(number | undefined)[]> {
+        const sized = entries.filter((e) => e.type !== 'directory');
+        const found = fs.lstatSizes
+          ? await fs.lstatSizes(address, sized.map((e) => e.name))
+          : await Promise.all(sized.map((e) => fs.lstat(fs.join(address, e.name)).then((s) => s.size, () => undefined)));
+        let next = 0;
+        return entries.map((e) => (e.type === 'directory' ? undefined : found[next++]));
       }
       // Security: a link is judged by where it leads, so a link to a denied file is as hidden as the file.
       async function linkLeadsToHidden(address: string): Promise<boolean> {
