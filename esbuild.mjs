@@ -1,10 +1,13 @@
-// Bundles the extension and the CLI. `--production` minifies; `--watch` rebuilds on change.
+// Bundles the extension and the CLI. `--production` minifies; `--watch` rebuilds on change;
+// `--outdir=DIR` builds into DIR instead of dist/ (with `--metafile`, also DIR/<bundle>.meta.json: what each holds).
 import * as esbuild from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) ?? 'dist';
+const metafile = process.argv.includes('--metafile');
 
 /** Prints build start/finish, and errors as file:line:col so editors and terminals link them. */
 const reporter = {
@@ -21,7 +24,7 @@ const reporter = {
   },
 };
 
-const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js' };
+const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js', re2js: './re2js.js' };
 
 const common = {
   bundle: true,
@@ -35,7 +38,8 @@ const common = {
   // Packages only some calls need are bundled into files of their own that src/core/lazy-module.ts
   // loads on first use: iconv-lite (~490 KB minified with its CJK tables, for files that are not
   // UTF-8), markdown-it (~95 KB with its helpers, for Markdown outlines) and jimp's PNG, JPEG and
-  // GIF codecs with its resize (~390 KB, pure JavaScript, to downscale a large image for the model).
+  // GIF codecs with its resize (~390 KB, pure JavaScript, to downscale a large image for the model),
+  // and re2js (~150 KB, the linear-time regex engine for globs that could make RegExp backtrack).
   define: { WT_LAZY_BUNDLES: JSON.stringify(LAZY_BUNDLES), 'import.meta.url': 'undefined' },
   minify: production,
   sourcemap: !production,
@@ -49,19 +53,24 @@ const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['iconv-lite'], outfile: 'dist/iconv-lite.js', define: {} },
   { entryPoints: ['markdown-it'], outfile: 'dist/markdown-it.js', define: {} },
+  { entryPoints: ['re2js'], outfile: 'dist/re2js.js', define: {} },
   { entryPoints: ['src/core/images/codecs.ts'], outfile: 'dist/image-codecs.js', define: {} },
 ];
 
-mkdirSync('dist', { recursive: true });
+mkdirSync(outdir, { recursive: true });
 // The sources are ESM; the bundles are CommonJS, whatever the root package.json says.
-writeFileSync(path.join('dist', 'package.json'), '{ "type": "commonjs" }\n');
+writeFileSync(path.join(outdir, 'package.json'), '{ "type": "commonjs" }\n');
 
-const contexts = await Promise.all(entries.map((entry) => esbuild.context({ ...common, ...entry })));
+const placed = (entry) => ({ ...entry, outfile: path.join(outdir, path.basename(entry.outfile)) });
+const contexts = await Promise.all(entries.map((entry) => esbuild.context({ ...common, ...placed(entry), metafile })));
 if (watch) {
   await Promise.all(contexts.map((ctx) => ctx.watch()));
   console.log('[watch] watching for changes');
 } else {
   const results = await Promise.allSettled(contexts.map((ctx) => ctx.rebuild()));
+  if (metafile) {
+    results.forEach((r, i) => { if (r.status === 'fulfilled') writeFileSync(path.join(outdir, `${path.basename(entries[i].outfile, '.js')}.meta.json`), JSON.stringify(r.value.metafile)); });
+  }
   await Promise.all(contexts.map((ctx) => ctx.dispose()));
   if (results.some((r) => r.status === 'rejected')) process.exit(1);
 }

@@ -29,6 +29,7 @@ const BASE_FILES = [
   'extension/dist/image-codecs.js',
   'extension/dist/markdown-it.js',
   'extension/dist/package.json',
+  'extension/dist/re2js.js',
   'extension/media/icon.png',
   'extension/media/screenshot-demo.png',
   'extension/media/screenshot-review.png',

@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js';
+import type * as Re2js from 're2js';
+import { lazyModule } from '../lazy-module.ts';
 
 /** A compiled whole-string test. */
 export type StringTest = (text: string) => boolean;
@@ -25,6 +26,8 @@ export function compileRegex(source: string, options: RegexOptions = {}): String
     const regex = new RegExp(source, `${options.ignoreCase ? 'i' : ''}${options.dotAll ? 's' : ''}`);
     return (text) => regex.test(text);
   }
+  // re2js (~150 KB) loads on the first glob that needs it, not at activation.
+  const { RE2JS } = lazyModule<typeof Re2js>('re2js');
   const flags = (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll ? RE2JS.DOTALL : 0);
   const regex = RE2JS.compile(source, flags);
   return (text) => regex.test(text);
