@@ -92,11 +92,13 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
 
   // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
   const sandbox = srtSandbox({ ripgrepPath: rg?.path });
+  // Checked (which loads the sandbox library) on first need, not at activation: the first command, or Show Gate Status.
   let shellAvailability: SandboxAvailability | undefined;
-  void sandbox.availability().then((a) => {
+  let shellCheck: Promise<void> | undefined;
+  const checkShell = (): Promise<void> => (shellCheck ??= sandbox.availability().then((a) => {
     shellAvailability = a;
     log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
-  });
+  }));
   const spool = await spoolFolder(context);
   const session: Session = new Session({
     fs,
@@ -152,7 +154,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     shell: shellAvailability,
     sessionHosts: session.shell?.hosts.remembered ?? [],
   });
-  context.subscriptions.push(registerGateStatus(gateStatus));
+  context.subscriptions.push(registerGateStatus(gateStatus, checkShell));
   context.subscriptions.push(registerMcpSetup(context.extensionPath));
   tools.sync();
   log.info(gateStatusLine(gateStatus()));

@@ -113,13 +113,14 @@ export function gateStatusLine(input: GateStatusInput): string {
 }
 
 /** "Workspace Tools: Show Gate Status": a read-only Markdown document, refreshed each time it is shown. */
-export function registerGateStatus(status: () => GateStatusInput): vscode.Disposable {
+export function registerGateStatus(status: () => GateStatusInput, beforeShowing: () => Promise<void>): vscode.Disposable {
   const changed = new vscode.EventEmitter<vscode.Uri>();
   const provider: vscode.TextDocumentContentProvider = { onDidChange: changed.event, provideTextDocumentContent: () => gateStatusMarkdown(status()) };
   return vscode.Disposable.from(
     changed,
     vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, provider),
     vscode.commands.registerCommand('workspaceTools.showGateStatus', async () => {
+      await beforeShowing();
       changed.fire(GATE_STATUS_URI);
       const doc = await vscode.workspace.openTextDocument(GATE_STATUS_URI);
       await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
