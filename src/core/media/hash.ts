@@ -16,3 +16,8 @@ export function hashKept(bytes: Uint8Array): string {
   if (hash === undefined) { hash = hashBytes(bytes); keptHashes.set(bytes, hash); }
   return hash;
 }
+
+/** Byte-for-byte equality (a memcmp): cheaper than comparing hashes of bytes at hand. */
+export function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
+  return b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}

@@ -8,6 +8,7 @@ import type { MediaStore } from './store.ts';
 import type { SaveGuard } from './save-guard.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { diskText, textOf } from './lineage.ts';
+import { sameBytes } from './hash.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
 
@@ -289,10 +290,6 @@ function savedCounts(store: SaveContext['media'], media: StagedMedia, disk: Uint
   const before = disk === undefined ? '' : diskText(disk, media);
   const after = media.encoding === 'binary' ? undefined : textOf(media.bytes, media.encoding);
   return before === undefined || after === undefined ? { added: 0, removed: 0 } : lineCounts(before, after);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
-  return b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /** The device and inode of the file just written (in the pinned folder, no link followed); undefined where the backend has none. */

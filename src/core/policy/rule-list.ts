@@ -20,6 +20,18 @@ export interface CompiledRule extends SourcedRule {
 
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
+/** Rules compiled so far, by rule object and source: every view of a policy (per folder, with links) shares the built-in lists' compiled globs. */
+const compiledRules = new WeakMap<SourcedRule['rule'], Map<string, CompiledRule>>();
+
+function compileOnce(sourced: SourcedRule): CompiledRule {
+  const key = `${sourced.source}\u0000${sourced.reason ?? ''}`;
+  let bySource = compiledRules.get(sourced.rule);
+  if (bySource === undefined) { bySource = new Map(); compiledRules.set(sourced.rule, bySource); }
+  let compiled = bySource.get(key);
+  if (compiled === undefined) { compiled = compile(sourced); bySource.set(key, compiled); }
+  return compiled;
+}
+
 function compile({ rule, source, reason }: SourcedRule): CompiledRule {
   const builtIn = source === 'secret' || source === 'protected' || source === 'built-in';
   const folderGlob = rule.glob.endsWith('/**') ? rule.glob.slice(0, -3) : undefined;
@@ -109,15 +121,30 @@ export function joinRuleForm(base: string, rel: string): string {
 
 /** A list of rules where the last match wins, compiled once: rules are checked for every search result. */
 export class RuleList {
-  readonly compiled: readonly CompiledRule[];
-  private readonly filters: Readonly<Record<Risk, RiskFilter>>;
+  private readonly rules: readonly SourcedRule[];
+  // Compiled on first use, not when the settings are read: the built-in lists' globs cost several
+  // milliseconds to compile, which activation (in the extension host every extension shares) need not pay.
+  private built: { readonly compiled: readonly CompiledRule[]; readonly filters: Readonly<Record<Risk, RiskFilter>> } | undefined;
 
   constructor(rules: readonly SourcedRule[]) {
-    this.compiled = rules.map(compile);
-    this.filters = {
-      read: new RiskFilter(this.compiled.filter((c) => c.rule.read !== undefined)),
-      write: new RiskFilter(this.compiled.filter((c) => c.rule.write !== undefined)),
+    this.rules = rules;
+  }
+
+  get compiled(): readonly CompiledRule[] {
+    return this.build().compiled;
+  }
+
+  private build(): { readonly compiled: readonly CompiledRule[]; readonly filters: Readonly<Record<Risk, RiskFilter>> } {
+    if (this.built) return this.built;
+    const compiled = this.rules.map(compileOnce);
+    this.built = {
+      compiled,
+      filters: {
+        read: new RiskFilter(compiled.filter((c) => c.rule.read !== undefined)),
+        write: new RiskFilter(compiled.filter((c) => c.rule.write !== undefined)),
+      },
     };
+    return this.built;
   }
 
   /**
@@ -126,8 +153,9 @@ export class RuleList {
    * to an outer folder). The absolute path is built only when a rule might match it.
    */
   decide(relPath: string, risk: Risk, base?: string, absRel = relPath): PolicyDecision {
-    if (this.compiled.length === 0) return NO_RULE;
-    const filter = this.filters[risk];
+    if (this.rules.length === 0) return NO_RULE;
+    const { compiled, filters } = this.build();
+    const filter = filters[risk];
     // Security: another spelling of the same name on a case-folding disk is the same file to the protective rules.
     const folded = canonicalSpelling(relPath);
     const mayMatch = (path: string): boolean => filter.byName(path) || filter.byPath(path);
@@ -145,7 +173,7 @@ export class RuleList {
     if (!relMatters && absolute === undefined) return NO_RULE;
     const foldedAbsolute = absolute === undefined ? undefined : canonicalSpelling(absolute);
     let decision = NO_RULE;
-    for (const c of this.compiled) {
+    for (const c of compiled) {
       const action = c.rule[risk];
       if (action === undefined) continue;
       const strict = protective(c, action);
