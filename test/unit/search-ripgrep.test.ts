@@ -44,14 +44,15 @@ describe('ripgrep arguments', () => {
   it('find_files never hands its glob to rg as a --glob override, which would re-include hidden and ignored files', () => {
     const threads = (narrowed: boolean): string[] => (walkThreads(narrowed) === undefined ? [] : [`--threads=${walkThreads(narrowed)}`]);
     // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
-    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!*.pem', '--', 'src',
+    // A listing prunes excluded folders; file-name exclusions are left to the policy's test of every listed path.
+    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem', '**/.ssh/**'], 'src'), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!**/.ssh/**', '--iglob=!**/.ssh', '--', 'src',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
       '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(false), '--iglob=!*.pem', '--', 'src',
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(false), '--', 'src',
     ]);
   });
 
