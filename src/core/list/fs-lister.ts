@@ -5,12 +5,21 @@ import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
 
 const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
 
+/** A folder being listed: its entries (named from where the folder really is; it may be reached through a link) and the next to yield. */
+interface FolderListing {
+  readonly address: string;
+  readonly depth: number;
+  next: number;
+  readonly entries: readonly { readonly entry: DirEntry; readonly rel: string; readonly path: string; readonly size: number | undefined }[];
+}
+
 /** Lists through the WorkspaceFs port: lstat sizes, symlinks shown and never followed. */
 export function fsLister(fs: WorkspaceFs): DirectoryLister {
   return {
     name: 'workspace filesystem',
     async *list({ folder, maxDepth, hidden, signal }: ListQuery): AsyncIterable<ListFrame> {
-      async function* walk(address: string, relFromRoot: string, relFromTarget: string, depth: number): AsyncIterable<ListFrame> {
+      /** One folder's visible entries in display order, each with its size and its paths. */
+      async function listFolder(address: string, relFromRoot: string, relFromTarget: string, depth: number): Promise<FolderListing> {
         if (signal.aborted) throw cancelled();
         const entries = await fs.readDirectory(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
         const named = entries
@@ -21,15 +30,23 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
           .filter((_, i) => !leadsToHidden[i])
           .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
         const sizes = await sizesOf(address, visible.map(({ entry }) => entry));
-        for (const [i, { entry, rel }] of visible.entries()) {
-          const path = relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name;
-          const size = sizes[i];
-          yield { kind: 'entry', entry: { path, type: entry.type, depth, ...(size !== undefined ? { size } : {}) } };
-          if (entry.type === 'directory' && (maxDepth === undefined || depth < maxDepth)) {
-            yield* walk(fs.join(address, entry.name), rel, path, depth + 1);
-          }
+        return { address, depth, next: 0, entries: visible.map(({ entry, rel }, i) => ({ entry, rel, path: relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name, size: sizes[i] })) };
+      }
+      // Depth first, a folder's entries right after it, with an explicit stack: one generator for
+      // the whole tree (a generator per folder level would pass every entry through each level).
+      const stack: FolderListing[] = [await listFolder(folder.address, folder.realRel, '', 1)];
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        const item = top.entries[top.next++];
+        if (item === undefined) { stack.pop(); continue; }
+        const { entry, rel, path, size } = item;
+        yield { kind: 'entry', entry: { path, type: entry.type, depth: top.depth, ...(size !== undefined ? { size } : {}) } };
+        if (entry.type === 'directory' && (maxDepth === undefined || top.depth < maxDepth)) {
+          stack.push(await listFolder(fs.join(top.address, entry.name), rel, path, top.depth + 1));
         }
       }
+      yield { kind: 'done', complete: true };
+
       // Files' and links' own sizes (lstat: a link is never followed); folders have none.
       async function sizesOf(address: string, entries: readonly DirEntry[]): Promise<(number | undefined)[]> {
         const sized = entries.filter((e) => e.type !== 'directory');
@@ -46,9 +63,6 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
         if (real === undefined || !isWithin(folder.realRoot, real)) return false;
         return hidden(real === folder.realRoot ? '' : real.slice(folder.realRoot.length + 1));
       }
-      // Entries are named from where the folder really is (it may be reached through a link).
-      yield* walk(folder.address, folder.realRel, '', 1);
-      yield { kind: 'done', complete: true };
     },
   };
 }

@@ -37,7 +37,7 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
   // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is
   // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
   // must not show what the rules deny there).
-  const hidden = (realRel: string): boolean => policy.decide(realRel, 'read', resolved.realRoot ?? target.root.localPath).action === 'deny';
+  const hidden = rememberedAnswers((realRel: string): boolean => policy.decide(realRel, 'read', resolved.realRoot ?? target.root.localPath).action === 'deny');
   yield { kind: 'folder', path: target.display };
   for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal })) {
     if (frame.kind === 'limit') {
@@ -48,6 +48,22 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
     if (!hidden(rel)) yield { kind: 'entry', entry: frame.entry };
   }
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
+}
+
+/**
+ * `judge`, with its latest answers kept: the backend judges each entry before it yields it, and the
+ * listing judges it again (it does not take a backend's word), so each answer is asked for twice in a row.
+ */
+function rememberedAnswers(judge: (path: string) => boolean): (path: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (path) => {
+    const known = answers.get(path);
+    if (known !== undefined) return known;
+    const answer = judge(path);
+    if (answers.size >= 4096) answers.clear();
+    answers.set(path, answer);
+    return answer;
+  };
 }
 
 function entryLine(e: ListedEntry): string {
