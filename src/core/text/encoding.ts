@@ -149,7 +149,13 @@ export function decodeAs(bytes: Uint8Array, encoding: TextEncoding): string {
  */
 export function encodeText(text: string, encoding: TextEncoding, display: string): Uint8Array {
   const bom = Buffer.from(bomOf(encoding));
-  if (encoding === 'utf8' || encoding === 'utf8bom') return new Uint8Array(Buffer.concat([bom, Buffer.from(text, 'utf8')]));
+  if (encoding === 'utf8' || encoding === 'utf8bom') {
+    // Encoded once, straight after the BOM: no concatenation or copy of a file's megabytes.
+    const bytes = new Uint8Array(bom.length + Buffer.byteLength(text, 'utf8'));
+    bytes.set(bom);
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(text, bom.length, 'utf8');
+    return bytes;
+  }
   if (encoding === 'utf16le') return new Uint8Array(Buffer.concat([bom, Buffer.from(text, 'utf16le')]));
   if (isUtf16(encoding)) return new Uint8Array(Buffer.concat([bom, Buffer.from(text, 'utf16le').swap16()]));
   const bytes = iconv().encode(text, encoding);
