@@ -152,7 +152,7 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
 
 // ---------------------------------------------------------------------------------------------
 // The scale monorepos: pkgPPP/src/modMM/fileFF.{ts,js,py,md,json}. 300,000 files of 40-239 lines
-// (300 × 25 × 40, ~1.8 GB); 1,000,000 files of 5-24 lines (1,000 × 25 × 40, ~0.4 GB of text, ~4 GB
+// (300 × 25 × 40, ~1.8 GB); 1,000,000 files of 5-24 lines (1,000 × 25 × 40, 640 MB of text, ~5 GB
 // on disk with a block a file), a TODO line added to every 8th file so a search has many hits.
 
 export const SCALE = { packages: 300, modules: 25, files: 40 } as const;
@@ -199,7 +199,7 @@ export function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
   return monorepo('scale-300k', { ...SCALE, seed: 300000 }, { ...SCALE, minLines: 40, spreadLines: 200 }, 300000, log);
 }
 
-/** The 1,000,000-file monorepo of issue 27: generated when missing, removed by `removeWorkload` after its group ran (it is ~4 GB). */
+/** The 1,000,000-file monorepo of issue 27: generated when missing, removed by `removeWorkload` after its group ran (it is ~5 GB on disk). */
 export function millionTree(log: (m: string) => void): Promise<ScaleTree> {
   return monorepo(MILLION, { ...SCALE_1M, seed: 1000000 }, SCALE_1M, 1000000, log);
 }
