@@ -111,6 +111,8 @@ export async function artifactCases(ctx: BenchContext, log: BigLog): Promise<voi
     }
     ctx.add(result({ id: 'artifact.read.first', title: 'artifact_read last 2,000 lines, first call after open (child)', goal: { kind: 'max', value: 50 }, ours: firstReads }));
 
+    // artifact_grep gives ripgrep no --threads (src/core/artifacts/grep.ts), and ripgrep searches one
+    // file in one thread whatever it is given: `rg -n` on the file runs with the same threads.
     const rg = ripgrep();
     ctx.log('artifact_grep needle vs rg');
     let hits = -1;
@@ -122,7 +124,7 @@ export async function artifactCases(ctx: BenchContext, log: BigLog): Promise<voi
       label: `rg -n ${LOG.needle} <file>`,
       run: () => run(rg, ['-n', LOG.needle, log.file]),
     }, ctx.runs(11));
-    ctx.add(result({ id: 'artifact.grep', title: `artifact_grep needle at the end of ${gib} GiB vs rg`, goal: { kind: 'ratio', max: 1.2 }, ours: grep, peer: rgNeedle, ...(hits !== 1 ? { note: `expected 1 match, got ${hits}` } : {}) }));
+    ctx.add(result({ id: 'artifact.grep', title: `artifact_grep needle at the end of ${gib} GiB vs rg -n (same threads)`, goal: { kind: 'ratio', max: 1.2 }, ours: grep, peer: rgNeedle, ...(hits !== 1 ? { note: `expected 1 match, got ${hits}` } : {}) }));
 
     ctx.log('artifact_grep every match vs rg');
     let every: number | undefined = -1;
@@ -134,7 +136,7 @@ export async function artifactCases(ctx: BenchContext, log: BigLog): Promise<voi
       label: `rg -n "${log.everyMatchPattern}" <file>`,
       run: () => run(rg, ['-n', log.everyMatchPattern, log.file]),
     }, ctx.runs(5));
-    ctx.add(result({ id: 'artifact.grep.every', title: `artifact_grep ${log.everyMatchCount} matches in ${gib} GiB vs rg`, goal: { kind: 'none' }, ours: grepAll, peer: rgAll, ...(every !== log.everyMatchCount ? { note: `expected ${log.everyMatchCount} matches, got ${every}` } : {}) }));
+    ctx.add(result({ id: 'artifact.grep.every', title: `artifact_grep ${log.everyMatchCount} matches in ${gib} GiB vs rg -n (same threads)`, goal: { kind: 'ratio', max: 1.1 }, ours: grepAll, peer: rgAll, ...(every !== log.everyMatchCount ? { note: `expected ${log.everyMatchCount} matches, got ${every}` } : {}) }));
     if (!mcp) ctx.add(skipped('artifact.read.mcp', 'MCP read_text_file tail 2000', { kind: 'none' }, '@modelcontextprotocol/server-filesystem is not installed'));
   } finally {
     await mcp?.close();

@@ -6,10 +6,10 @@ import type { BenchContext } from '../lib/context.ts';
 import { CliSession, cliResult, coreHost, countLines, countRgJsonMatches, ripgrep, run, type CoreHost } from '../lib/hosts.ts';
 import { mcpAvailable, startMcp, startOurMcp, type McpPeer, type McpReply } from '../lib/mcp.ts';
 import { result, skipped, type Goal } from '../lib/report.ts';
-import { compare, type Side } from '../lib/stats.ts';
+import { compare, compareAll, type Side } from '../lib/stats.ts';
+import { findThreads, searchThreads } from '../lib/threads.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
-import { threadArgs, walkThreads } from '../../src/core/search/ripgrep-args.ts';
 
 type Frames = readonly { readonly kind: string }[];
 /** A result over one page: its first page and the result artifact that holds all of it. */
@@ -59,42 +59,55 @@ interface Spec {
   readonly expected: number;
   readonly runs: number;
   /**
-   * ripgrep given the flags ours adds for speed (find_files walks with more threads than ripgrep's
-   * default): the core is also timed against it, so our layer's own cost stays visible.
+   * The `--threads` ours gives ripgrep for this input (see lib/threads.ts; none: ripgrep's default,
+   * the same as the plain peer's). Given to the peer as well, the ratio is our layer's own cost.
    */
-  readonly sameFlags?: readonly string[];
+  readonly threads: readonly string[];
+  /** The core's goal against ripgrep given the same threads. */
+  readonly coreGoal: Goal;
 }
 
+/** The goal against ripgrep given the same threads, unless a case names a tighter one (the CLI session's always: it adds JSON of the whole result and the pipe). */
 const RG_GOAL: Goal = { kind: 'ratio', max: 1.15 };
 
-/** One spec through the core and through the CLI session, each against raw ripgrep back to back. */
+/**
+ * One spec through the core and through the CLI session, each against raw ripgrep back to back.
+ * Where ours gives ripgrep threads of its own, each is timed against both `rg` as is (INFO: the
+ * threads alone can make it look cheaper or dearer) and `rg` given the same threads, which holds
+ * the goal; where it gives none, the plain `rg` already runs with the same threads and holds it.
+ */
 async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: CoreHost, cli: CliSession): Promise<void> {
   const rg = ripgrep();
   const kind = spec.tool === 'search_files' ? 'match' : 'path';
-  let rgCount = -1;
+  const rgCounts = new Map<string, number>();
   const rgSide = (args: readonly string[]): Side<Buffer> => ({
     label: `rg ${args.join(' ')}`,
     run: async () => (await run(rg, args, { cwd })).stdout,
-    check: (out) => { rgCount = spec.rgCount(out); },
+    check: (out) => { rgCounts.set(args.join(' '), spec.rgCount(out)); },
   });
-  /** Ours one way against a ripgrep run, back to back: one result row. */
-  const timed = async (row: { readonly id: string; readonly title: string; readonly goal: Goal; readonly how: string; readonly run: () => Promise<Finished> }, peer: Side<Buffer>): Promise<void> => {
-    ctx.log(`${spec.title}: ${row.how} vs ${peer.label}`);
+  const flags = spec.threads.join(' ');
+  const peers = spec.threads.length === 0 ? [rgSide(spec.rgArgs)] : [rgSide(spec.rgArgs), rgSide([...spec.rgArgs, ...spec.threads])];
+  /** Ours one way against the peers, back to back: a result row for each. */
+  const timed = async (how: 'core' | 'CLI session', id: string, goal: Goal, runOurs: () => Promise<Finished>): Promise<void> => {
+    ctx.log(`${spec.title}: ${how} vs ${peers.map((p) => p.label).join(' and ')}`);
     let ours = -1;
-    const [oursSample, peerSample] = await compare({ label: `${spec.tool} (${row.how})`, run: row.run, check: (out) => { ours = count(out, kind); } }, peer, ctx.runs(spec.runs));
-    const issues: string[] = [];
-    if (ours !== rgCount) issues.push(`result count differs: ours ${ours}, rg ${rgCount}`);
-    if (rgCount !== spec.expected) issues.push(`expected ${spec.expected} results, rg found ${rgCount}`);
-    ctx.add(result({ id: row.id, title: row.title, goal: row.goal, ours: oursSample, peer: peerSample, details: { input: spec.input, results: ours, rgResults: rgCount }, ...(issues.length ? { note: issues.join('; ') } : {}) }));
+    const [oursSample, peerSamples] = await compareAll({ label: `${spec.tool} (${how})`, run: runOurs, check: (out) => { ours = count(out, kind); } }, peers, ctx.runs(spec.runs));
+    peerSamples.forEach((peerSample, k) => {
+      const same = k === peers.length - 1;
+      const rgCount = rgCounts.get(peerSample.label.slice('rg '.length)) ?? -1;
+      const issues: string[] = [];
+      if (ours !== rgCount) issues.push(`result count differs: ours ${ours}, rg ${rgCount}`);
+      if (rgCount !== spec.expected) issues.push(`expected ${spec.expected} results, rg found ${rgCount}`);
+      const title = spec.threads.length === 0 ? `${spec.title} (same threads: neither gives --threads) — ${how}`
+        : same ? `${spec.title} ${flags} (the threads ours gives it) — ${how}` : `${spec.title} (rg's default threads; ours gives ${flags}) — ${how}`;
+      ctx.add(result({
+        id: same && spec.threads.length > 0 ? `${id}.same-threads` : id, title, goal: same ? goal : { kind: 'none' }, ours: oursSample, peer: peerSample,
+        details: { input: spec.input, results: ours, rgResults: rgCount, threads: spec.threads }, ...(issues.length ? { note: issues.join('; ') } : {}),
+      }));
+    });
   };
-
-  const viaCoreRun = (): Promise<Finished> => viaCore(core, spec.tool, spec.input);
-  await timed({ id: `${spec.id}.core`, title: `${spec.title} — core`, goal: RG_GOAL, how: 'core', run: viaCoreRun }, rgSide(spec.rgArgs));
-  if (spec.sameFlags) {
-    const flags = spec.sameFlags.join(' ');
-    await timed({ id: `${spec.id}.core.same-flags`, title: `${spec.title} ${flags} — core (our layer's own cost)`, goal: { kind: 'none' }, how: 'core', run: viaCoreRun }, rgSide([...spec.rgArgs, ...spec.sameFlags]));
-  }
-  await timed({ id: `${spec.id}.cli`, title: `${spec.title} — CLI session`, goal: RG_GOAL, how: 'CLI session', run: () => viaCli(cli, spec.tool, spec.input) }, rgSide(spec.rgArgs));
+  await timed('core', `${spec.id}.core`, spec.coreGoal, () => viaCore(core, spec.tool, spec.input));
+  await timed('CLI session', `${spec.id}.cli`, RG_GOAL, () => viaCli(cli, spec.tool, spec.input));
 }
 
 export async function searchCases(ctx: BenchContext, source: SourceTree): Promise<void> {
@@ -104,12 +117,12 @@ export async function searchCases(ctx: BenchContext, source: SourceTree): Promis
     await viaCoreAndCli(ctx, {
       id: 'search.needle', title: 'search_files "NEEDLE" (20k files, 9 hits) vs rg --json',
       tool: 'search_files', input: { pattern: 'NEEDLE' }, rgArgs: ['--json', 'NEEDLE'], rgCount: countRgJsonMatches,
-      expected: source.needleLines, runs: 11,
+      expected: source.needleLines, runs: 11, threads: searchThreads('NEEDLE'), coreGoal: RG_GOAL,
     }, source.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'search.common', title: `search_files "todo" ignore_case (${source.todoLines} hits) vs rg --json -i`,
       tool: 'search_files', input: { pattern: 'todo', ignore_case: true }, rgArgs: ['--json', '-i', 'todo'], rgCount: countRgJsonMatches,
-      expected: source.todoLines, runs: 11,
+      expected: source.todoLines, runs: 11, threads: searchThreads('todo', true), coreGoal: { kind: 'ratio', max: 1.1 },
     }, source.dir, core, cli);
     await resultArtifactCase(ctx, source.dir, core);
   } finally {
@@ -125,9 +138,10 @@ export async function searchCases(ctx: BenchContext, source: SourceTree): Promis
  */
 async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost): Promise<void> {
   const pattern = 'kernel';
-  const rgArgs = ['--no-heading', '--with-filename', '--line-number', pattern];
+  // The threads search_files gives ripgrep (none today: its default, one a core), given to the peer too.
+  const rgArgs = ['--no-heading', '--with-filename', '--line-number', ...searchThreads(pattern), pattern];
   const expected = countLines((await run(ripgrep(), rgArgs, { cwd })).stdout);
-  const title = `result artifact: search_files "${pattern}" (${expected} hits) vs rg -n`;
+  const title = `result artifact: search_files "${pattern}" (${expected} hits) vs rg -n (same threads)`;
   ctx.log(title);
   const seen = { ours: -1, text: 0, artifact: 0, rg: 0 };
   const [ours, peer] = await compare({
@@ -156,21 +170,18 @@ async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost
 }
 
 export async function findCases(ctx: BenchContext, names: NamesTree): Promise<void> {
-  // Both find cases are name globs, which ripgrep narrows as a file type.
-  const threads = threadArgs(walkThreads(true));
-  const threadFlags = threads.length === 0 ? undefined : threads;
   const core = await coreHost(names.dir);
   const cli = await CliSession.start(names.dir);
   try {
     await viaCoreAndCli(ctx, {
       id: 'find.many', title: `find_files "*.ts" (100k files, ${names.tsFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*.ts' }, rgArgs: ['--files', '-g', '*.ts'], rgCount: (out) => countLines(out),
-      expected: names.tsFiles, runs: 11, sameFlags: threadFlags,
+      expected: names.tsFiles, runs: 11, threads: findThreads('*.ts'), coreGoal: { kind: 'ratio', max: 1.1 },
     }, names.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'find.rare', title: `find_files "*needle*" (100k files, ${names.needleFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*needle*' }, rgArgs: ['--files', '-g', '*needle*'], rgCount: (out) => countLines(out),
-      expected: names.needleFiles, runs: 11, sameFlags: threadFlags,
+      expected: names.needleFiles, runs: 11, threads: findThreads('*needle*'), coreGoal: { kind: 'ratio', max: 1.1 },
     }, names.dir, core, cli);
 
     const goal: Goal = { kind: 'speedup', min: 5 };

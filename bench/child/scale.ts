@@ -1,5 +1,5 @@
 /**
- * One unbounded call on the 300,000-file tree in a fresh process, so its memory figure is clean:
+ * One unbounded call on a scale tree (300,000 or 1,000,000 files) in a fresh process, so its memory figure is clean:
  *   node bench/child/scale.ts '{"root": "...", "tool": "find_files", "input": {"glob": "*"}}'
  * Prints one JSON line: the time until the first page came back, the time until the result artifact
  * was complete, the process's RSS before the call and its peak during it (the kernel's high-water

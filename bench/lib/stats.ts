@@ -36,15 +36,16 @@ export async function time(f: () => unknown): Promise<number> {
   return performance.now() - start;
 }
 
+/** One side of a comparison (`check` and `elapsed` are methods, so sides of any output fit one `Side[]`). */
 export interface Side<T = unknown> {
   readonly label: string;
   /** Untimed, once before each timed run of this side (restore a file, drop a copy, `sync`). */
   readonly before?: () => Promise<void> | void;
   readonly run: () => Promise<T>;
   /** Checks a run's output (throws when it is wrong), outside the timing. */
-  readonly check?: (out: T) => void;
+  check?(out: T): void;
   /** The run's time taken from its output (a child process that times itself), instead of the wall time around `run`. */
-  readonly elapsed?: (out: T) => number;
+  elapsed?(out: T): number;
 }
 
 /**
@@ -53,20 +54,29 @@ export interface Side<T = unknown> {
  * the ratio of medians meaningful while the absolute times drift.
  */
 export async function compare<A, B>(ours: Side<A>, peer: Side<B>, runs: number, warmup = 1): Promise<[Sample, Sample]> {
-  const a: number[] = [];
-  const b: number[] = [];
-  const one = async <T>(side: Side<T>, into: number[] | undefined): Promise<void> => {
+  const [a, [b]] = await compareAll(ours, [peer], runs, warmup);
+  return [a, b!];
+}
+
+/**
+ * `compare` with several peers (ripgrep as is and given our threads): ours and every peer once a
+ * round, the order rotated every round, so each side goes first in turn; one untimed warm-up of each.
+ */
+export async function compareAll<A>(ours: Side<A>, peers: readonly Side[], runs: number, warmup = 1): Promise<[Sample, Sample[]]> {
+  const sides: readonly Side[] = [ours, ...peers];
+  const values: number[][] = sides.map(() => []);
+  const one = async (k: number, timed: boolean): Promise<void> => {
+    const side = sides[k]!;
     await side.before?.();
-    let out: T | undefined;
+    let out: unknown;
     const ms = await time(async () => { out = await side.run(); });
-    side.check?.(out as T);
-    into?.push(side.elapsed ? side.elapsed(out as T) : ms);
+    side.check?.(out);
+    if (timed) values[k]!.push(side.elapsed ? side.elapsed(out) : ms);
   };
-  for (let i = 0; i < warmup; i++) { await one(ours, undefined); await one(peer, undefined); }
-  for (let i = 0; i < runs; i++) {
-    if (i % 2 === 0) { await one(ours, a); await one(peer, b); } else { await one(peer, b); await one(ours, a); }
-  }
-  return [{ label: ours.label, values: a }, { label: peer.label, values: b }];
+  for (let i = 0; i < warmup; i++) for (let k = 0; k < sides.length; k++) await one(k, false);
+  for (let i = 0; i < runs; i++) for (let j = 0; j < sides.length; j++) await one((i + j) % sides.length, true);
+  const samples = sides.map((side, k) => ({ label: side.label, values: values[k]! }));
+  return [samples[0]!, samples.slice(1)];
 }
 
 /** One side alone (no peer), `runs` timed runs after `warmup` untimed ones. */

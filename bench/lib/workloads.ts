@@ -151,37 +151,65 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The 300,000-file monorepo: pkgPPP/src/modMM/fileFF.{ts,js,py,md,json}, 300 × 25 × 40, ~1.6 GB.
+// The scale monorepos: pkgPPP/src/modMM/fileFF.{ts,js,py,md,json}. 300,000 files of 40-239 lines
+// (300 × 25 × 40, ~1.8 GB); 1,000,000 files of 5-24 lines (1,000 × 25 × 40, 640 MB of text, ~5 GB
+// on disk with a block a file), a TODO line added to every 8th file so a search has many hits.
 
 export const SCALE = { packages: 300, modules: 25, files: 40 } as const;
+export const SCALE_1M = { packages: 1000, modules: 25, files: 40, minLines: 5, spreadLines: 20, todoEvery: 8 } as const;
 
 export interface ScaleTree { readonly dir: string; readonly files: number; readonly folders: number; readonly bytes: number; readonly todoLines: number }
 
-export async function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
-  const params = { ...SCALE, seed: 300000 };
-  const { dir, info } = await cached('scale-300k', params, log, async (dir) => {
-    const rand = prng(params.seed);
+interface MonorepoRecipe { readonly packages: number; readonly modules: number; readonly files: number; readonly minLines: number; readonly spreadLines: number; readonly todoEvery?: number }
+
+async function monorepo(name: string, params: unknown, recipe: MonorepoRecipe, seed: number, log: (m: string) => void): Promise<ScaleTree> {
+  const { dir, info } = await cached(name, params, log, async (dir) => {
+    const rand = prng(seed);
     let files = 0, folders = 0, bytes = 0, todoLines = 0;
-    for (let p = 0; p < SCALE.packages; p++) {
+    const every = Math.max(1, Math.round(recipe.packages / 6));
+    for (let p = 0; p < recipe.packages; p++) {
       folders += 2;
-      for (let m = 0; m < SCALE.modules; m++) {
+      for (let m = 0; m < recipe.modules; m++) {
         const folder = nodePath.join(dir, `pkg${pad(p, 3)}`, 'src', `mod${pad(m)}`);
         mkdirSync(folder, { recursive: true });
         folders++;
-        for (let f = 0; f < SCALE.files; f++) {
+        for (let f = 0; f < recipe.files; f++) {
           const ext = SOURCE_EXTS[f % SOURCE_EXTS.length]!;
-          const { text, todos } = sourceFile(rand, ext, 40 + Math.floor(rand() * 200), new Map());
+          const inject = new Map<number, string>();
+          if (recipe.todoEvery !== undefined && files % recipe.todoEvery === 0) {
+            inject.set(1, ext === 'py' || ext === 'md' ? `# TODO: file ${files}` : `// TODO: file ${files}`);
+            todoLines++;
+          }
+          const { text, todos } = sourceFile(rand, ext, recipe.minLines + Math.floor(rand() * recipe.spreadLines), inject);
           writeFileSync(nodePath.join(folder, `file${pad(f)}.${ext}`), text);
           files++;
           bytes += Buffer.byteLength(text);
           todoLines += todos;
         }
       }
-      if (p % 50 === 49) log(`  scale-300k: ${files} files`);
+      if (p % every === every - 1) log(`  ${name}: ${files} files`);
     }
     return { files, folders, bytes, todoLines };
   });
   return { dir, files: Number(info['files']), folders: Number(info['folders']), bytes: Number(info['bytes']), todoLines: Number(info['todoLines']) };
+}
+
+/** The 300,000-file monorepo of issue 17, kept between runs. */
+export function scaleTree(log: (m: string) => void): Promise<ScaleTree> {
+  return monorepo('scale-300k', { ...SCALE, seed: 300000 }, { ...SCALE, minLines: 40, spreadLines: 200 }, 300000, log);
+}
+
+/** The 1,000,000-file monorepo of issue 27: generated when missing, removed by `removeWorkload` after its group ran (it is ~5 GB on disk). */
+export function millionTree(log: (m: string) => void): Promise<ScaleTree> {
+  return monorepo(MILLION, { ...SCALE_1M, seed: 1000000 }, SCALE_1M, 1000000, log);
+}
+
+export const MILLION = 'scale-1m';
+
+/** Removes a generated workload and its stamp (the stamp first, so a half-removed folder is never reused). */
+export function removeWorkload(name: string): void {
+  rmSync(nodePath.join(benchDir(), `${name}.stamp.json`), { force: true });
+  rmSync(nodePath.join(benchDir(), name), { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------
