@@ -41,10 +41,10 @@ export async function mediaCases(ctx: BenchContext, edit: EditFile): Promise<voi
         run: () => mcp.call('edit_file', { path: edit.file, edits: [{ oldText: EDIT.find, newText: EDIT.replace }] }),
         check: (out) => { if (out.isError) throw new Error(`MCP edit_file failed: ${out.text.slice(0, 300)}`); checkDisk('MCP edit_file'); },
       }, runs);
-      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 200 }, ours: oursSample, peer, details: breakdown() }));
+      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 150 }, ours: oursSample, peer, details: breakdown() }));
     } else {
       const oursSample = await measure(ours, runs);
-      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 200 }, ours: oursSample, details: breakdown() }));
+      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 150 }, ours: oursSample, details: breakdown() }));
     }
   } finally {
     edit.restore();
