@@ -5,6 +5,35 @@ import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
 
 const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
 
+/** Folders read ahead of the listing at most, per folder level and in all. */
+const READ_AHEAD = 4;
+const READ_AHEAD_HELD = 64;
+
+/** Folder listings started before they are needed; `take` hands over the one started (or reads now). */
+class ReadAhead {
+  private readonly started = new Map<string, Promise<DirEntry[]>>();
+  private readonly fs: WorkspaceFs;
+
+  constructor(fs: WorkspaceFs) {
+    this.fs = fs;
+  }
+
+  start(address: string): void {
+    if (this.started.has(address) || this.started.size >= READ_AHEAD_HELD) return;
+    const reading = this.fs.readDirectory(address);
+    // Its failure is reported when it is taken; unread, it must not be an unhandled rejection.
+    reading.catch(() => undefined);
+    this.started.set(address, reading);
+  }
+
+  take(address: string): Promise<DirEntry[]> {
+    const reading = this.started.get(address);
+    if (reading === undefined) return this.fs.readDirectory(address);
+    this.started.delete(address);
+    return reading;
+  }
+}
+
 /** A folder being listed: its entries (named from where the folder really is; it may be reached through a link) and the next to yield. */
 interface FolderListing {
   readonly address: string;
@@ -21,7 +50,7 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
       /** One folder's visible entries in display order, each with its size and its paths. */
       async function listFolder(address: string, relFromRoot: string, relFromTarget: string, depth: number): Promise<FolderListing> {
         if (signal.aborted) throw cancelled();
-        const entries = await fs.readDirectory(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
+        const entries = await readAhead.take(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
         const named = entries
           .map((entry) => ({ entry, rel: relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name }))
           .filter(({ rel }) => !hidden(rel));
@@ -32,17 +61,31 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
         const sizes = await sizesOf(address, visible.map(({ entry }) => entry));
         return { address, depth, next: 0, entries: visible.map(({ entry, rel }, i) => ({ entry, rel, path: relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name, size: sizes[i] })) };
       }
+      const readAhead = new ReadAhead(fs);
+      const descends = (listing: FolderListing, i: number): boolean => listing.entries[i]?.entry.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
+      // The next few folders to be listed are read while this one is: a listing waits on the disk less.
+      const readAheadFrom = (listing: FolderListing, from: number): void => {
+        for (let i = from; i < Math.min(listing.entries.length, from + READ_AHEAD); i++) {
+          if (descends(listing, i)) readAhead.start(fs.join(listing.address, listing.entries[i]!.entry.name));
+        }
+      };
       // Depth first, a folder's entries right after it, with an explicit stack: one generator for
       // the whole tree (a generator per folder level would pass every entry through each level).
+      readAhead.start(folder.address);
       const stack: FolderListing[] = [await listFolder(folder.address, folder.realRel, '', 1)];
+      readAheadFrom(stack[0]!, 0);
       while (stack.length > 0) {
         const top = stack[stack.length - 1]!;
-        const item = top.entries[top.next++];
+        const i = top.next++;
+        const item = top.entries[i];
         if (item === undefined) { stack.pop(); continue; }
         const { entry, rel, path, size } = item;
         yield { kind: 'entry', entry: { path, type: entry.type, depth: top.depth, ...(size !== undefined ? { size } : {}) } };
-        if (entry.type === 'directory' && (maxDepth === undefined || top.depth < maxDepth)) {
-          stack.push(await listFolder(fs.join(top.address, entry.name), rel, path, top.depth + 1));
+        if (descends(top, i)) {
+          readAheadFrom(top, i + 1);
+          const child = await listFolder(fs.join(top.address, entry.name), rel, path, top.depth + 1);
+          readAheadFrom(child, 0);
+          stack.push(child);
         }
       }
       yield { kind: 'done', complete: true };
