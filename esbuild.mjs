@@ -24,7 +24,10 @@ const reporter = {
   },
 };
 
-const LAZY_BUNDLES = { 'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js', re2js: './re2js.js' };
+const LAZY_BUNDLES = {
+  'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js', re2js: './re2js.js',
+  picomatch: './picomatch.js', diff: './diff.js', 'image-size': './image-size.js', 'jsonc-parser': './jsonc-parser.js',
+};
 
 const common = {
   bundle: true,
@@ -39,7 +42,10 @@ const common = {
   // loads on first use: iconv-lite (~490 KB minified with its CJK tables, for files that are not
   // UTF-8), markdown-it (~95 KB with its helpers, for Markdown outlines) and jimp's PNG, JPEG and
   // GIF codecs with its resize (~390 KB, pure JavaScript, to downscale a large image for the model),
-  // and re2js (~150 KB, the linear-time regex engine for globs that could make RegExp backtrack).
+  // and re2js (~150 KB, the linear-time regex engine for globs that could make RegExp backtrack);
+  // and, so the activation bundle keeps room to grow (issue 27): picomatch (~25 KB, on the policy's
+  // first decision), diff (~11 KB, on the first patch or +/- count), image-size (~13 KB, on the
+  // first file that may be an image) and jsonc-parser (~7 KB, on the first JSON outline).
   define: { WT_LAZY_BUNDLES: JSON.stringify(LAZY_BUNDLES), 'import.meta.url': 'undefined' },
   minify: production,
   sourcemap: !production,
@@ -54,6 +60,10 @@ const entries = [
   { entryPoints: ['iconv-lite'], outfile: 'dist/iconv-lite.js', define: {} },
   { entryPoints: ['markdown-it'], outfile: 'dist/markdown-it.js', define: {} },
   { entryPoints: ['re2js'], outfile: 'dist/re2js.js', define: {} },
+  { entryPoints: ['picomatch'], outfile: 'dist/picomatch.js', define: {} },
+  { entryPoints: ['diff'], outfile: 'dist/diff.js', define: {} },
+  { entryPoints: ['image-size'], outfile: 'dist/image-size.js', define: {} },
+  { entryPoints: ['jsonc-parser'], outfile: 'dist/jsonc-parser.js', define: {} },
   { entryPoints: ['src/core/images/codecs.ts'], outfile: 'dist/image-codecs.js', define: {} },
 ];
 

@@ -4,7 +4,10 @@ import { createRequire } from 'node:module';
 declare const WT_LAZY_BUNDLES: Readonly<Record<string, string>> | undefined;
 
 /** Packages too large to load at activation for what only some calls need, and where each comes from outside the bundles. */
-const SOURCES = { 'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 'image-codecs': './images/codecs.ts', 're2js': 're2js' } as const;
+const SOURCES = {
+  'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 'image-codecs': './images/codecs.ts', 're2js': 're2js',
+  picomatch: 'picomatch', diff: 'diff', 'image-size': 'image-size', 'jsonc-parser': 'jsonc-parser',
+} as const;
 export type LazyPackage = keyof typeof SOURCES;
 
 const loaded = new Map<LazyPackage, unknown>();

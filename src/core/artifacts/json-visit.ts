@@ -1,4 +1,6 @@
-import { createScanner, type JSONScanner, type ParseErrorCode } from 'jsonc-parser';
+import type * as Jsonc from 'jsonc-parser';
+import type { JSONScanner, ParseErrorCode } from 'jsonc-parser';
+import { lazyModule } from '../lazy-module.ts';
 
 /** The callbacks of jsonc-parser's `visit` that the JSON artifacts use, with the same arguments. */
 export interface JsonVisitor {
@@ -34,7 +36,8 @@ interface Container {
  * deeper than `maxDepth` stops the walk (`onTooDeep`): 4 MB of "[" held 2 million levels (500 MB).
  */
 export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinity): void {
-  const scanner: JSONScanner = createScanner(text, false);
+  // jsonc-parser (~7 KB) loads on the first JSON document, not at activation.
+  const scanner: JSONScanner = lazyModule<typeof Jsonc>('jsonc-parser').createScanner(text, false);
   let suppressed = 0;
   const at = (): [number, number, number] => [scanner.getTokenOffset(), scanner.getTokenLength(), scanner.getTokenStartLine()];
   const error = (code: number): void => {

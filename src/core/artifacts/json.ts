@@ -1,4 +1,5 @@
-import { printParseErrorCode, type ParseErrorCode } from 'jsonc-parser';
+import type * as Jsonc from 'jsonc-parser';
+import { lazyModule } from '../lazy-module.ts';
 import { visitJson } from './json-visit.ts';
 import { SandboxError, invalidInput } from '../errors.ts';
 import { nearest } from './nearest.ts';
@@ -206,8 +207,8 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
       const type: JsonType = value === null ? 'null' : typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'boolean' : 'number';
       place(type, line + 1, { value, raw: text.slice(offset, offset + length) });
     },
-    onError: (code: ParseErrorCode, _offset, _length, line, column) => {
-      error ??= { error: printParseErrorCode(code), line: line + 1, column: column + 1 };
+    onError: (code: Jsonc.ParseErrorCode, _offset, _length, line, column) => {
+      error ??= { error: lazyModule<typeof Jsonc>('jsonc-parser').printParseErrorCode(code), line: line + 1, column: column + 1 };
     },
     onTooDeep: (_offset, line, column) => { tooDeep = { line: line + 1, column: column + 1 }; },
   }, JSON_MAX_DEPTH);

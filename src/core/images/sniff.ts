@@ -1,4 +1,5 @@
-import { imageSize } from 'image-size';
+import type * as ImageSize from 'image-size';
+import { lazyModule } from '../lazy-module.ts';
 
 /** The image formats a model is given as images, by the type image-size reads from the bytes. */
 const MIME: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
@@ -23,7 +24,8 @@ export const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
  */
 export function sniffImage(bytes: Uint8Array, fileBytes: number): ImageInfo | undefined {
   try {
-    const size = imageSize(bytes);
+    // image-size (~13 KB) loads on the first file that may be an image; the module is its default export, imageSize.
+    const size = lazyModule<typeof ImageSize.imageSize>('image-size')(bytes);
     const mime = size.type === undefined ? undefined : MIME[size.type];
     if (mime === undefined || !(size.width > 0) || !(size.height > 0)) return undefined;
     return { mime, width: size.width, height: size.height, bytes: fileBytes };

@@ -1,4 +1,6 @@
-import { applyPatch as applyUnifiedDiff, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
+import type * as Diff from 'diff';
+import type { StructuredPatch, StructuredPatchHunk } from 'diff';
+import { lazyModule } from '../lazy-module.ts';
 import { SandboxError, invalidInput } from '../errors.ts';
 import { toLf, withEol, type Eol } from '../text/eol.ts';
 import { closestLines, range, showLines } from './closest-lines.ts';
@@ -179,6 +181,8 @@ function hunkOldText(h: StructuredPatchHunk): string {
  * to a CRLF text and keeps it CRLF. Failure names the first hunk that does not fit.
  */
 export function applyUnified(text: string, unified: string, subject: PatchSubject): PatchOutcome {
+  // diff (~11 KB) loads on the first unified diff, not at activation.
+  const { applyPatch: applyUnifiedDiff, parsePatch } = lazyModule<typeof Diff>('diff');
   let patches: StructuredPatch[];
   try {
     patches = parsePatch(unified);

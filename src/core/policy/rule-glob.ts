@@ -1,4 +1,5 @@
-import picomatch from 'picomatch';
+import type Picomatch from 'picomatch';
+import { lazyModule } from '../lazy-module.ts';
 import { backtrackSafeGlob, compileRegex, type StringTest } from '../glob/linear.ts';
 
 /**
@@ -18,7 +19,8 @@ const ALWAYS_TRUE_HERE = [
 
 /** The regex source of a rule glob: picomatch's (dotfiles matched like any file). Throws on an invalid glob. */
 export function ruleSource(glob: string): string {
-  return picomatch.makeRe(glob, { dot: true }).source;
+  // picomatch (~25 KB) loads on the policy's first decision, not at activation.
+  return lazyModule<typeof Picomatch>('picomatch').makeRe(glob, { dot: true }).source;
 }
 
 /** `source` without the look-arounds that always hold for normalized paths; throws when others remain. */

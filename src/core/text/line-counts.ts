@@ -1,4 +1,5 @@
-import { diffLines } from 'diff';
+import type * as Diff from 'diff';
+import { lazyModule } from '../lazy-module.ts';
 import { countLines } from './eol.ts';
 
 export interface LineCounts {
@@ -44,7 +45,7 @@ export function lineCounts(before: string, after: string): LineCounts {
   const newLines = countLines(newMiddle);
   const middleLines = oldLines + newLines;
   const maxEditLength = Math.min(MAX_EDIT_LENGTH, Math.max(50, Math.floor(MAX_DIFF_WORK / Math.max(middleLines, 1))));
-  const changes = diffLines(oldMiddle, newMiddle, { maxEditLength });
+  const changes = lazyModule<typeof Diff>('diff').diffLines(oldMiddle, newMiddle, { maxEditLength });
   if (changes === undefined) return { added: newLines, removed: oldLines };
   let added = 0;
   let removed = 0;
