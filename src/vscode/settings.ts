@@ -84,12 +84,8 @@ export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SECTION);
   const rules = scopeRules(readScoped('rules'));
   const openDiffOnStage = scopeOpenDiffOnStage(readScoped('review.openDiffOnStage'));
-  const raw = settingsSchema.parse({
-    artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
-    mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
-    nonStreamingMaxMB: config.get<unknown>('nonStreamingMaxMB', 64),
-    undoDiskBudgetMB: config.get<unknown>('undo.diskBudgetMB', 256),
-  });
+  // Parsed when a call first needs them, not at activation: zod's first parse costs milliseconds cold (issue 27).
+  let limits: SessionLimits | undefined;
   return {
     policy: rules.policy,
     rules,
@@ -98,11 +94,22 @@ export function readSettings(): Settings {
     shell: scopeShellSettings(readScoped('shell.allowedDomains'), readScoped('shell.maxTimeoutMs')),
     openDiffOnStage: openDiffOnStage.on,
     reviewIgnored: openDiffOnStage.ignored,
-    limits: {
-      artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,
-      mediaBudgetBytes: raw.mediaMemoryBudgetMB * MiB,
-      nonStreamingMaxBytes: raw.nonStreamingMaxMB * MiB,
-      undoBudgetBytes: raw.undoDiskBudgetMB * MiB,
-    },
+    get limits(): SessionLimits { return (limits ??= readLimits(config)); },
+  };
+}
+
+/** The size limits from `config` (read when the settings were); an invalid value falls back to its default. */
+function readLimits(config: vscode.WorkspaceConfiguration): SessionLimits {
+  const raw = settingsSchema.parse({
+    artifactDiskBudgetMB: config.get<unknown>('artifacts.diskBudgetMB', 4096),
+    mediaMemoryBudgetMB: config.get<unknown>('media.memoryBudgetMB', 256),
+    nonStreamingMaxMB: config.get<unknown>('nonStreamingMaxMB', 64),
+    undoDiskBudgetMB: config.get<unknown>('undo.diskBudgetMB', 256),
+  });
+  return {
+    artifactBudgetBytes: raw.artifactDiskBudgetMB * MiB,
+    mediaBudgetBytes: raw.mediaMemoryBudgetMB * MiB,
+    nonStreamingMaxBytes: raw.nonStreamingMaxMB * MiB,
+    undoBudgetBytes: raw.undoDiskBudgetMB * MiB,
   };
 }
