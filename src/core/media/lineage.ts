@@ -1,4 +1,4 @@
-import { decodeAs, decodeFile, type FileEncoding } from '../text/encoding.ts';
+import { decodeAs, decodeFile, type DecodedText, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
 import { lineCounts } from '../text/line-counts.ts';
 import type { PersonChange, StagedMedia } from './types.ts';
 
@@ -27,6 +27,13 @@ export function rememberText(bytes: Uint8Array, encoding: FileEncoding, text: st
     recentTexts.delete(key);
     chars -= entry.text.length;
   }
+}
+
+/** decodeFile, its text kept for the next decodes of the same bytes (a file being staged is patched and saved next). */
+export function decodeRemembered(bytes: Uint8Array, fileName: string, configured: TextEncoding | undefined): DecodedText | undefined {
+  const decoded = decodeFile(bytes, fileName, configured);
+  if (decoded) rememberText(bytes, decoded.encoding, decoded.text, true);
+  return decoded;
 }
 
 /** The text of a media's bytes ('' for binary). */

@@ -2,10 +2,10 @@ import { BugError, SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { discardSet, headsOf, personChangeIn, rememberText, unsavedOf } from './lineage.ts';
+import { decodeRemembered, discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
 import { HeldBytes } from './held-bytes.ts';
 import { MediaRecord } from './record.ts';
-import { decodeFile, encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
+import { encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
 import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
@@ -133,13 +133,11 @@ export class MediaStore {
     if (change?.kind === 'delete') content = EMPTY;
     if (content === undefined || content instanceof Uint8Array) {
       bytes = content ?? disk ?? fail('MediaStore.stage: no content for a file that does not exist');
-      const decoded = decodeFile(bytes, fileName, configured);
+      const decoded = decodeRemembered(bytes, fileName, configured);
       encoding = decoded?.encoding ?? 'binary';
       text = decoded?.text;
-      if (decoded) rememberText(bytes, decoded.encoding, decoded.text, true);
     } else {
-      const decoded = disk === undefined ? undefined : decodeFile(disk, fileName, configured);
-      if (decoded && disk) rememberText(disk, decoded.encoding, decoded.text, true);
+      const decoded = disk === undefined ? undefined : decodeRemembered(disk, fileName, configured);
       encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
       text = decoded ? withEol(content, detectEol(decoded.text)) : content;
       bytes = encodeText(text, encoding, path.display);
