@@ -251,18 +251,17 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   }
 
   // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from.
-  // 'any': whatever the disk holds now stands for the base; 'absent': none. The bytes are compared, not hashed (a memcmp, not a SHA-256 of the file).
-  const base = expect === undefined ? media.base : expect === 'any' && disk !== undefined ? { hash: 'any', bytes: disk } : { hash: undefined, bytes: undefined };
-  const baseHash = base.hash;
+  // What the disk must hold (undefined: no file). 'any': whatever it holds now; 'absent': none. Compared byte for byte, not hashed.
+  const expected = expect === undefined ? (media.isNew ? undefined : media.base.bytes) : expect === 'any' ? disk : undefined;
   if (samePath) {
     const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
-    if (baseHash === undefined && disk !== undefined) {
+    if (expected === undefined && disk !== undefined) {
       throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
     }
-    if (baseHash !== undefined && disk === undefined) {
+    if (expected !== undefined && disk === undefined) {
       throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
     }
-    if (disk !== undefined && !sameBytes(disk, base.bytes)) {
+    if (disk !== undefined && !sameBytes(disk, expected)) {
       throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
     }
   } else if (disk !== undefined) {

@@ -9,13 +9,7 @@ export function eolOf(newlines: number, crlf: number): Eol {
 }
 
 export function detectEol(text: string): Eol {
-  let newlines = 0;
-  let crlf = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
-    newlines++;
-    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
-  }
-  return eolOf(newlines, crlf);
+  return lineStats(text).eol;
 }
 
 export function toLf(text: string): string {
@@ -48,10 +42,7 @@ export function lineStats(text: string): { readonly eol: Eol; readonly lines: nu
 
 /** Lines as an editor counts them: "" has 0, "a" and "a\n" have 1, "a\nb" has 2. */
 export function countLines(text: string): number {
-  if (text === '') return 0;
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return text.endsWith('\n') ? n : n + 1;
+  return lineStats(text).lines;
 }
 
 /** The 1-based line of the character at `index`. */

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
 import type { Host } from '../host.ts';
 import { runForPerson } from '../run-for-person.ts';
-import { savedSets, type StagedNode } from './view.ts';
+import { savedSets, setChange, type StagedNode } from './view.ts';
 
 export const SAVED_SCHEME = 'wt-saved';
 
@@ -68,9 +68,7 @@ async function pickSave(host: Host, arg: unknown, placeHolder: string): Promise<
   if (sets.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: no save of this window can be undone.'); return undefined; }
   const picked = await vscode.window.showQuickPick(sets.map((records) => {
     const first = records[0]!;
-    const added = records.reduce((n, r) => n + r.added, 0);
-    const removed = records.reduce((n, r) => n + r.removed, 0);
-    return { label: records.map((r) => r.path.display).join(', '), description: `${first.set} · +${added} −${removed} · ${new Date(first.at).toLocaleTimeString()}`, set: first.set };
+    return { label: records.map((r) => r.path.display).join(', '), description: `${first.set} · ${setChange(records)} · ${new Date(first.at).toLocaleTimeString()}`, set: first.set };
   }), { placeHolder });
   return picked && { save_id: picked.set };
 }

@@ -57,13 +57,16 @@ function savedItem(record: SaveRecord, inSet: boolean): vscode.TreeItem {
   return item;
 }
 
+/** A set's `+added −removed`, over all its files. */
+export function setChange(records: readonly SaveRecord[]): string {
+  return `+${records.reduce((n, r) => n + r.added, 0)} −${records.reduce((n, r) => n + r.removed, 0)}`;
+}
+
 function savedSetItem(set: string, records: readonly SaveRecord[]): vscode.TreeItem {
   const item = new vscode.TreeItem(`save ${set}: ${records.length} files`, vscode.TreeItemCollapsibleState.Expanded);
-  const added = records.reduce((n, r) => n + r.added, 0);
-  const removed = records.reduce((n, r) => n + r.removed, 0);
   const open = records.filter((r) => r.lost === undefined && r.undone === undefined).length;
   const state = open === 0 ? 'undone' : open < records.length ? `${records.length - open} undone` : '';
-  item.description = [`+${added} −${removed}`, new Date(records[0]?.at ?? 0).toLocaleTimeString(), state].filter(Boolean).join(' · ');
+  item.description = [setChange(records), new Date(records[0]?.at ?? 0).toLocaleTimeString(), state].filter(Boolean).join(' · ');
   item.tooltip = `save ${set}: one save_media of ${records.length} files, written together\n${records.map((r) => `${r.path.display} (${[`+${r.added} −${r.removed}`, ...savedNotes(r)].join(', ')})`).join('\n')}\nUndo Save puts every file back; Undo This File on one of them puts back that file alone.`;
   item.id = `saved-set:${set}`;
   item.contextValue = open === 0 ? 'saved-set-undone' : 'saved-set';
