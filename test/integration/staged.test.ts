@@ -18,6 +18,14 @@ function stagedDiffTab(): vscode.TabInputTextDiff | undefined {
   return undefined;
 }
 
+/** The active tab, once it is the staged diff of `path`. */
+function activeStagedDiff(path: string, what: string): Promise<vscode.TabInputTextDiff> {
+  return waitFor(what, () => {
+    const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === `/${path}` ? active.input : undefined;
+  });
+}
+
 describe('staged review', () => {
   it('stage + patch open a diff of the staged text against disk; disk changes only on save', async () => {
     const api = await testApi();
@@ -109,10 +117,7 @@ describe('staged review', () => {
     const link = /\(command:workspaceTools\.openStagedDiff\?([^)]+)\)/.exec(text);
     assert.ok(link, `no diff link in ${text}`);
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', ...(JSON.parse(decodeURIComponent(link[1]!)) as unknown[]));
-    const diff = await waitFor('the deletion\'s diff', () => {
-      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/retired.txt' ? active.input : undefined;
-    });
+    const diff = await activeStagedDiff('retired.txt', 'the deletion\'s diff');
     assert.equal((await vscode.workspace.fs.readFile(diff.modified)).byteLength, 0, 'the staged side is nothing');
     assert.match(await invoke('save_media', { media_id: m }), /^Saved: delete retired\.txt \+0 −2\.$/m);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(file)));
@@ -129,10 +134,7 @@ describe('staged review', () => {
     await vscode.workspace.fs.writeFile(source, new TextEncoder().encode('alpha\nbeta\n'));
     const m = mediaIdOf(await invoke('stage_file', { path: 'moving.txt', action: 'move', to: 'moved/here.txt', patch: { find: 'beta', replace: 'gamma' } }));
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', m);
-    const diff = await waitFor('the move\'s diff', () => {
-      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return active?.input instanceof vscode.TabInputTextDiff && active.input.modified.scheme === 'staged' && active.input.modified.path === '/moved/here.txt' ? active.input : undefined;
-    });
+    const diff = await activeStagedDiff('moved/here.txt', 'the move\'s diff');
     assert.equal(diff.original.toString(), source.toString(), 'the diff compares with the file that moves');
     assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(diff.original)), 'alpha\nbeta\n');
     assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(diff.modified)), 'alpha\ngamma\n');

@@ -17,6 +17,17 @@ function fixture(t: TestSession): void {
   writeFileSync(join(t.root, 'old.txt'), OLD);
 }
 
+/** The fixture with `src/a.ts` patched (m2), and `file` made holding its first letter and staged holding it capitalized (m3): a set of two to save. */
+async function editAndRewrite(tc: Parameters<typeof session>[0], file: string): Promise<TestSession> {
+  const t = session(tc);
+  fixture(t);
+  const letter = file[0]!;
+  writeFileSync(join(t.root, file), `${letter}\n`);
+  await t.invoke('stage_file', { path: 'src/a.ts', patch: { find: 'a = 1', replace: 'a = 2' } });
+  await t.invoke('stage_file', { path: file, content: `${letter.toUpperCase()}\n` });
+  return t;
+}
+
 async function codeOf(p: Promise<unknown>): Promise<[string, string]> {
   const e = await p.then(() => undefined, (err: unknown) => err);
   assert.ok(e instanceof Error && 'code' in e, `expected a narrated error, got ${String(e)}`);
@@ -74,11 +85,7 @@ test('undo_save with a path undoes one file of a set; the rest stays as saved', 
 });
 
 test('a set whose second file has a conflict writes nothing', async (tc) => {
-  const t = session(tc);
-  fixture(t);
-  writeFileSync(join(t.root, 'c.txt'), 'c\n');
-  await t.invoke('stage_file', { path: 'src/a.ts', patch: { find: 'a = 1', replace: 'a = 2' } });
-  await t.invoke('stage_file', { path: 'c.txt', content: 'C\n' });
+  const t = await editAndRewrite(tc, 'c.txt');
   writeFileSync(join(t.root, 'c.txt'), 'changed outside\n');
   const [code, message] = await codeOf(t.invoke('save_media', { media_ids: ['m2', 'm3'] }));
   assert.equal(code, 'E_SANDBOX_CONFLICT');
@@ -105,11 +112,7 @@ test('a failure midway (a destination folder that cannot be written) rolls back 
 });
 
 test('a failure midway (a file replaced by a folder between check and write) rolls back what was written', async (tc) => {
-  const t = session(tc);
-  fixture(t);
-  writeFileSync(join(t.root, 'z.txt'), 'z\n');
-  await t.invoke('stage_file', { path: 'src/a.ts', patch: { find: 'a = 1', replace: 'a = 2' } });
-  await t.invoke('stage_file', { path: 'z.txt', content: 'Z\n' });
+  const t = await editAndRewrite(tc, 'z.txt');
   // The write of src/a.ts is the last moment before z.txt is written: swap z.txt for a folder then.
   const off = t.session.media.onDidChange((change) => {
     if (change.kind === 'saved' && change.media.id === 'm2') { rmSync(join(t.root, 'z.txt')); mkdirSync(join(t.root, 'z.txt')); }
