@@ -27,6 +27,8 @@ const reporter = {
 const LAZY_BUNDLES = {
   'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js', re2js: './re2js.js',
   picomatch: './picomatch.js', diff: './diff.js', 'image-size': './image-size.js', 'jsonc-parser': './jsonc-parser.js',
+  // A worker thread's code (src/core/lazy-module.ts's workerFile): the folder reader's, which lists big trees beside the listing.
+  'folder-worker': './folder-worker.js',
 };
 
 const common = {
@@ -65,6 +67,7 @@ const entries = [
   { entryPoints: ['image-size'], outfile: 'dist/image-size.js', define: {} },
   { entryPoints: ['jsonc-parser'], outfile: 'dist/jsonc-parser.js', define: {} },
   { entryPoints: ['src/core/images/codecs.ts'], outfile: 'dist/image-codecs.js', define: {} },
+  { entryPoints: ['src/core/fs/folder-worker.ts'], outfile: 'dist/folder-worker.js', define: {} },
 ];
 
 mkdirSync(outdir, { recursive: true });

@@ -46,7 +46,9 @@ export async function coreHost(root: string, options: { shell?: ShellHost } = {}
   const policy = parseRules([]).policy;
   const rg = createRipgrep(ripgrep());
   const session = new Session({
-    fs: new NodeFs(),
+    // The listing's worker thread as the extension runs it, built (run.ts builds dist/ first): from
+    // its source, Node would load its TypeScript stripper into the worker, ~12 MiB the extension never has.
+    fs: new NodeFs({}, { workerFile: nodePath.join(repoRoot, 'dist/folder-worker.js') }),
     roots: () => roots,
     gate: async () => ({ allow: true, decidedBy: 'cli' }),
     policy: () => policy,

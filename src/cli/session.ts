@@ -50,7 +50,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
   const session = new Session({
-    fs: new NodeFs(),
+    fs: new NodeFs({}, { warn }),
     roots: spec.liveRoots ?? (() => roots),
     gate: spec.gate,
     policy: () => parsedRules.policy,

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 // Set by esbuild.mjs in the bundles: package name → the file it is bundled into, next to them.
 declare const WT_LAZY_BUNDLES: Readonly<Record<string, string>> | undefined;
@@ -9,6 +10,10 @@ const SOURCES = {
   picomatch: 'picomatch', diff: 'diff', 'image-size': 'image-size', 'jsonc-parser': 'jsonc-parser',
 } as const;
 export type LazyPackage = keyof typeof SOURCES;
+
+/** Worker threads' entry files, in the bundles a file of its own next to them. */
+const WORKER_SOURCES = { 'folder-worker': './fs/folder-worker.ts' } as const;
+export type WorkerFile = keyof typeof WORKER_SOURCES;
 
 const loaded = new Map<LazyPackage, unknown>();
 
@@ -25,4 +30,10 @@ export function lazyModule<T>(name: LazyPackage): T {
   const module = (typeof exported === 'object' && exported !== null && 'default' in exported && exported.default !== undefined ? exported.default : exported) as T;
   loaded.set(name, module);
   return module;
+}
+
+/** Where a worker thread's code is: its bundle next to the bundles, or its source file. */
+export function workerFile(name: WorkerFile): string | URL {
+  const file = typeof WT_LAZY_BUNDLES === 'object' ? WT_LAZY_BUNDLES[name] : undefined;
+  return file !== undefined ? join(dirname(__filename), file) : new URL(WORKER_SOURCES[name], import.meta.url);
 }

@@ -23,6 +23,20 @@ export interface DirEntry {
   readonly type: EntryType;
 }
 
+/** A folder's entry with its lstat size: none for a folder, nor for an entry that could not be stat'ed. */
+export interface SizedDirEntry extends DirEntry {
+  readonly size?: number;
+}
+
+/**
+ * A folder's sized entries packed in one string (src/core/fs/packed-folder.ts): cheap to pass
+ * between threads, and one object however many entries, so folders read ahead of a listing wait
+ * in memory without costing the garbage collector.
+ */
+export interface PackedFolder {
+  readonly text: string;
+}
+
 /** What a filesystem backend can do. A tool whose needs are missing is not registered. */
 export interface FsCapabilities {
   /** Reads can be streamed in chunks (bounded memory for any file size). */
@@ -53,10 +67,10 @@ export interface WorkspaceFs {
   realpath(address: string): Promise<string>;
   readDirectory(address: string): Promise<DirEntry[]>;
   /**
-   * The lstat sizes of many entries of one folder (undefined for one that cannot be stat'ed), for
-   * a listing; where a backend has a cheaper way than one `lstat` call each. Only when `capabilities.symlinks`.
+   * A folder's entries, each that is not a folder with its lstat size, for a listing: where a
+   * backend has a cheaper way than `readDirectory` and one `lstat` call each. Only when `capabilities.symlinks`.
    */
-  lstatSizes?(folder: string, names: readonly string[]): Promise<(number | undefined)[]>;
+  readDirectorySized?(address: string): Promise<PackedFolder>;
   readFile(address: string, signal?: AbortSignal): Promise<Uint8Array>;
   /** Chunks of the file; only when `capabilities.streaming`. */
   readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;

@@ -39,8 +39,8 @@ async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly
   return { dir: await privateRunFolder(os.tmpdir(), 'workspace-tools-vscode-'), temporary: true };
 }
 
-function createFs(local: boolean): WorkspaceFs {
-  if (local) return new NodeFs();
+function createFs(local: boolean, log: AuditLog): WorkspaceFs {
+  if (local) return new NodeFs({}, { warn: (message) => log.warn(message) });
   const first = vscode.workspace.workspaceFolders?.[0];
   const writable = first ? vscode.workspace.fs.isWritableFileSystem(first.uri.scheme) !== false : false;
   return new VscodeWorkspaceFs(writable);
@@ -78,7 +78,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   };
   reportSettingErrors(settings);
 
-  const fs = createFs(local);
+  const fs = createFs(local, log);
   const rg = locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot });
   if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
   else log.info(`ripgrep: ${rg.path} (${rg.source})`);

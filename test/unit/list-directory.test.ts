@@ -6,6 +6,7 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError, isCancellation } from '../../src/core/errors.ts';
 import { session } from './harness.ts';
 import type { DirectoryLister } from '../../src/core/list/port.ts';
+import { NodeFs } from '../../src/core/fs/node-fs.ts';
 
 function tree(root: string): void {
   mkdirSync(nodePath.join(root, 'src', 'lib'), { recursive: true });
@@ -67,7 +68,7 @@ test('a limit frame from a directory backend is a protocol violation, reported a
   const lister: DirectoryLister = {
     name: 'capped-fake',
     async *list() {
-      yield { kind: 'entry', entry: { path: 'a.txt', type: 'file', size: 1, depth: 1 } };
+      yield { kind: 'entries', entries: [{ path: 'a.txt', type: 'file', size: 1, depth: 1 }] };
       yield { kind: 'limit', limit: 1 };
     },
   };
@@ -80,9 +81,8 @@ test('entries a backend yields for a denied path are dropped all the same', asyn
   const lister: DirectoryLister = {
     name: 'leaky-fake',
     async *list() {
-      yield { kind: 'entry', entry: { path: 'private', type: 'directory', depth: 1 } };
-      yield { kind: 'entry', entry: { path: 'private/canary.txt', type: 'file', size: 6, depth: 2 } };
-      yield { kind: 'entry', entry: { path: 'ok.txt', type: 'file', size: 2, depth: 1 } };
+      yield { kind: 'entries', entries: [{ path: 'private', type: 'directory', depth: 1 }] };
+      yield { kind: 'entries', entries: [{ path: 'private/canary.txt', type: 'file', size: 6, depth: 2 }, { path: 'ok.txt', type: 'file', size: 2, depth: 1 }] };
       yield { kind: 'done', complete: true };
     },
   };
@@ -102,4 +102,26 @@ test('a walk cancelled mid-way (at its first entry, as a host hears of it throug
   const call = t.session.invoke(TOOLS.list_directory, {}, controller.signal, 'headless', { progress: (done) => { reported = done; controller.abort(); } });
   await assert.rejects(call, (e: unknown) => isCancellation(e));
   assert.equal(reported, 1, 'the walk went no further once cancelled');
+});
+
+test('a big listing reads the same on the worker thread as on the calling thread: denied folders and files, links to them, sizes', async (tc) => {
+  const rules = [{ glob: 'private/**', read: 'deny' as const }, { glob: '**/*.log', read: 'deny' as const }];
+  const inline = session(tc, { rules, fs: new NodeFs({}, { entriesBeforeWorker: Number.MAX_SAFE_INTEGER }) });
+  const threadedFs = new NodeFs({}, { entriesBeforeWorker: 0 });
+  tc.after(() => threadedFs.folders.stopWorker());
+  const threaded = session(tc, { rules, fs: threadedFs });
+  for (const root of [inline.root, threaded.root]) {
+    tree(root);
+    for (let d = 0; d < 25; d++) {
+      mkdirSync(nodePath.join(root, 'src', `m${d}`));
+      for (let f = 0; f < 100; f++) writeFileSync(nodePath.join(root, 'src', `m${d}`, f % 10 === 0 ? `f${f}.log` : `f${f}.ts`), 'x'.repeat(f));
+    }
+    symlinkSync('../../private/canary.txt', nodePath.join(root, 'src', 'm3', 'to-canary'));
+  }
+  const expected = await inline.session.invoke(TOOLS.list_directory, {});
+  const text = async (outcome: { text: string }): Promise<string> => outcome.text.replace(/art-[\w-]+/g, 'ART');
+  while (!threadedFs.folders.onWorker) await threaded.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
+  assert.equal(await text(await threaded.session.invoke(TOOLS.list_directory, {})), await text(expected));
+  assert.match(expected.text, /2,?2\d\d entries/);
+  assert.doesNotMatch(expected.text, /canary|\.log/);
 });

@@ -26,6 +26,7 @@ const BASE_FILES = [
   'extension/dist/cli.js',
   'extension/dist/diff.js',
   'extension/dist/extension.js',
+  'extension/dist/folder-worker.js',
   'extension/dist/iconv-lite.js',
   'extension/dist/image-codecs.js',
   'extension/dist/image-size.js',

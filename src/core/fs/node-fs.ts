@@ -1,28 +1,24 @@
-import { promises as fsp, constants as fsConstants, createReadStream, existsSync, lstatSync } from 'node:fs';
+import { promises as fsp, constants as fsConstants, createReadStream, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Stats } from 'node:fs';
 
-/** Entries stat'ed between two turns of the event loop (see lstatSizes): about a millisecond. */
-const LSTAT_SLICE = 512;
-import type { DirEntry, EntryType, FileStat, FsCapabilities, PinnedFile, PinnedFolder, WorkspaceFs, WriteOptions } from '../ports.ts';
-
-function entryType(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
-  if (s.isSymbolicLink()) return 'symlink';
-  if (s.isFile()) return 'file';
-  if (s.isDirectory()) return 'directory';
-  return 'other';
-}
+import type { DirEntry, FileStat, FsCapabilities, PackedFolder, PinnedFile, PinnedFolder, WorkspaceFs, WriteOptions } from '../ports.ts';
+import { FolderReader, type FolderReaderOptions } from './folder-reader.ts';
+import { entryTypeOf } from './packed-folder.ts';
 
 function fileStat(s: Stats): FileStat {
-  return { type: entryType(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
+  return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
 }
 
 /** The local filesystem through node:fs: addresses are absolute paths. */
 export class NodeFs implements WorkspaceFs {
   readonly capabilities: FsCapabilities;
+  /** Reads folders for listings (on a worker thread once a listing is big). */
+  readonly folders: FolderReader;
 
-  constructor(capabilities: Partial<FsCapabilities> = {}) {
+  constructor(capabilities: Partial<FsCapabilities> = {}, options: FolderReaderOptions = {}) {
     this.capabilities = { streaming: true, symlinks: true, localPaths: true, writable: true, atomicRename: true, ...capabilities };
+    this.folders = new FolderReader(options);
   }
 
   join(address: string, ...segments: string[]): string {
@@ -45,27 +41,13 @@ export class NodeFs implements WorkspaceFs {
     return fsp.realpath(address);
   }
 
-  /**
-   * A synchronous lstat of an inode the listing just read is a syscall of a microsecond or two; a
-   * promise each costs ten times that on the event loop. Stat'ed in slices, yielding between them,
-   * so a folder of 100,000 files never holds the event loop (the extension host's) for long.
-   */
-  async lstatSizes(folder: string, names: readonly string[]): Promise<(number | undefined)[]> {
-    const sizes: (number | undefined)[] = new Array<number | undefined>(names.length);
-    for (let i = 0; i < names.length; i++) {
-      if (i > 0 && i % LSTAT_SLICE === 0) await new Promise<void>((resolve) => { setImmediate(resolve); });
-      try {
-        sizes[i] = lstatSync(nodePath.join(folder, names[i]!), { throwIfNoEntry: false })?.size;
-      } catch {
-        sizes[i] = undefined;
-      }
-    }
-    return sizes;
+  readDirectorySized(address: string): Promise<PackedFolder> {
+    return this.folders.read(address);
   }
 
   async readDirectory(address: string): Promise<DirEntry[]> {
     const entries = await fsp.readdir(address, { withFileTypes: true });
-    return entries.map((e) => ({ name: e.name, type: entryType(e) }));
+    return entries.map((e) => ({ name: e.name, type: entryTypeOf(e) }));
   }
 
   async readFile(address: string, signal?: AbortSignal): Promise<Uint8Array> {

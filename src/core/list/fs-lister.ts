@@ -1,7 +1,8 @@
 import { cancelled, fromFsError } from '../errors.ts';
 import { isWithin } from '../paths.ts';
-import type { DirEntry, EntryType, WorkspaceFs } from '../ports.ts';
-import type { DirectoryLister, ListFrame, ListQuery } from './port.ts';
+import type { EntryType, PackedFolder, SizedDirEntry, WorkspaceFs } from '../ports.ts';
+import { packFolder, unpackFolder } from '../fs/packed-folder.ts';
+import type { DirectoryLister, ListedEntry, ListFrame, ListQuery } from './port.ts';
 
 const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
 
@@ -11,57 +12,64 @@ const READ_AHEAD_HELD = 64;
 
 /** Folder listings started before they are needed; `take` hands over the one started (or reads now). */
 class ReadAhead {
-  private readonly started = new Map<string, Promise<DirEntry[]>>();
-  private readonly fs: WorkspaceFs;
+  private readonly started = new Map<string, Promise<PackedFolder>>();
+  private readonly read: (address: string) => Promise<PackedFolder>;
 
-  constructor(fs: WorkspaceFs) {
-    this.fs = fs;
+  constructor(read: (address: string) => Promise<PackedFolder>) {
+    this.read = read;
   }
 
   start(address: string): void {
     if (this.started.has(address) || this.started.size >= READ_AHEAD_HELD) return;
-    const reading = this.fs.readDirectory(address);
+    const reading = this.read(address);
     // Its failure is reported when it is taken; unread, it must not be an unhandled rejection.
     reading.catch(() => undefined);
     this.started.set(address, reading);
   }
 
-  take(address: string): Promise<DirEntry[]> {
+  take(address: string): Promise<PackedFolder> {
     const reading = this.started.get(address);
-    if (reading === undefined) return this.fs.readDirectory(address);
+    if (reading === undefined) return this.read(address);
     this.started.delete(address);
     return reading;
   }
 }
 
-/** A folder being listed: its entries (named from where the folder really is; it may be reached through a link) and the next to yield. */
+/** A folder being listed: where it is (named from where the folder really is; it may be reached through a link), its entries and the next to yield. */
 interface FolderListing {
   readonly address: string;
+  /** Relative to the workspace folder's real root. */
+  readonly rel: string;
   readonly depth: number;
   next: number;
-  readonly entries: readonly { readonly entry: DirEntry; readonly rel: string; readonly path: string; readonly size: number | undefined }[];
+  /** Each with its path relative to the listed folder. */
+  readonly entries: readonly { readonly entry: SizedDirEntry; readonly path: string }[];
 }
 
-/** Lists through the WorkspaceFs port: lstat sizes, symlinks shown and never followed. */
+/**
+ * Lists through the WorkspaceFs port: lstat sizes, symlinks shown and never followed. A denied
+ * folder is never entered and a link to a denied path never yielded; other entries are judged by
+ * the listing (list_directory judges every entry a backend yields), not twice.
+ */
 export function fsLister(fs: WorkspaceFs): DirectoryLister {
   return {
     name: 'workspace filesystem',
     async *list({ folder, maxDepth, hidden, signal }: ListQuery): AsyncIterable<ListFrame> {
-      /** One folder's visible entries in display order, each with its size and its paths. */
+      /** One folder's entries in display order, each with its size and its path, but for denied folders and links to denied paths. */
       async function listFolder(address: string, relFromRoot: string, relFromTarget: string, depth: number): Promise<FolderListing> {
         if (signal.aborted) throw cancelled();
-        const entries = await readAhead.take(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
-        const named = entries
-          .map((entry) => ({ entry, rel: relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name }))
-          .filter(({ rel }) => !hidden(rel));
-        const leadsToHidden = await Promise.all(named.map(({ entry }) => entry.type === 'symlink' && linkLeadsToHidden(fs.join(address, entry.name))));
-        const visible = named
-          .filter((_, i) => !leadsToHidden[i])
-          .sort((a, b) => typeOrder[a.entry.type] - typeOrder[b.entry.type] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
-        const sizes = await sizesOf(address, visible.map(({ entry }) => entry));
-        return { address, depth, next: 0, entries: visible.map(({ entry, rel }, i) => ({ entry, rel, path: relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name, size: sizes[i] })) };
+        const read = await readAhead.take(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
+        let visible = unpackFolder(read).filter((entry) => entry.type !== 'directory' || !hidden(relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name));
+        const links = visible.filter((entry) => entry.type === 'symlink');
+        if (links.length > 0) {
+          const leadsToHidden = await Promise.all(links.map((entry) => linkLeadsToHidden(fs.join(address, entry.name))));
+          const dropped = new Set(links.filter((_, i) => leadsToHidden[i]));
+          visible = visible.filter((entry) => !dropped.has(entry));
+        }
+        visible.sort((a, b) => typeOrder[a.type] - typeOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        return { address, rel: relFromRoot, depth, next: 0, entries: visible.map((entry) => ({ entry, path: relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name })) };
       }
-      const readAhead = new ReadAhead(fs);
+      const readAhead = new ReadAhead(fs.readDirectorySized ? (address) => fs.readDirectorySized!(address) : readSized);
       const descends = (listing: FolderListing, i: number): boolean => listing.entries[i]?.entry.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
       // The next few folders to be listed are read while this one is: a listing waits on the disk less.
       const readAheadFrom = (listing: FolderListing, from: number): void => {
@@ -75,29 +83,32 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
       const stack: FolderListing[] = [await listFolder(folder.address, folder.realRel, '', 1)];
       readAheadFrom(stack[0]!, 0);
       while (stack.length > 0) {
+        // The top folder's entries up to the next folder to descend into, as one frame.
         const top = stack[stack.length - 1]!;
-        const i = top.next++;
-        const item = top.entries[i];
-        if (item === undefined) { stack.pop(); continue; }
-        const { entry, rel, path, size } = item;
-        yield { kind: 'entry', entry: { path, type: entry.type, depth: top.depth, ...(size !== undefined ? { size } : {}) } };
-        if (descends(top, i)) {
-          readAheadFrom(top, i + 1);
-          const child = await listFolder(fs.join(top.address, entry.name), rel, path, top.depth + 1);
-          readAheadFrom(child, 0);
-          stack.push(child);
+        const run: ListedEntry[] = [];
+        let child: FolderListing['entries'][number] | undefined;
+        while (child === undefined && top.next < top.entries.length) {
+          const i = top.next++;
+          const item = top.entries[i]!;
+          const { entry: { type, size }, path } = item;
+          run.push(size !== undefined ? { path, type, depth: top.depth, size } : { path, type, depth: top.depth });
+          if (descends(top, i)) {
+            child = item;
+            readAheadFrom(top, i + 1);
+          }
         }
+        if (run.length > 0) yield { kind: 'entries', entries: run };
+        if (child === undefined) { stack.pop(); continue; }
+        const listing = await listFolder(fs.join(top.address, child.entry.name), top.rel ? `${top.rel}/${child.entry.name}` : child.entry.name, child.path, top.depth + 1);
+        readAheadFrom(listing, 0);
+        stack.push(listing);
       }
       yield { kind: 'done', complete: true };
 
-      // Files' and links' own sizes (lstat: a link is never followed); folders have none.
-      async function sizesOf(address: string, entries: readonly DirEntry[]): Promise<(number | undefined)[]> {
-        const sized = entries.filter((e) => e.type !== 'directory');
-        const found = fs.lstatSizes
-          ? await fs.lstatSizes(address, sized.map((e) => e.name))
-          : await Promise.all(sized.map((e) => fs.lstat(fs.join(address, e.name)).then((s) => s.size, () => undefined)));
-        let next = 0;
-        return entries.map((e) => (e.type === 'directory' ? undefined : found[next++]));
+      // Files' and links' own sizes (lstat: a link is never followed), where the backend has no cheaper way; folders have none.
+      async function readSized(address: string): Promise<PackedFolder> {
+        const entries = await fs.readDirectory(address);
+        return packFolder(await Promise.all(entries.map((e) => (e.type === 'directory' ? e : fs.lstat(fs.join(address, e.name)).then((s) => ({ ...e, size: s.size }), () => e)))));
       }
       // Security: a link is judged by where it leads, so a link to a denied file is as hidden as the file.
       async function linkLeadsToHidden(address: string): Promise<boolean> {

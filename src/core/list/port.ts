@@ -10,11 +10,12 @@ export interface ListedEntry {
 }
 
 /**
- * What a directory backend yields. `list_directory` has no `limit`, so a `limit` frame is a protocol
+ * What a directory backend yields: entries in listing order, a run of them at a time (one frame an
+ * entry would cost a promise each). `list_directory` has no `limit`, so a `limit` frame is a protocol
  * violation: the listing is discarded with a narrated io failure, never shown as "depth-limited".
  */
 export type ListFrame =
-  | { readonly kind: 'entry'; readonly entry: ListedEntry }
+  | { readonly kind: 'entries'; readonly entries: readonly ListedEntry[] }
   | { readonly kind: 'limit'; readonly limit: number }
   | { readonly kind: 'done'; readonly complete: true };
 
@@ -23,7 +24,10 @@ export interface ListQuery {
   readonly folder: ResolvedPath;
   /** Omitted: the whole tree. */
   readonly maxDepth?: number;
-  /** Security: true for a folder-relative path the policy denies; such entries are never yielded nor entered. */
+  /**
+   * Security: true for a folder-relative path the policy denies. A backend never enters such a
+   * folder nor yields a link that leads to such a path; the listing drops every other such entry it yields.
+   */
   readonly hidden: (relFromRoot: string) => boolean;
   readonly signal: AbortSignal;
 }

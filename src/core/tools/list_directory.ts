@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineTool, type ToolContext } from '../tool.ts';
 import type { GatedPath } from '../paths.ts';
 import { boundArgument } from '../schema.ts';
-import { SandboxError, fromFsError } from '../errors.ts';
+import { SandboxError, cancelled, fromFsError } from '../errors.ts';
 import type { ListedEntry } from '../list/port.ts';
 import { fits } from '../results/budget.ts';
 import { ResultPager } from '../results/pager.ts';
@@ -27,8 +27,8 @@ export type ListItem = { readonly kind: 'folder'; readonly path: string } | { re
 /** The listings, or past one page, the first page of them and the result artifact holding all. */
 export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
 
-/** One folder's listing as items: its name, then its entries in display order (denied ones left out). */
-async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: GatedPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem, void, undefined> {
+/** One folder's listing as items, a run at a time: its name, then its entries in display order (denied ones left out). */
+async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: GatedPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem[], void, undefined> {
   const { fs, policy, lister } = ctx;
   const resolved = await ctx.resolve(target);
   if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `List its parent folder, or use find_files to locate it.`);
@@ -36,34 +36,22 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
   if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder.`, `Open it with open_file instead.`);
   // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is
   // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
-  // must not show what the rules deny there).
-  const hidden = rememberedAnswers((realRel: string): boolean => policy.decide(realRel, 'read', resolved.realRoot ?? target.root.localPath).action === 'deny');
-  yield { kind: 'folder', path: target.display };
+  // must not show what the rules deny there). The backend only prunes (it never enters a denied
+  // folder); every entry it yields is judged here.
+  const root = resolved.realRoot ?? target.root.localPath;
+  const prefix = resolved.realRel ? `${resolved.realRel}/` : '';
+  const hidden = (realRel: string): boolean => policy.decide(realRel, 'read', root).action === 'deny';
+  yield [{ kind: 'folder', path: target.display }];
   for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal })) {
     if (frame.kind === 'limit') {
       throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded.`, `Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
     }
     if (frame.kind === 'done') return;
-    const rel = [resolved.realRel, frame.entry.path].filter(Boolean).join('/');
-    if (!hidden(rel)) yield { kind: 'entry', entry: frame.entry };
+    const items: ListItem[] = [];
+    for (const entry of frame.entries) if (!hidden(prefix + entry.path)) items.push({ kind: 'entry', entry });
+    yield items;
   }
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
-}
-
-/**
- * `judge`, with its latest answers kept: the backend judges each entry before it yields it, and the
- * listing judges it again (it does not take a backend's word), so each answer is asked for twice in a row.
- */
-function rememberedAnswers(judge: (path: string) => boolean): (path: string) => boolean {
-  const answers = new Map<string, boolean>();
-  return (path) => {
-    const known = answers.get(path);
-    if (known !== undefined) return known;
-    const answer = judge(path);
-    if (answers.size >= 4096) answers.clear();
-    answers.set(path, answer);
-    return answer;
-  };
 }
 
 function entryLine(e: ListedEntry): string {
@@ -121,22 +109,30 @@ export const listDirectory = defineTool({
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
     const pager = new ResultPager<ListItem>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
-    const items = (async function* (): AsyncGenerator<ListItem, void, undefined> {
+    const runs = (async function* (): AsyncGenerator<ListItem[], void, undefined> {
       for (const target of targets) yield* listTree(ctx, target, input.max_depth, signal);
     })();
+    let run: { readonly items: readonly ListItem[]; next: number } = { items: [], next: 0 };
     let entries = 0;
     const counted = (): string => `${entries} ${entries === 1 ? 'entry' : 'entries'} in ${targets.map((t) => t.display).join(', ')}`;
     return streamResult<ListItem, ListDirectoryResult[]>(pager, {
       pull: async (untilOverflow) => {
-        for (let next = await items.next(); !next.done; next = await items.next()) {
-          if (next.value.kind === 'entry') entries++;
-          const writing = pager.add(next.value);
-          if (writing) {
-            await writing;
-            if (untilOverflow && pager.overflowed) return false;
+        // A run is taken item by item, so a pull that stops at the overflow leaves the rest of its run to the next.
+        for (;;) {
+          while (run.next < run.items.length) {
+            if (signal.aborted) throw cancelled();
+            const item = run.items[run.next++]!;
+            if (item.kind === 'entry') entries++;
+            const writing = pager.add(item);
+            if (writing) {
+              await writing;
+              if (untilOverflow && pager.overflowed) return false;
+            }
           }
+          const next = await runs.next();
+          if (next.done) return true;
+          run = { items: next.value, next: 0 };
         }
-        return true;
       },
       small: async () => {
         const listings = listingsOf(pager.items);
