@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import { invoke, invokeFailing, testApi } from './api.ts';
 
 interface ManifestTool { name: string; inputSchema: object }
@@ -49,6 +51,29 @@ describe('tools through vscode.lm.invokeTool', () => {
   it('list_directory lists the fixture with types and sizes', async () => {
     const listing = await invoke('list_directory', { path: 'src', max_depth: 1 });
     assert.match(listing, /^src: 3 entries\nlib\/\ngreet\.js {2}60 B\nmain\.js {2}\d+ B$/);
+  });
+
+  it('list_directory of a big folder reads it on the listing\'s worker thread, from the packaged bundle, as on the extension host\'s own', async () => {
+    const api = await testApi();
+    const root = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const big = nodePath.join(root, 'big-listing');
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(nodePath.join(big, `d${d}`), { recursive: true });
+      for (let f = 0; f < 100; f++) writeFileSync(nodePath.join(big, `d${d}`, `f${f}.txt`), 'x'.repeat(f));
+    }
+    try {
+      const folders = (api.host.session.fs as { folders?: { readonly onWorker: boolean } }).folders;
+      assert.ok(folders, 'the local workspace is read through NodeFs');
+      const first = await invoke('list_directory', { path: 'big-listing' });
+      assert.match(first, /^big-listing: 2020 entries\nd0\/\n {2}f0\.txt {2}0 B\n {2}f1\.txt {2}1 B\n {2}f10\.txt {2}10 B\n/);
+      // The first listing (2,020 entries) starts the worker if it is not up; wait on that state, a listing at a time.
+      for (let i = 0; i < 100 && !folders.onWorker; i++) await invoke('list_directory', { path: 'big-listing', max_depth: 1 });
+      assert.ok(folders.onWorker, 'the worker came up');
+      assert.equal(await invoke('list_directory', { path: 'big-listing' }), first);
+      assert.deepEqual(api.host.log.warnings.filter((w) => /worker/i.test(w)), []);
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
   });
 
   it('search_files and find_files run ripgrep and never surface the .env canary', async () => {

@@ -32,13 +32,18 @@ export function packFolder(entries: readonly SizedDirEntry[]): PackedFolder {
 }
 
 export function unpackFolder({ text }: PackedFolder): SizedDirEntry[] {
-  if (text === '') return [];
-  return text.split('\0').map((packed) => {
-    const type = TYPES[packed.charCodeAt(0) - 48]!;
-    const slash = packed.indexOf('/');
-    const name = packed.slice(slash + 1);
-    return slash > 1 ? { name, type, size: Number(packed.slice(1, slash)) } : { name, type };
-  });
+  const entries: SizedDirEntry[] = [];
+  // Read in place (no string per packed entry): a listing unpacks every entry of a tree.
+  for (let start = 0; start < text.length;) {
+    const nul = text.indexOf('\0', start);
+    const end = nul === -1 ? text.length : nul;
+    const type = TYPES[text.charCodeAt(start) - 48]!;
+    const slash = text.indexOf('/', start);
+    const name = text.slice(slash + 1, end);
+    entries.push(slash > start + 1 ? { name, type, size: Number(text.slice(start + 1, slash)) } : { name, type });
+    start = end + 1;
+  }
+  return entries;
 }
 
 /** A folder a worker thread is asked to read, and what it answers: the folder packed, or why it could not be read. */

@@ -6,9 +6,13 @@ import type { DirectoryLister, ListedEntry, ListFrame, ListQuery } from './port.
 
 const typeOrder: Record<EntryType, number> = { directory: 0, file: 1, symlink: 1, other: 1 };
 
-/** Folders read ahead of the listing at most, per folder level and in all. */
+/**
+ * Folders read ahead of the listing at most, per folder level and in all. Enough to keep the folder
+ * reader's worker busy; more only lengthens what survives each young-generation GC (measured at
+ * 300k files: 8 held, ~36 MiB peak growth; 64 held, 50-64 MiB; the same time).
+ */
 const READ_AHEAD = 4;
-const READ_AHEAD_HELD = 64;
+const READ_AHEAD_HELD = 8;
 
 /** Folder listings started before they are needed; `take` hands over the one started (or reads now). */
 class ReadAhead {
@@ -19,8 +23,12 @@ class ReadAhead {
     this.read = read;
   }
 
+  get hasRoom(): boolean {
+    return this.started.size < READ_AHEAD_HELD;
+  }
+
   start(address: string): void {
-    if (this.started.has(address) || this.started.size >= READ_AHEAD_HELD) return;
+    if (this.started.has(address) || !this.hasRoom) return;
     const reading = this.read(address);
     // Its failure is reported when it is taken; unread, it must not be an unhandled rejection.
     reading.catch(() => undefined);
@@ -35,15 +43,17 @@ class ReadAhead {
   }
 }
 
-/** A folder being listed: where it is (named from where the folder really is; it may be reached through a link), its entries and the next to yield. */
+/** A folder being listed: where it is (named from where the folder really is; it may be reached through a link), its entries, the next to yield and the next to read ahead. */
 interface FolderListing {
   readonly address: string;
   /** Relative to the workspace folder's real root. */
   readonly rel: string;
+  /** Relative to the listed folder ("" for itself). */
+  readonly path: string;
   readonly depth: number;
+  readonly entries: readonly SizedDirEntry[];
   next: number;
-  /** Each with its path relative to the listed folder. */
-  readonly entries: readonly { readonly entry: SizedDirEntry; readonly path: string }[];
+  aheadFrom: number;
 }
 
 /**
@@ -67,14 +77,16 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
           visible = visible.filter((entry) => !dropped.has(entry));
         }
         visible.sort((a, b) => typeOrder[a.type] - typeOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        return { address, rel: relFromRoot, depth, next: 0, entries: visible.map((entry) => ({ entry, path: relFromTarget ? `${relFromTarget}/${entry.name}` : entry.name })) };
+        return { address, rel: relFromRoot, path: relFromTarget, depth, entries: visible, next: 0, aheadFrom: 0 };
       }
       const readAhead = new ReadAhead(fs.readDirectorySized ? (address) => fs.readDirectorySized!(address) : readSized);
-      const descends = (listing: FolderListing, i: number): boolean => listing.entries[i]?.entry.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
+      const descends = (listing: FolderListing, i: number): boolean => listing.entries[i]?.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
       // The next few folders to be listed are read while this one is: a listing waits on the disk less.
       const readAheadFrom = (listing: FolderListing, from: number): void => {
-        for (let i = from; i < Math.min(listing.entries.length, from + READ_AHEAD); i++) {
-          if (descends(listing, i)) readAhead.start(fs.join(listing.address, listing.entries[i]!.entry.name));
+        const end = Math.min(listing.entries.length, from + READ_AHEAD);
+        for (let i = Math.max(from, listing.aheadFrom); i < end && readAhead.hasRoom; i++) {
+          listing.aheadFrom = i + 1;
+          if (descends(listing, i)) readAhead.start(fs.join(listing.address, listing.entries[i]!.name));
         }
       };
       // Depth first, a folder's entries right after it, with an explicit stack: one generator for
@@ -86,20 +98,22 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
         // The top folder's entries up to the next folder to descend into, as one frame.
         const top = stack[stack.length - 1]!;
         const run: ListedEntry[] = [];
-        let child: FolderListing['entries'][number] | undefined;
+        let child: ListedEntry | undefined;
         while (child === undefined && top.next < top.entries.length) {
           const i = top.next++;
-          const item = top.entries[i]!;
-          const { entry: { type, size }, path } = item;
-          run.push(size !== undefined ? { path, type, depth: top.depth, size } : { path, type, depth: top.depth });
+          const { name, type, size } = top.entries[i]!;
+          const path = top.path ? `${top.path}/${name}` : name;
+          const listed: ListedEntry = size !== undefined ? { path, type, depth: top.depth, size } : { path, type, depth: top.depth };
+          run.push(listed);
           if (descends(top, i)) {
-            child = item;
+            child = listed;
             readAheadFrom(top, i + 1);
           }
         }
         if (run.length > 0) yield { kind: 'entries', entries: run };
         if (child === undefined) { stack.pop(); continue; }
-        const listing = await listFolder(fs.join(top.address, child.entry.name), top.rel ? `${top.rel}/${child.entry.name}` : child.entry.name, child.path, top.depth + 1);
+        const name = top.entries[top.next - 1]!.name;
+        const listing = await listFolder(fs.join(top.address, name), top.rel ? `${top.rel}/${name}` : name, child.path, top.depth + 1);
         readAheadFrom(listing, 0);
         stack.push(listing);
       }

@@ -54,9 +54,13 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
 }
 
+/** Indents by depth, made once: a listing indents every entry. */
+const indents: string[] = [''];
+
 function entryLine(e: ListedEntry): string {
   const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-  const indent = '  '.repeat(e.depth - 1);
+  while (indents.length < e.depth) indents.push(`${indents[indents.length - 1]!}  `);
+  const indent = indents[e.depth - 1]!;
   switch (e.type) {
     case 'directory': return `${indent}${name}/`;
     case 'symlink': return `${indent}${name}@ (symlink, not followed)`;
