@@ -124,7 +124,6 @@ export const listDirectory = defineTool({
         // A run is taken item by item, so a pull that stops at the overflow leaves the rest of its run to the next.
         for (;;) {
           while (run.next < run.items.length) {
-            if (signal.aborted) throw cancelled();
             const item = run.items[run.next++]!;
             if (item.kind === 'entry') entries++;
             const writing = pager.add(item);
@@ -133,6 +132,7 @@ export const listDirectory = defineTool({
               if (untilOverflow && pager.overflowed) return false;
             }
           }
+          if (signal.aborted) throw cancelled();
           const next = await runs.next();
           if (next.done) return true;
           run = { items: next.value, next: 0 };
