@@ -2,8 +2,8 @@ import { promises as fsp } from 'node:fs';
 import { LineIndexBuilder, type LineIndex } from './line-index.ts';
 import { createNewlineCounter } from './newlines.ts';
 
-/** Text gathered before one write (in UTF-16 units: 32 to 96 KiB of UTF-8): large enough that writes cost little. */
-const CHUNK_CHARS = 32 * 1024;
+/** Bytes gathered before one write: large enough that writes cost little. */
+const CHUNK_BYTES = 64 * 1024;
 
 /**
  * Appends text lines to a spool file and indexes them as they are written, so a tool's result can
@@ -14,8 +14,10 @@ export class ResultSpool {
   private readonly handle: fsp.FileHandle;
   private readonly builder = new LineIndexBuilder(createNewlineCounter());
   private readonly onWritten: ((index: LineIndex) => void) | undefined;
-  // Lines are joined as a string and encoded once per chunk: far cheaper than encoding each line.
-  private pending = '';
+  // Each line is encoded into the chunk as it comes, so no line's string outlives its call: strings
+  // held until a chunk is full would survive young-generation GCs, and V8 grows its heap for them.
+  private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private filled = 0;
   private written = 0;
   private closed = false;
 
@@ -32,14 +34,16 @@ export class ResultSpool {
     return new ResultSpool(await fsp.open(path, 'wx', 0o600), onWritten);
   }
 
-  /** Text waiting in memory for the next write, in UTF-16 units. */
-  get pendingChars(): number { return this.pending.length; }
+  /** Bytes waiting in memory for the next write. */
+  get pendingBytes(): number { return this.filled; }
 
   /** Appends `text` and a line feed. Returns a promise only when a chunk was written. */
   line(text: string): Promise<void> | undefined {
-    this.pending += text;
-    this.pending += '\n';
-    return this.pending.length >= CHUNK_CHARS ? this.flush() : undefined;
+    // At most 3 bytes a UTF-16 unit, and the line feed.
+    if (text.length * 3 + 1 > CHUNK_BYTES - this.filled) return this.flush().then(() => this.longLine(text));
+    this.filled += this.chunk.write(text, this.filled, 'utf8');
+    this.chunk[this.filled++] = 10;
+    return undefined;
   }
 
   /** Appends bytes that are whole lines (they end with a line feed), after what is pending. */
@@ -63,10 +67,20 @@ export class ResultSpool {
   }
 
   private async flush(): Promise<void> {
-    if (this.pending === '') return;
-    const bytes = Buffer.from(this.pending, 'utf8');
-    this.pending = '';
+    if (this.filled === 0) return;
+    const bytes = this.chunk.subarray(0, this.filled);
+    this.filled = 0;
     await this.write(bytes);
+  }
+
+  /** A line after a flush: into the empty chunk if it fits, else written alone. */
+  private async longLine(text: string): Promise<void> {
+    if (text.length * 3 + 1 <= CHUNK_BYTES) {
+      this.filled = this.chunk.write(text, 0, 'utf8');
+      this.chunk[this.filled++] = 10;
+      return;
+    }
+    await this.write(Buffer.from(`${text}\n`, 'utf8'));
   }
 
   private async write(bytes: Buffer): Promise<void> {

@@ -26,6 +26,7 @@ export interface FolderReaderOptions {
 }
 
 interface Pending {
+  readonly id: number;
   readonly folder: string;
   readonly resolve: (folder: PackedFolder) => void;
   readonly reject: (e: unknown) => void;
@@ -45,7 +46,10 @@ export class FolderReader {
   private online = false;
   private failed = false;
   private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
+  // Answered in the order asked (the worker reads one folder at a time), and never more than a
+  // listing reads ahead: an array, not a Map (a Map's table, rebuilt as entries come and go, outlives
+  // young-generation GCs).
+  private pending: Pending[] = [];
   private idle: NodeJS.Timeout | undefined;
 
   constructor(options: FolderReaderOptions = {}) {
@@ -107,21 +111,22 @@ export class FolderReader {
     const worker = this.worker!;
     clearTimeout(this.idle);
     // While it has work, the worker keeps the process alive (a CLI waiting on a listing must not exit).
-    if (this.pending.size === 0) worker.ref();
+    if (this.pending.length === 0) worker.ref();
     const id = this.nextId++;
     return new Promise<PackedFolder>((resolve, reject) => {
-      this.pending.set(id, { folder, resolve, reject });
+      this.pending.push({ id, folder, resolve, reject });
       worker.postMessage({ id, folder } satisfies FolderRequest);
     });
   }
 
   private answer(reply: FolderReply): void {
-    const request = this.pending.get(reply.id);
-    if (request === undefined) return;
-    this.pending.delete(reply.id);
+    const at = this.pending.findIndex((p) => p.id === reply.id);
+    if (at === -1) return;
+    const request = this.pending[at]!;
+    this.pending.splice(at, 1);
     if ('error' in reply) request.reject(Object.assign(new Error(reply.error.message), reply.error.code !== undefined ? { code: reply.error.code } : {}));
     else request.resolve(reply.folder);
-    if (this.pending.size === 0) this.rest();
+    if (this.pending.length === 0) this.rest();
   }
 
   /** Idle: the worker no longer holds the process, and stops if no work comes for a while. */
@@ -141,8 +146,8 @@ export class FolderReader {
     this.readInline = 0;
     if (failed) this.failed = true;
     clearTimeout(this.idle);
-    const unanswered = [...this.pending.values()];
-    this.pending.clear();
+    const unanswered = this.pending;
+    this.pending = [];
     for (const { folder, resolve, reject } of unanswered) this.inline(folder).then(resolve, reject);
   }
 }

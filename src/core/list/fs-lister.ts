@@ -16,7 +16,8 @@ const READ_AHEAD_HELD = 8;
 
 /** Folder listings started before they are needed; `take` hands over the one started (or reads now). */
 class ReadAhead {
-  private readonly started = new Map<string, Promise<PackedFolder>>();
+  // A few at most: an array (a Map's table, rebuilt as entries come and go, outlives young-generation GCs).
+  private readonly started: { readonly address: string; readonly reading: Promise<PackedFolder> }[] = [];
   private readonly read: (address: string) => Promise<PackedFolder>;
 
   constructor(read: (address: string) => Promise<PackedFolder>) {
@@ -24,21 +25,22 @@ class ReadAhead {
   }
 
   get hasRoom(): boolean {
-    return this.started.size < READ_AHEAD_HELD;
+    return this.started.length < READ_AHEAD_HELD;
   }
 
   start(address: string): void {
-    if (this.started.has(address) || !this.hasRoom) return;
+    if (!this.hasRoom || this.started.some((s) => s.address === address)) return;
     const reading = this.read(address);
     // Its failure is reported when it is taken; unread, it must not be an unhandled rejection.
     reading.catch(() => undefined);
-    this.started.set(address, reading);
+    this.started.push({ address, reading });
   }
 
   take(address: string): Promise<PackedFolder> {
-    const reading = this.started.get(address);
-    if (reading === undefined) return this.read(address);
-    this.started.delete(address);
+    const at = this.started.findIndex((s) => s.address === address);
+    if (at === -1) return this.read(address);
+    const { reading } = this.started[at]!;
+    this.started.splice(at, 1);
     return reading;
   }
 }

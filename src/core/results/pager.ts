@@ -46,7 +46,7 @@ export class ResultPager<T> {
   /** Every item, while the result fits one page; after that, the first page's worth. */
   get items(): readonly T[] { return this.held; }
 
-  /** The most this pager held in memory at once, in UTF-16 units: the page's items (as text) and the spool's pending chunk. */
+  /** The most this pager held in memory at once: the page's items (as text, in UTF-16 units) and the spool's pending chunk (bytes). */
   get maxHeldBytes(): number { return this.peak; }
 
   /** Takes one item. Returns a promise only when it had to write to disk: await it before the next call. */
@@ -90,7 +90,7 @@ export class ResultPager<T> {
   addText(text: string): Promise<void> | undefined {
     const { spool } = this.artifact!;
     const pending = spool.line(text);
-    if (this.heldChars + spool.pendingChars > this.peak) this.peak = this.heldChars + spool.pendingChars;
+    if (this.heldChars + spool.pendingBytes > this.peak) this.peak = this.heldChars + spool.pendingBytes;
     return pending;
   }
 
@@ -101,7 +101,7 @@ export class ResultPager<T> {
    */
   async addBytes(bytes: Buffer): Promise<void> {
     const { spool } = this.artifact!;
-    if (this.heldChars + spool.pendingChars + bytes.length > this.peak) this.peak = this.heldChars + spool.pendingChars + bytes.length;
+    if (this.heldChars + spool.pendingBytes + bytes.length > this.peak) this.peak = this.heldChars + spool.pendingBytes + bytes.length;
     await spool.bytes(bytes);
   }
 
