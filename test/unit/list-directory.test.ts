@@ -125,3 +125,18 @@ test('a big listing reads the same on the worker thread as on the calling thread
   assert.match(expected.text, /2,?2\d\d entries/);
   assert.doesNotMatch(expected.text, /canary|\.log/);
 });
+
+test('progress: the host hears of the first entry at once, then not of every entry (the pager sends at most one a tenth of a second)', async (tc) => {
+  const t = session(tc);
+  for (let d = 0; d < 10; d++) {
+    mkdirSync(nodePath.join(t.root, `d${d}`));
+    for (let f = 0; f < 300; f++) writeFileSync(nodePath.join(t.root, `d${d}`, `f${f}.txt`), '');
+  }
+  const heard: { done: number; message: string }[] = [];
+  const started = Date.now();
+  const outcome = await t.session.invoke(TOOLS.list_directory, {}, undefined, 'headless', { progress: (done, message) => heard.push({ done, message }) });
+  assert.match(outcome.text, /3,?010 entries/);
+  assert.deepEqual(heard[0], { done: 1, message: '1 so far: list_directory .' });
+  assert.ok(heard.length <= 1 + (Date.now() - started) / 100, `${heard.length} reports`);
+  assert.ok(heard.every((h, i) => i === 0 || h.done > heard[i - 1]!.done), 'progress only grows');
+});

@@ -7,6 +7,9 @@ import { largestFitting, type PageBudget } from './budget.ts';
 import type { ProgressReporter } from './progress.ts';
 import { footer, header, linesIn, renderItems, type ItemRenderer, type Paged } from './paged.ts';
 
+/** How often a result reports its progress at most. */
+const PROGRESS_EVERY_MS = 100;
+
 export interface PagerSpec<T> {
   readonly store: ArtifactStore;
   readonly budget: PageBudget;
@@ -35,6 +38,7 @@ export class ResultPager<T> {
   private ended: { readonly lines: number; readonly bytes: number } | undefined;
   private peak = 0;
   private count = 0;
+  private reported = Number.NEGATIVE_INFINITY;
 
   constructor(spec: PagerSpec<T>) {
     this.spec = spec;
@@ -52,13 +56,24 @@ export class ResultPager<T> {
   /** Takes one item. Returns a promise only when it had to write to disk: await it before the next call. */
   add(item: T): Promise<void> | undefined {
     this.count++;
-    this.spec.progress?.(this.count, `${this.count.toLocaleString('en-US')} so far: ${this.spec.label}`);
+    if (this.spec.progress) this.report(this.spec.progress);
     if (this.artifact) return this.write(item);
     this.held.push(item);
     // String length never exceeds the UTF-8 size, so this never overflows a result that would fit.
     this.heldChars += this.spec.render(item, this.held[this.held.length - 2]).length + 1;
     this.peak = Math.max(this.peak, this.heldChars);
     return this.heldChars > this.spec.budget.bytes ? this.overflow() : undefined;
+  }
+
+  /**
+   * Tells the host how far the result got: the first item at once, then at most every
+   * PROGRESS_EVERY_MS (the host throttles too; the message, a string, is made only when sent).
+   */
+  private report(progress: ProgressReporter): void {
+    const now = Date.now();
+    if (this.count > 1 && now - this.reported < PROGRESS_EVERY_MS) return;
+    this.reported = now;
+    progress(this.count, `${this.count.toLocaleString('en-US')} so far: ${this.spec.label}`);
   }
 
   /** Starts the artifact with the items held so far, in `order` when given (the same items, re-sorted). */
