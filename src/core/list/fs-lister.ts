@@ -45,6 +45,28 @@ class ReadAhead {
   }
 }
 
+/**
+ * A listed entry, made by a constructor and not an object literal: V8 pretenures a literal's
+ * allocation site once most of its objects survive young GCs, as a listing's first page (held for the
+ * model) and its top folders do at the start. Every later entry would then be made in old space,
+ * keeping its young path string alive until a full GC: a 1,000,000-file listing grew its memory by
+ * ~150 MiB instead of ~30 (`--no-allocation-site-pretenuring` gives the same ~30). A constructed
+ * object has no such site.
+ */
+class Listed implements ListedEntry {
+  readonly path: string;
+  readonly type: EntryType;
+  readonly depth: number;
+  declare readonly size?: number;
+
+  constructor(path: string, type: EntryType, depth: number, size: number | undefined) {
+    this.path = path;
+    this.type = type;
+    this.depth = depth;
+    if (size !== undefined) this.size = size;
+  }
+}
+
 /** A folder being listed: where it is (named from where the folder really is; it may be reached through a link), its entries, the next to yield and the next to read ahead. */
 interface FolderListing {
   readonly address: string;
@@ -105,7 +127,7 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
           const i = top.next++;
           const { name, type, size } = top.entries[i]!;
           const path = top.path ? `${top.path}/${name}` : name;
-          const listed: ListedEntry = size !== undefined ? { path, type, depth: top.depth, size } : { path, type, depth: top.depth };
+          const listed = new Listed(path, type, top.depth, size);
           run.push(listed);
           if (descends(top, i)) {
             child = listed;
