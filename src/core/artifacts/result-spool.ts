@@ -39,11 +39,11 @@ export class ResultSpool {
 
   /** Appends `text` and a line feed. Returns a promise only when a chunk was written. */
   line(text: string): Promise<void> | undefined {
-    // At most 3 bytes a UTF-16 unit, and the line feed.
-    if (text.length * 3 + 1 > CHUNK_BYTES - this.filled) return this.flush().then(() => this.longLine(text));
-    this.filled += this.chunk.write(text, this.filled, 'utf8');
-    this.chunk[this.filled++] = 10;
-    return undefined;
+    if (this.fits(text)) {
+      this.append(text);
+      return undefined;
+    }
+    return this.flush().then(() => (this.fits(text) ? this.append(text) : this.write(Buffer.from(`${text}\n`, 'utf8'))));
   }
 
   /** Appends bytes that are whole lines (they end with a line feed), after what is pending. */
@@ -73,14 +73,14 @@ export class ResultSpool {
     await this.write(bytes);
   }
 
-  /** A line after a flush: into the empty chunk if it fits, else written alone. */
-  private async longLine(text: string): Promise<void> {
-    if (text.length * 3 + 1 <= CHUNK_BYTES) {
-      this.filled = this.chunk.write(text, 0, 'utf8');
-      this.chunk[this.filled++] = 10;
-      return;
-    }
-    await this.write(Buffer.from(`${text}\n`, 'utf8'));
+  /** Whether `text` and its line feed surely fit what is left of the chunk (at most 3 bytes a UTF-16 unit). */
+  private fits(text: string): boolean {
+    return text.length * 3 + 1 <= CHUNK_BYTES - this.filled;
+  }
+
+  private append(text: string): void {
+    this.filled += this.chunk.write(text, this.filled, 'utf8');
+    this.chunk[this.filled++] = 10;
   }
 
   private async write(bytes: Buffer): Promise<void> {

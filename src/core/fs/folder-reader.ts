@@ -1,9 +1,8 @@
 import { promises as fsp } from 'node:fs';
-import * as nodePath from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { EntryType, PackedFolder, SizedDirEntry } from '../ports.ts';
+import type { PackedFolder } from '../ports.ts';
 import { workerFile } from '../lazy-module.ts';
-import { entryTypeOf, lstatSizeOf, packFolder, type FolderReply, type FolderRequest } from './packed-folder.ts';
+import { folderPrefix, packDirent, type FolderReply, type FolderRequest } from './packed-folder.ts';
 
 /** Entries stat'ed between two turns of the event loop when read here: about a millisecond. */
 const LSTAT_SLICE = 512;
@@ -75,16 +74,15 @@ export class FolderReader {
     const dirents = await fsp.readdir(folder, { withFileTypes: true });
     this.readInline += dirents.length;
     if (this.readInline >= (this.options.entriesBeforeWorker ?? ENTRIES_BEFORE_WORKER)) this.startWorker();
-    const entries: SizedDirEntry[] = new Array<SizedDirEntry>(dirents.length);
+    const prefix = folderPrefix(folder);
+    const packed = new Array<string>(dirents.length);
     // A synchronous lstat of an inode just read is a syscall of a microsecond or two; a promise each
     // costs ten times that. In slices, so a folder of 100,000 files never holds the event loop long.
     for (let i = 0; i < dirents.length; i++) {
       if (i > 0 && i % LSTAT_SLICE === 0) await new Promise<void>((resolve) => { setImmediate(resolve); });
-      const { name } = dirents[i]!;
-      const type = entryTypeOf(dirents[i]!);
-      entries[i] = type === 'directory' ? { name, type } : sized(name, type, lstatSizeOf(nodePath.join(folder, name)));
+      packed[i] = packDirent(prefix, dirents[i]!);
     }
-    return packFolder(entries);
+    return { text: packed.join('\0') };
   }
 
   private startWorker(): void {
@@ -150,8 +148,4 @@ export class FolderReader {
     this.pending = [];
     for (const { folder, resolve, reject } of unanswered) this.inline(folder).then(resolve, reject);
   }
-}
-
-function sized(name: string, type: EntryType, size: number | undefined): SizedDirEntry {
-  return size !== undefined ? { name, type, size } : { name, type };
 }

@@ -5,19 +5,12 @@
  */
 import { readdirSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { entryTypeOf, lstatSizeOf, packEntry, type FolderReply, type FolderRequest } from './packed-folder.ts';
+import { folderPrefix, packDirent, type FolderReply, type FolderRequest } from './packed-folder.ts';
 
 parentPort?.on('message', ({ id, folder }: FolderRequest) => {
   try {
-    const entries = readdirSync(folder, { withFileTypes: true });
-    const packed = new Array<string>(entries.length);
-    // The folder is an absolute path the listing resolved: a name is appended, never normalized.
-    const prefix = folder.endsWith('/') ? folder : `${folder}/`;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i]!;
-      const type = entryTypeOf(entry);
-      packed[i] = packEntry(type, type === 'directory' ? undefined : lstatSizeOf(prefix + entry.name), entry.name);
-    }
+    const prefix = folderPrefix(folder);
+    const packed = readdirSync(folder, { withFileTypes: true }).map((dirent) => packDirent(prefix, dirent));
     // One string: the cheapest message to copy between threads.
     parentPort?.postMessage({ id, folder: { text: packed.join('\0') } } satisfies FolderReply);
   } catch (e) {

@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { EntryType, PackedFolder, SizedDirEntry } from '../ports.ts';
 
 const TYPES: readonly EntryType[] = ['directory', 'file', 'symlink', 'other'];
@@ -13,7 +14,7 @@ export function entryTypeOf(entry: { isFile(): boolean; isDirectory(): boolean; 
 }
 
 /** The lstat size of a path, undefined if it cannot be stat'ed. */
-export function lstatSizeOf(path: string): number | undefined {
+function lstatSizeOf(path: string): number | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false })?.size;
   } catch {
@@ -22,8 +23,19 @@ export function lstatSizeOf(path: string): number | undefined {
 }
 
 /** One entry as PackedFolder holds it: its type's code, its size if it has one, a slash, its name (a name holds no slash). */
-export function packEntry(type: EntryType, size: number | undefined, name: string): string {
+function packEntry(type: EntryType, size: number | undefined, name: string): string {
   return `${CODES[type]}${size ?? ''}/${name}`;
+}
+
+/** A directory entry just read in the folder `prefix` (its path and a slash), packed with its lstat size. */
+export function packDirent(prefix: string, dirent: { readonly name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): string {
+  const type = entryTypeOf(dirent);
+  return packEntry(type, type === 'directory' ? undefined : lstatSizeOf(prefix + dirent.name), dirent.name);
+}
+
+/** The folder's path with a slash after it, for `packDirent`: the folder is one the listing resolved, so a name is appended, never normalized. */
+export function folderPrefix(folder: string): string {
+  return folder.endsWith('/') || folder.endsWith(sep) ? folder : `${folder}${sep}`;
 }
 
 /** Packs a folder's entries (see PackedFolder); a folder's size is not kept. */

@@ -115,7 +115,6 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
       };
       // Depth first, a folder's entries right after it, with an explicit stack: one generator for
       // the whole tree (a generator per folder level would pass every entry through each level).
-      readAhead.start(folder.address);
       const stack: FolderListing[] = [await listFolder(folder.address, folder.realRel, '', 1)];
       readAheadFrom(stack[0]!, 0);
       while (stack.length > 0) {
