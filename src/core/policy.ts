@@ -181,6 +181,32 @@ export class Policy {
     return STRICTNESS[workspace.action] > STRICTNESS[main.action] && workspace.action !== 'default' ? workspace : main;
   }
 
+  /**
+   * True only when no rule applies to `relPath` (not "") nor to any folder above it, as `decide`
+   * would judge each with `folder`, so none is denied or asked; false means: ask `decide`. Quick tests
+   * alone, for the many results of a search: a view with links, or a folder inside another workspace
+   * folder (judged by the outer one's rules too), always asks.
+   */
+  clearOfRules(relPath: string, risk: Risk, folder?: string): boolean {
+    if (this.links !== undefined) return false;
+    const base = folder === undefined ? undefined : this.formOf(folder);
+    if (base !== undefined && this.nested(base)) return false;
+    return this.main.clearOfRules(relPath, risk, base) && this.workspace.clearOfRules(relPath, risk, base);
+  }
+
+  private lastNestedBase: string | undefined;
+  private lastNested = false;
+
+  /** Whether the folder `base` (rule form) lies inside another workspace folder (see `decidePlaced`), remembered for the last folder. */
+  private nested(base: string): boolean {
+    if (base !== this.lastNestedBase) {
+      const real = this.realForms.get(base) ?? base;
+      this.lastNested = this.folders.some((outer) => outer !== real && (outer === '' || real.startsWith(`${outer}/`)));
+      this.lastNestedBase = base;
+    }
+    return this.lastNested;
+  }
+
   /** True when `relPath`, any of its parent folders (or, given `folder`, the folder itself) is denied or asked: search must not enter it. */
   hidesFromSearch(relPath: string, risk: Risk, folder?: string): boolean {
     const hides = (rel: string): boolean => {

@@ -94,10 +94,45 @@ test('the name prefilter says "might match" for every name a name glob matches, 
       assert.ok(prefilter(name), `${JSON.stringify(glob)} matches ${JSON.stringify(name)}`);
       // As rule lists ask it: the name at the end of a path.
       assert.ok(prefilter(`d\u0130r/${name}`), `${JSON.stringify(glob)} matches ${JSON.stringify(name)} in a folder`);
+      // As a search's quick test asks it of every folder in a path: a segment in place.
+      assert.ok(prefilter(`d/${name}/x.txt`, 2, 2 + name.length), `${JSON.stringify(glob)} matches ${JSON.stringify(name)} as a folder of a path`);
     }
   }), { numRuns: 3000 });
   const any = namePrefilter([{ glob: '*.pem', regex: ruleRegex('*.pem', true) }]);
   assert.deepEqual([any(''), any('a/'), any('.pem'), any('x/.PEM'), any('x/.pe')], [false, false, true, true, false], 'empty names, and a name shorter than the literal');
   const stars = namePrefilter([{ glob: '***~.', regex: ruleRegex('***~.', true) }]);
   assert.equal(stars('~a'), picomatch.isMatch('~a', '***~.', { dot: true }), 'after three stars picomatch leaves a "." unescaped, and the prefilter follows it');
+});
+
+test('clearOfRules says a path is clear only when no rule applies to it nor to any folder above it (any path, any case, any folder)', () => {
+  // Name rules only (with the built-in "**/.ssh/**" kind): the quick tests decide for these, where a
+  // person's path rule (an anchored one, or one RE2 runs) always sends the search to decide.
+  const user: Rule[] = [{ glob: '*.secret', read: 'deny' }, { glob: 'private', read: 'ask', write: 'deny' }, { glob: 'Notes.md', read: 'allow' }, { glob: 'out', write: 'deny' }];
+  const policy = new Policy(user);
+  const rules: SourcedRule[] = [...BUILT_IN_RULES, ...user.map((rule): SourcedRule => ({ rule, source: 'user' }))];
+  const segment = fc.oneof(
+    fc.constantFrom('src', 'a', 'deep', 'x.ts', 'README.md', 'notes.md', 'Notes.md', 'private', 'PRIVATE', 'k.secret', 'K.SECRET', 'out', '.ssh', '.SSH', '.git', 'config',
+      '.env', '.Env.local', 'id_rsa', 'ID_RSA.pub', 'server.PEM', 'a.tfstate.bak', 'x.TFSTATE', 'secrets.yml', 'service-account-1.json', '\u212a.key', '\u017fecrets.json', '\u00e9t\u00e9'),
+    fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !s.includes('/')),
+  );
+  let clear = 0;
+  fc.assert(fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.constantFrom<Risk>('read', 'write'), fc.constantFrom(...FOLDERS), (segments, risk, folder) => {
+    const path = segments.join('/');
+    if (!policy.clearOfRules(path, risk, folder)) return;
+    clear++;
+    for (let i = 1; i <= segments.length; i++) {
+      const above = segments.slice(0, i).join('/');
+      assert.equal(reference(rules, above, risk, folder), 'default', `${folder ?? '(no folder)'} ${path}: ${above}`);
+    }
+  }), { numRuns: 4000 });
+  assert.ok(clear > 200, `the quick tests cleared ${clear} paths: most plain paths must be clear`);
+  const home = '/home/u/proj';
+  assert.equal(policy.clearOfRules('src/deep/x.ts', 'read', home), true);
+  for (const path of ['src/.ssh/x', 'src/Private/x.ts', 'a/b.PEM', 'a/id_rsa/x', 'a/x.secret', 'docs/Notes.md', '\u00e9t\u00e9/x.ts', '']) {
+    assert.equal(policy.clearOfRules(path, 'read', home), false, path);
+  }
+  assert.equal(policy.clearOfRules('src/x.ts', 'read', '/home/u/.aws/proj'), false, 'a folder inside a protected one');
+  assert.equal(new Policy([{ glob: 'src/**', read: 'deny' }]).clearOfRules('lib/x.ts', 'read', home), false, 'an anchored path rule: ask decide');
+  assert.equal(new Policy([{ glob: '**/private/**', read: 'deny' }]).clearOfRules('lib/x.ts', 'read', home), false, 'a person\'s path rule run on RE2: ask decide');
+  assert.equal(new Policy([], { folders: ['/w', '/w/inner'] }).clearOfRules('x.ts', 'read', '/w/inner'), false, 'a folder inside another workspace folder');
 });

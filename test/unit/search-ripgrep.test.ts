@@ -144,6 +144,18 @@ describe('search visibility', () => {
       }
     }));
   });
+
+  it('answers exactly as Policy.hidesFromSearch where the quick tests clear most paths (name rules, a workspace folder)', () => {
+    const policy = new Policy([{ glob: '*.secret', read: 'deny' }, { glob: 'build', read: 'ask' }, { glob: 'ok.pem', read: 'allow' }]);
+    const segment = fc.constantFrom('src', 'build', 'BUILD', 'docs', '.ssh', 'a.pem', 'ok.pem', 'k.secret', '.env', 'id_rsa', 'x.ts', '.git', 'config', 'secrets.yaml', '\u00e9t\u00e9');
+    fc.assert(fc.property(fc.array(fc.array(segment, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 20 }), fc.constantFrom('/home/u/proj', '/home/u/.ssh/proj'), (paths, folder) => {
+      const visibility = new SearchVisibility(policy, folder);
+      for (const parts of paths) {
+        const rel = parts.join('/');
+        assert.equal(visibility.hides(rel), policy.hidesFromSearch(rel, 'read', folder), `${folder} ${rel}`);
+      }
+    }));
+  });
 });
 
 describe('ripgrep backend', () => {

@@ -6,6 +6,9 @@ export interface NameGlob {
   readonly regex: RuleRegex;
 }
 
+/** Whether a name glob might match a path's last segment, or its segment `[from, end)`. */
+export type NameTest = (path: string, from?: number, end?: number) => boolean;
+
 /** Globs of plain name characters, `*` and `?`: each of their other characters is a literal. */
 const SIMPLE = /^[\w.\-~ *?]*$/;
 
@@ -22,7 +25,7 @@ const SIMPLE = /^[\w.\-~ *?]*$/;
  * with itself, and the literals are compared exactly so, in place. Any other glob (classes, braces,
  * extglobs, non-ASCII, or run on RE2, whose case folding pairs more characters) keeps its RegExp.
  */
-export function namePrefilter(globs: readonly NameGlob[]): (path: string) => boolean {
+export function namePrefilter(globs: readonly NameGlob[]): NameTest {
   const prefixes: string[] = [];
   const suffixes: string[] = [];
   const inner: string[] = [];
@@ -47,29 +50,33 @@ export function namePrefilter(globs: readonly NameGlob[]): (path: string) => boo
   const rest = others.length === 0 ? undefined : anyOf(others, true);
   const byFirst = byCharCode(prefixes, (p) => p.charCodeAt(0));
   const byLast = byCharCode(suffixes, (p) => p.charCodeAt(p.length - 1));
-  return (path) => {
-    // The name is the path's last segment, tested in place.
-    const from = path.lastIndexOf('/') + 1;
-    const starting = byFirst.get(asciiLower(path.charCodeAt(from)));
-    if (starting?.some((prefix) => path.length - from >= prefix.length && foldedAt(path, from, prefix))) return true;
-    const ending = byLast.get(asciiLower(path.charCodeAt(path.length - 1)));
-    if (ending?.some((suffix) => path.length - from >= suffix.length && foldedAt(path, path.length - suffix.length, suffix))) return true;
-    for (const text of inner) {
-      for (let at = from, end = path.length - text.length; at <= end; at++) if (foldedAt(path, at, text)) return true;
+  // The name is tested in place: a path's last segment, or the segment [from, end) a caller names.
+  return (path, from = path.lastIndexOf('/') + 1, end = path.length) => {
+    const length = end - from;
+    const starting = byFirst[asciiLower(path.charCodeAt(from))];
+    if (starting !== undefined) {
+      for (const prefix of starting) if (length >= prefix.length && foldedAt(path, from, prefix)) return true;
     }
-    return rest !== undefined && rest(path.slice(from));
+    const ending = byLast[asciiLower(path.charCodeAt(end - 1))];
+    if (ending !== undefined) {
+      for (const suffix of ending) if (length >= suffix.length && foldedAt(path, end - suffix.length, suffix)) return true;
+    }
+    for (const text of inner) {
+      const first = text.charCodeAt(0);
+      for (let at = from, last = end - text.length; at <= last; at++) if (asciiLower(path.charCodeAt(at)) === first && foldedAt(path, at, text)) return true;
+    }
+    return rest !== undefined && rest(path.slice(from, end));
   };
 }
 
-function byCharCode(literals: readonly string[], key: (literal: string) => number): Map<number, string[]> {
-  const map = new Map<number, string[]>();
+/** The literals by a character code of theirs (ASCII: the tests above fold only ASCII letters), an array to index. */
+function byCharCode(literals: readonly string[], key: (literal: string) => number): (string[] | undefined)[] {
+  const table: (string[] | undefined)[] = new Array<string[] | undefined>(128).fill(undefined);
   for (const literal of literals) {
     const k = key(literal);
-    const list = map.get(k);
-    if (list) list.push(literal);
-    else map.set(k, [literal]);
+    if (k < 128) (table[k] ??= []).push(literal);
   }
-  return map;
+  return table;
 }
 
 /** An ASCII capital letter's code lower-cased; any other code as it is. */

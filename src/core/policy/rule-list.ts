@@ -1,5 +1,5 @@
 import type { Risk } from '../types.ts';
-import { namePrefilter } from './name-prefilter.ts';
+import { namePrefilter, type NameTest } from './name-prefilter.ts';
 import { canonicalSpelling } from './canonical.ts';
 import { anyOf, ruleRegex, type RuleRegex } from './rule-glob.ts';
 import { SegmentSet } from './segment-set.ts';
@@ -75,8 +75,8 @@ function protective(c: CompiledRule, action: RuleAction): boolean {
  * a search is judged by the read rules alone, not by the many write-only protected files.
  */
 class RiskFilter {
-  /** Whether a rule might match the name (last segment) of `path`. */
-  readonly byName: (path: string) => boolean;
+  /** Whether a rule might match the name (last segment) of `path`, or its segment `[from, end)`. */
+  readonly byName: NameTest;
   /** Path rules "**\/X/..." need a segment X. */
   readonly anywhere: SegmentSet;
   /** The other path rules, in one test, when there are any. */
@@ -112,7 +112,41 @@ class RiskFilter {
     }
     return this.lastBaseAnswer;
   }
+
+  private lastClearBase: string | undefined;
+  private lastClearBaseAnswer = false;
+
+  /**
+   * True only when no rule of this risk can match `relPath` (not "") nor any folder above it, below
+   * the absolute folder `base`: no path rule outside the quick tests, a folder whose own path no rule
+   * reaches, an ASCII path (no other spelling), no segment a name rule might match, and no segment a
+   * "**\/X/..." rule needs. Quick tests in place, no string built: a search asks it of every result.
+   */
+  clear(relPath: string, base: string | undefined): boolean {
+    if (this.otherPath !== undefined || (base !== undefined && !this.clearBase(base))) return false;
+    if (!ASCII.test(relPath) || this.anywhere.inPath(relPath)) return false;
+    let from = 0;
+    for (;;) {
+      const slash = relPath.indexOf('/', from);
+      const end = slash === -1 ? relPath.length : slash;
+      if (this.byName(relPath, from, end)) return false;
+      if (slash === -1) return true;
+      from = slash + 1;
+    }
+  }
+
+  /** Whether `base` adds nothing for a rule to match (see `RuleList.decide`'s absolute path), remembered for the last folder. */
+  private clearBase(base: string): boolean {
+    if (base !== this.lastClearBase) {
+      this.lastClearBaseAnswer = !this.anywhere.inPath(base) && canonicalSpelling(base) === undefined;
+      this.lastClearBase = base;
+    }
+    return this.lastClearBaseAnswer;
+  }
 }
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
 
 /** `rel` below the absolute folder `base` (both in rule form). */
 export function joinRuleForm(base: string, rel: string): string {
@@ -145,6 +179,15 @@ export class RuleList {
       },
     };
     return this.built;
+  }
+
+  /**
+   * True only when `decide` gives no rule for `relPath` (not "") and for every folder above it,
+   * with `base` as there and `absRel` the path itself; false means: ask `decide`.
+   */
+  clearOfRules(relPath: string, risk: Risk, base?: string): boolean {
+    if (this.rules.length === 0) return true;
+    return relPath !== '' && this.build().filters[risk].clear(relPath, base);
   }
 
   /**

@@ -17,7 +17,7 @@ export interface SearchScope {
 }
 
 /** The policy as a backend needs it: exclusions to pass down, and a check for every result. */
-export type SearchPolicy = Pick<Policy, 'decide' | 'hidesFromSearch' | 'searchExclusions'>;
+export type SearchPolicy = Pick<Policy, 'decide' | 'hidesFromSearch' | 'searchExclusions' | 'clearOfRules'>;
 
 export interface SearchQueryBase {
   /** Searched one after the other; `limit` counts across all of them. */

@@ -29,6 +29,12 @@ export class SearchVisibility {
   hides(relPath: string): boolean {
     if (relPath === this.lastPath) return this.lastAnswer;
     this.rootHidden ??= this.base !== undefined && this.protects('');
+    // Most results: no rule can reach the path or a folder above it, and the quick tests say so.
+    if (!this.rootHidden && relPath !== '' && this.policy.clearOfRules(relPath, 'read', this.base)) {
+      this.lastPath = relPath;
+      this.lastAnswer = false;
+      return false;
+    }
     const slash = relPath.lastIndexOf('/');
     let answer = this.rootHidden;
     if (!answer && relPath !== '') {
