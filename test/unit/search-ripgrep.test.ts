@@ -45,11 +45,16 @@ describe('ripgrep arguments', () => {
     const threads = (narrowed: boolean): string[] => (walkThreads(narrowed) === undefined ? [] : [`--threads=${walkThreads(narrowed)}`]);
     // A name-only glob narrows the listing as a file type, which keeps ignore files in force; dot entries stay out unless hidden.
     // A listing prunes excluded folders; file-name exclusions are left to the policy's test of every listed path.
-    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem', '**/.ssh/**'], 'src'), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!**/.ssh/**', '--iglob=!**/.ssh', '--', 'src',
+    // "!.*" prunes the dot-prefixed folders, the excluded ones among them: their own exclusions would only cost ripgrep time.
+    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', iglob: 'A*' }, ['*.pem', '**/.ssh/**', 'keys/**'], 'src'), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!/keys', '--', 'src',
     ]);
-    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, [], ''), [
-      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--',
+    // A scope inside a dot-prefixed folder is not pruned by it, nor is a hidden listing: they keep every folder exclusion.
+    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts' }, ['**/.config/secret/**'], '.config'), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--glob=!.*', '--iglob=!**/.config/secret', '--', '.config',
+    ]);
+    assert.deepEqual(pathArgsFor({ ...query(), glob: '*.ts', hidden: true }, ['**/.ssh/**'], ''), [
+      '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(true), '--type-add=wtfind:*.ts', '--type=wtfind', '--hidden', '--iglob=!**/.ssh', '--',
     ]);
     assert.deepEqual(pathArgsFor({ ...query(), glob: 'src/**/*.ts' }, ['*.pem'], 'src'), [
       '--no-config', '--no-ignore-messages', '--color=never', '--files', '--null', ...threads(false), '--', 'src',
@@ -71,14 +76,14 @@ describe('ripgrep arguments', () => {
     const args = contentArgs(query({ globs: ['*.pem'], iglobs: ['*.KEY'] }), ['*.pem', 'secrets/**'], 'src/-odd');
     assert.deepEqual(args.slice(args.indexOf('--glob=*.pem')), [
       '--glob=*.pem', '--iglob=*.KEY',
-      '--iglob=!*.pem', '--iglob=!secrets/**', '--iglob=!/secrets',
+      '--iglob=!*.pem', '--iglob=!/secrets',
       '--regexp=-e', '--', 'src/-odd',
     ]);
   });
 
-  it('excludes a protected folder itself, anchored like its rule', () => {
+  it('excludes a protected folder itself, anchored like its rule (ripgrep never enters it, so nothing below needs a glob)', () => {
     assert.deepEqual(exclusionArgs(['secrets/**', '**/.ssh/**', 'a/b/**', '*.key', '!odd']), [
-      '--iglob=!secrets/**', '--iglob=!/secrets', '--iglob=!**/.ssh/**', '--iglob=!**/.ssh', '--iglob=!a/b/**', '--iglob=!a/b', '--iglob=!*.key',
+      '--iglob=!/secrets', '--iglob=!**/.ssh', '--iglob=!a/b', '--iglob=!*.key',
     ]);
   });
 });
@@ -414,5 +419,19 @@ describe('ripgrep never lists protected folders', () => {
     assert.equal(raw.stderr, '');
     const frames = await collect(createRipgrepSearch(createRipgrep(rgPath())).findPaths(query));
     assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['ok.txt', 'src/private/y.txt']);
+  });
+
+  it('a denied dot-prefixed folder is pruned by "!.*" when find_files has no exclusion of its own for it, even where a .gitignore re-includes it', async (tc) => {
+    const dir = testDir(tc);
+    writeTree(dir.path, {
+      '.gitignore': '!.vault/\n', '.vault/.ignore': 'bad{\n', '.vault/x.txt': 'x\n', 'a/.vault/.ignore': 'bad{\n', 'a/.vault/y.txt': 'y\n', 'a/ok.txt': 'ok\n', 'ok.txt': 'ok\n',
+    });
+    const policy = new Policy([{ glob: '**/.vault/**', read: 'deny' }]);
+    const args = pathArgsFor({ ...baseContent(dir.path), policy, glob: '*.txt' }, policy.searchExclusions('read'), '');
+    assert.equal(args.some((a) => a.includes('.vault')), false, 'no exclusion of its own');
+    const raw = spawnSync(rgPath(), args, { cwd: dir.path, encoding: 'utf8' });
+    assert.equal(raw.stderr, '', 'rg read no ignore file inside the denied folders');
+    const frames = await collect(createRipgrepSearch(createRipgrep(rgPath())).findPaths({ ...baseContent(dir.path), policy, glob: '*.txt' }));
+    assert.deepEqual(frames.flatMap((p) => (p.kind === 'path' ? [p.path] : [])).sort(), ['a/ok.txt', 'ok.txt']);
   });
 });
