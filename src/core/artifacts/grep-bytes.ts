@@ -24,6 +24,9 @@ export type RenderLine = (n: number, start: number) => Promise<{ readonly text: 
 // A line of at most this many bytes has at most MAX_LINE_CHARS characters: it is never cut.
 const PLAIN_LINE_BYTES = MAX_LINE_CHARS;
 const READ_BYTES = 256 * 1024;
+// A run's first read: most runs are a matching line and its few context lines, and a read of 256 KiB
+// for each of thousands of them was most of a grep's time. Each further read of the run doubles.
+const FIRST_READ_BYTES = 16 * 1024;
 /** Rendered bytes gathered before one write (two such buffers: one is written while the other fills). */
 export const GREP_WRITE_BYTES = 256 * 1024;
 // The longest prefix ("--\n", 16 digits, ":" and a tab), a plain line with its CR, and its line feed.
@@ -67,9 +70,13 @@ export class GrepBytesWriter {
     const at = this.at;
     at.n = from;
     let position = start;
+    let size = FIRST_READ_BYTES;
+    // The run's first lines may be in the reader's window already, read when their start was found.
+    let got = this.reader.fromWindow(this.input.subarray(0, size), position);
     while (at.n <= last) {
       if (signal.aborted) throw cancelled();
-      const got = await this.reader.readInto(this.input, position);
+      // Less than a plain line's worth, short of the end: read from the file.
+      if (got <= PLAIN_LINE_BYTES + 1 && position + got < index.bytes) got = await this.reader.readInto(this.input.subarray(0, size), position);
       if (got === 0) return;
       const data = this.input.subarray(0, got);
       const atEnd = position + got >= index.bytes;
@@ -91,6 +98,8 @@ export class GrepBytesWriter {
         at.n++;
       }
       position += at.pos;
+      got = 0;
+      size = Math.min(size * 2, READ_BYTES);
     }
   }
 

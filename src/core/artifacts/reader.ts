@@ -1,4 +1,4 @@
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readSync } from 'node:fs';
 import { INDEX_BLOCK_BYTES, blockOfNewline, type LineIndex } from './line-index.ts';
 
 /** Lines longer than this many characters are cut (with a marker when rendered). */
@@ -11,6 +11,8 @@ const LINE_SCAN_BYTES = MAX_LINE_CHARS * 4;
 const WINDOW_BYTES = 16 * 1024;
 // How far back from a match to look for its line's start before asking the index.
 const BACKSCAN_BYTES = 4 * 1024;
+/** Synchronous reads run at most this long before the event loop gets a turn (see `readSmall`). */
+const SYNC_SLICE_MS = 4;
 // The largest read of `lineBatches`: it starts at one window and doubles while a run of lines goes on.
 const BATCH_MAX_BYTES = 256 * 1024;
 
@@ -47,6 +49,8 @@ export class SpoolReader {
   private readonly window = Buffer.allocUnsafe(WINDOW_BYTES);
   private windowStart = 0;
   private windowLength = 0;
+  /** When the reads of the current slice of synchronous reads began (see `readSmall`). */
+  private sliceStart = 0;
   /** The buffer `lineBatches` reads into, once it is used, and what it holds. */
   private batch: Buffer | undefined;
   private batchStart = 0;
@@ -89,6 +93,17 @@ export class SpoolReader {
     return (await this.handle.read(target, 0, length, position)).bytesRead;
   }
 
+  /**
+   * Copies into `target` what the read window holds from `position` on (at most its length), and
+   * returns how many bytes: 0 when the window does not hold `position`. A grep reads a matching line
+   * just after `lineStartNear` read around it.
+   */
+  fromWindow(target: Buffer, position: number): number {
+    if (position < this.windowStart || position >= this.windowStart + this.windowLength) return 0;
+    const from = position - this.windowStart;
+    return this.window.copy(target, 0, from, Math.min(this.windowLength, from + target.length));
+  }
+
   /** Offset of the n-th line feed, 1 <= n <= index.newlines. */
   async newlineOffset(n: number): Promise<number> {
     const block = blockOfNewline(this.index, n);
@@ -107,12 +122,26 @@ export class SpoolReader {
   private async view(position: number, want: number): Promise<Buffer> {
     const length = Math.min(want, this.index.bytes - position);
     if (position < this.windowStart || position + length > this.windowStart + this.windowLength) {
-      const { bytesRead } = await this.handle.read(this.window, 0, WINDOW_BYTES, position);
+      this.windowLength = await this.readSmall(this.window, WINDOW_BYTES, position);
       this.windowStart = position;
-      this.windowLength = bytesRead;
     }
     const from = position - this.windowStart;
     return this.window.subarray(from, from + Math.min(length, this.windowLength - from));
+  }
+
+  /**
+   * Reads at most `length` (a window's worth) bytes at `position` into `buffer`, synchronously: on a
+   * small VM an asynchronous read costs this thread ~40 µs (the hand-off to the thread pool), a
+   * synchronous read of the spool's cached pages ~5 µs, and a grep reads a window for each of
+   * thousands of matches. The reads run in slices of SYNC_SLICE_MS, each after a turn of the event
+   * loop, so a spool that is not cached cannot hold the thread for long.
+   */
+  private async readSmall(buffer: Buffer, length: number, position: number): Promise<number> {
+    if (performance.now() - this.sliceStart > SYNC_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.sliceStart = performance.now();
+    }
+    return readSync(this.handle.fd, buffer, 0, length, position);
   }
 
   /** Decodes line bytes, leaving out a CR before the line feed and line 1's BOM. */
@@ -184,7 +213,9 @@ export class SpoolReader {
       let base = this.batchStart;
       if (!reuse || this.batch === undefined || start < base || start >= base + this.batchLength) {
         this.batch ??= Buffer.allocUnsafe(BATCH_MAX_BYTES);
-        const { bytesRead } = await this.handle.read(this.batch, 0, Math.min(size, this.index.bytes - start), start);
+        const length = Math.min(size, this.index.bytes - start);
+        // A run's first read is a window's worth: read as windows are (see `readSmall`).
+        const bytesRead = length <= WINDOW_BYTES ? await this.readSmall(this.batch, length, start) : (await this.handle.read(this.batch, 0, length, start)).bytesRead;
         // The index promised these bytes; a spool cut short (never written so) ends the lines.
         if (bytesRead === 0) return;
         base = this.batchStart = start;
