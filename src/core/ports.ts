@@ -6,6 +6,8 @@ export interface FileStat {
   readonly type: EntryType;
   readonly size: number;
   readonly mtimeMs: number;
+  /** When the file's status last changed (for a folder: an entry was added, removed or renamed), where the backend has it. Unlike mtime, nobody can set it back. */
+  readonly ctimeMs?: number;
   /** POSIX permission bits, where the backend has them (kept when a save replaces the file). */
   readonly mode?: number;
   /** The file's identity (device and inode), where the backend has them. */
@@ -65,6 +67,11 @@ export interface WorkspaceFs {
   lstat(address: string): Promise<FileStat>;
   /** Only when `capabilities.symlinks`. */
   realpath(address: string): Promise<string>;
+  /**
+   * `lstat` of many paths at once, undefined for one that cannot be stat'ed: the links walk checks
+   * every folder for a change this way. A backend may run them synchronously, in slices that yield.
+   */
+  lstatMany?(addresses: readonly string[]): Promise<(FileStat | undefined)[]>;
   readDirectory(address: string): Promise<DirEntry[]>;
   /**
    * A folder's entries, each that is not a folder with its lstat size, for a listing: where a

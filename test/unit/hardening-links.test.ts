@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError } from '../../src/core/errors.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
-import { findLinks } from '../../src/core/links/walk.ts';
+import { MAX_WALK_ENTRIES, findLinks } from '../../src/core/links/walk.ts';
+import type { DirEntry } from '../../src/core/ports.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
@@ -226,4 +227,67 @@ test('links: a folder with more entries than the walk reads still has its shallo
   const whole = await findLinks(new NodeFs(), [root]);
   assert.deepEqual(whole.incomplete, []);
   assert.deepEqual(whole.index.links.map((l) => l.rel).sort(), ['.vscode', 'deep0/a/b/.github']);
+});
+
+/** The local file system, counting the folders it lists. */
+class CountingFs extends NodeFs {
+  listed: string[] = [];
+  override async readDirectory(address: string): Promise<DirEntry[]> {
+    this.listed.push(address);
+    return super.readDirectory(address);
+  }
+}
+
+for (const how of ['in one batch of synchronous stats (NodeFs)', 'one lstat at a time (a backend without lstatMany)']) test(`attack: a link made in a folder the last walk saw, its mtime then set back, is found by the next walk, which lists only the folders that changed — stat'ed ${how}`, async (tc) => {
+  const s = session(tc);
+  for (const dir of ['a/b/c', 'd', 'e/f']) mkdirSync(nodePath.join(s.root, dir), { recursive: true });
+  writeFileSync(nodePath.join(s.root, 'a', 'b', 'c', 'x.txt'), '');
+  mkdirSync(nodePath.join(s.root, 'config'));
+  symlinkSync('config', nodePath.join(s.root, '.vscode'));
+  const root: WorkspaceRoot = { name: 'ws', address: s.root, localPath: s.root };
+  const fs = new CountingFs();
+  if (how.includes('without')) Object.defineProperty(fs, 'lstatMany', { value: undefined });
+  const folders = 8; // the workspace folder, a, a/b, a/b/c, d, e, e/f, config
+  // Every change counts as settled at once (a ctime may be a fraction of a millisecond past Date.now()), so the test need not wait.
+  const walk = async (before?: Awaited<ReturnType<typeof findLinks>>): Promise<Awaited<ReturnType<typeof findLinks>>> => {
+    fs.listed = [];
+    return findLinks(fs, [root], MAX_WALK_ENTRIES, before?.seen, -60_000);
+  };
+  const rels = (w: Awaited<ReturnType<typeof findLinks>>): string[] => w.index.links.map((l) => l.rel).sort();
+  const first = await walk();
+  assert.equal(fs.listed.length, folders);
+  const second = await walk(first);
+  assert.equal(fs.listed.length, folders, 'the first walk kept nothing: the second stats and lists every folder');
+  const third = await walk(second);
+  assert.deepEqual([fs.listed.length, rels(third)], [0, ['.vscode']], 'an unchanged tree: every folder stat\'ed, none listed');
+
+  const deep = nodePath.join(s.root, 'a', 'b', 'c');
+  const { atime, mtime } = statSync(deep);
+  symlinkSync('../../../config', nodePath.join(deep, 'settings-link'));
+  utimesSync(deep, atime, mtime);
+  assert.equal(statSync(deep).mtimeMs, mtime.getTime(), 'the folder looks unchanged by its mtime');
+  const fourth = await walk(third);
+  assert.deepEqual([fs.listed, rels(fourth)], [[deep], ['.vscode', 'a/b/c/settings-link']]);
+
+  // A folder swapped for a link, and a new folder holding one: their parents changed, and only they are listed.
+  rmSync(nodePath.join(s.root, 'e', 'f'), { recursive: true });
+  symlinkSync('../config', nodePath.join(s.root, 'e', 'f'));
+  mkdirSync(nodePath.join(s.root, 'd', 'new'));
+  symlinkSync('../../config', nodePath.join(s.root, 'd', 'new', 'l'));
+  const fifth = await walk(fourth);
+  assert.deepEqual(fs.listed.map((a) => nodePath.relative(s.root, a)).sort(), ['d', 'd/new', 'e']);
+  assert.deepEqual(rels(fifth), ['.vscode', 'a/b/c/settings-link', 'd/new/l', 'e/f']);
+});
+
+test('links: a folder changed within the settling time is listed again by every walk until it settles', async (tc) => {
+  const s = session(tc);
+  mkdirSync(nodePath.join(s.root, 'a'));
+  const root: WorkspaceRoot = { name: 'ws', address: s.root, localPath: s.root };
+  const fs = new CountingFs();
+  let seen = (await findLinks(fs, [root])).seen;
+  for (let i = 0; i < 2; i++) {
+    fs.listed = [];
+    seen = (await findLinks(fs, [root], MAX_WALK_ENTRIES, seen)).seen;
+    assert.equal(fs.listed.length, 2, 'both folders changed a moment ago: listed again');
+  }
 });

@@ -1,4 +1,4 @@
-import { promises as fsp, constants as fsConstants, createReadStream, existsSync } from 'node:fs';
+import { promises as fsp, constants as fsConstants, createReadStream, existsSync, lstatSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Stats } from 'node:fs';
 
@@ -6,8 +6,11 @@ import type { DirEntry, FileStat, FsCapabilities, PackedFolder, PinnedFile, Pinn
 import { FolderReader, type FolderReaderOptions } from './folder-reader.ts';
 import { entryTypeOf } from './packed-folder.ts';
 
+/** Synchronous calls run at most this long before the event loop gets a turn. */
+const SYNC_SLICE_MS = 4;
+
 function fileStat(s: Stats): FileStat {
-  return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
+  return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
 }
 
 /** The local filesystem through node:fs: addresses are absolute paths. */
@@ -35,6 +38,24 @@ export class NodeFs implements WorkspaceFs {
 
   async lstat(address: string): Promise<FileStat> {
     return fileStat(await fsp.lstat(address));
+  }
+
+  /**
+   * Synchronously, in slices of SYNC_SLICE_MS each after a turn of the event loop: on a small VM an
+   * asynchronous lstat costs this thread ~35 us (the hand-off to the thread pool), a synchronous one ~5 us.
+   */
+  async lstatMany(addresses: readonly string[]): Promise<(FileStat | undefined)[]> {
+    const stats: (FileStat | undefined)[] = [];
+    let sliceStart = -Infinity;
+    for (const address of addresses) {
+      if (performance.now() - sliceStart > SYNC_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const stat = lstatSync(address, { throwIfNoEntry: false });
+      stats.push(stat === undefined ? undefined : fileStat(stat));
+    }
+    return stats;
   }
 
   realpath(address: string): Promise<string> {
