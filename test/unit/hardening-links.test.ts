@@ -291,3 +291,13 @@ test('links: a folder changed within the settling time is listed again by every 
     assert.equal(fs.listed.length, 2, 'both folders changed a moment ago: listed again');
   }
 });
+
+test('links: lstatMany answers every path, undefined for one that cannot be stat\'ed (missing, or under a file), so one bad folder does not fail the walk', async (tc) => {
+  const s = session(tc);
+  mkdirSync(nodePath.join(s.root, 'dir'));
+  writeFileSync(nodePath.join(s.root, 'file.txt'), '');
+  symlinkSync('dir', nodePath.join(s.root, 'link'));
+  const stats = await new NodeFs().lstatMany(['dir', 'missing', 'file.txt/below', 'link'].map((p) => nodePath.join(s.root, p)));
+  assert.deepEqual(stats.map((st) => st?.type), ['directory', undefined, undefined, 'symlink']);
+  assert.ok(stats[0]!.ctimeMs! > 0, 'a folder\'s ctime is known');
+});

@@ -52,7 +52,8 @@ export class NodeFs implements WorkspaceFs {
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
-      const stat = lstatSync(address, { throwIfNoEntry: false });
+      let stat: Stats | undefined;
+      try { stat = lstatSync(address, { throwIfNoEntry: false }); } catch { stat = undefined; }
       stats.push(stat === undefined ? undefined : fileStat(stat));
     }
     return stats;
