@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import * as nodePath from 'node:path';
 import type { BenchContext } from './lib/context.ts';
 import { repoRoot, ripgrep } from './lib/hosts.ts';
-import { formatGoal, formatValue, machine, table, type CaseResult } from './lib/report.ts';
+import { OUR_ARGS, formatGoal, formatValue, machine, table, type CaseResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 import { GEN_VERSION, MILLION, benchDir, bigLog, editFile, millionTree, namesTree, removeWorkload, scaleTree, sourceTree } from './lib/workloads.ts';
 import { extensionCases } from './cases/extension.ts';
@@ -187,6 +187,11 @@ async function repeatMisses(ran: readonly { group: Group; f: (c: BenchContext) =
       const sibling = first.id.endsWith(SAME_THREADS) ? results.findIndex((r) => r.id === first.id.slice(0, -SAME_THREADS.length) && r.status === 'INFO') : -1;
       const siblingAgain = sibling >= 0 && kept === second ? again.find((r) => r.id === results[sibling]!.id) : undefined;
       if (siblingAgain) results[sibling] = { ...siblingAgain, note: `from the repeat, as its same-threads row (first run ${figure(results[sibling]!)})` };
+      // So does its row against ripgrep given our arguments.
+      const base = first.id.endsWith(SAME_THREADS) ? first.id.slice(0, -SAME_THREADS.length) : first.id;
+      const ourArgs = kept === second ? results.findIndex((r) => r.id === `${base}${OUR_ARGS}`) : -1;
+      const ourArgsAgain = ourArgs >= 0 ? again.find((r) => r.id === results[ourArgs]!.id) : undefined;
+      if (ourArgsAgain) results[ourArgs] = { ...ourArgsAgain, note: `from the repeat, as its goal's row (first run ${figure(results[ourArgs]!)})` };
     }
   }
 }

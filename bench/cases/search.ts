@@ -5,9 +5,12 @@
 import type { BenchContext } from '../lib/context.ts';
 import { CliSession, cliResult, coreHost, countLines, countRgJsonMatches, ripgrep, run, type CoreHost } from '../lib/hosts.ts';
 import { mcpAvailable, startMcp, startOurMcp, type McpPeer, type McpReply } from '../lib/mcp.ts';
-import { result, skipped, type Goal } from '../lib/report.ts';
+import { OUR_ARGS, result, skipped, type Goal } from '../lib/report.ts';
 import { compare, compareAll, type Side } from '../lib/stats.ts';
 import { findThreads, searchThreads } from '../lib/threads.ts';
+import { parseRules } from '../../src/core/policy.ts';
+import { contentArgs, pathArgsFor } from '../../src/core/search/ripgrep-args.ts';
+import type { SearchQueryBase } from '../../src/core/search/port.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 
@@ -65,6 +68,28 @@ interface Spec {
   readonly threads: readonly string[];
   /** The core's goal against ripgrep given the same threads. */
   readonly coreGoal: Goal;
+  /**
+   * Exactly the arguments ours gives ripgrep (the default rules' exclusions included), run as a
+   * third peer (INFO): beside it is our layer's own cost, beside the others ripgrep's work for our guarantees too.
+   */
+  readonly oursArgs: readonly string[];
+}
+
+/** The default policy's query fields, for computing the arguments ours gives ripgrep. */
+function defaultQuery(): SearchQueryBase {
+  return { scopes: [], policy: parseRules([]).policy, signal: new AbortController().signal };
+}
+
+/** The arguments `search_files` gives ripgrep for `pattern` in the whole workspace, with the default rules. */
+export function searchArgs(pattern: string, ignoreCase = false): string[] {
+  const query = { ...defaultQuery(), pattern, ignoreCase };
+  return contentArgs(query, query.policy.searchExclusions('read'), '');
+}
+
+/** The arguments `find_files` gives ripgrep for `glob` in the whole workspace, with the default rules. */
+export function findArgs(glob: string): string[] {
+  const query = { ...defaultQuery(), glob };
+  return pathArgsFor(query, query.policy.searchExclusions('read'), '');
 }
 
 /** The goal against ripgrep given the same threads, unless a case names a tighter one (the CLI session's always: it adds JSON of the whole result and the pipe). */
@@ -86,14 +111,29 @@ async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: C
     check: (out) => { rgCounts.set(args.join(' '), spec.rgCount(out)); },
   });
   const flags = spec.threads.join(' ');
-  const peers = spec.threads.length === 0 ? [rgSide(spec.rgArgs)] : [rgSide(spec.rgArgs), rgSide([...spec.rgArgs, ...spec.threads])];
+  const sameThreads = spec.threads.length === 0 ? [rgSide(spec.rgArgs)] : [rgSide(spec.rgArgs), rgSide([...spec.rgArgs, ...spec.threads])];
+  // Counted as ours counts: NUL-separated paths, or the standard printer's matching lines.
+  const oursArgs: Side<Buffer> = {
+    label: 'rg given our arguments',
+    run: async () => (await run(rg, spec.oursArgs, { cwd })).stdout,
+    check: (out) => { rgCounts.set('ours', spec.tool === 'find_files' ? countLines(out, '\0') : countLines(out)); },
+  };
+  const peers = [...sameThreads, oursArgs];
   /** Ours one way against the peers, back to back: a result row for each. */
   const timed = async (how: 'core' | 'CLI session', id: string, goal: Goal, runOurs: () => Promise<Finished>): Promise<void> => {
     ctx.log(`${spec.title}: ${how} vs ${peers.map((p) => p.label).join(' and ')}`);
     let ours = -1;
     const [oursSample, peerSamples] = await compareAll({ label: `${spec.tool} (${how})`, run: runOurs, check: (out) => { ours = count(out, kind); } }, peers, ctx.runs(spec.runs));
     peerSamples.forEach((peerSample, k) => {
-      const same = k === peers.length - 1;
+      if (peerSample.label === oursArgs.label) {
+        const rgCount = rgCounts.get('ours') ?? -1;
+        ctx.add(result({
+          id: `${id}${OUR_ARGS}`, title: `${spec.title}: ripgrep given our arguments (our layer's own cost) — ${how}`, goal: { kind: 'none' }, ours: oursSample, peer: peerSample,
+          details: { args: spec.oursArgs, results: ours, rgResults: rgCount }, ...(ours !== rgCount ? { note: `result count differs: ours ${ours}, rg ${rgCount}` } : {}),
+        }));
+        return;
+      }
+      const same = k === sameThreads.length - 1;
       const rgCount = rgCounts.get(peerSample.label.slice('rg '.length)) ?? -1;
       const issues: string[] = [];
       if (ours !== rgCount) issues.push(`result count differs: ours ${ours}, rg ${rgCount}`);
@@ -117,12 +157,12 @@ export async function searchCases(ctx: BenchContext, source: SourceTree): Promis
     await viaCoreAndCli(ctx, {
       id: 'search.needle', title: 'search_files "NEEDLE" (20k files, 9 hits) vs rg --json',
       tool: 'search_files', input: { pattern: 'NEEDLE' }, rgArgs: ['--json', 'NEEDLE'], rgCount: countRgJsonMatches,
-      expected: source.needleLines, runs: 11, threads: searchThreads('NEEDLE'), coreGoal: RG_GOAL,
+      expected: source.needleLines, runs: 11, threads: searchThreads('NEEDLE'), coreGoal: RG_GOAL, oursArgs: searchArgs('NEEDLE'),
     }, source.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'search.common', title: `search_files "todo" ignore_case (${source.todoLines} hits) vs rg --json -i`,
       tool: 'search_files', input: { pattern: 'todo', ignore_case: true }, rgArgs: ['--json', '-i', 'todo'], rgCount: countRgJsonMatches,
-      expected: source.todoLines, runs: 11, threads: searchThreads('todo', true), coreGoal: { kind: 'ratio', max: 1.1 },
+      expected: source.todoLines, runs: 11, threads: searchThreads('todo', true), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: searchArgs('todo', true),
     }, source.dir, core, cli);
     await resultArtifactCase(ctx, source.dir, core);
   } finally {
@@ -176,12 +216,12 @@ export async function findCases(ctx: BenchContext, names: NamesTree): Promise<vo
     await viaCoreAndCli(ctx, {
       id: 'find.many', title: `find_files "*.ts" (100k files, ${names.tsFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*.ts' }, rgArgs: ['--files', '-g', '*.ts'], rgCount: (out) => countLines(out),
-      expected: names.tsFiles, runs: 11, threads: findThreads('*.ts'), coreGoal: { kind: 'ratio', max: 1.1 },
+      expected: names.tsFiles, runs: 11, threads: findThreads('*.ts'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*.ts'),
     }, names.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'find.rare', title: `find_files "*needle*" (100k files, ${names.needleFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*needle*' }, rgArgs: ['--files', '-g', '*needle*'], rgCount: (out) => countLines(out),
-      expected: names.needleFiles, runs: 11, threads: findThreads('*needle*'), coreGoal: { kind: 'ratio', max: 1.1 },
+      expected: names.needleFiles, runs: 11, threads: findThreads('*needle*'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*needle*'),
     }, names.dir, core, cli);
 
     const goal: Goal = { kind: 'speedup', min: 5 };
