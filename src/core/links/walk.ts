@@ -68,9 +68,10 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
   let level: string[] = [''];
   while (level.length > 0 && complete) {
     const below: string[] = [];
-    const addresses = level.map((rel) => (rel === '' ? root.address : fs.join(root.address, ...rel.split('/'))));
+    // Each folder's address is made where it is used, not held for the whole level (see unpackFolder: what survives a walk can make V8 pretenure).
+    const addressOf = (rel: string): string => (rel === '' ? root.address : fs.join(root.address, ...rel.split('/')));
     // Stat'ed before they are listed: a change after the stat shows as a newer ctime to the next walk.
-    const stats = before === undefined ? undefined : await statFolders(fs, level, addresses);
+    const stats = before === undefined ? undefined : await statFolders(fs, level, addressOf);
     await eachLimited(level.map((_, k) => k), async (k) => {
       if (!complete) return;
       const rel = level[k]!;
@@ -85,7 +86,7 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
         return;
       }
       let listed;
-      try { listed = await fs.readDirectory(addresses[k]!); } catch { return; }
+      try { listed = await fs.readDirectory(addressOf(rel)); } catch { return; }
       const folders: string[] = [];
       const links: string[] = [];
       for (const entry of listed) {
@@ -114,13 +115,19 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
  * The folders of one level of the walk, stat'ed (undefined: gone): the workspace folder itself
  * through a link it may be opened by, every other one as itself (a walk never enters a link).
  */
-async function statFolders(fs: WorkspaceFs, level: readonly string[], addresses: readonly string[]): Promise<readonly (FileStat | undefined)[]> {
-  if (level.length === 1 && level[0] === '') return [await fs.stat(addresses[0]!).catch(() => undefined)];
-  if (fs.lstatMany) return fs.lstatMany(addresses);
+async function statFolders(fs: WorkspaceFs, level: readonly string[], addressOf: (rel: string) => string): Promise<readonly (FileStat | undefined)[]> {
+  if (level.length === 1 && level[0] === '') return [await fs.stat(addressOf('')).catch(() => undefined)];
   const stats: (FileStat | undefined)[] = [];
-  await eachLimited(addresses.map((_, k) => k), async (k) => { stats[k] = await fs.lstat(addresses[k]!).catch(() => undefined); });
+  for (let from = 0; from < level.length; from += STAT_BATCH) {
+    const batch = level.slice(from, from + STAT_BATCH);
+    if (fs.lstatMany) stats.push(...await fs.lstatMany(batch.map(addressOf)));
+    else await eachLimited(batch.map((_, k) => k), async (k) => { stats[from + k] = await fs.lstat(addressOf(batch[k]!)).catch(() => undefined); });
+  }
   return stats;
 }
+
+/** Folders stat'ed at once: their addresses live only as long as one batch. */
+const STAT_BATCH = 256;
 
 /**
  * The links of every workspace folder with a local path; none where the backend has no links.

@@ -22,7 +22,18 @@ export interface ListDirectoryResult {
 }
 
 /** A listing as it streams: each listed folder's name, then its entries. */
-export type ListItem = { readonly kind: 'folder'; readonly path: string } | { readonly kind: 'entry'; readonly entry: ListedEntry };
+export type ListItem = { readonly kind: 'folder'; readonly path: string } | EntryItem;
+
+/**
+ * A listed entry as an item of the result, made by a constructor: an object literal's allocation site
+ * is pretenured by V8 once the first page's items survive a few GCs, and every later item is then
+ * made in old space, with its entry (see `Listed` in fs-lister.ts).
+ */
+class EntryItem {
+  readonly kind = 'entry';
+  readonly entry: ListedEntry;
+  constructor(entry: ListedEntry) { this.entry = entry; }
+}
 
 /** The listings, or past one page, the first page of them and the result artifact holding all. */
 export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
@@ -48,7 +59,7 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
     }
     if (frame.kind === 'done') return;
     const items: ListItem[] = [];
-    for (const entry of frame.entries) if (!hidden(prefix + entry.path)) items.push({ kind: 'entry', entry });
+    for (const entry of frame.entries) if (!hidden(prefix + entry.path)) items.push(new EntryItem(entry));
     yield items;
   }
   throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
