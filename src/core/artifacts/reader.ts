@@ -1,5 +1,6 @@
 import { promises as fsp, readSync } from 'node:fs';
 import { INDEX_BLOCK_BYTES, blockOfNewline, type LineIndex } from './line-index.ts';
+import { SyncSlice } from '../sync-slice.ts';
 
 /** Lines longer than this many characters are cut (with a marker when rendered). */
 export const MAX_LINE_CHARS = 2000;
@@ -11,8 +12,6 @@ const LINE_SCAN_BYTES = MAX_LINE_CHARS * 4;
 const WINDOW_BYTES = 16 * 1024;
 // How far back from a match to look for its line's start before asking the index.
 const BACKSCAN_BYTES = 4 * 1024;
-/** Synchronous reads run at most this long before the event loop gets a turn (see `readSmall`). */
-const SYNC_SLICE_MS = 4;
 // The largest read of `lineBatches`: it starts at one window and doubles while a run of lines goes on.
 const BATCH_MAX_BYTES = 256 * 1024;
 
@@ -49,8 +48,8 @@ export class SpoolReader {
   private readonly window = Buffer.allocUnsafe(WINDOW_BYTES);
   private windowStart = 0;
   private windowLength = 0;
-  /** When the reads of the current slice of synchronous reads began (see `readSmall`). */
-  private sliceStart = 0;
+  /** The current slice of synchronous reads (see `readSmall`). */
+  private readonly slice = new SyncSlice();
   /** The buffer `lineBatches` reads into, once it is used, and what it holds. */
   private batch: Buffer | undefined;
   private batchStart = 0;
@@ -130,17 +129,11 @@ export class SpoolReader {
   }
 
   /**
-   * Reads at most `length` (a window's worth) bytes at `position` into `buffer`, synchronously: on a
-   * small VM an asynchronous read costs this thread ~40 µs (the hand-off to the thread pool), a
-   * synchronous read of the spool's cached pages ~5 µs, and a grep reads a window for each of
-   * thousands of matches. The reads run in slices of SYNC_SLICE_MS, each after a turn of the event
-   * loop, so a spool that is not cached cannot hold the thread for long.
+   * Reads at most `length` (a window's worth) bytes at `position` into `buffer`, synchronously in
+   * slices (see SyncSlice): a grep reads a window for each of thousands of matches.
    */
   private async readSmall(buffer: Buffer, length: number, position: number): Promise<number> {
-    if (performance.now() - this.sliceStart > SYNC_SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      this.sliceStart = performance.now();
-    }
+    if (this.slice.over) await this.slice.next();
     return readSync(this.handle.fd, buffer, 0, length, position);
   }
 

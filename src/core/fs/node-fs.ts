@@ -5,9 +5,7 @@ import type { Stats } from 'node:fs';
 import type { DirEntry, FileStat, FsCapabilities, PackedFolder, PinnedFile, PinnedFolder, WorkspaceFs, WriteOptions } from '../ports.ts';
 import { FolderReader, type FolderReaderOptions } from './folder-reader.ts';
 import { entryTypeOf } from './packed-folder.ts';
-
-/** Synchronous calls run at most this long before the event loop gets a turn. */
-const SYNC_SLICE_MS = 4;
+import { SyncSlice } from '../sync-slice.ts';
 
 function fileStat(s: Stats): FileStat {
   return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
@@ -40,18 +38,12 @@ export class NodeFs implements WorkspaceFs {
     return fileStat(await fsp.lstat(address));
   }
 
-  /**
-   * Synchronously, in slices of SYNC_SLICE_MS each after a turn of the event loop: on a small VM an
-   * asynchronous lstat costs this thread ~35 us (the hand-off to the thread pool), a synchronous one ~5 us.
-   */
+  /** Synchronously, in slices (see SyncSlice). */
   async lstatMany(addresses: readonly string[]): Promise<(FileStat | undefined)[]> {
     const stats: (FileStat | undefined)[] = [];
-    let sliceStart = -Infinity;
+    const slice = new SyncSlice();
     for (const address of addresses) {
-      if (performance.now() - sliceStart > SYNC_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      if (slice.over) await slice.next();
       let stat: Stats | undefined;
       try { stat = lstatSync(address, { throwIfNoEntry: false }); } catch { stat = undefined; }
       stats.push(stat === undefined ? undefined : fileStat(stat));
