@@ -165,8 +165,7 @@ export class Policy {
     let decision = this.decideIn(relPath, risk, base);
     const real = this.realForms.get(base) ?? base;
     for (const outer of this.folders) {
-      // Only the folders this one lies inside.
-      if (outer === real || !(outer === '' || real.startsWith(`${outer}/`))) continue;
+      if (!holds(outer, real)) continue;
       const absolute = joinRuleForm(real, relPath);
       const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, base, relPath);
       if ((fromOuter.action === 'deny' || fromOuter.action === 'ask') && STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]) decision = fromOuter;
@@ -201,7 +200,7 @@ export class Policy {
   private nested(base: string): boolean {
     if (base !== this.lastNestedBase) {
       const real = this.realForms.get(base) ?? base;
-      this.lastNested = this.folders.some((outer) => outer !== real && (outer === '' || real.startsWith(`${outer}/`)));
+      this.lastNested = this.folders.some((outer) => holds(outer, real));
       this.lastNestedBase = base;
     }
     return this.lastNested;
@@ -237,6 +236,11 @@ export class Policy {
     });
     return out;
   }
+}
+
+/** Whether the workspace folder `outer` holds the other folder `real` (both real paths in rule form; "" is the file system's root). */
+function holds(outer: string, real: string): boolean {
+  return outer !== real && (outer === '' || real.startsWith(`${outer}/`));
 }
 
 export interface ParsedRules {

@@ -80,8 +80,8 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
       const known = before?.get(rel);
       if (known !== undefined && stat?.ctimeMs === known.ctimeMs && stat.mtimeMs === known.mtimeMs && stat.dev === known.dev && stat.ino === known.ino && entries + known.entries <= maxEntries) {
         entries += known.entries;
-        found.push(...known.links);
-        below.push(...known.folders);
+        append(found, known.links);
+        append(below, known.folders);
         seen.set(rel, known);
         return;
       }
@@ -94,8 +94,8 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
         const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (entry.type === 'symlink') links.push(path); else if (entry.type === 'directory') folders.push(path);
       }
-      found.push(...links);
-      below.push(...folders);
+      append(found, links);
+      append(below, folders);
       if (stat?.ctimeMs !== undefined && stat.ctimeMs > 0 && stat.ctimeMs < settled && stat.mtimeMs < settled) {
         seen.set(rel, { ctimeMs: stat.ctimeMs, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: stat.ino, entries: listed.length, folders, links });
       }
@@ -120,10 +120,15 @@ async function statFolders(fs: WorkspaceFs, level: readonly string[], addressOf:
   const stats: (FileStat | undefined)[] = [];
   for (let from = 0; from < level.length; from += STAT_BATCH) {
     const batch = level.slice(from, from + STAT_BATCH);
-    if (fs.lstatMany) stats.push(...await fs.lstatMany(batch.map(addressOf)));
+    if (fs.lstatMany) append(stats, await fs.lstatMany(batch.map(addressOf)));
     else await eachLimited(batch.map((_, k) => k), async (k) => { stats[from + k] = await fs.lstat(addressOf(batch[k]!)).catch(() => undefined); });
   }
   return stats;
+}
+
+/** Appends `items` one by one: a folder may hold up to the walk's bound of them, past what a spread into `push` takes. */
+function append<T>(to: T[], items: readonly T[]): void {
+  for (const item of items) to.push(item);
 }
 
 /** Folders stat'ed at once: their addresses live only as long as one batch. */

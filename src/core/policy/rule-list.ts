@@ -138,7 +138,7 @@ class RiskFilter {
   /** Whether `base` adds nothing for a rule to match (see `RuleList.decide`'s absolute path), remembered for the last folder. */
   private clearBase(base: string): boolean {
     if (base !== this.lastClearBase) {
-      this.lastClearBaseAnswer = !this.anywhere.inPath(base) && canonicalSpelling(base) === undefined;
+      this.lastClearBaseAnswer = !this.anywhereInBase(base) && canonicalSpelling(base) === undefined;
       this.lastClearBase = base;
     }
     return this.lastClearBaseAnswer;
