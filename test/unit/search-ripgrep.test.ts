@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
+import { getDefaultHighWaterMark } from 'node:stream';
 import * as nodePath from 'node:path';
 import fc from 'fast-check';
 import { Policy, type Rule } from '../../src/core/policy.ts';
@@ -184,6 +185,24 @@ describe('ripgrep backend', () => {
       const depth = await failure(async () => collect(search.findPaths({ ...baseContent('/nonexistent', { maxDepth: limit }), glob: '*' })));
       assert.equal(depth.code, 'E_SANDBOX_INVALID_INPUT', String(limit));
     }
+  });
+
+  it('reads all that ripgrep wrote when it reads the pipe in pauses, and leaves the default high-water mark as it was', async (tc) => {
+    const dir = testDir(tc);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`d${i % 7}/f${i}.txt`] = `line\nx ${i}\n${'y'.repeat(i * 37)}\nx again\n`;
+    writeTree(dir.path, files);
+    const args = ['--no-config', '--line-number', '--with-filename', '--null', 'x', '--'];
+    const before = getDefaultHighWaterMark(false);
+    const rg = createRipgrep(rgPath()).run(args, { cwd: dir.path });
+    assert.equal(getDefaultHighWaterMark(false), before);
+    const chunks: Buffer[] = [];
+    for await (const chunk of rg.stdout) chunks.push(chunk);
+    assert.equal((await rg.exited).code, 0);
+    const lines = (out: Buffer): string[] => out.toString('utf8').split('\n').filter((l) => l !== '').sort();
+    const raw = execFileSync(rgPath(), args, { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(lines(raw).length, 800);
+    assert.deepEqual(lines(Buffer.concat(chunks)), lines(raw));
   });
 
   it('ends with done when unbounded or under the limit, and with limit only when more results exist', async (tc) => {

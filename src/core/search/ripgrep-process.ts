@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { getDefaultHighWaterMark, setDefaultHighWaterMark, type Readable } from 'node:stream';
 
 export interface RipgrepExit {
   /** null when the process was killed by a signal. */
@@ -55,7 +56,7 @@ function startRipgrep(rgPath: string, args: readonly string[], options: RipgrepR
   const env = { ...process.env };
   delete env['RIPGREP_CONFIG_PATH'];
   // stdin is the null device: given a readable stdin and no path, ripgrep would search stdin instead of cwd.
-  const child = spawn(rgPath, args, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+  const child = spawnWithSmallReads(() => spawn(rgPath, args, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true }));
   let stderr = '';
   let stderrBytes = 0;
   child.stderr.on('data', (chunk: Buffer) => {
@@ -76,7 +77,50 @@ function startRipgrep(rgPath: string, args: readonly string[], options: RipgrepR
     child.once('close', (code, exitSignal) => { end({ code, signal: exitSignal, stderr }); });
   });
   if (signal?.aborted) kill();
-  return { stdout: child.stdout, exited, stderrSoFar: () => stderr, kill };
+  let ended = false;
+  let wake: (() => void) | undefined;
+  child.once('exit', () => { ended = true; wake?.(); });
+  // Until ripgrep exits; then what is left in the pipe is read at once.
+  const pause = (): Promise<void> => (ended ? Promise.resolve() : new Promise((resolve) => {
+    const timer = setTimeout(resolve, COALESCE_MS);
+    wake = () => { clearTimeout(timer); resolve(); };
+  }));
+  return { stdout: coalesced(child.stdout, pause), exited, stderrSoFar: () => stderr, kill };
+}
+
+/**
+ * ripgrep's content search writes each file's matches as it finishes the file: a few hundred bytes
+ * a write, thousands of writes for a common word. Read as each lands, every write costs the reading
+ * thread a wake-up and a read; on a 2-vCPU VM, 5,626 matches in 4,784 files came in ~2,500 reads
+ * that cost ~95 ms of the thread's CPU (~20 µs each), taken from ripgrep's own threads. So after a
+ * small chunk the reader waits COALESCE_MS (or until ripgrep exits) before it reads again, and the
+ * pipe gathers what came meanwhile: ~100 reads, ~25 ms, and the whole search ~20% sooner. A large
+ * chunk means the pipe is busy: read on at once.
+ */
+const COALESCE_MS = 2;
+const COALESCE_BELOW_BYTES = 16 * 1024;
+
+async function* coalesced(stdout: Readable, pause: () => Promise<void>): AsyncGenerator<Buffer, void, undefined> {
+  for await (const chunk of stdout) {
+    yield chunk as Buffer;
+    if ((chunk as Buffer).length < COALESCE_BELOW_BYTES) await pause();
+  }
+}
+
+/**
+ * Node reads a child's stdout into the stream's buffer until it holds the high-water mark (64 KiB),
+ * whether or not anyone reads: a pause between reads would gather nothing. Created with a mark of
+ * one byte, the stream stops reading the pipe after each chunk until the next read. The default is
+ * only changed for the synchronous `spawn` call, which creates the child's streams.
+ */
+function spawnWithSmallReads<T>(start: () => T): T {
+  const before = getDefaultHighWaterMark(false);
+  setDefaultHighWaterMark(false, 1);
+  try {
+    return start();
+  } finally {
+    setDefaultHighWaterMark(false, before);
+  }
 }
 
 /**
