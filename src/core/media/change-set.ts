@@ -3,7 +3,7 @@ import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
 import { putBack, readDisk, removeFile } from './file-ops.ts';
-import { hashBytes } from './hash.ts';
+import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { pathKey, type StagedMedia } from './types.ts';
@@ -72,8 +72,8 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
       if (disk !== undefined) throw conflict(`"${target.display}" already exists, and ${media.id} is saved elsewhere only as a new file.`);
       continue;
     }
-    if (disk === undefined && media.base.hash !== undefined) throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
-    if (disk !== undefined && hashBytes(disk) !== media.base.hash) throw conflict(`"${display}" ${media.base.hash === undefined ? 'was created' : 'changed on disk'} after ${media.id} was staged.`);
+    if (disk === undefined && media.base.existed) throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
+    if (disk !== undefined && !holdsBase(disk, media.base)) throw conflict(`"${display}" ${media.base.existed ? 'changed on disk' : 'was created'} after ${media.id} was staged.`);
     if (media.change.kind === 'move') {
       const there = await readDisk(ctx, target, 'replaced');
       if (there !== undefined && !media.change.replace) throw conflict(`"${target.display}", where ${media.id} moves "${display}", exists now.`);

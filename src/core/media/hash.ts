@@ -17,6 +17,23 @@ export function hashKept(bytes: Uint8Array): string {
   return hash;
 }
 
+/**
+ * What disk held when a line of edits began, its hash made when first asked: staging a file and
+ * saving a change to it compare bytes, so the hash of a 10 MB file (~20 ms) is paid only by what
+ * needs it (a change set, a delete, a move, an undo record).
+ */
+export class DiskBase {
+  readonly existed = true;
+  readonly bytes: Uint8Array;
+  constructor(bytes: Uint8Array) { this.bytes = bytes; }
+  get hash(): string { return hashKept(this.bytes); }
+}
+
+/** Whether `disk` (undefined: no file) is what `base` held: the same bytes, or no file for a new one. */
+export function holdsBase(disk: Uint8Array | undefined, base: { readonly existed: boolean; readonly bytes: Uint8Array }): boolean {
+  return disk === undefined ? !base.existed : base.existed && sameBytes(disk, base.bytes);
+}
+
 /** Byte-for-byte equality (a memcmp): cheaper than comparing hashes of bytes at hand. */
 export function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
   return b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);

@@ -44,7 +44,7 @@ export class MediaRecord implements StagedMedia {
     ({ eol: this.eol, lines: this.lines } = lineStats(text));
   }
 
-  get isNew(): boolean { return this.base.hash === undefined; }
+  get isNew(): boolean { return !this.base.existed; }
 
   /** `+added −removed` lines against the disk it was staged from (0/0 for binary), computed once per base. */
   changes(): LineCounts {

@@ -9,7 +9,7 @@ import { encodeText, imposed, type FileEncoding, type TextEncoding } from '../te
 import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
-import { hashBytes, hashKept } from './hash.ts';
+import { DiskBase, hashKept, holdsBase } from './hash.ts';
 import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
@@ -23,6 +23,8 @@ export interface MediaStoreOptions {
 type Tombstone = 'discarded' | 'evicted';
 
 const EMPTY = new Uint8Array(0);
+/** The base of a file that did not exist. */
+const NO_FILE: MediaBase = { existed: false, hash: undefined, bytes: EMPTY };
 
 /**
  * In-memory staged versions of files ("media"). Each patch or person edit makes a new media, so
@@ -124,7 +126,7 @@ export class MediaStore {
    * against `disk`, no content) or a move (`disk` is the source's, `path` the destination).
    */
   stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
-    const base: MediaBase = disk === undefined ? { hash: undefined, bytes: EMPTY } : { hash: hashKept(disk), bytes: disk };
+    const base: MediaBase = disk === undefined ? NO_FILE : new DiskBase(disk);
     const configured = this.options.encodingOf?.(path);
     const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
     let bytes: Uint8Array;
@@ -171,7 +173,7 @@ export class MediaStore {
     const hash = hashKept(written);
     const key = pathKey(target);
     const samePath = key === pathKey(media.path);
-    const newBase: MediaBase = { hash, bytes: written };
+    const newBase: MediaBase = { existed: true, hash, bytes: written };
     media.saved = { at: this.options.clock.now(), path: target, hash };
     if (samePath) { media.base = newBase; media.stale = undefined; }
     const stale: string[] = [];
@@ -182,7 +184,7 @@ export class MediaStore {
         other.base = newBase;
         other.stale = undefined;
         rebased.push(other.id);
-      } else if (other.base.hash !== hash) {
+      } else if (!holdsBase(written, other.base)) {
         other.stale = { kind: 'saved', by: media.id };
         // Earlier versions of the saved media are superseded by it, not left behind: not reported.
         if (!other.saved && !media.ancestors.includes(other.id)) stale.push(other.id);
@@ -198,12 +200,11 @@ export class MediaStore {
    * Returns the ids of the media of that file that would now conflict.
    */
   noteDisk(path: ModelPath, disk: Uint8Array | undefined): string[] {
-    const hash = disk === undefined ? undefined : hashBytes(disk);
     const conflicting: string[] = [];
     const flipped: string[] = [];
     for (const m of this.entries.values()) {
       if (pathKey(sourceOf(m)) !== pathKey(path) || m.saved) continue;
-      const conflicts = m.base.hash !== hash;
+      const conflicts = !holdsBase(disk, m.base);
       if (conflicts) {
         conflicting.push(m.id);
         if (m.stale === undefined) { m.stale = { kind: 'disk-changed' }; flipped.push(m.id); }

@@ -8,6 +8,8 @@ import type { ReadProtection, ReadTaint } from '../gate.ts';
 
 /** What disk held when a line of edits began. */
 export interface MediaBase {
+  /** Whether the file existed (false: a new file). */
+  readonly existed: boolean;
   /** SHA-256 (hex) of the disk bytes; undefined when the file did not exist (a new file). */
   readonly hash: string | undefined;
   /** The disk bytes (empty for a new file): the left side of "+/− against disk". */
