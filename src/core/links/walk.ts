@@ -66,10 +66,10 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
   let entries = 0;
   let complete = true;
   let level: string[] = [''];
+  // Each folder's address is made where it is used, not held for the whole level (see unpackFolder: what survives a walk can make V8 pretenure).
+  const addressOf = (rel: string): string => (rel === '' ? root.address : fs.join(root.address, ...rel.split('/')));
   while (level.length > 0 && complete) {
     const below: string[] = [];
-    // Each folder's address is made where it is used, not held for the whole level (see unpackFolder: what survives a walk can make V8 pretenure).
-    const addressOf = (rel: string): string => (rel === '' ? root.address : fs.join(root.address, ...rel.split('/')));
     // Stat'ed before they are listed: a change after the stat shows as a newer ctime to the next walk.
     const stats = before === undefined ? undefined : await statFolders(fs, level, addressOf);
     await eachLimited(level.map((_, k) => k), async (k) => {
@@ -105,7 +105,7 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
   const links: FoundLink[] = [];
   await eachLimited(found, async (rel) => {
     // A dangling link or a loop leads nowhere a path of ours could be.
-    const target = await fs.realpath(fs.join(root.address, ...rel.split('/'))).catch(() => undefined);
+    const target = await fs.realpath(addressOf(rel)).catch(() => undefined);
     if (target !== undefined) links.push({ folder: root.localPath, rel, at: `${real}/${rel}`, target: slashed(target) });
   });
   return { real, links, complete, seen };

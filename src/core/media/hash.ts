@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { MediaBase } from './types.ts';
 
 /** The hex SHA-256 of some bytes: how a media remembers the disk it was staged from. */
 export function hashBytes(bytes: Uint8Array): string {
@@ -22,7 +23,7 @@ export function hashKept(bytes: Uint8Array): string {
  * saving a change to it compare bytes, so the hash of a 10 MB file (~20 ms) is paid only by what
  * needs it (a change set, a delete, a move, an undo record).
  */
-export class DiskBase {
+export class DiskBase implements MediaBase {
   readonly existed = true;
   readonly bytes: Uint8Array;
   constructor(bytes: Uint8Array) { this.bytes = bytes; }
@@ -30,7 +31,7 @@ export class DiskBase {
 }
 
 /** Whether `disk` (undefined: no file) is what `base` held: the same bytes, or no file for a new one. */
-export function holdsBase(disk: Uint8Array | undefined, base: { readonly existed: boolean; readonly bytes: Uint8Array }): boolean {
+export function holdsBase(disk: Uint8Array | undefined, base: Pick<MediaBase, 'existed' | 'bytes'>): boolean {
   return disk === undefined ? !base.existed : base.existed && sameBytes(disk, base.bytes);
 }
 

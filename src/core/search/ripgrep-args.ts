@@ -48,8 +48,11 @@ export function exclusionArgs(exclusions: readonly string[]): string[] {
   return args;
 }
 
-/** Whether every path a folder exclusion (`X/**`) covers passes through a dot-prefixed folder. */
-const underDotFolder = (glob: string): boolean => glob.slice(0, -3).split('/').some((segment) => segment.startsWith('.'));
+/** Whether a segment of a "/"-separated path is dot-prefixed. */
+const hasDotSegment = (path: string): boolean => path.split('/').some((segment) => segment.startsWith('.'));
+
+/** Whether `glob` is a folder exclusion (`X/**`) whose every path passes through a dot-prefixed folder. */
+const underDotFolder = (glob: string): boolean => glob.endsWith('/**') && hasDotSegment(glob.slice(0, -3));
 
 function traversalArgs(query: ContentQuery | PathQuery): string[] {
   const args: string[] = [];
@@ -118,7 +121,7 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
   const prefilter = prefilterArgs(query);
   // `--glob=!.*` prunes every dot-prefixed folder below the scope, and the exclusions of such folders
   // with it; a scope that is itself inside one keeps them all.
-  const dotsPruned = prefilter.includes(NO_DOT_NAMES) && !scopePath.split('/').some((segment) => segment.startsWith('.'));
+  const dotsPruned = prefilter.includes(NO_DOT_NAMES) && !hasDotSegment(scopePath);
   return [
     ...COMMON,
     '--files', '--null',
