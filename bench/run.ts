@@ -183,15 +183,16 @@ async function repeatMisses(ran: readonly { group: Group; f: (c: BenchContext) =
       const merged = { ...kept, note: kept.note ? `${kept.note}; ${note}` : note };
       results[results.indexOf(first)] = merged;
       ctx.log(`repeat: ${merged.status} ${merged.title} — ${note}`);
-      // A same-threads row's INFO sibling against plain rg shares its timing of ours: it shows the run that was kept.
-      const sibling = first.id.endsWith(SAME_THREADS) ? results.findIndex((r) => r.id === first.id.slice(0, -SAME_THREADS.length) && r.status === 'INFO') : -1;
-      const siblingAgain = sibling >= 0 && kept === second ? again.find((r) => r.id === results[sibling]!.id) : undefined;
-      if (siblingAgain) results[sibling] = { ...siblingAgain, note: `from the repeat, as its same-threads row (first run ${figure(results[sibling]!)})` };
-      // So does its row against ripgrep given our arguments.
+      if (kept !== second) continue;
+      // The INFO rows that share this row's timing of ours show the run that was kept: a same-threads
+      // row's sibling against plain rg, and the row against ripgrep given our arguments.
       const base = first.id.endsWith(SAME_THREADS) ? first.id.slice(0, -SAME_THREADS.length) : first.id;
-      const ourArgs = kept === second ? results.findIndex((r) => r.id === `${base}${OUR_ARGS}`) : -1;
-      const ourArgsAgain = ourArgs >= 0 ? again.find((r) => r.id === results[ourArgs]!.id) : undefined;
-      if (ourArgsAgain) results[ourArgs] = { ...ourArgsAgain, note: `from the repeat, as its goal's row (first run ${figure(results[ourArgs]!)})` };
+      const shared = [...(base !== first.id ? [{ id: base, as: 'its same-threads row' }] : []), { id: `${base}${OUR_ARGS}`, as: "its goal's row" }];
+      for (const { id, as } of shared) {
+        const k = results.findIndex((r) => r.id === id && r.status === 'INFO');
+        const repeated = again.find((r) => r.id === id);
+        if (k >= 0 && repeated) results[k] = { ...repeated, note: `from the repeat, as ${as} (first run ${figure(results[k]!)})` };
+      }
     }
   }
 }

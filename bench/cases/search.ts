@@ -7,10 +7,7 @@ import { CliSession, cliResult, coreHost, countLines, countRgJsonMatches, ripgre
 import { mcpAvailable, startMcp, startOurMcp, type McpPeer, type McpReply } from '../lib/mcp.ts';
 import { OUR_ARGS, result, skipped, type Goal } from '../lib/report.ts';
 import { compare, compareAll, type Side } from '../lib/stats.ts';
-import { findThreads, searchThreads } from '../lib/threads.ts';
-import { parseRules } from '../../src/core/policy.ts';
-import { contentArgs, pathArgsFor } from '../../src/core/search/ripgrep-args.ts';
-import type { SearchQueryBase } from '../../src/core/search/port.ts';
+import { findArgs, findThreads, searchArgs, searchThreads } from '../lib/threads.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 
@@ -75,22 +72,6 @@ interface Spec {
   readonly oursArgs: readonly string[];
 }
 
-/** The default policy's query fields, for computing the arguments ours gives ripgrep. */
-function defaultQuery(): SearchQueryBase {
-  return { scopes: [], policy: parseRules([]).policy, signal: new AbortController().signal };
-}
-
-/** The arguments `search_files` gives ripgrep for `pattern` in the whole workspace, with the default rules. */
-export function searchArgs(pattern: string, ignoreCase = false): string[] {
-  const query = { ...defaultQuery(), pattern, ignoreCase };
-  return contentArgs(query, query.policy.searchExclusions('read'), '');
-}
-
-/** The arguments `find_files` gives ripgrep for `glob` in the whole workspace, with the default rules. */
-export function findArgs(glob: string): string[] {
-  const query = { ...defaultQuery(), glob };
-  return pathArgsFor(query, query.policy.searchExclusions('read'), '');
-}
 
 /** The goal against ripgrep given the same threads, unless a case names a tighter one (the CLI session's always: it adds JSON of the whole result and the pipe). */
 const RG_GOAL: Goal = { kind: 'ratio', max: 1.15 };

@@ -47,10 +47,10 @@ export function evaluate(goal: Goal, ours: Summary | undefined, peer: Summary | 
   }
 }
 
-/** Builds a result from samples (or fixed values) and evaluates its goal. */
 /** The id suffix of a row against ripgrep given exactly the arguments ours gives it (INFO: our layer's own cost). */
 export const OUR_ARGS = '.our-args';
 
+/** Builds a result from samples (or fixed values) and evaluates its goal. */
 export function result(spec: { id: string; title: string; unit?: Unit; goal: Goal; ours?: Sample; peer?: Sample; note?: string; details?: Record<string, unknown> }): CaseResult {
   const ours = spec.ours && spec.ours.values.length ? summarize(spec.ours) : undefined;
   const peer = spec.peer && spec.peer.values.length ? summarize(spec.peer) : undefined;
