@@ -79,6 +79,12 @@ export interface WorkspaceFs {
    */
   readDirectorySized?(address: string): Promise<PackedFolder>;
   readFile(address: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Whether the file at `address` (no link followed at its own name) holds exactly `bytes`, read in
+   * chunks that are compared as they come: where a backend can do that without reading the whole
+   * file into fresh memory. Absent, callers read the file and compare.
+   */
+  holds?(address: string, bytes: Uint8Array, signal?: AbortSignal): Promise<boolean>;
   /** Chunks of the file; only when `capabilities.streaming`. */
   readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
   writeFile(address: string, data: Uint8Array, options?: WriteOptions): Promise<void>;

@@ -22,6 +22,45 @@ test('an outside write after staging makes save_media refuse with a conflict and
   assert.equal(readFileSync(file, 'utf8'), 'person\n');
 });
 
+test('a change on disk past the first megabyte of a large file, at the same size, is a conflict', async (tc) => {
+  const t = session(tc);
+  const file = join(t.root, 'big.txt');
+  const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i} of a file larger than one read\n`).join('');
+  writeFileSync(file, lines);
+  await t.session.invoke(TOOLS.stage_file, { path: 'big.txt', patch: { find: 'line 7 of', replace: 'LINE 7 of' } });
+  const outside = `${lines.slice(0, -2)}X\n`;
+  const changed = '"big.txt" changed on disk after m2 was staged; saving would overwrite that change. Stage the file again with stage_file, re-apply your edits to the new media, and save it.';
+  writeFileSync(file, outside);
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT', changed);
+  assert.equal(readFileSync(file, 'utf8'), outside);
+  writeFileSync(file, `${lines}more\n`);
+  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT', changed);
+  assert.equal(readFileSync(file, 'utf8'), `${lines}more\n`);
+  writeFileSync(file, lines);
+  await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
+  assert.equal(readFileSync(file, 'utf8'), lines.replace('line 7 of', 'LINE 7 of'));
+});
+
+test('NodeFs.holds compares a file with bytes chunk by chunk and never follows a link at the file\'s name', async (tc) => {
+  const dir = testDir(tc).path;
+  const fs = new NodeFs();
+  const bytes = Buffer.alloc(2.5 * 1024 * 1024, 'abc');
+  const file = join(dir, 'f.bin');
+  writeFileSync(file, bytes);
+  assert.equal(await fs.holds(file, bytes), true);
+  assert.equal(await fs.holds(file, bytes.subarray(0, bytes.length - 1)), false, 'the file is longer');
+  assert.equal(await fs.holds(file, Buffer.concat([bytes, Buffer.from('d')])), false, 'the file is shorter');
+  const last = Buffer.from(bytes);
+  last[last.length - 1] = 0x7a;
+  assert.equal(await fs.holds(file, last), false, 'the last byte differs');
+  writeFileSync(join(dir, 'empty'), '');
+  assert.equal(await fs.holds(join(dir, 'empty'), new Uint8Array(0)), true);
+  symlinkSync(file, join(dir, 'link'));
+  await assert.rejects(fs.holds(join(dir, 'link'), bytes), { code: 'ELOOP' });
+  const aborted = AbortSignal.abort();
+  await assert.rejects(fs.holds(file, bytes, aborted), { name: 'AbortError' });
+});
+
 test('a new file in a new folder is created with its folders', async (tc) => {
   const t = session(tc);
   await t.session.invoke(TOOLS.stage_file, { path: 'pkg/deep/mod.ts', content: 'export const x = 1;\n' });

@@ -203,3 +203,24 @@ test('write roots: parsed from the setting, checked purely, invalid entries neve
   throwsWith(() => checkWriteRoots(at('app/a.ts'), parsed.writeRoots), 'E_SANDBOX_REFUSED',
     'save_media may not write "app/a.ts": it is outside the write roots ("app/src", "lib"). Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.');
 });
+
+test('a file staged again with the same bytes shares the copy held already, and a save still marks every other line of edits by its own base', () => {
+  const { store: s } = store();
+  const first = s.stage(path('a.txt'), bytes('one\ntwo\n'));
+  const again = s.stage(path('a.txt'), bytes('one\ntwo\n'));
+  assert.equal(again.base.bytes, first.base.bytes, 'the same content is held once');
+  assert.equal(again.bytes, first.bytes);
+  assert.equal(s.usedBytes(), 8);
+  const other = s.stage(path('b.txt'), bytes('one\ntwo!'));
+  assert.notEqual(other.base.bytes, first.base.bytes);
+  assert.equal(s.usedBytes(), 16);
+  const edited = s.derive(first.id, bytes('one\nTWO\n'), 'one\nTWO\n');
+  const written = edited.bytes;
+  assert.deepEqual(s.markSaved(edited.id, path('a.txt'), written), { stale: [again.id], rebased: [] });
+  assert.deepEqual(s.get(again.id).stale, { kind: 'saved', by: edited.id });
+  const afterSave = s.stage(path('a.txt'), bytes('one\nTWO\n'));
+  assert.equal(afterSave.base.bytes, written, 'staged from what the save wrote: that copy is shared');
+  assert.equal(afterSave.stale, undefined);
+  assert.deepEqual(s.noteDisk(path('a.txt'), bytes('one\nTWO\n')), [first.id, again.id]);
+  assert.deepEqual(s.noteDisk(path('a.txt'), bytes('one\ntwo\n')), [afterSave.id]);
+});

@@ -11,6 +11,11 @@ function fileStat(s: Stats): FileStat {
   return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
 }
 
+const HOLDS_CHUNK = 1024 * 1024;
+/** `holds`' chunks, kept for the next call (one per call in flight, up to a few). */
+const spareChunks: Buffer[] = [];
+const MAX_SPARE_CHUNKS = 2;
+
 /** The local filesystem through node:fs: addresses are absolute paths. */
 export class NodeFs implements WorkspaceFs {
   readonly capabilities: FsCapabilities;
@@ -66,6 +71,25 @@ export class NodeFs implements WorkspaceFs {
 
   async readFile(address: string, signal?: AbortSignal): Promise<Uint8Array> {
     return fsp.readFile(address, signal ? { signal } : {});
+  }
+
+  /** Reads into a reused chunk, so a 10 MB file costs no fresh 10 MB (first writes to new memory are what a big read pays most for). */
+  async holds(address: string, bytes: Uint8Array, signal?: AbortSignal): Promise<boolean> {
+    const handle = await fsp.open(address, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+    const chunk = spareChunks.pop() ?? Buffer.allocUnsafeSlow(HOLDS_CHUNK);
+    try {
+      const expected = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let at = 0; ;) {
+        signal?.throwIfAborted();
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+        if (bytesRead === 0) return at === expected.length;
+        if (at + bytesRead > expected.length || !chunk.subarray(0, bytesRead).equals(expected.subarray(at, at + bytesRead))) return false;
+        at += bytesRead;
+      }
+    } finally {
+      if (spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(chunk);
+      await handle.close();
+    }
   }
 
   async *readStream(address: string, signal?: AbortSignal): AsyncIterable<Uint8Array> {

@@ -1,6 +1,7 @@
 import type { DirEntry, FileStat, FsCapabilities, WorkspaceFs, WriteOptions } from '../ports.ts';
 import type { ResolvedAddress, ResolvedPath } from '../paths.ts';
 import { openChecked } from './open-checked.ts';
+import { sameBytes } from '../text/bytes.ts';
 
 export interface ResolvedPinned {
   readonly address: ResolvedAddress;
@@ -28,6 +29,8 @@ export interface ResolvedFs {
   lstat(address: ResolvedAddress): Promise<FileStat>;
   readDirectory(address: ResolvedAddress): Promise<DirEntry[]>;
   readFile(address: ResolvedAddress, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Whether the file holds exactly `bytes` (see `WorkspaceFs.holds`; read whole and compared where the backend has no such read). */
+  holds(address: ResolvedAddress, bytes: Uint8Array, signal?: AbortSignal): Promise<boolean>;
   writeFile(address: ResolvedAddress, data: Uint8Array, options?: WriteOptions): Promise<void>;
   rename(from: ResolvedAddress, to: ResolvedAddress): Promise<void>;
   mkdir(address: ResolvedAddress): Promise<void>;
@@ -51,6 +54,7 @@ export function resolvedFs(fs: WorkspaceFs): ResolvedFs {
     lstat: (address) => fs.lstat(address),
     readDirectory: (address) => fs.readDirectory(address),
     readFile: (address, signal) => fs.readFile(address, signal),
+    holds: async (address, bytes, signal) => fs.holds ? fs.holds(address, bytes, signal) : sameBytes(await fs.readFile(address, signal), bytes),
     writeFile: (address, data, options) => fs.writeFile(address, data, options),
     rename: (from, to) => fs.rename(from, to),
     mkdir: (address) => fs.mkdir(address),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MediaBase } from './types.ts';
+import { sameBytes } from '../text/bytes.ts';
 
 /** The hex SHA-256 of some bytes: how a media remembers the disk it was staged from. */
 export function hashBytes(bytes: Uint8Array): string {
@@ -33,9 +34,4 @@ export class DiskBase implements MediaBase {
 /** Whether `disk` (undefined: no file) is what `base` held: the same bytes, or no file for a new one. */
 export function holdsBase(disk: Uint8Array | undefined, base: Pick<MediaBase, 'existed' | 'bytes'>): boolean {
   return disk === undefined ? !base.existed : base.existed && sameBytes(disk, base.bytes);
-}
-
-/** Byte-for-byte equality (a memcmp): cheaper than comparing hashes of bytes at hand. */
-export function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
-  return b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

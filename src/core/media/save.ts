@@ -8,7 +8,7 @@ import type { MediaStore } from './store.ts';
 import type { SaveGuard } from './save-guard.ts';
 import { lineCounts, type LineCounts } from '../text/line-counts.ts';
 import { diskText, textOf } from './lineage.ts';
-import { sameBytes } from './hash.ts';
+import { sameBytes } from '../text/bytes.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
 
@@ -232,7 +232,6 @@ interface Placement {
 async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, expect: Expectation | undefined, place: Placement): Promise<SaveOutcome> {
   const store = ctx.media;
   const fs = ctx.fs;
-  let disk: Uint8Array | undefined;
   if (ctx.signal.aborted) throw cancelled();
   let stat: FileStat | undefined;
   try {
@@ -240,32 +239,33 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT' && errnoCode(e) !== 'FileNotFound') throw fromFsError(e, target.display, 'read');
   }
+  // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from
+  // (`base`, compared byte for byte, not hashed; undefined: no file). A move's destination: 'any', whatever it holds now; 'absent', none.
+  const base = expect === undefined && !media.isNew ? media.base.bytes : undefined;
   if (stat !== undefined) {
     if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links.`, `Write to the real file path instead.`);
     if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it.`, `Save to a file path instead.`);
+  }
+  const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
+  if (samePath && stat !== undefined && base === undefined && expect !== 'any') {
+    throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
+  }
+  if (samePath && stat === undefined && base !== undefined) {
+    throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
+  }
+  if (!samePath && stat !== undefined) {
+    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`, '');
+  }
+  // What the file holds now: its base, compared in chunks as it is read (a second copy of a large file in fresh memory costs
+  // more than the read), or read whole where the person agreed to replace whatever is there.
+  let disk: Uint8Array | undefined;
+  if (stat !== undefined) {
     try {
-      disk = await fs.readFile(place.address, ctx.signal);
+      disk = base === undefined ? await fs.readFile(place.address, ctx.signal) : stat.size === base.byteLength && await fs.holds(place.address, base, ctx.signal) ? base : undefined;
     } catch (e) {
       throw fromFsError(e, target.display, 'read');
     }
-  }
-
-  // Security: never overwrite bytes the model has not seen. The disk must still be what the media was staged from.
-  // What the disk must hold (undefined: no file). 'any': whatever it holds now; 'absent': none. Compared byte for byte, not hashed.
-  const expected = expect === undefined ? (media.isNew ? undefined : media.base.bytes) : expect === 'any' ? disk : undefined;
-  if (samePath) {
-    const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
-    if (expected === undefined && disk !== undefined) {
-      throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
-    }
-    if (expected !== undefined && disk === undefined) {
-      throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
-    }
-    if (disk !== undefined && !sameBytes(disk, expected)) {
-      throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
-    }
-  } else if (disk !== undefined) {
-    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`, '');
+    if (disk === undefined) throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
   }
 
   if (ctx.signal.aborted) throw cancelled();

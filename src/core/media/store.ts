@@ -10,6 +10,7 @@ import { detectEol, withEol } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { DiskBase, hashKept, holdsBase } from './hash.ts';
+import { sameBytes } from '../text/bytes.ts';
 import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
@@ -120,12 +121,13 @@ export class MediaStore {
   }
 
   /**
-   * A new line of edits for `path`. `disk`: the file's bytes now, or undefined when it does not
+   * A new line of edits for `path`. `read`: the file's bytes now, or undefined when it does not
    * exist. `content`: the full new text (written in the file's encoding and line endings), or bytes
-   * taken as they are; omitted, the media is the disk bytes. `change`: a delete (`path` staged
-   * against `disk`, no content) or a move (`disk` is the source's, `path` the destination).
+   * taken as they are; omitted, the media is those bytes. `change`: a delete (`path` staged
+   * against `read`, no content) or a move (`read` is the source's, `path` the destination).
    */
-  stage(path: ModelPath, disk: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
+  stage(path: ModelPath, read: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
+    const disk = read === undefined ? undefined : this.heldCopyOf(read);
     const base: MediaBase = disk === undefined ? NO_FILE : new DiskBase(disk);
     const configured = this.options.encodingOf?.(path);
     const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
@@ -178,13 +180,14 @@ export class MediaStore {
     if (samePath) { media.base = newBase; media.stale = undefined; }
     const stale: string[] = [];
     const rebased: string[] = [];
+    const holdsWritten = byBase((base) => holdsBase(written, base));
     for (const other of this.entries.values()) {
       if (other === media || pathKey(other.path) !== key) continue;
       if (samePath && other.ancestors.includes(media.id)) {
         other.base = newBase;
         other.stale = undefined;
         rebased.push(other.id);
-      } else if (!holdsBase(written, other.base)) {
+      } else if (!holdsWritten(other.base)) {
         other.stale = { kind: 'saved', by: media.id };
         // Earlier versions of the saved media are superseded by it, not left behind: not reported.
         if (!other.saved && !media.ancestors.includes(other.id)) stale.push(other.id);
@@ -202,9 +205,10 @@ export class MediaStore {
   noteDisk(path: ModelPath, disk: Uint8Array | undefined): string[] {
     const conflicting: string[] = [];
     const flipped: string[] = [];
+    const holdsDisk = byBase((base) => holdsBase(disk, base));
     for (const m of this.entries.values()) {
       if (pathKey(sourceOf(m)) !== pathKey(path) || m.saved) continue;
-      const conflicts = !holdsBase(disk, m.base);
+      const conflicts = !holdsDisk(m.base);
       if (conflicts) {
         conflicting.push(m.id);
         if (m.stale === undefined) { m.stale = { kind: 'disk-changed' }; flipped.push(m.id); }
@@ -258,6 +262,22 @@ export class MediaStore {
     return record;
   }
 
+  /**
+   * `bytes`, or the array a media already holds as its base when that has the same bytes: a file
+   * staged again while earlier lines of edits of it are held shares their copy, so it is held once,
+   * and a save or a disk change compares each distinct content once, not once per line of edits.
+   */
+  private heldCopyOf(bytes: Uint8Array): Uint8Array {
+    const seen = new Set<Uint8Array>();
+    for (const m of this.entries.values()) {
+      const held = m.base.bytes;
+      if (!m.base.existed || seen.has(held)) continue;
+      seen.add(held);
+      if (sameBytes(held, bytes)) return held;
+    }
+    return bytes;
+  }
+
   private entry(mediaId: string): MediaRecord {
     const found = this.entries.get(mediaId);
     if (found) return found;
@@ -293,6 +313,17 @@ export class MediaStore {
     if (evicted.length) this.changed.fire({ kind: 'evicted', ids: evicted });
     return held.total;
   }
+}
+
+/** `test` of a base, asked once per distinct base array (many lines of edits of one file may share it). */
+function byBase(test: (base: MediaBase) => boolean): (base: MediaBase) => boolean {
+  const known = new Map<Uint8Array, boolean>();
+  return (base) => {
+    if (!base.existed) return test(base);
+    let answer = known.get(base.bytes);
+    if (answer === undefined) { answer = test(base); known.set(base.bytes, answer); }
+    return answer;
+  };
 }
 
 function fail(message: string): never {
