@@ -37,7 +37,7 @@ const summary = (e: MediaChange): string => {
 test('the store fires one event per change, and a disposed listener hears nothing more', () => {
   const { store: s, events } = store();
   const m1 = s.stage(path('a.txt'), bytes('a\n'));
-  const m2 = s.derive(m1.id, bytes('b\n'), 'b\n');
+  const m2 = s.derive(m1.id, bytes('b\n'), { text: 'b\n' });
   s.stagePersonEdit(m2.id, bytes('c\n'));
   s.markSaved('m3', path('a.txt'), bytes('c\n'));
   const late: MediaChange[] = [];
@@ -214,7 +214,7 @@ test('a file staged again with the same bytes shares the copy held already, and 
   const other = s.stage(path('b.txt'), bytes('one\ntwo!'));
   assert.notEqual(other.base.bytes, first.base.bytes);
   assert.equal(s.usedBytes(), 16);
-  const edited = s.derive(first.id, bytes('one\nTWO\n'), 'one\nTWO\n');
+  const edited = s.derive(first.id, bytes('one\nTWO\n'), { text: 'one\nTWO\n' });
   const written = edited.bytes;
   assert.deepEqual(s.markSaved(edited.id, path('a.txt'), written), { stale: [again.id], rebased: [] });
   assert.deepEqual(s.get(again.id).stale, { kind: 'saved', by: edited.id });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MediaBase } from './types.ts';
+import type { MediaBase, StagedMedia } from './types.ts';
 import { sameBytes } from '../text/bytes.ts';
 
 /** The hex SHA-256 of some bytes: how a media remembers the disk it was staged from. */
@@ -34,4 +34,31 @@ export class DiskBase implements MediaBase {
 /** Whether `disk` (undefined: no file) is what `base` held: the same bytes, or no file for a new one. */
 export function holdsBase(disk: Uint8Array | undefined, base: Pick<MediaBase, 'existed' | 'bytes'>): boolean {
   return disk === undefined ? !base.existed : base.existed && sameBytes(disk, base.bytes);
+}
+
+/**
+ * `bytes`, or the array one of `media` already holds as its base when that has the same bytes: a
+ * file staged again while earlier lines of edits of it are held shares their copy, so it is held
+ * once, and a save or a disk change compares each distinct content once, not once per line of edits.
+ */
+export function heldCopyOf(media: Iterable<StagedMedia>, bytes: Uint8Array): Uint8Array {
+  const seen = new Set<Uint8Array>();
+  for (const m of media) {
+    const held = m.base.bytes;
+    if (!m.base.existed || seen.has(held)) continue;
+    seen.add(held);
+    if (sameBytes(held, bytes)) return held;
+  }
+  return bytes;
+}
+
+/** `test` of a base, asked once per distinct base array (many lines of edits of one file may share it). */
+export function byBase(test: (base: MediaBase) => boolean): (base: MediaBase) => boolean {
+  const known = new Map<Uint8Array, boolean>();
+  return (base) => {
+    if (!base.existed) return test(base);
+    let answer = known.get(base.bytes);
+    if (answer === undefined) { answer = test(base); known.set(base.bytes, answer); }
+    return answer;
+  };
 }

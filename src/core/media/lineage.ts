@@ -1,5 +1,5 @@
-import { decodeAs, decodeFile, type DecodedText, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
-import { lineCounts } from '../text/line-counts.ts';
+import { bomLength, decodeAs, decodeFile, isUtf8Family, sniffFile, type DecodedText, type FileEncoding, type SniffedText, type TextEncoding } from '../text/encoding.ts';
+import { lineCounts, lineCountsOfUtf8, type LineCounts } from '../text/line-counts.ts';
 import type { PersonChange, StagedMedia } from './types.ts';
 
 /* Lines of edits: which media are unsaved, which are the latest of their line, what the person changed, what a discard drops. */
@@ -36,6 +36,17 @@ export function decodeRemembered(bytes: Uint8Array, fileName: string, configured
   return decoded;
 }
 
+/** The encodings `sniffFile` found for bytes whose text it did not make (UTF-8), so `diskText` need not detect again. */
+const sniffedEncodings = new WeakMap<Uint8Array, TextEncoding>();
+
+/** sniffFile, remembered: its text when it made one, else the encoding it found. */
+export function sniffRemembered(bytes: Uint8Array, fileName: string, configured: TextEncoding | undefined): SniffedText | undefined {
+  const sniffed = sniffFile(bytes, fileName, configured);
+  if (sniffed?.text !== undefined) rememberText(bytes, sniffed.encoding, sniffed.text, true);
+  else if (sniffed) sniffedEncodings.set(bytes, sniffed.encoding);
+  return sniffed;
+}
+
 /** The text of a media's bytes ('' for binary). */
 export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
   if (encoding === 'binary') return '';
@@ -50,10 +61,20 @@ export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
 export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
   const known = recentTexts.get(bytes);
   if (known?.sniffed && known.encoding === media.encoding) return known.text;
+  const sniffed = sniffedEncodings.get(bytes);
+  if (sniffed !== undefined) return sniffed === media.encoding ? textOf(bytes, sniffed) : undefined;
   const decoded = decodeFile(bytes, media.path.rel, media.encoding);
   if (decoded === undefined) return undefined;
   rememberText(bytes, decoded.encoding, decoded.text, true);
   return decoded.encoding === media.encoding ? decoded.text : undefined;
+}
+
+/** `+added −removed` lines of a media against the disk it was staged from (0/0 for binary); UTF-8 against UTF-8 without decoding either. */
+export function countsAgainstBase(media: StagedMedia): LineCounts {
+  if (media.encoding === 'binary') return { added: 0, removed: 0 };
+  const base = media.base.bytes;
+  if (isUtf8Family(media.encoding) && sniffedEncodings.get(base) === media.encoding) return lineCountsOfUtf8(base, media.bytes, bomLength(media.encoding));
+  return lineCounts(diskText(base, media) ?? '', textOf(media.bytes, media.encoding));
 }
 
 /** Of `media` (oldest first): those not saved and not an earlier version of a saved one. */

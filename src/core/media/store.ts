@@ -1,16 +1,16 @@
-import { BugError, SandboxError } from '../errors.ts';
+import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { Emitter, type Disposable, type Listener } from './events.ts';
-import { decodeRemembered, discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
+import { discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
 import { HeldBytes } from './held-bytes.ts';
 import { MediaRecord } from './record.ts';
-import { encodeText, imposed, type FileEncoding, type TextEncoding } from '../text/encoding.ts';
-import { detectEol, withEol } from '../text/eol.ts';
+import type { FileEncoding, TextEncoding } from '../text/encoding.ts';
+import type { LineStats } from '../text/eol.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
-import { DiskBase, hashKept, holdsBase } from './hash.ts';
-import { sameBytes } from '../text/bytes.ts';
+import { DiskBase, byBase, hashKept, heldCopyOf, holdsBase } from './hash.ts';
+import { stagedContent } from './staged-content.ts';
 import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
 
 export interface MediaStoreOptions {
@@ -127,32 +127,22 @@ export class MediaStore {
    * against `read`, no content) or a move (`read` is the source's, `path` the destination).
    */
   stage(path: ModelPath, read: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
-    const disk = read === undefined ? undefined : this.heldCopyOf(read);
+    const disk = read === undefined ? undefined : heldCopyOf(this.entries.values(), read);
     const base: MediaBase = disk === undefined ? NO_FILE : new DiskBase(disk);
-    const configured = this.options.encodingOf?.(path);
-    const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
-    let bytes: Uint8Array;
-    let encoding: FileEncoding;
-    let text: string | undefined;
-    if (change?.kind === 'delete') content = EMPTY;
-    if (content === undefined || content instanceof Uint8Array) {
-      bytes = content ?? disk ?? fail('MediaStore.stage: no content for a file that does not exist');
-      const decoded = decodeRemembered(bytes, fileName, configured);
-      encoding = decoded?.encoding ?? 'binary';
-      text = decoded?.text;
-    } else {
-      const decoded = disk === undefined ? undefined : decodeRemembered(disk, fileName, configured);
-      encoding = decoded?.encoding ?? imposed(configured) ?? 'utf8';
-      text = decoded ? withEol(content, detectEol(decoded.text)) : content;
-      bytes = encodeText(text, encoding, path.display);
-    }
+    const { bytes, encoding, text } = stagedContent(path, disk, change?.kind === 'delete' ? EMPTY : content, this.options.encodingOf?.(path));
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint, change });
   }
 
-  /** A new version made by the model (media_apply_patch) from `parentId`: `bytes`, and the `text` they encode (its lines and line endings, so the bytes are not decoded again). */
-  derive(parentId: string, bytes: Uint8Array, text: string): StagedMedia {
+  /**
+   * A new version made by the model (media_apply_patch) from `parentId`, with what the patch knows
+   * of it already, so nothing is decoded or counted twice: the `text` the bytes encode, the `+added
+   * −removed` lines from the parent's text (`counts`), and its lines and line endings (`stats`).
+   */
+  derive(parentId: string, bytes: Uint8Array, known: { readonly text?: string; readonly counts?: LineCounts; readonly stats?: LineStats | undefined } = {}): StagedMedia {
     const parent = this.entry(parentId);
-    return this.add({ path: parent.path, bytes, encoding: parent.encoding, text, base: parent.base, parent, origin: 'model', taint: undefined });
+    // Against the parent is against the base when the parent holds its base's bytes (a file just staged).
+    const counts = known.counts && parent.bytes === parent.base.bytes ? known.counts : undefined;
+    return this.add({ path: parent.path, bytes, encoding: parent.encoding, text: known.text, counts, stats: known.stats, base: parent.base, parent, origin: 'model', taint: undefined });
   }
 
   /**
@@ -164,7 +154,6 @@ export class MediaStore {
     if (Buffer.from(parent.bytes.buffer, parent.bytes.byteOffset, parent.bytes.byteLength).equals(bytes)) return parent;
     return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: undefined });
   }
-
 
   /**
    * Records that `mediaId` was written to `target`. Media derived from it are rebased onto what
@@ -187,7 +176,10 @@ export class MediaStore {
         other.base = newBase;
         other.stale = undefined;
         rebased.push(other.id);
-      } else if (!holdsWritten(other.base)) {
+      } else if (holdsWritten(other.base)) {
+        // The same bytes as written: held once from now on, and compared once by the next save.
+        other.base = newBase;
+      } else {
         other.stale = { kind: 'saved', by: media.id };
         // Earlier versions of the saved media are superseded by it, not left behind: not reported.
         if (!other.saved && !media.ancestors.includes(other.id)) stale.push(other.id);
@@ -252,7 +244,7 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }): StagedMedia {
+  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; counts?: LineCounts | undefined; stats?: LineStats | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }): StagedMedia {
     const held = new HeldBytes(this.entries.values());
     const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
     this.makeRoom(init.path.display, need, held);
@@ -260,22 +252,6 @@ export class MediaStore {
     this.entries.set(record.id, record);
     this.changed.fire({ kind: 'added', media: record });
     return record;
-  }
-
-  /**
-   * `bytes`, or the array a media already holds as its base when that has the same bytes: a file
-   * staged again while earlier lines of edits of it are held shares their copy, so it is held once,
-   * and a save or a disk change compares each distinct content once, not once per line of edits.
-   */
-  private heldCopyOf(bytes: Uint8Array): Uint8Array {
-    const seen = new Set<Uint8Array>();
-    for (const m of this.entries.values()) {
-      const held = m.base.bytes;
-      if (!m.base.existed || seen.has(held)) continue;
-      seen.add(held);
-      if (sameBytes(held, bytes)) return held;
-    }
-    return bytes;
   }
 
   private entry(mediaId: string): MediaRecord {
@@ -313,19 +289,4 @@ export class MediaStore {
     if (evicted.length) this.changed.fire({ kind: 'evicted', ids: evicted });
     return held.total;
   }
-}
-
-/** `test` of a base, asked once per distinct base array (many lines of edits of one file may share it). */
-function byBase(test: (base: MediaBase) => boolean): (base: MediaBase) => boolean {
-  const known = new Map<Uint8Array, boolean>();
-  return (base) => {
-    if (!base.existed) return test(base);
-    let answer = known.get(base.bytes);
-    if (answer === undefined) { answer = test(base); known.set(base.bytes, answer); }
-    return answer;
-  };
-}
-
-function fail(message: string): never {
-  throw new BugError(message);
 }

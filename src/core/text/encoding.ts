@@ -106,12 +106,19 @@ function roundTrips(text: string, encoding: TextEncoding, bytes: Uint8Array): bo
   return Buffer.compare(iconv().encode(text, encoding), bytes) === 0;
 }
 
+/** What `decodeFile` decided, before the text is made: `text` is there when deciding needed it (every encoding but UTF-8). */
+export interface SniffedText {
+  readonly encoding: TextEncoding;
+  readonly text: string | undefined;
+}
+
 /**
- * The text of a whole file, or undefined when it is binary. The one rule every tool follows: a BOM
- * decides (UTF-16 that does not decode is binary); then binary detection; then files.encoding when
- * it imposes one and the file decodes in it; then UTF-8; else the legacy single-byte encoding.
+ * The encoding of a whole file, or undefined when it is binary. The one rule every tool follows: a
+ * BOM decides (UTF-16 that does not decode is binary); then binary detection; then files.encoding
+ * when it imposes one and the file decodes in it; then UTF-8; else the legacy single-byte encoding.
+ * UTF-8 is validated, not decoded: a 10 MB file staged to be patched need never become a string.
  */
-export function decodeFile(bytes: Uint8Array, fileName: string, configured?: TextEncoding): DecodedText | undefined {
+export function sniffFile(bytes: Uint8Array, fileName: string, configured?: TextEncoding): SniffedText | undefined {
   const forced = imposed(configured);
   const utf16 = bomEncoding(bytes) ?? (forced !== undefined && isUtf16(forced) ? forced : undefined);
   if (utf16 !== undefined && isUtf16(utf16)) {
@@ -120,18 +127,31 @@ export function decodeFile(bytes: Uint8Array, fileName: string, configured?: Tex
   }
   const head = bytes.subarray(0, BINARY_SAMPLE_BYTES);
   if (detectBinary(fileName, head, bytes.subarray(Math.max(head.length, bytes.length - BINARY_SAMPLE_BYTES)))) return undefined;
-  if (utf16 === 'utf8bom') {
-    const text = strictUtf(bytes.subarray(3), 'utf-8');
-    return text === undefined ? undefined : { text, encoding: 'utf8bom' };
-  }
+  if (utf16 === 'utf8bom') return isUtf8(bytes.subarray(3)) ? { text: undefined, encoding: 'utf8bom' } : undefined;
   if (forced !== undefined) {
     const text = iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), forced);
     if (roundTrips(text, forced, bytes)) return { text, encoding: forced };
   }
-  if (isUtf8(bytes)) return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), encoding: 'utf8' };
+  if (isUtf8(bytes)) return { text: undefined, encoding: 'utf8' };
   const legacy = decodeAs(bytes, LEGACY_ENCODING);
   if (!legacy.includes('\uFFFD')) return { text: legacy, encoding: LEGACY_ENCODING };
   return { text: decodeAs(bytes, LEGACY_FALLBACK), encoding: LEGACY_FALLBACK };
+}
+
+/** The text of a whole file in the encoding `sniffFile` decides, or undefined when it is binary. */
+export function decodeFile(bytes: Uint8Array, fileName: string, configured?: TextEncoding): DecodedText | undefined {
+  const sniffed = sniffFile(bytes, fileName, configured);
+  return sniffed && { text: sniffed.text ?? decodeAs(bytes, sniffed.encoding), encoding: sniffed.encoding };
+}
+
+/** UTF-8 with or without a BOM: bytes in which a line feed or carriage return is that one byte, and nothing else is. */
+export function isUtf8Family(encoding: FileEncoding): encoding is 'utf8' | 'utf8bom' {
+  return encoding === 'utf8' || encoding === 'utf8bom';
+}
+
+/** Where the text starts in bytes of `encoding`: after its BOM. */
+export function bomLength(encoding: TextEncoding): number {
+  return bomOf(encoding).length;
 }
 
 /** The text of bytes known to be in `encoding` (its BOM, if any, left out). */

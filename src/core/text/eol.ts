@@ -26,8 +26,14 @@ export function withEol(text: string, eol: Eol): string {
   return text;
 }
 
+/** A text's line endings and its lines as an editor counts them (see countLines). */
+export interface LineStats {
+  readonly eol: Eol;
+  readonly lines: number;
+}
+
 /** A text's line endings and its lines as an editor counts them (see countLines), in one pass. */
-export function lineStats(text: string): { readonly eol: Eol; readonly lines: number } {
+export function lineStats(text: string): LineStats {
   if (text === '') return { eol: 'none', lines: 0 };
   let newlines = 0;
   let crlf = 0;
@@ -38,6 +44,40 @@ export function lineStats(text: string): { readonly eol: Eol; readonly lines: nu
     if (anyCr && i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
   }
   return { eol: eolOf(newlines, crlf), lines: text.endsWith('\n') ? newlines : newlines + 1 };
+}
+
+/** The line feeds in a stretch of text, and how many of them end a CRLF. */
+export interface LineFeeds {
+  readonly newlines: number;
+  readonly crlf: number;
+}
+
+/**
+ * The line feeds of UTF-8 bytes in [from, to), without decoding them: a line feed and a carriage
+ * return are single bytes there and no other character holds those bytes. A line feed at `from`
+ * counts as a lone one (a window that starts at a line start cuts no CRLF).
+ */
+export function lineFeedsOfUtf8(bytes: Uint8Array, from: number, to: number): LineFeeds {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(0, to);
+  let newlines = 0;
+  let crlf = 0;
+  const anyCr = buf.indexOf(13, from) !== -1;
+  for (let i = buf.indexOf(10, from); i !== -1; i = buf.indexOf(10, i + 1)) {
+    newlines++;
+    if (anyCr && i > from && buf[i - 1] === 13) crlf++;
+  }
+  return { newlines, crlf };
+}
+
+/** `lineStats` of a text with these line feeds; `endsWithNewline`: its last character is one (false for an empty text). */
+export function lineStatsOf(feeds: LineFeeds, empty: boolean, endsWithNewline: boolean): LineStats {
+  if (empty) return { eol: 'none', lines: 0 };
+  return { eol: eolOf(feeds.newlines, feeds.crlf), lines: endsWithNewline ? feeds.newlines : feeds.newlines + 1 };
+}
+
+/** `lineStats` of the text of UTF-8 bytes from `start` (after a BOM), without decoding them. */
+export function lineStatsOfUtf8(bytes: Uint8Array, start = 0): LineStats {
+  return lineStatsOf(lineFeedsOfUtf8(bytes, start, bytes.length), bytes.length <= start, bytes[bytes.length - 1] === 10);
 }
 
 /** Lines as an editor counts them: "" has 0, "a" and "a\n" have 1, "a\nb" has 2. */
