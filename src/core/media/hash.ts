@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { MediaBase, StagedMedia } from './types.ts';
+import type { ModelPath } from '../paths.ts';
+import { pathKey, sourceOf, type MediaBase, type StagedMedia } from './types.ts';
 import { sameBytes } from '../text/bytes.ts';
 
 /** The hex SHA-256 of some bytes: how a media remembers the disk it was staged from. */
@@ -37,15 +38,18 @@ export function holdsBase(disk: Uint8Array | undefined, base: Pick<MediaBase, 'e
 }
 
 /**
- * `bytes`, or the array one of `media` already holds as its base when that has the same bytes: a
- * file staged again while earlier lines of edits of it are held shares their copy, so it is held
- * once, and a save or a disk change compares each distinct content once, not once per line of edits.
+ * `bytes` (read from `source`), or the array a media of that same file already holds as its base
+ * when it has the same bytes: a file staged again while earlier lines of edits of it are held shares
+ * their copy, so it is held once, and a save or a disk change compares each distinct content once,
+ * not once per line of edits. Only within a file: what is known of an array (its encoding, its text)
+ * was found for that file's name and settings.
  */
-export function heldCopyOf(media: Iterable<StagedMedia>, bytes: Uint8Array): Uint8Array {
+export function heldCopyOf(media: Iterable<StagedMedia>, source: ModelPath, bytes: Uint8Array): Uint8Array {
+  const key = pathKey(source);
   const seen = new Set<Uint8Array>();
   for (const m of media) {
     const held = m.base.bytes;
-    if (!m.base.existed || seen.has(held)) continue;
+    if (!m.base.existed || seen.has(held) || pathKey(sourceOf(m)) !== key) continue;
     seen.add(held);
     if (sameBytes(held, bytes)) return held;
   }

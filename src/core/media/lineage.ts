@@ -61,8 +61,7 @@ export function textOf(bytes: Uint8Array, encoding: FileEncoding): string {
 export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefined {
   const known = recentTexts.get(bytes);
   if (known?.sniffed && known.encoding === media.encoding) return known.text;
-  const sniffed = sniffedEncodings.get(bytes);
-  if (sniffed !== undefined) return sniffed === media.encoding ? textOf(bytes, sniffed) : undefined;
+  if (sniffedEncodings.get(bytes) === media.encoding) return textOf(bytes, media.encoding);
   const decoded = decodeFile(bytes, media.path.rel, media.encoding);
   if (decoded === undefined) return undefined;
   rememberText(bytes, decoded.encoding, decoded.text, true);

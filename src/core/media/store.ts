@@ -127,7 +127,7 @@ export class MediaStore {
    * against `read`, no content) or a move (`read` is the source's, `path` the destination).
    */
   stage(path: ModelPath, read: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
-    const disk = read === undefined ? undefined : heldCopyOf(this.entries.values(), read);
+    const disk = read === undefined ? undefined : heldCopyOf(this.entries.values(), change?.kind === 'move' ? change.from : path, read);
     const base: MediaBase = disk === undefined ? NO_FILE : new DiskBase(disk);
     const { bytes, encoding, text } = stagedContent(path, disk, change?.kind === 'delete' ? EMPTY : content, this.options.encodingOf?.(path));
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint, change });
