@@ -165,6 +165,11 @@ function editorFocusState(editor) {
   });
 }
 
+/** Waits until the focus is in `editor` (a command that ends by focusing it has finished with the focus). */
+export async function waitForEditorFocus(editor, what = 'the editor', timeoutMs = 30_000) {
+  await waitFor(async () => (await editorFocusState(editor)).focused, `${what} to have the focus`, timeoutMs, 50);
+}
+
 /**
  * Where to click to select `find` in the editor's rendered lines: just inside its first and last
  * characters, on its line's middle. `find` must occur exactly once, and both points must hit the

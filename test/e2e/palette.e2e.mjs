@@ -181,12 +181,15 @@ describe('command palette', () => {
     // The status bar entry opens the view; the entry shows +/− against disk (nothing changed yet).
     await staged.click();
     await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+0 −0 · m\d+/.test(r.description)), 'the Staged Changes entry', 30_000);
+    // Its command (Review Staged) then opens the staged diff again and ends with the focus in it:
+    // waited for, so that it cannot land between the selection below and the typing.
+    const stagedSide = page().locator(REVIEW.diffModifiedEditor).first();
+    const what = 'the staged side of the diff';
+    await d.waitForEditorFocus(stagedSide, `${what} (focused by Review Staged)`);
 
     // The person edits the staged side of the diff ("Hello" → "Welcome") and saves it: a new
     // version of the staged file, still not on disk. The word is selected with the mouse and the
     // selection read back before anything is typed; the whole text is checked before saving.
-    const stagedSide = page().locator(REVIEW.diffModifiedEditor).first();
-    const what = 'the staged side of the diff';
     await d.replaceInEditor(page(), stagedSide, { find: 'Hello', replace: 'Welcome', expected: before.replace('Hello', 'Welcome'), what });
     await d.pressIn(page(), stagedSide, 'Control+S', what);
     const row = await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+1 −1 · m\d+ · edited by you \(\+1 −1\)/.test(r.description)), 'the entry to show the edit', 30_000);
