@@ -7,7 +7,7 @@ import { CliSession, cliResult, coreHost, countLines, countRgJsonMatches, ripgre
 import { mcpAvailable, startMcp, startOurMcp, type McpPeer, type McpReply } from '../lib/mcp.ts';
 import { OUR_ARGS, result, skipped, type Goal } from '../lib/report.ts';
 import { compare, compareAll, type Side } from '../lib/stats.ts';
-import { findArgs, findThreads, searchArgs, searchThreads } from '../lib/threads.ts';
+import { findArgs, findThreads, placeOf, searchArgs, searchThreads } from '../lib/threads.ts';
 import type { NamesTree, SourceTree } from '../lib/workloads.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 
@@ -134,16 +134,17 @@ async function viaCoreAndCli(ctx: BenchContext, spec: Spec, cwd: string, core: C
 export async function searchCases(ctx: BenchContext, source: SourceTree): Promise<void> {
   const core = await coreHost(source.dir);
   const cli = await CliSession.start(source.dir);
+  const place = placeOf(source.dir);
   try {
     await viaCoreAndCli(ctx, {
       id: 'search.needle', title: 'search_files "NEEDLE" (20k files, 9 hits) vs rg --json',
       tool: 'search_files', input: { pattern: 'NEEDLE' }, rgArgs: ['--json', 'NEEDLE'], rgCount: countRgJsonMatches,
-      expected: source.needleLines, runs: 11, threads: searchThreads('NEEDLE'), coreGoal: RG_GOAL, oursArgs: searchArgs('NEEDLE'),
+      expected: source.needleLines, runs: 11, threads: searchThreads('NEEDLE'), coreGoal: RG_GOAL, oursArgs: searchArgs('NEEDLE', false, place),
     }, source.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'search.common', title: `search_files "todo" ignore_case (${source.todoLines} hits) vs rg --json -i`,
       tool: 'search_files', input: { pattern: 'todo', ignore_case: true }, rgArgs: ['--json', '-i', 'todo'], rgCount: countRgJsonMatches,
-      expected: source.todoLines, runs: 11, threads: searchThreads('todo', true), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: searchArgs('todo', true),
+      expected: source.todoLines, runs: 11, threads: searchThreads('todo', true), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: searchArgs('todo', true, place),
     }, source.dir, core, cli);
     await resultArtifactCase(ctx, source.dir, core);
   } finally {
@@ -193,16 +194,17 @@ async function resultArtifactCase(ctx: BenchContext, cwd: string, core: CoreHost
 export async function findCases(ctx: BenchContext, names: NamesTree): Promise<void> {
   const core = await coreHost(names.dir);
   const cli = await CliSession.start(names.dir);
+  const place = placeOf(names.dir);
   try {
     await viaCoreAndCli(ctx, {
       id: 'find.many', title: `find_files "*.ts" (100k files, ${names.tsFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*.ts' }, rgArgs: ['--files', '-g', '*.ts'], rgCount: (out) => countLines(out),
-      expected: names.tsFiles, runs: 11, threads: findThreads('*.ts'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*.ts'),
+      expected: names.tsFiles, runs: 11, threads: findThreads('*.ts'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*.ts', place),
     }, names.dir, core, cli);
     await viaCoreAndCli(ctx, {
       id: 'find.rare', title: `find_files "*needle*" (100k files, ${names.needleFiles} hits) vs rg --files -g`,
       tool: 'find_files', input: { glob: '*needle*' }, rgArgs: ['--files', '-g', '*needle*'], rgCount: (out) => countLines(out),
-      expected: names.needleFiles, runs: 11, threads: findThreads('*needle*'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*needle*'),
+      expected: names.needleFiles, runs: 11, threads: findThreads('*needle*'), coreGoal: { kind: 'ratio', max: 1.1 }, oursArgs: findArgs('*needle*', place),
     }, names.dir, core, cli);
 
     const goal: Goal = { kind: 'speedup', min: 5 };

@@ -222,9 +222,16 @@ export function writePlanOf(tool: Tool, input: unknown, scope: TargetScope): rea
 
 export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;
+  // Built once per declaration: building a zod schema, and its first parse, cost ~1-2 ms a call.
+  const built = new Map<string, S>();
   return {
     ...meta,
-    inputSchema: schema,
+    inputSchema(declaration) {
+      const key = JSON.stringify(declaration);
+      let s = built.get(key);
+      if (s === undefined) built.set(key, (s = schema(declaration)));
+      return s;
+    },
     prepare(input, scope) {
       const typed = input as z.infer<S>;
       const { plan, ...planned } = targets(typed, scope);

@@ -129,6 +129,21 @@ describe('ripgrep output parsing', () => {
     }));
   });
 
+  it('decodes each path as it would alone, multi-byte and invalid UTF-8 included, in any chunking', () => {
+    // Paths of bytes (no NUL): é, €, 😀 and bytes that are not UTF-8 (a lone lead byte, a stray continuation).
+    const pieces = [[0x61], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0xc3], [0x80], [0x2f], [0xff]];
+    const pathBytes = fc.array(fc.constantFrom(...pieces), { maxLength: 6 }).map((p) => Buffer.from(p.flat()));
+    fc.assert(fc.property(fc.array(pathBytes, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), (paths, cuts) => {
+      const data = Buffer.concat(paths.flatMap((p) => [p, Buffer.from([0])]));
+      const at = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+      const s = new NulSplitter();
+      const got: string[] = [];
+      let from = 0;
+      for (const cut of [...at, data.length]) { got.push(...s.push(data.subarray(from, cut))); from = cut; }
+      assert.deepEqual(got, paths.filter((p) => p.length > 0).map((p) => p.toString('utf8')));
+    }));
+  });
+
   it('sorts stderr into unreadable paths and other messages', () => {
     assert.deepEqual(parseStderr('rg: ./src/x.txt: Permission denied (os error 13)\nrg: regex parse error:\n    (?:a()\n'), {
       unreadable: [{ path: 'src/x.txt', reason: 'Permission denied (os error 13)' }],

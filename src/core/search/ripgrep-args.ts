@@ -54,12 +54,23 @@ const hasDotSegment = (path: string): boolean => path.split('/').some((segment) 
 /** Whether `glob` is a folder exclusion (`X/**`) whose every path passes through a dot-prefixed folder. */
 const underDotFolder = (glob: string): boolean => glob.endsWith('/**') && hasDotSegment(glob.slice(0, -3));
 
-function traversalArgs(query: ContentQuery | PathQuery): string[] {
+/**
+ * Where ripgrep runs: whether a folder above the searched one holds ignore rules (`ignoreRulesAbove`).
+ * Omitted, they are assumed to.
+ */
+export interface SearchPlace {
+  readonly ignoreRulesAbove: boolean;
+}
+
+const RULES_ABOVE: SearchPlace = { ignoreRulesAbove: true };
+
+function traversalArgs(query: ContentQuery | PathQuery, place: SearchPlace): string[] {
   const args: string[] = [];
   // An omitted max_depth passes no flag at all: ripgrep's own default (unbounded) applies.
   if (query.maxDepth !== undefined) args.push(`--max-depth=${query.maxDepth}`);
   if (query.hidden) args.push('--hidden');
   if (query.noIgnore) args.push('--no-ignore');
+  else if (!place.ignoreRulesAbove) args.push('--no-ignore-parent');
   return args;
 }
 
@@ -73,7 +84,7 @@ function pathArgs(scopePath: string): string[] {
  * `--json`: ripgrep's JSON printer ignores `--max-columns`, so a minified file would stream its
  * whole line through the pipe.
  */
-export function contentArgs(query: ContentQuery, exclusions: readonly string[], scopePath: string): string[] {
+export function contentArgs(query: ContentQuery, exclusions: readonly string[], scopePath: string, place: SearchPlace = RULES_ABOVE): string[] {
   const iglobs = query.iglobs ?? [];
   return [
     ...COMMON,
@@ -81,7 +92,7 @@ export function contentArgs(query: ContentQuery, exclusions: readonly string[], 
     `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview',
     query.ignoreCase ? '--ignore-case' : '--case-sensitive',
     ...(query.literal ? ['--fixed-strings'] : []),
-    ...traversalArgs(query),
+    ...traversalArgs(query, place),
     ...(query.globs ?? []).map((g) => `--glob=${g}`),
     ...iglobs.map((g) => `--iglob=${g}`),
     ...exclusionArgs(exclusions),
@@ -117,7 +128,7 @@ export const threadArgs = (threads: number | undefined): string[] => (threads ==
  * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
  * listed path (see `compileGlob`), so it narrows the walk without re-including hidden or ignored files.
  */
-export function pathArgsFor(query: PathQuery, exclusions: readonly string[], scopePath: string): string[] {
+export function pathArgsFor(query: PathQuery, exclusions: readonly string[], scopePath: string, place: SearchPlace = RULES_ABOVE): string[] {
   const prefilter = prefilterArgs(query);
   // `--glob=!.*` prunes every dot-prefixed folder below the scope, and the exclusions of such folders
   // with it; a scope that is itself inside one keeps them all.
@@ -127,7 +138,7 @@ export function pathArgsFor(query: PathQuery, exclusions: readonly string[], sco
     '--files', '--null',
     ...threadArgs(walkThreads(prefilter.length > 0)),
     ...prefilter,
-    ...traversalArgs(query),
+    ...traversalArgs(query, place),
     ...folderExclusionArgs(dotsPruned ? exclusions.filter((glob) => !underDotFolder(glob)) : exclusions),
     ...pathArgs(scopePath),
   ];

@@ -109,13 +109,14 @@ export class NulSplitter {
 
   push(chunk: Buffer): string[] {
     const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const end = buf.lastIndexOf(NUL);
+    this.pending = end + 1 >= buf.length ? EMPTY : Buffer.from(buf.subarray(end + 1));
+    if (end === -1) return [];
+    // Decoded at once, not path by path (a call into the runtime each): a NUL ends every path and
+    // is never part of a UTF-8 sequence, so the text splits where the bytes do, with the same
+    // replacement characters for bytes that are not UTF-8.
     const out: string[] = [];
-    let pos = 0;
-    for (let nul = buf.indexOf(NUL, pos); nul !== -1; nul = buf.indexOf(NUL, pos)) {
-      if (nul > pos) out.push(normalizeRgPath(buf.toString('utf8', pos, nul)));
-      pos = nul + 1;
-    }
-    this.pending = pos >= buf.length ? EMPTY : Buffer.from(buf.subarray(pos));
+    for (const path of buf.toString('utf8', 0, end).split('\0')) if (path !== '') out.push(normalizeRgPath(path));
     return out;
   }
 }

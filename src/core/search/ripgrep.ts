@@ -2,7 +2,8 @@ import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput } from '../errors.ts';
 import type { ContentQuery, MatchFrame, NoteFrame, PathFrame, PathQuery, SandboxSearch, SearchBatch, SearchFrame, SearchQueryBase, SearchScope } from './port.ts';
-import { contentArgs, pathArgsFor } from './ripgrep-args.ts';
+import { ignoreRulesAbove } from './ignore-parents.ts';
+import { contentArgs, pathArgsFor, type SearchPlace } from './ripgrep-args.ts';
 import { compileGlob } from './ripgrep-glob.ts';
 import { ContentParser, NulSplitter, normalizeRgPath, parseStderr } from './ripgrep-output.ts';
 import { STDERR_CAP, rejectsPattern, type Ripgrep, type RipgrepExit } from './ripgrep-process.ts';
@@ -19,7 +20,7 @@ export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
       checkQuery(query);
       return run(rg, query, {
         what: 'content',
-        args: (exclusions, scope) => contentArgs(query, exclusions, scope.path),
+        args: (exclusions, scope, place) => contentArgs(query, exclusions, scope.path, place),
         parser: (scope) => {
           const parser = new ContentParser(scope.path);
           return (chunk) => parser.push(chunk).map((r): ResultFrame => (r.cut
@@ -36,7 +37,7 @@ export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
       const matchesIglob = query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
       return run(rg, query, {
         what: 'paths',
-        args: (exclusions, scope) => pathArgsFor(query, exclusions, scope.path),
+        args: (exclusions, scope, place) => pathArgsFor(query, exclusions, scope.path, place),
         parser: (scope) => {
           const splitter = new NulSplitter();
           return (chunk) => {
@@ -71,7 +72,7 @@ type ResultFrame = MatchFrame | PathFrame;
 
 interface RunPlan {
   readonly what: 'content' | 'paths';
-  readonly args: (exclusions: readonly string[], scope: SearchScope) => string[];
+  readonly args: (exclusions: readonly string[], scope: SearchScope, place: SearchPlace) => string[];
   readonly parser: (scope: SearchScope) => (chunk: Buffer) => ResultFrame[];
   /** The globs the caller gave, so a glob error can be blamed on the right party. */
   readonly callerGlobs: readonly string[];
@@ -91,7 +92,8 @@ async function* run(ripgrep: Ripgrep, query: SearchQueryBase, plan: RunPlan): As
       continue;
     }
     if (plan.what === 'paths') await requireFolder(scope);
-    const rg = ripgrep.run(plan.args(exclusions, scope), { cwd: scope.cwd, signal });
+    const place: SearchPlace = { ignoreRulesAbove: query.noIgnore === true || ignoreRulesAbove(nodePath.join(scope.cwd, scope.path)) };
+    const rg = ripgrep.run(plan.args(exclusions, scope, place), { cwd: scope.cwd, signal });
     try {
       const parse = plan.parser(scope);
       let limited = false;
