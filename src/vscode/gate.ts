@@ -68,7 +68,7 @@ export function describeCall(call: GateCall): { message: string; detail: string 
   if (asked) lines.push(whyAsked(asked));
   if (call.protectedWrites) {
     lines.push(`For this command only, files matching these protected globs become writable to it (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
-    lines.push('Secrets stay unreadable; .vscode, .git/hooks and .git/config stay read-only. Asked every time: no earlier answer covers it.');
+    lines.push('Secrets stay unreadable; .vscode and every repository\'s hooks and config stay read-only. Asked every time: no earlier answer covers it.');
   }
   return { message, detail: lines.join('\n') };
 }

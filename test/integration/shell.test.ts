@@ -51,7 +51,7 @@ describe('run_shell_command through vscode.lm.invokeTool', () => {
       const question = api.decider.asked.at(-1)!;
       assert.equal(question.message, 'Allow run_shell_command to run a command that may WRITE PROTECTED FILES in "shell-protected"?');
       assert.match(question.detail, /files matching these protected globs become writable to it .*: .*package\.json, \*\.lock, \*-lock\.json/);
-      assert.match(question.detail, /\.vscode, \.git\/hooks and \.git\/config stay read-only/);
+      assert.match(question.detail, /\.vscode and every repository's hooks and config stay read-only/);
       assert.equal(question.secret, true);
       // "Allow for This Session" is not offered for it, and an answer never covers the next call.
       api.decider.answer = 'allow-session';

@@ -173,7 +173,7 @@ describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () =
     const globs = call.protectedWrites ?? [];
     assert.ok(globs.includes('package.json') && globs.includes('*-lock.json'), globs.join(', '));
     assert.ok(!globs.includes('**/.vscode/**'), '.vscode stays read-only, so it is not named');
-    assert.match(call.summary, /protected files WRITABLE for this command; \.vscode, \.git\/hooks and \.git\/config read-only/);
+    assert.match(call.summary, /protected files WRITABLE for this command; \.vscode and every repository's hooks and config read-only/);
     assert.equal(readFileSync(nodePath.join(s.root, 'package.json'), 'utf8'), '{"name":"updated"}\n', text);
     assert.equal(readFileSync(nodePath.join(s.root, 'package-lock.json'), 'utf8'), '{"lockfileVersion":4}\n');
     assert.equal(existsSync(hook), false, text);

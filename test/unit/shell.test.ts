@@ -199,6 +199,52 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.equal(readFileSync(at('Makefile'), 'utf8'), 'all:\n', `allow_protected_writes lets it stay: ${lifted.text}`);
   });
 
+  test('attack: a command rewrites what git runs in another repository (a nested repository\'s config and hooks, a submodule\'s, its gitdir file, a new commondir, a new repository with core.fsmonitor) — VS Code\'s git would run it outside the sandbox', async (t) => {
+    const f = shellSession(t);
+    const at = (rel: string): string => nodePath.join(f.s.root, rel);
+    const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { stdio: 'ignore' }); };
+    // A nested repository with a file, one without any, and a submodule whose git directory lives in .git/modules.
+    mkdirSync(at('vendor/lib/src'), { recursive: true });
+    writeFileSync(at('vendor/lib/src/x.c'), 'int x;\n');
+    git('init', '-q', at('vendor/lib'));
+    git('init', '-q', at('empty-repo'));
+    git('init', '-q', at('upstream'));
+    git('-C', at('upstream'), 'commit', '-q', '--allow-empty', '-m', 'u');
+    git('-C', f.s.root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', at('upstream'), 'mod');
+    const before = (rel: string): string => readFileSync(at(rel), 'utf8');
+    const configs = ['vendor/lib/.git/config', 'empty-repo/.git/config', '.git/modules/mod/config', 'mod/.git'];
+    const original = new Map(configs.map((rel) => [rel, before(rel)]));
+    const made = lstatSync(at('.git/modules/mod/config')).ctimeMs;
+    while (Date.now() < made + 100) await new Promise((resolve) => setImmediate(resolve));
+    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
+    const evil = `touch ${pwned}`;
+    const command = [
+      ...configs.filter((rel) => rel.endsWith('config')).map((rel) => `git config -f ${rel} core.fsmonitor "${evil}"`),
+      ...['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit'].map((rel) => `printf '#!/bin/sh\\n${evil}\\n' > ${rel}`),
+      `mkdir -p evil && printf '[core]\\n\\tfsmonitor = "${evil}"\\n' > evil/config && mkdir -p evil/objects evil/refs && echo "ref: refs/heads/main" > evil/HEAD`,
+      'echo ../evil > .git/commondir', 'echo ../../../evil > .git/modules/mod/commondir', 'echo "gitdir: ../evil" > mod/.git',
+      `git init -q fresh && git -C fresh config core.fsmonitor "${evil}" && printf '#!/bin/sh\\n${evil}\\n' > fresh/.git/hooks/pre-commit && chmod +x fresh/.git/hooks/pre-commit`,
+      'echo fine > ok.txt',
+    ].join('; ');
+    const { text } = await run(f, command);
+    for (const rel of configs) assert.equal(before(rel), original.get(rel), `${rel} changed: ${text}`);
+    for (const rel of ['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.git/commondir', '.git/modules/mod/commondir', 'fresh/.git/config', 'fresh/.git/hooks/pre-commit']) {
+      assert.equal(lstatSync(at(rel), { throwIfNoEntry: false }), undefined, `${rel} is there: ${text}`);
+    }
+    assert.match(text, /protected files created: .*\.git\/commondir \(staged as m\d+\)/);
+    assert.match(text, /fresh\/\.git\/config \(staged as m\d+\)/);
+    assert.equal(before('ok.txt'), 'fine\n');
+    // Git outside the sandbox, as VS Code's git extension runs it, in each repository: nothing the command wrote runs.
+    for (const repo of ['', 'vendor/lib', 'empty-repo', 'mod', 'fresh']) {
+      git('-C', at(repo), 'status', '--short');
+      git('-C', at(repo), 'commit', '-q', '--allow-empty', '-m', 'after');
+    }
+    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
+    // Git inside the sandbox still works in them all.
+    const again = await run(f, 'for r in . vendor/lib empty-repo mod fresh; do git -C $r -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m inside && echo "ok $r"; done');
+    assert.equal((again.text.match(/^ok /gm) ?? []).length, 5, again.text);
+  });
+
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {
     let requests = 0;
     const server = createServer((_req, res) => { requests++; res.end(CANARY); });
@@ -355,5 +401,33 @@ describe('run_shell_command settings', () => {
     // Secrets are write: ask as well, so they are read-only too; installed dependencies are left writable.
     assert.deepEqual(rel(boundary.denyWrite), ['.git/config', '.git/hooks', '.vscode', 'keys/deploy.pem', 'nested/pkg/package.json', 'package.json', 'src/.ENV.local']);
     assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
+  });
+
+  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees, their gitdir files read-only', async (t) => {
+    const root = testDir(t, 'wt-boundary-git-').path;
+    const at = (rel: string): string => nodePath.join(root, rel);
+    const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { stdio: 'ignore' }); };
+    git('init', '-q', root);
+    git('-C', root, 'commit', '-q', '--allow-empty', '-m', 'root');
+    mkdirSync(at('deep/er/lib'), { recursive: true });
+    writeFileSync(at('deep/er/lib/x.txt'), 'x');
+    git('init', '-q', at('deep/er/lib'));
+    git('init', '-q', at('upstream'));
+    git('-C', at('upstream'), 'commit', '-q', '--allow-empty', '-m', 'u');
+    git('-C', root, 'submodule', 'add', '-q', '--name', 'libs/one', at('upstream'), 'one');
+    git('-C', root, 'worktree', 'add', '-q', at('wt'));
+    mkdirSync(at('node_modules/dep'), { recursive: true });
+    writeFileSync(at('node_modules/dep/z.js'), 'z');
+    git('init', '-q', at('node_modules/dep'));
+    const boundary = await deriveBoundary({
+      policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
+      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+    });
+    const held = boundary.denyWrite.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).filter((p) => /(^|\/)(config|hooks|commondir|config\.worktree|\.git)$/.test(p)).sort();
+    assert.deepEqual(held, [
+      '.git/config', '.git/hooks', '.git/modules/libs/one/config', '.git/modules/libs/one/hooks', '.git/worktrees/wt/commondir',
+      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
+    ]);
+    assert.ok(!boundary.denyWrite.some((p) => p.endsWith('HEAD')), 'git writes HEAD');
   });
 });

@@ -2,6 +2,7 @@ import * as nodePath from 'node:path';
 import type { Policy, PolicyDecision } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
+import { GIT_ENTRY, GIT_HEAD, gitDirsOf, heldGitPaths } from './git-dirs.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
@@ -34,7 +35,8 @@ export const HOME_CREDENTIALS: readonly string[] = [
 /**
  * Made read-only at the top of every writable workspace folder even when they do not exist yet,
  * so a command cannot create them: VS Code's settings (this extension's rules among them) and git's
- * hooks and config (hooks run code; config names hooks and filters). Other protected files are
+ * hooks and config (hooks run code; config names hooks and filters); every other repository below
+ * keeps its own read-only too (`git-dirs.ts`). Other protected files are
  * read-only where they exist (the sandbox can only guard an absent name by showing a placeholder in
  * its place, which would clutter every listing); one a command creates is taken out when it ends
  * (`withdrawCreatedProtected`).
@@ -78,6 +80,8 @@ export interface BoundaryInputs {
 export interface FolderHits {
   readonly denyRead: readonly string[];
   readonly denyWrite: readonly string[];
+  /** The `.git` entries (folders, `gitdir:` files) in folders a command may write in (absolute). */
+  readonly gitEntries: readonly string[];
 }
 
 /** What a write rule decides for one path, as the boundary needs it. */
@@ -195,9 +199,17 @@ function judgeListing(folder: string, files: readonly string[], inputs: Boundary
     openFolders.set(dir, open);
     return open;
   };
+  const gitEntries: string[] = [];
   for (const file of files) {
     const slash = file.lastIndexOf('/');
     const dir = slash === -1 ? '' : file.slice(0, slash);
+    // A repository's HEAD shows where it is; git writes it, so it is not judged as a file.
+    if (file === GIT_HEAD || file.endsWith(`/${GIT_HEAD}`)) {
+      const working = dir === GIT_ENTRY ? '' : dir.slice(0, -`/${GIT_ENTRY}`.length);
+      if (opens(working) !== false) gitEntries.push(nodePath.join(folder, dir));
+      continue;
+    }
+    if ((file === GIT_ENTRY || file.endsWith(`/${GIT_ENTRY}`)) && opens(dir) !== false) gitEntries.push(nodePath.join(folder, file));
     // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
     const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
     if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
@@ -206,7 +218,7 @@ function judgeListing(folder: string, files: readonly string[], inputs: Boundary
     const writeHit = writeHitOf(dir) ?? (readOnly(file) ? file : undefined);
     if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
   }
-  return { denyRead: [...denyRead], denyWrite: [...denyWrite] };
+  return { denyRead: [...denyRead], denyWrite: [...denyWrite], gitEntries };
 }
 
 /**
@@ -233,6 +245,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     memo.keepHits(folder, listing.digest, context, hits);
     for (const path of hits.denyRead) denyRead.add(path);
     for (const path of hits.denyWrite) denyWrite.add(path);
+    for (const path of await heldGitPaths(await gitDirsOf(hits.gitEntries))) if (writable(path)) denyWrite.add(path);
     if (!writable(folder)) continue;
     for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }
@@ -258,7 +271,7 @@ export function describeBoundary(writeRoots: readonly string[], allowedDomains: 
   const network = `${allowedDomains.length === 0 ? 'network off' : `network only to ${allowedDomains.join(', ')}`}${options.asksHosts ? ' (other hosts asked)' : ''}`;
   const writes = writeRoots.length === 0 ? 'no writes (a private temp folder aside)' : `writes only under ${writeRoots.join(', ')}`;
   const kept = options.allowProtectedWrites
-    ? 'protected files WRITABLE for this command; .vscode, .git/hooks and .git/config read-only'
-    : 'protected files, .git/hooks and .git/config read-only';
+    ? 'protected files WRITABLE for this command; .vscode and every repository\'s hooks and config read-only'
+    : 'protected files and every repository\'s hooks and config read-only';
   return `sandboxed: ${network}; ${writes}; secrets and read-protected paths unreadable; ${kept}`;
 }

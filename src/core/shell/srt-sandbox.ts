@@ -71,6 +71,12 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
       network: { allowedDomains: [], deniedDomains: [] },
       filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
       ripgrep: { command: options.ripgrepPath },
+      // Before each command the library looks for names it guards (.bashrc, .git/hooks, ...) below
+      // this process's working folder, which in an extension host is wherever VS Code started (/,
+      // a home folder): at its default depth, 0.2-0.5 s a command from /. Below the workspace
+      // folders the boundary guards the protected names and every repository's config and hooks at
+      // any depth, so that walk is kept as shallow as the library allows.
+      mandatoryDenySearchDepth: 1,
     };
     try {
       await manager.initialize(config, askHost);

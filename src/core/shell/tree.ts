@@ -3,14 +3,20 @@ import type { Ripgrep } from '../search/ripgrep-process.ts';
 import type { TreeLister } from './boundary.ts';
 
 /**
+ * Of a `.git` folder, only its `HEAD` is listed (every repository shows, one without other files
+ * too; see `GIT_HEAD`), and nothing below it is walked: every other name in it is left out.
+ */
+const GIT_FOLDER_BUT_HEAD = ['[!H]*', 'H[!E]*', 'HE[!A]*', 'HEA[!D]*', 'HEAD?*', 'H', 'HE', 'HEA'].flatMap((name) => ['--glob', `!**/.git/${name}`]);
+
+/**
  * Every file below a folder, with ripgrep: hidden and ignored files included (a secret is often
- * git-ignored), links not followed, the `.git` folder left out (its hooks and config are handled
- * by name). One thread: its order is the same for an unchanged tree, so an unchanged tree gives
- * the same digest (and the parallel walk was no faster on the 20k-file bench tree).
+ * git-ignored), links not followed, of each `.git` folder only its `HEAD` (its hooks and config are
+ * handled by name). One thread: its order is the same for an unchanged tree, so an unchanged tree
+ * gives the same digest (and the parallel walk was no faster on the 20k-file bench tree).
  */
 export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
   return async (folder, signal) => {
-    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--threads', '1', '--glob', '!.git'], { cwd: folder, signal });
+    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--threads', '1', ...GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
     const chunks: Buffer[] = [];
     for await (const chunk of run.stdout) chunks.push(chunk);
     const exit = await run.exited;

@@ -1,0 +1,113 @@
+import type { Stats } from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+
+/**
+ * Security: git runs what a repository's configuration names (core.fsmonitor on every status,
+ * core.hooksPath, filters, pagers) and its hooks, and takes its configuration from another folder
+ * where `commondir` says so. VS Code's git extension runs git outside any sandbox in every
+ * repository it finds — nested repositories and submodules included — moments after their files
+ * change. So a command must not change these names in any git directory under a write root:
+ * - `hooks` is held read-only even where absent (the sandbox's placeholder is no folder: no hooks);
+ * - the files only where present: in place of an absent one the sandbox shows a device git cannot
+ *   read, and an unreadable `config` or `commondir` stops git. One a command creates is taken out
+ *   when it ends (`changedGitControl`).
+ */
+const HELD_ALWAYS = ['hooks'] as const;
+const HELD_WHERE_PRESENT = ['config', 'commondir', 'config.worktree'] as const;
+
+/** The name git's discovery stops at in a working folder: a git directory, or a file naming one (`gitdir: …`). */
+export const GIT_ENTRY = '.git';
+/** What a listing shows of a `.git` folder (see `ripgrepLister`): every git directory has one. */
+export const GIT_HEAD = `${GIT_ENTRY}/HEAD`;
+
+const lstatOrUndefined = (path: string): Promise<Stats | undefined> => lstat(path).catch(() => undefined);
+
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => nodePath.join(dir, e.name));
+}
+
+/** Where a `.git` entry puts its git directory: itself when a folder, the path a `gitdir:` file names, else none. */
+async function gitDirOf(entry: string, stat: Stats): Promise<string | undefined> {
+  if (stat.isDirectory()) return entry;
+  if (!stat.isFile()) return undefined;
+  const text = await readFile(entry, 'utf8').catch(() => '');
+  const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
+  return named === undefined ? undefined : nodePath.resolve(nodePath.dirname(entry), named);
+}
+
+/**
+ * A git directory and those it keeps for others: submodules under `modules/` (their names may hold
+ * "/", so folders without a HEAD are looked through) and linked worktrees under `worktrees/`.
+ */
+async function withKept(gitDir: string, found: Set<string>): Promise<void> {
+  if (found.has(gitDir)) return;
+  found.add(gitDir);
+  for (const worktree of await subfolders(nodePath.join(gitDir, 'worktrees'))) found.add(worktree);
+  let level = await subfolders(nodePath.join(gitDir, 'modules'));
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (const dir of level) {
+      if (await lstatOrUndefined(nodePath.join(dir, 'HEAD'))) await withKept(dir, found);
+      else next.push(...(await subfolders(dir)));
+    }
+    level = next;
+  }
+}
+
+/** Every git directory these `.git` entries (absolute) lead to, with the submodules and worktrees each keeps. */
+export async function gitDirsOf(entries: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  for (const entry of entries) {
+    const stat = await lstatOrUndefined(entry);
+    const gitDir = stat === undefined ? undefined : await gitDirOf(entry, stat);
+    if (gitDir !== undefined) await withKept(gitDir, found);
+  }
+  return [...found];
+}
+
+/** The paths of these git directories a command must not change (see `HELD_ALWAYS`); a worktree's own folder holds no config or hooks git reads. */
+export async function heldGitPaths(gitDirs: readonly string[]): Promise<string[]> {
+  const held: string[] = [];
+  for (const gitDir of gitDirs) {
+    const isWorktree = nodePath.basename(nodePath.dirname(gitDir)) === 'worktrees';
+    if (!isWorktree) held.push(...HELD_ALWAYS.map((name) => nodePath.join(gitDir, name)));
+    for (const name of HELD_WHERE_PRESENT) {
+      const path = nodePath.join(gitDir, name);
+      if (await lstatOrUndefined(path)) held.push(path);
+    }
+  }
+  return held;
+}
+
+export interface ChangedFile {
+  /** Relative to the workspace folder, "/"-separated. */
+  readonly rel: string;
+  readonly stat: Stats;
+}
+
+/**
+ * The names of `HELD_ALWAYS` and `HELD_WHERE_PRESENT` (hooks one by one; git never runs a
+ * `.sample`) in the git directory at `rel` and those it keeps, whose status changed after `since`:
+ * made by a command, where the sandbox could not hold them (a new repository, a new `commondir`).
+ */
+export async function changedGitControl(folder: string, rel: string, since: number): Promise<ChangedFile[]> {
+  const changed: ChangedFile[] = [];
+  const gitDirs = new Set<string>();
+  await withKept(nodePath.join(folder, rel), gitDirs);
+  const relOf = (abs: string): string => nodePath.relative(folder, abs).split(nodePath.sep).join('/');
+  const consider = async (abs: string): Promise<Stats | undefined> => {
+    const stat = await lstatOrUndefined(abs);
+    if (stat !== undefined && stat.ctimeMs > since && !stat.isDirectory()) changed.push({ rel: relOf(abs), stat });
+    return stat;
+  };
+  for (const gitDir of gitDirs) {
+    for (const name of HELD_WHERE_PRESENT) await consider(nodePath.join(gitDir, name));
+    const hooks = await consider(nodePath.join(gitDir, 'hooks'));
+    if (hooks?.isDirectory() !== true) continue;
+    const names = await readdir(nodePath.join(gitDir, 'hooks')).catch(() => []);
+    for (const name of names) if (!name.endsWith('.sample')) await consider(nodePath.join(gitDir, 'hooks', name));
+  }
+  return changed;
+}
