@@ -16,6 +16,7 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
+import { configValue } from '../../src/core/shell/git-dirs.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-7f3a9c1e';
@@ -199,7 +200,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.equal(readFileSync(at('Makefile'), 'utf8'), 'all:\n', `allow_protected_writes lets it stay: ${lifted.text}`);
   });
 
-  test('attack: a command rewrites what git runs in another repository (a nested repository\'s config and hooks, a submodule\'s, its gitdir file, a new commondir, a new repository with core.fsmonitor) — VS Code\'s git would run it outside the sandbox', async (t) => {
+  test('attack: a command rewrites what git runs in another repository (a nested repository\'s config and hooks, a submodule\'s, its gitdir file, the folder core.hooksPath names, a new commondir, a new repository with core.fsmonitor) — VS Code\'s git would run it outside the sandbox', async (t) => {
     const f = shellSession(t);
     const at = (rel: string): string => nodePath.join(f.s.root, rel);
     const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { stdio: 'ignore' }); };
@@ -211,6 +212,10 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     git('init', '-q', at('upstream'));
     git('-C', at('upstream'), 'commit', '-q', '--allow-empty', '-m', 'u');
     git('-C', f.s.root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', at('upstream'), 'mod');
+    // Hooks from a folder of the work tree, as many projects keep them.
+    git('-C', f.s.root, 'config', 'core.hooksPath', '.githooks');
+    mkdirSync(at('.githooks'));
+    writeFileSync(at('.githooks/commit-msg'), '#!/bin/sh\n', { mode: 0o755 });
     const before = (rel: string): string => readFileSync(at(rel), 'utf8');
     const configs = ['vendor/lib/.git/config', 'empty-repo/.git/config', '.git/modules/mod/config', 'mod/.git'];
     const original = new Map(configs.map((rel) => [rel, before(rel)]));
@@ -220,7 +225,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     const evil = `touch ${pwned}`;
     const command = [
       ...configs.filter((rel) => rel.endsWith('config')).map((rel) => `git config -f ${rel} core.fsmonitor "${evil}"`),
-      ...['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit'].map((rel) => `printf '#!/bin/sh\\n${evil}\\n' > ${rel}`),
+      ...['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.githooks/commit-msg'].map((rel) => `printf '#!/bin/sh\\n${evil}\\n' > ${rel}`),
       `mkdir -p evil && printf '[core]\\n\\tfsmonitor = "${evil}"\\n' > evil/config && mkdir -p evil/objects evil/refs && echo "ref: refs/heads/main" > evil/HEAD`,
       'echo ../evil > .git/commondir', 'echo ../../../evil > .git/modules/mod/commondir', 'echo "gitdir: ../evil" > mod/.git',
       `git init -q fresh && git -C fresh config core.fsmonitor "${evil}" && printf '#!/bin/sh\\n${evil}\\n' > fresh/.git/hooks/pre-commit && chmod +x fresh/.git/hooks/pre-commit`,
@@ -228,7 +233,8 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     ].join('; ');
     const { text } = await run(f, command);
     for (const rel of configs) assert.equal(before(rel), original.get(rel), `${rel} changed: ${text}`);
-    for (const rel of ['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.git/commondir', '.git/modules/mod/commondir', 'fresh/.git/config', 'fresh/.git/hooks/pre-commit']) {
+    assert.equal(before('.githooks/commit-msg'), '#!/bin/sh\n');
+    for (const rel of ['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.git/commondir', '.git/modules/mod/commondir', 'fresh/.git/config', 'fresh/.git/hooks/pre-commit']) {
       assert.equal(lstatSync(at(rel), { throwIfNoEntry: false }), undefined, `${rel} is there: ${text}`);
     }
     assert.match(text, /protected files created: .*\.git\/commondir \(staged as m\d+\)/);
@@ -403,12 +409,36 @@ describe('run_shell_command settings', () => {
     assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
   });
 
+  test('core.hooksPath is read from a repository\'s configuration as git reads it (compared with git config --get)', (t) => {
+    const dir = testDir(t, 'wt-gitconfig-').path;
+    const file = nodePath.join(dir, 'config');
+    const cases = [
+      '[core]\n\thooksPath = .githooks\n',
+      '[CORE]\n  HooksPath=hooks dir # a comment\n',
+      '[core]\nhookspath = "quoted ; not a comment"\n',
+      '[core] hooksPath = same-line\n',
+      '[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n',
+      '[core "sub"]\n\thooksPath = not-core\n[core]\n',
+      '; comment\n# another\n[user]\nname = x\n[core]\nbare = false\nhooksPath = tools/\\"h\\"\n',
+      '[core.sub]\nhooksPath = legacy-subsection\n',
+      '[core]\nhooksPath\n',
+      '[core]\n\thooksPath = ~/hooks\n',
+    ];
+    for (const text of cases) {
+      writeFileSync(file, text);
+      let expected: string | undefined;
+      try { expected = execFileSync('git', ['config', '-f', file, '--get', 'core.hooksPath'], { encoding: 'utf8' }).replace(/\n$/, ''); } catch { expected = undefined; }
+      assert.equal(configValue(text, 'core', 'hookspath'), expected, JSON.stringify(text));
+    }
+  });
+
   test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees, their gitdir files read-only', async (t) => {
     const root = testDir(t, 'wt-boundary-git-').path;
     const at = (rel: string): string => nodePath.join(root, rel);
     const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { stdio: 'ignore' }); };
     git('init', '-q', root);
     git('-C', root, 'commit', '-q', '--allow-empty', '-m', 'root');
+    git('-C', root, 'config', 'core.hooksPath', 'tools/hooks');
     mkdirSync(at('deep/er/lib'), { recursive: true });
     writeFileSync(at('deep/er/lib/x.txt'), 'x');
     git('init', '-q', at('deep/er/lib'));
@@ -426,7 +456,7 @@ describe('run_shell_command settings', () => {
     const held = boundary.denyWrite.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).filter((p) => /(^|\/)(config|hooks|commondir|config\.worktree|\.git)$/.test(p)).sort();
     assert.deepEqual(held, [
       '.git/config', '.git/hooks', '.git/modules/libs/one/config', '.git/modules/libs/one/hooks', '.git/worktrees/wt/commondir',
-      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
+      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
     ]);
     assert.ok(!boundary.denyWrite.some((p) => p.endsWith('HEAD')), 'git writes HEAD');
   });

@@ -245,7 +245,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     memo.keepHits(folder, listing.digest, context, hits);
     for (const path of hits.denyRead) denyRead.add(path);
     for (const path of hits.denyWrite) denyWrite.add(path);
-    for (const path of await heldGitPaths(await gitDirsOf(hits.gitEntries))) if (writable(path)) denyWrite.add(path);
+    for (const path of await heldGitPaths(await gitDirsOf(hits.gitEntries), home)) if (writable(path)) denyWrite.add(path);
     if (!writable(folder)) continue;
     for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }

@@ -67,8 +67,12 @@ export async function gitDirsOf(entries: readonly string[]): Promise<string[]> {
   return [...found];
 }
 
-/** The paths of these git directories a command must not change (see `HELD_ALWAYS`); a worktree's own folder holds no config or hooks git reads. */
-export async function heldGitPaths(gitDirs: readonly string[]): Promise<string[]> {
+/**
+ * The paths of these git directories a command must not change (see `HELD_ALWAYS`), and the hooks
+ * folder a repository's own configuration names instead (`core.hooksPath`, often a folder of the
+ * work tree such as `.githooks`). A worktree's own folder holds no config or hooks git reads.
+ */
+export async function heldGitPaths(gitDirs: readonly string[], home: string): Promise<string[]> {
   const held: string[] = [];
   for (const gitDir of gitDirs) {
     const isWorktree = nodePath.basename(nodePath.dirname(gitDir)) === 'worktrees';
@@ -77,8 +81,58 @@ export async function heldGitPaths(gitDirs: readonly string[]): Promise<string[]
       const path = nodePath.join(gitDir, name);
       if (await lstatOrUndefined(path)) held.push(path);
     }
+    const config = await readFile(nodePath.join(gitDir, 'config'), 'utf8').catch(() => '');
+    const hooksPath = configValue(config, 'core', 'hookspath');
+    if (hooksPath !== undefined && hooksPath !== '') held.push(hooksFolder(gitDir, hooksPath, configValue(config, 'core', 'worktree'), home));
   }
   return held;
+}
+
+/** Where git looks for hooks given `core.hooksPath`: `~/` is the home folder, a relative one is taken from the work tree (the folder of `.git`, or `core.worktree`). */
+function hooksFolder(gitDir: string, hooksPath: string, worktree: string | undefined, home: string): string {
+  if (hooksPath === '~' || hooksPath.startsWith('~/')) return nodePath.join(home, hooksPath.slice(1));
+  if (nodePath.isAbsolute(hooksPath)) return hooksPath;
+  const top = worktree !== undefined ? nodePath.resolve(gitDir, worktree) : nodePath.dirname(gitDir);
+  return nodePath.resolve(top, hooksPath);
+}
+
+/**
+ * The last value of `section.key` (no subsection) in a git configuration file's text, as git reads
+ * it: names case-insensitive, `#` and `;` comments outside quotes, quotes and backslash escapes.
+ * Includes are not followed.
+ */
+export function configValue(text: string, section: string, key: string): string | undefined {
+  let current = '';
+  let value: string | undefined;
+  const lines = text.replace(/\\\r?\n/g, '').split(/\r?\n/);
+  for (const raw of lines) {
+    const line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      current = header[2] === undefined ? header[1]!.toLowerCase() : `${header[1]!.toLowerCase()}\0subsection`;
+      if (header[3] === undefined || header[3] === '' || /^[#;]/.test(header[3])) continue;
+    }
+    if (current !== section) continue;
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(header ? header[3]! : line);
+    if (entry === null || entry[1]!.toLowerCase() !== key) continue;
+    value = entry[2] === undefined ? '' : unquote(entry[2]);
+  }
+  return value;
+}
+
+function unquote(raw: string): string {
+  let out = '';
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && i + 1 < raw.length) {
+      const next = raw[++i]!;
+      out += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next;
+    } else if (!quoted && (c === '#' || c === ';')) break;
+    else out += c;
+  }
+  return out.trim();
 }
 
 export interface ChangedFile {
