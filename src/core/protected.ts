@@ -47,13 +47,13 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
     globs: [
       'package.json', '*.lock', '*-lock.json', '*-lock.yaml', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml',
       'Cargo.toml', 'build.rs', '*.csproj', '*.fsproj', '*.vbproj', '*.vcxproj', '*.proj', '*.targets', '*.props',
-      '*.gradle', '*.gradle.kts', 'gradle.properties', '**/gradle/wrapper/gradle-wrapper.properties', 'pom.xml', '**/.mvn/**', 'server.xml', 'web.config',
+      '*.gradle', '*.gradle.kts', 'gradle.properties', '**/gradle/wrapper/**', 'gradlew', 'gradlew.bat', 'pom.xml', '**/.mvn/**', 'mvnw', 'mvnw.cmd', 'server.xml', 'web.config',
       'pyproject.toml', 'setup.py', 'requirements*.txt',
     ],
   },
   {
     reason: 'git reads it to run filters and fetch other repositories',
-    globs: ['.gitattributes', '.gitmodules'],
+    globs: ['.gitattributes', '.gitmodules', '.gitconfig'],
   },
 ];
 

@@ -23,7 +23,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CHAT, DIALOG_LABELS, REVIEW, WORKBENCH } from '../host/selectors.mjs';
@@ -426,10 +426,14 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
+    // What VS Code's git extension would run outside the sandbox when it refreshes the nested repository.
+    // (A .git/commondir the command creates is taken out when it ends: the unit tests show that, as a
+    // refresh by the git extension in that window would make this test depend on timing.)
+    const gitAttack = 'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"; printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/pre-commit; echo sent';
     const script = {
       prompt: 'Run the tests, check git, then read .env.',
       steps: [
@@ -439,6 +443,8 @@ describe('agent mode with the scripted model', () => {
           expect: '\\?\\? sum\\.test\\.mjs[\\s\\S]*exit code 0' },
         { tool: 'run_shell_command', input: { command: 'cat .env' }, confirm: 'allowOnce', shows: ['cat .env'],
           expect: 'Permission denied[\\s\\S]*exit code 1', reject: CANARY },
+        { tool: 'run_shell_command', input: { command: gitAttack }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
+          expect: 'could not write config file vendor/lib/\\.git/config[\\s\\S]*vendor/lib/\\.git/hooks/pre-commit: Read-only file system[\\s\\S]*exit code 0' },
       ],
       final: 'Done.\n\n{{step 2}}',
     };
@@ -449,10 +455,16 @@ describe('agent mode with the scripted model', () => {
         // The fixture is not a repository; `git init` inside the sandbox cannot write the new .git
         // (it is read-only to commands, like .git/hooks and .git/config), so the person made it one.
         execFileSync('git', ['init', '-q', wb.workspaceDir]);
+        mkdirSync(join(wb.workspaceDir, 'vendor', 'lib'), { recursive: true });
+        writeFileSync(join(wb.workspaceDir, 'vendor', 'lib', 'x.c'), 'int x;\n');
+        execFileSync('git', ['init', '-q', join(wb.workspaceDir, 'vendor', 'lib')]);
         await d.selectAgent(page, 'Workspace Tools');
       },
       check: async (ctx) => {
-        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 3, 'the audit log records the three commands');
+        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 4, 'the audit log records the four commands');
+        assert.doesNotMatch(readFileSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'hooks', 'pre-commit')), false, 'the hook landed');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', 'pwned')), false, 'git ran what the command planted');
         assert.ok(!logLines(ctx.wb).join('\n').includes(CANARY), 'the canary is in the audit log');
         await assertCanaryNeverReached(ctx);
       },

@@ -25,7 +25,7 @@ test('every protected glob has an example path, and the issue\'s list is covered
 test('attack: rewrite a file an editor extension, an installer or CI runs (eslint.config.mjs, conftest.py, pyproject.toml, .github/actions, a skill) — the write asks', () => {
   const policy = new Policy([]);
   const paths = ['.github/skills/deploy/SKILL.md', 'lib/ruby_lsp/evil/addon.rb', 'eslint.config.js', 'web/.eslintrc.cjs', '.eslintrc.js', 'prettier.config.mjs',
-    'jest.config.js', 'vitest.config.ts', 'vite.config.mjs', 'tests/conftest.py', '.cargo/config.toml', 'CMakeLists.txt', 'gradle/wrapper/gradle-wrapper.properties',
+    'jest.config.js', 'vitest.config.ts', 'vite.config.mjs', 'tests/conftest.py', '.cargo/config.toml', 'CMakeLists.txt', 'gradle/wrapper/gradle-wrapper.properties', 'gradle/wrapper/gradle-wrapper.jar', 'gradlew', 'mvnw',
     'pom.xml', '.mvn/jvm.config', 'pyproject.toml', 'setup.py', 'requirements.txt', 'requirements-dev.txt', '.github/actions/setup/action.yml', '.circleci/config.yml',
     'azure-pipelines.yml', 'Jenkinsfile', '.mise.toml', 'Makefile', 'makefile', 'Dockerfile', 'go.mod'];
   for (const path of paths) assert.equal(policy.decide(path, 'write').action, 'ask', path);
