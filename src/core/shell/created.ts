@@ -7,6 +7,7 @@ import type { Policy } from '../policy.ts';
 import type { MediaStore } from '../media/store.ts';
 import { mediaTaint, type MediaTaint } from '../media/types.ts';
 import { plural } from '../text/format.ts';
+import { SyncSlice } from '../sync-slice.ts';
 import { writeVerdict, type ShellBoundary } from './boundary.ts';
 import { changedGitControl, GIT_ENTRY, type ChangedFile } from './git-dirs.ts';
 
@@ -137,18 +138,18 @@ export const markStart = (): number => Date.now() - 50;
  * Files and links below `folder` whose status changed after `since`, links not followed; installed
  * dependencies left out, and of a `.git` folder only what makes git run code (`changedGitControl`).
  * A name made, renamed or linked in a folder changes that folder's times, so the walk stats folders
- * only and looks at the entries of those that changed. Synchronous calls, a slice of folders at a
- * time (a third of the time their promises take on a 20,000-file tree). Not cancellable: it runs
- * after a cancelled command too.
+ * only and looks at the entries of those that changed. Synchronously, in slices (see SyncSlice;
+ * a third of the time their promises took on a 20,000-file tree). Not cancellable: it runs after a
+ * cancelled command too.
  */
 async function changedSince(since: number, folder: string): Promise<ChangedFile[]> {
   const found: ChangedFile[] = [];
+  const slice = new SyncSlice();
   let level = [''];
-  let walked = 0;
   while (level.length > 0) {
     const next: string[] = [];
     for (const dir of level) {
-      if (++walked % FOLDERS_A_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (slice.over) await slice.next();
       const abs = nodePath.join(folder, dir);
       const stat = lstatSync(abs, { throwIfNoEntry: false });
       const entries = entriesOf(abs);
@@ -169,8 +170,6 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
   }
   return found;
 }
-
-const FOLDERS_A_SLICE = 128;
 
 function entriesOf(dir: string): Dirent[] {
   try {
