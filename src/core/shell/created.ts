@@ -151,7 +151,7 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
     for (const dir of level) {
       if (slice.over) await slice.next();
       const abs = nodePath.join(folder, dir);
-      const stat = lstatSync(abs, { throwIfNoEntry: false });
+      const stat = lstatOrUndefined(abs);
       const entries = entriesOf(abs);
       // Its ctime: a command can set a folder's mtime back (touch -d), never its ctime.
       const changed = stat !== undefined && stat.ctimeMs > since;
@@ -161,7 +161,7 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
           if (entry.name === GIT_ENTRY) found.push(...await changedGitControl(folder, rel, since));
           else if (entry.name !== 'node_modules') next.push(rel);
         } else if (changed) {
-          const file = lstatSync(nodePath.join(folder, rel), { throwIfNoEntry: false });
+          const file = lstatOrUndefined(nodePath.join(folder, rel));
           if (file !== undefined && (file.isFile() || file.isSymbolicLink()) && file.ctimeMs > since) found.push({ rel, stat: file });
         }
       }
@@ -169,6 +169,14 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
     level = next;
   }
   return found;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 function entriesOf(dir: string): Dirent[] {
