@@ -1,7 +1,7 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as nodePath from 'node:path';
@@ -432,7 +432,7 @@ describe('run_shell_command settings', () => {
     }
   });
 
-  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees, their gitdir files read-only', async (t) => {
+  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees, their gitdir files read-only; a pipe in place of a config is not waited on', { timeout: 60_000 }, async (t) => {
     const root = testDir(t, 'wt-boundary-git-').path;
     const at = (rel: string): string => nodePath.join(root, rel);
     const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { stdio: 'ignore' }); };
@@ -449,6 +449,10 @@ describe('run_shell_command settings', () => {
     mkdirSync(at('node_modules/dep'), { recursive: true });
     writeFileSync(at('node_modules/dep/z.js'), 'z');
     git('init', '-q', at('node_modules/dep'));
+    // A pipe in place of a configuration (a command running beside another can make one): read without waiting on it.
+    git('init', '-q', at('piped'));
+    rmSync(at('piped/.git/config'));
+    execFileSync('mkfifo', [at('piped/.git/config')]);
     const boundary = await deriveBoundary({
       policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
       tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
@@ -456,7 +460,7 @@ describe('run_shell_command settings', () => {
     const held = boundary.denyWrite.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).filter((p) => /(^|\/)(config|hooks|commondir|config\.worktree|\.git)$/.test(p)).sort();
     assert.deepEqual(held, [
       '.git/config', '.git/hooks', '.git/modules/libs/one/config', '.git/modules/libs/one/hooks', '.git/worktrees/wt/commondir',
-      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
+      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'piped/.git/config', 'piped/.git/hooks', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
     ]);
     assert.ok(!boundary.denyWrite.some((p) => p.endsWith('HEAD')), 'git writes HEAD');
   });

@@ -1,5 +1,5 @@
-import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 
 /**
@@ -28,11 +28,31 @@ async function subfolders(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory()).map((e) => nodePath.join(dir, e.name));
 }
 
+/** More than any `gitdir:` line git writes; a larger `.git` file is read no further. */
+const GITDIR_FILE_MAX = 4096;
+/** A repository's configuration is read this far at most. */
+const CONFIG_MAX = 1024 * 1024;
+
+/**
+ * The start of a file as text. Security: never through a link, and never waiting on a pipe a
+ * command running beside this one could have put in the file's place.
+ */
+async function firstBytes(path: string, max: number): Promise<string> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await file.read(buffer, 0, max, 0);
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
 /** Where a `.git` entry puts its git directory: itself when a folder, the path a `gitdir:` file names, else none. */
 async function gitDirOf(entry: string, stat: Stats): Promise<string | undefined> {
   if (stat.isDirectory()) return entry;
   if (!stat.isFile()) return undefined;
-  const text = await readFile(entry, 'utf8').catch(() => '');
+  const text = await firstBytes(entry, GITDIR_FILE_MAX).catch(() => '');
   const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
   return named === undefined ? undefined : nodePath.resolve(nodePath.dirname(entry), named);
 }
@@ -81,7 +101,7 @@ export async function heldGitPaths(gitDirs: readonly string[], home: string): Pr
       const path = nodePath.join(gitDir, name);
       if (await lstatOrUndefined(path)) held.push(path);
     }
-    const config = await readFile(nodePath.join(gitDir, 'config'), 'utf8').catch(() => '');
+    const config = await firstBytes(nodePath.join(gitDir, 'config'), CONFIG_MAX).catch(() => '');
     const hooksPath = configValue(config, 'core', 'hookspath');
     if (hooksPath !== undefined && hooksPath !== '') held.push(hooksFolder(gitDir, hooksPath, configValue(config, 'core', 'worktree'), home));
   }
@@ -153,7 +173,7 @@ export async function changedGitControl(folder: string, rel: string, since: numb
   const relOf = (abs: string): string => nodePath.relative(folder, abs).split(nodePath.sep).join('/');
   const consider = async (abs: string): Promise<Stats | undefined> => {
     const stat = await lstatOrUndefined(abs);
-    if (stat !== undefined && stat.ctimeMs > since && !stat.isDirectory()) changed.push({ rel: relOf(abs), stat });
+    if (stat !== undefined && stat.ctimeMs > since && (stat.isFile() || stat.isSymbolicLink())) changed.push({ rel: relOf(abs), stat });
     return stat;
   };
   for (const gitDir of gitDirs) {

