@@ -40,8 +40,9 @@ const CONFIG_MAX = 1024 * 1024;
 async function firstBytes(path: string, max: number): Promise<string> {
   const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const buffer = Buffer.alloc(max);
-    const { bytesRead } = await file.read(buffer, 0, max, 0);
+    // A pipe's size is 0: nothing is read from it.
+    const buffer = Buffer.alloc(Math.min((await file.stat()).size, max));
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     return buffer.toString('utf8', 0, bytesRead);
   } finally {
     await file.close();
