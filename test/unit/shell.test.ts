@@ -227,9 +227,11 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
       ...configs.filter((rel) => rel.endsWith('config')).map((rel) => `git config -f ${rel} core.fsmonitor "${evil}"`),
       ...['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.githooks/commit-msg'].map((rel) => `printf '#!/bin/sh\\n${evil}\\n' > ${rel}`),
       `mkdir -p evil && printf '[core]\\n\\tfsmonitor = "${evil}"\\n' > evil/config && mkdir -p evil/objects evil/refs && echo "ref: refs/heads/main" > evil/HEAD`,
-      'echo ../evil > .git/commondir', 'echo ../../../evil > .git/modules/mod/commondir', 'echo "gitdir: ../evil" > mod/.git',
+      'echo "gitdir: ../evil" > mod/.git',
       `git init -q fresh && git -C fresh config core.fsmonitor "${evil}" && printf '#!/bin/sh\\n${evil}\\n' > fresh/.git/hooks/pre-commit && chmod +x fresh/.git/hooks/pre-commit`,
       'echo fine > ok.txt',
+      // Last: making one ends the command at once (see the next test).
+      'echo ../../../evil > .git/modules/mod/commondir', 'echo ../evil > .git/commondir',
     ].join('; ');
     const { text } = await run(f, command);
     for (const rel of configs) assert.equal(before(rel), original.get(rel), `${rel} changed: ${text}`);
@@ -237,7 +239,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     for (const rel of ['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.git/commondir', '.git/modules/mod/commondir', 'fresh/.git/config', 'fresh/.git/hooks/pre-commit']) {
       assert.equal(lstatSync(at(rel), { throwIfNoEntry: false }), undefined, `${rel} is there: ${text}`);
     }
-    assert.match(text, /protected files created: .*\.git\/commondir \(staged as m\d+\)/);
+    assert.match(text, /protected files created: .*\.git\/modules\/mod\/commondir \(staged as m\d+\)/);
     assert.match(text, /fresh\/\.git\/config \(staged as m\d+\)/);
     assert.equal(before('ok.txt'), 'fine\n');
     // Git outside the sandbox, as VS Code's git extension runs it, in each repository: nothing the command wrote runs.
@@ -249,6 +251,16 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     // Git inside the sandbox still works in them all.
     const again = await run(f, 'for r in . vendor/lib empty-repo mod fresh; do git -C $r -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m inside && echo "ok $r"; done');
     assert.equal((again.text.match(/^ok /gm) ?? []).length, 5, again.text);
+  });
+
+  test('attack: a command makes .git/commondir point at a configuration of its own and waits for VS Code\'s git to refresh the repository — it is ended at once and the file taken out', async (t) => {
+    const f = shellSession(t);
+    const command = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
+    const { text } = await run(f, command, { timeout_ms: 60_000 });
+    assert.match(text, /stopped: the command made \.git\/commondir, which sends git/);
+    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
+    assert.equal(lstatSync(nodePath.join(f.s.root, '.git', 'commondir'), { throwIfNoEntry: false }), undefined, text);
+    assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
   });
 
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {

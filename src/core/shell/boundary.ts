@@ -17,6 +17,8 @@ export interface ShellBoundary {
   readonly denyWrite: readonly string[];
   /** Hosts the command may reach; empty: no network at all. */
   readonly allowedDomains: readonly string[];
+  /** The git directories under the write roots (watched while the command runs: `watchRedirects`). */
+  readonly gitDirs: readonly string[];
 }
 
 /**
@@ -230,6 +232,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
   const { policy, home } = inputs;
   const denyRead = new Set<string>([...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
   const denyWrite = new Set<string>();
+  const gitDirs: string[] = [];
   const writable = (abs: string): boolean => inputs.writeFolders.some((w) => abs === w || abs.startsWith(`${w}${nodePath.sep}`));
   for (const root of inputs.roots) {
     const folder = root.localPath;
@@ -245,7 +248,10 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     memo.keepHits(folder, listing.digest, context, hits);
     for (const path of hits.denyRead) denyRead.add(path);
     for (const path of hits.denyWrite) denyWrite.add(path);
-    for (const path of await heldGitPaths(await gitDirsOf(hits.gitEntries), home)) if (writable(path)) denyWrite.add(path);
+    const repositories = await gitDirsOf(hits.gitEntries);
+    gitDirs.push(...repositories.filter(writable));
+    // A repository kept outside (a submodule's, a worktree's) can still name hooks inside.
+    for (const path of await heldGitPaths(repositories, home)) if (writable(path)) denyWrite.add(path);
     if (!writable(folder)) continue;
     for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }
@@ -254,6 +260,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     allowWrite: [...inputs.writeFolders, inputs.tempFolder],
     denyWrite: [...denyWrite].sort(),
     allowedDomains: [...inputs.allowedDomains],
+    gitDirs,
   };
 }
 

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs';
+import { constants, lstatSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 
@@ -185,4 +185,33 @@ export async function changedGitControl(folder: string, rel: string, since: numb
     for (const name of names) if (!name.endsWith('.sample')) await consider(nodePath.join(gitDir, 'hooks', name));
   }
   return changed;
+}
+
+/** The names in a git directory that send git to another configuration and that the sandbox cannot hold before they exist. */
+const REDIRECTS: ReadonlySet<string> = new Set(['commondir', 'config.worktree']);
+
+/**
+ * Security: calls `made` as soon as a command makes one of `REDIRECTS` in one of these git
+ * directories, so that the command is ended at once instead of being taken out only when it ends:
+ * VS Code's git refreshes a repository about a second after its files change, outside the sandbox.
+ * A folder that cannot be watched is still looked at when the command ends. Returns the way to stop.
+ */
+export function watchRedirects(gitDirs: readonly string[], made: (path: string) => void): () => void {
+  const watchers: FSWatcher[] = [];
+  const present = new Set<string>();
+  for (const gitDir of gitDirs) {
+    for (const name of REDIRECTS) if (lstatSync(nodePath.join(gitDir, name), { throwIfNoEntry: false })) present.add(nodePath.join(gitDir, name));
+    try {
+      const watcher = watch(gitDir, { persistent: false }, (_event, name) => {
+        if (name === null || !REDIRECTS.has(name)) return;
+        const path = nodePath.join(gitDir, name);
+        if (!present.has(path)) made(path);
+      });
+      watcher.on('error', () => undefined);
+      watchers.push(watcher);
+    } catch {
+      // Looked at when the command ends (changedGitControl).
+    }
+  }
+  return () => { for (const watcher of watchers) watcher.close(); };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
-import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
+import { displayOf, type GatedPath, type ResolveGated, type WorkspaceRoot } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import type { Policy } from '../policy.ts';
 import type { MediaStore } from '../media/store.ts';
@@ -17,9 +17,10 @@ import { deriveBoundary, describeBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
-import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
+import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
 import { markStart, withdrawCreatedProtected, withdrawnLine, type WithdrawnFile } from './created.ts';
+import { watchRedirects } from './git-dirs.ts';
 
 /** How the command ended. */
 export interface ShellStatus {
@@ -39,6 +40,8 @@ export interface ShellStatus {
   readonly boundary: string;
   /** Protected files the command created, taken out of the workspace when it ended. */
   readonly withdrawn: readonly WithdrawnFile[];
+  /** The command was ended at once for making this name, which sends git to another configuration (as displayed). */
+  readonly redirected?: string;
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
@@ -111,7 +114,20 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       if (answer === 'deny') refusedHosts.add(shown);
       return answer !== 'deny';
     };
-    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost });
+    let redirected: string | undefined;
+    let running: ShellProcess | undefined;
+    const stopWatching = watchRedirects(boundary.gitDirs, (path) => {
+      redirected ??= shownPath(path, ctx.roots);
+      running?.kill();
+    });
+    let child: ShellProcess;
+    try {
+      child = running = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost });
+    } catch (e) {
+      stopWatching();
+      throw e;
+    }
+    if (redirected !== undefined) child.kill();
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
     const onAbort = (): void => child.kill();
@@ -124,6 +140,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
       durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine, withdrawn: withdrawn ?? [],
+      ...(redirected !== undefined ? { redirected } : {}),
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
@@ -142,6 +159,8 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
             }
           }
           exit = await child.exited;
+          // What the walk below takes out is no longer the command's doing.
+          stopWatching();
           await withdraw();
           final = status();
           if (ctx.signal.aborted && !timedOut) throw cancelled();
@@ -160,6 +179,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       }, { untilEnd: true });
       return isPaged<ShellLine>(output) ? { ...output, status: final! } : output;
     } finally {
+      stopWatching();
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
@@ -169,6 +189,12 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   } finally {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** A path under a workspace folder as the model sees it. */
+function shownPath(path: string, roots: readonly WorkspaceRoot[]): string {
+  const root = roots.find((r) => r.localPath !== undefined && path.startsWith(`${r.localPath}${nodePath.sep}`));
+  return root?.localPath === undefined ? path : displayOf(root.name, nodePath.relative(root.localPath, path).split(nodePath.sep).join('/'), roots.length > 1);
 }
 
 /**
@@ -186,6 +212,7 @@ export function statusLines(s: ShellStatus): string[] {
     ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
     : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
+  if (s.redirected !== undefined) lines.push(`stopped: the command made ${s.redirected}, which sends git — VS Code's git too, outside the sandbox — to another folder's configuration and hooks; it was ended at once and the file taken out. Do not create it another way; ask the user if a repository needs it.`);
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
   if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
   const created = withdrawnLine(s.withdrawn);
