@@ -426,14 +426,15 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir is ended at once', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
     // What VS Code's git extension would run outside the sandbox when it refreshes the nested repository.
-    // (A .git/commondir the command creates is taken out when it ends: the unit tests show that, as a
-    // refresh by the git extension in that window would make this test depend on timing.)
     const gitAttack = 'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"; printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/pre-commit; echo sent';
+    // A commondir sends git to a configuration of the command's own; the command waits for the git
+    // extension's refresh (a second after a change) and is ended at once instead.
+    const redirect = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
     const script = {
       prompt: 'Run the tests, check git, then read .env.',
       steps: [
@@ -445,6 +446,8 @@ describe('agent mode with the scripted model', () => {
           expect: 'Permission denied[\\s\\S]*exit code 1', reject: CANARY },
         { tool: 'run_shell_command', input: { command: gitAttack }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
           expect: 'could not write config file vendor/lib/\\.git/config[\\s\\S]*vendor/lib/\\.git/hooks/pre-commit: Read-only file system[\\s\\S]*exit code 0' },
+        { tool: 'run_shell_command', input: { command: redirect, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/commondir'],
+          expect: 'stopped: the command made \\.git/commondir[\\s\\S]*protected files created: \\.git/commondir \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
       ],
       final: 'Done.\n\n{{step 2}}',
     };
@@ -461,7 +464,9 @@ describe('agent mode with the scripted model', () => {
         await d.selectAgent(page, 'Workspace Tools');
       },
       check: async (ctx) => {
-        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 4, 'the audit log records the four commands');
+        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 5, 'the audit log records the five commands');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'commondir')), false, '.git/commondir is still there');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'pwned')), false, 'git ran the configuration commondir pointed at');
         assert.doesNotMatch(readFileSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
         assert.equal(existsSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'hooks', 'pre-commit')), false, 'the hook landed');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', 'pwned')), false, 'git ran what the command planted');

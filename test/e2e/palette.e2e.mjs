@@ -196,10 +196,11 @@ describe('command palette', () => {
     // The diff of the new version (its id in the title) takes the edited tab's place.
     const edited = /· (m\d+) ·/.exec(row.description)[1];
     await d.waitFor(async () => (await d.editorTabLabels(page())).includes(`greet.js (staged ${edited} ↔ disk)`), `the diff of ${edited}`, 30_000);
+    // Both sides: the new diff renders them one after the other, and a CI run read the original side still empty.
     const { modified, original } = await d.waitFor(async () => {
       const sides = await d.diffEditorText(page());
-      return /Welcome/.test(sides.modified) ? sides : undefined;
-    }, 'the diff to show the edited text', 30_000);
+      return /Welcome/.test(sides.modified) && sides.original.length > 0 ? sides : undefined;
+    }, 'the diff to show the edited text beside the original', 30_000);
     assert.match(modified, /return `Welcome, \$\{name\}!`;/);
     assert.match(original, /return `Hello, \$\{name\}!`;/);
     assert.ok(await staged.isVisible(), `status bar: ${(await d.statusBarTexts(page())).join(' | ')}`);
