@@ -36,7 +36,9 @@ async function runOnce() {
   let failed = 0;
   // Each test carries its own bound (a scenario: 8 min); this one only stops a file that hangs
   // between tests. The agent file alone runs 6 scenarios, 8-12 min on a loaded 2-core machine.
-  const stream = run({ files, concurrency: 1, timeout: 3_600_000 });
+  // WT_E2E_NAME: only the tests whose names match this pattern (a scenario being worked on).
+  const names = process.env.WT_E2E_NAME ? { testNamePatterns: [new RegExp(process.env.WT_E2E_NAME)] } : {};
+  const stream = run({ files, concurrency: 1, timeout: 3_600_000, ...names });
   stream.on('test:pass', (t) => { if (t.details?.type !== 'suite') passed++; });
   stream.on('test:fail', (t) => { if (t.details?.type !== 'suite') failed++; });
   await new Promise((resolve, reject) => {

@@ -28,6 +28,7 @@ import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import { vscodeWatchGit } from './git-watch.ts';
 import type { Host, TestApi } from './host.ts';
 import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
@@ -117,7 +118,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost },
+    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, watchGit: vscodeWatchGit(context.subscriptions) },
   });
 
   const hooks: ToolHostHooks = {

@@ -476,6 +476,30 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
+  test('attack: with the Workspace Tools agent, a command makes a new repository whose configuration names a core.fsmonitor and waits for VS Code\'s git to find it (half a second after its files change) and run git there outside the sandbox: it is ended at once, the configuration taken out, and git runs nothing', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+    // The workspace is no repository, so VS Code's git opens the new one as soon as it sees a sign of
+    // it. The command gives one VS Code's git takes even where the workbench's watcher missed what
+    // git init made: a .gitignore, once the watcher follows the new folder.
+    const fresh = 'git init -q fresh && git -C fresh config core.fsmonitor "touch pwned" && sleep 1 && touch fresh/.gitignore && sleep 20; echo never';
+    const script = {
+      prompt: 'Make a repository.',
+      steps: [
+        { tool: 'run_shell_command', input: { command: fresh, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
+          expect: 'stopped: the command made fresh/\\.git/config, a repository configuration that sets core\\.fsmonitor[\\s\\S]*protected files created: fresh/\\.git/config \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+      ],
+      final: 'Done.',
+    };
+    await runScenario(t, {
+      name: 'new-repository',
+      script,
+      setup: async ({ page }) => { await d.selectAgent(page, 'Workspace Tools'); },
+      check: async (ctx) => {
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'fresh', '.git', 'config')), false, 'the configuration is still there');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'fresh', 'pwned')), false, 'VS Code\'s git ran the core.fsmonitor the command set');
+      },
+    });
+  });
+
   if (process.env.WT_AGENT_SCRIPT_FILE) {
     test(`the script in ${process.env.WT_AGENT_SCRIPT_FILE}`, { timeout: SCENARIO_TIMEOUT }, async (t) => {
       const script = JSON.parse(readFileSync(process.env.WT_AGENT_SCRIPT_FILE, 'utf8'));

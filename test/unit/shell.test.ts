@@ -1,13 +1,13 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as nodePath from 'node:path';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
-import type { ShellHost, ShellSandbox } from '../../src/core/shell/port.ts';
+import type { ShellHost, ShellSandbox, WatchGit } from '../../src/core/shell/port.ts';
 import { renderShellLine } from '../../src/core/shell/output.ts';
 import { scrubEnvironment } from '../../src/core/shell/env.ts';
 import { visibleCommand } from '../../src/core/shell/display.ts';
@@ -16,7 +16,7 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
-import { configValue } from '../../src/core/shell/git-dirs.ts';
+import { configValue } from '../../src/core/shell/git-config.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-7f3a9c1e';
@@ -32,7 +32,15 @@ interface ShellFixture {
   readonly host: ShellHost;
 }
 
-function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[] } = {}): ShellFixture {
+/** The editor's file watcher, as this test host gives it: Node's recursive watch of each folder (fine for small trees). */
+const nodeWatchGit: WatchGit = (folders, changed) => {
+  const watchers = folders.map((folder) => watch(folder, { recursive: true, persistent: false }, (_event, name) => {
+    if (name !== null) changed(nodePath.join(folder, name));
+  }));
+  return { dispose: () => { for (const watcher of watchers) watcher.close(); } };
+};
+
+function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[]; watchGit?: WatchGit } = {}): ShellFixture {
   const home = testDir(t, 'wt-home-').path;
   mkdirSync(nodePath.join(home, '.ssh'));
   writeFileSync(nodePath.join(home, '.ssh', 'id_rsa'), `-----BEGIN KEY----- ${CANARY}\n`);
@@ -44,6 +52,7 @@ function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: R
     env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...options.env }),
     allowedDomains: () => options.allowedDomains ?? [],
     maxTimeoutMs: () => 600_000,
+    ...(options.watchGit ? { watchGit: options.watchGit } : {}),
   };
   const s = session(t, { ...(options.rules ? { rules: options.rules } : {}), overrides: { shell: host, spoolDir: spool } });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
@@ -261,6 +270,22 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.doesNotMatch(text, /^never$/m, 'the command ran on');
     assert.equal(lstatSync(nodePath.join(f.s.root, '.git', 'commondir'), { throwIfNoEntry: false }), undefined, text);
     assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
+  });
+
+  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; a plain one runs on', async (t) => {
+    const f = shellSession(t, { watchGit: nodeWatchGit });
+    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
+    const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
+    const { text } = await run(f, command, { timeout_ms: 60_000 });
+    assert.match(text, /stopped: the command made fresh\/\.git\/config, a repository configuration that sets core\.fsmonitor/);
+    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
+    assert.match(text, /protected files created: fresh\/\.git\/config \(staged as m\d+\)/);
+    // Git outside the sandbox, as VS Code's git extension runs it when it finds the repository.
+    execFileSync('git', ['-C', nodePath.join(f.s.root, 'fresh'), 'status', '--short'], { stdio: 'ignore' });
+    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
+    const plain = await run(f, 'git init -q plain && git -C plain config user.name t && git clone -q plain copy && echo done');
+    assert.match(plain.text, /^done$/m);
+    assert.doesNotMatch(plain.text, /stopped:/);
   });
 
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {

@@ -1,11 +1,11 @@
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
-import { readdir, readFile, readlink, stat as statThroughLinks, unlink } from 'node:fs/promises';
+import { constants, lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import { open, readdir, readlink, stat as statThroughLinks, unlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { Policy } from '../policy.ts';
 import type { MediaStore } from '../media/store.ts';
-import { mediaTaint, type MediaTaint } from '../media/types.ts';
+import { mediaTaint } from '../media/types.ts';
 import { plural } from '../text/format.ts';
 import { SyncSlice } from '../sync-slice.ts';
 import { writeVerdict, type ShellBoundary } from './boundary.ts';
@@ -60,32 +60,68 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
       if (!guarded(rel) && !(stat.isSymbolicLink() && await linkGivesGuardedNames(abs, rel, guarded))) continue;
-      const display = displayOf(root.name, rel, inputs.roots.length > 1);
-      // A secret's name keeps its bytes protected in the media, as staging it would.
-      const read = inputs.policy.decide(rel, 'read', folder);
-      const taint = mediaTaint(display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
-      withdrawn.push(await withdraw(abs, { root, rel, display }, stat, inputs.media, taint));
+      withdrawn.push(await withdraw(abs, modelPathOf(root, rel, inputs), stat, inputs));
     }
   }
   return withdrawn;
 }
 
-async function withdraw(abs: string, path: ModelPath, stat: Stats, media: MediaStore, taint: MediaTaint | undefined): Promise<WithdrawnFile> {
+/** A file or link a command made that must not wait for it to end: taken out now, as `withdrawCreatedProtected` would. Undefined when it is gone. */
+export async function withdrawNow(abs: string, inputs: Pick<WithdrawInputs, 'policy' | 'roots' | 'media'>): Promise<WithdrawnFile | undefined> {
+  const root = inputs.roots.find((r) => r.localPath !== undefined && abs.startsWith(`${r.localPath}${nodePath.sep}`));
+  const stat = lstatOrUndefined(abs);
+  if (root?.localPath === undefined || stat === undefined) return undefined;
+  return withdraw(abs, modelPathOf(root, nodePath.relative(root.localPath, abs).split(nodePath.sep).join('/'), inputs), stat, inputs);
+}
+
+function modelPathOf(root: WorkspaceRoot, rel: string, inputs: Pick<WithdrawInputs, 'roots'>): ModelPath {
+  return { root, rel, display: displayOf(root.name, rel, inputs.roots.length > 1) };
+}
+
+async function withdraw(abs: string, path: ModelPath, stat: Stats, inputs: Pick<WithdrawInputs, 'policy' | 'media'>): Promise<WithdrawnFile> {
   if (stat.isSymbolicLink()) {
     const target = await readlink(abs).catch(() => '?');
     const left = await removed(abs);
     return { path: path.display, link: target, ...(left ? { left } : {}) };
   }
+  if (!stat.isFile()) {
+    const left = await removed(abs);
+    return { path: path.display, ...(left ? { left } : { dropped_bytes: 0 }) };
+  }
+  // A secret's name keeps its bytes protected in the media, as staging it would.
+  const read = inputs.policy.decide(path.rel, 'read', path.root.localPath);
+  const taint = mediaTaint(path.display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
   let mediaId: string | undefined;
   try {
-    media.ensureRoom(path.display, stat.size);
-    mediaId = media.stage(path, undefined, new Uint8Array(await readFile(abs)), taint).id;
+    mediaId = inputs.media.stage(path, undefined, await bytesOf(abs, (size) => inputs.media.ensureRoom(path.display, size)), taint).id;
   } catch {
     mediaId = undefined;
   }
   const left = await removed(abs);
   if (left) return { path: path.display, left, ...(mediaId ? { media_id: mediaId } : {}) };
   return mediaId === undefined ? { path: path.display, dropped_bytes: stat.size } : { path: path.display, media_id: mediaId };
+}
+
+/**
+ * A file's bytes, checked against the staging budget first. Never through a link, and never waiting
+ * on a pipe another command could have put in its place meanwhile.
+ */
+async function bytesOf(abs: string, ensureRoom: (size: number) => void): Promise<Uint8Array> {
+  const file = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const { size } = await file.stat();
+    ensureRoom(size);
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await file.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return bytes.subarray(0, at);
+  } finally {
+    await file.close();
+  }
 }
 
 /** Removes a file or link; undefined when it is gone, else why it is still there. */

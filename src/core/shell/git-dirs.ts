@@ -1,6 +1,7 @@
 import { constants, lstatSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { configValue } from './git-config.ts';
 
 /**
  * Security: git runs what a repository's configuration names (core.fsmonitor on every status,
@@ -31,13 +32,13 @@ async function subfolders(dir: string): Promise<string[]> {
 /** More than any `gitdir:` line git writes; a larger `.git` file is read no further. */
 const GITDIR_FILE_MAX = 4096;
 /** A repository's configuration is read this far at most. */
-const CONFIG_MAX = 1024 * 1024;
+export const CONFIG_MAX = 1024 * 1024;
 
 /**
  * The start of a file as text. Security: never through a link, and never waiting on a pipe a
  * command running beside this one could have put in the file's place.
  */
-async function firstBytes(path: string, max: number): Promise<string> {
+export async function firstBytes(path: string, max: number): Promise<string> {
   const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     // A pipe's size is 0: nothing is read from it.
@@ -50,7 +51,7 @@ async function firstBytes(path: string, max: number): Promise<string> {
 }
 
 /** Where a `.git` entry puts its git directory: itself when a folder, the path a `gitdir:` file names, else none. */
-async function gitDirOf(entry: string, stat: Stats): Promise<string | undefined> {
+export async function gitDirOf(entry: string, stat: Stats): Promise<string | undefined> {
   if (stat.isDirectory()) return entry;
   if (!stat.isFile()) return undefined;
   const text = await firstBytes(entry, GITDIR_FILE_MAX).catch(() => '');
@@ -117,45 +118,6 @@ function hooksFolder(gitDir: string, hooksPath: string, worktree: string | undef
   return nodePath.resolve(top, hooksPath);
 }
 
-/**
- * The last value of `section.key` (no subsection) in a git configuration file's text, as git reads
- * it: names case-insensitive, `#` and `;` comments outside quotes, quotes and backslash escapes.
- * Includes are not followed.
- */
-export function configValue(text: string, section: string, key: string): string | undefined {
-  let current = '';
-  let value: string | undefined;
-  const lines = text.replace(/\\\r?\n/g, '').split(/\r?\n/);
-  for (const raw of lines) {
-    const line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
-    if (header) {
-      current = header[2] === undefined ? header[1]!.toLowerCase() : `${header[1]!.toLowerCase()}\0subsection`;
-      if (header[3] === undefined || header[3] === '' || /^[#;]/.test(header[3])) continue;
-    }
-    if (current !== section) continue;
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(header ? header[3]! : line);
-    if (entry === null || entry[1]!.toLowerCase() !== key) continue;
-    value = entry[2] === undefined ? '' : unquote(entry[2]);
-  }
-  return value;
-}
-
-function unquote(raw: string): string {
-  let out = '';
-  let quoted = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (c === '"') quoted = !quoted;
-    else if (c === '\\' && i + 1 < raw.length) {
-      const next = raw[++i]!;
-      out += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next;
-    } else if (!quoted && (c === '#' || c === ';')) break;
-    else out += c;
-  }
-  return out.trim();
-}
-
 export interface ChangedFile {
   /** Relative to the workspace folder, "/"-separated. */
   readonly rel: string;
@@ -188,7 +150,7 @@ export async function changedGitControl(folder: string, rel: string, since: numb
 }
 
 /** The names in a git directory that send git to another configuration and that the sandbox cannot hold before they exist. */
-const REDIRECTS: ReadonlySet<string> = new Set(['commondir', 'config.worktree']);
+export const REDIRECTS: ReadonlySet<string> = new Set(['commondir', 'config.worktree']);
 
 /**
  * Security: calls `made` as soon as a command makes one of `REDIRECTS` in one of these git

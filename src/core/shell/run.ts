@@ -19,8 +19,9 @@ import { scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
-import { markStart, withdrawCreatedProtected, withdrawnLine, type WithdrawnFile } from './created.ts';
+import { markStart, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
 import { watchRedirects } from './git-dirs.ts';
+import { REDIRECT_WHY, watchNewRepositories } from './new-repos.ts';
 
 /** How the command ended. */
 export interface ShellStatus {
@@ -40,8 +41,8 @@ export interface ShellStatus {
   readonly boundary: string;
   /** Protected files the command created, taken out of the workspace when it ended. */
   readonly withdrawn: readonly WithdrawnFile[];
-  /** The command was ended at once for making this name, which sends git to another configuration (as displayed). */
-  readonly redirected?: string;
+  /** The command was ended at once for making this file (as displayed), which would have git run or read what it chose (why). */
+  readonly stopped?: { readonly path: string; readonly why: string };
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
@@ -103,7 +104,10 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     env['TMPDIR'] = temp;
     const since = markStart();
     let withdrawn: WithdrawnFile[] | undefined;
-    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= await withdrawCreatedProtected({ policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, since, media: ctx.media }));
+    /** Taken out while the command ran (see watchNewRepositories). */
+    const takenOut: WithdrawnFile[] = [];
+    const withdrawInputs = { policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, since, media: ctx.media };
+    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= [...takenOut, ...await withdrawCreatedProtected(withdrawInputs)]);
     const started = ctx.clock.now();
     const refusedHosts = new Set<string>();
     /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
@@ -114,20 +118,32 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       if (answer === 'deny') refusedHosts.add(shown);
       return answer !== 'deny';
     };
-    let redirected: string | undefined;
+    let stopped: ShellStatus['stopped'];
     let running: ShellProcess | undefined;
-    const stopWatching = watchRedirects(boundary.gitDirs, (path) => {
-      redirected ??= shownPath(path, ctx.roots);
+    const stop = (path: string, why: string): void => {
+      stopped ??= { path: shownPath(path, ctx.roots), why };
       running?.kill();
+    };
+    const stopWatchingRedirects = watchRedirects(boundary.gitDirs, (path) => stop(path, REDIRECT_WHY));
+    const stopWatchingNew = host.watchGit === undefined ? undefined : watchNewRepositories(host.watchGit, writeFolders, new Set(boundary.gitDirs), since, async (change) => {
+      stop(change.path, change.why);
+      // Now, not when the command ends: it may take its time to end, and VS Code's git would not wait.
+      const taken = await withdrawNow(change.path, withdrawInputs);
+      if (taken !== undefined) takenOut.push(taken);
     });
+    /** What the watches find after this is no longer the command's doing; the walk after it takes the rest. */
+    const stopWatching = async (): Promise<void> => {
+      stopWatchingRedirects();
+      await stopWatchingNew?.();
+    };
     let child: ShellProcess;
     try {
       child = running = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost });
     } catch (e) {
-      stopWatching();
+      await stopWatching();
       throw e;
     }
-    if (redirected !== undefined) child.kill();
+    if (stopped !== undefined) child.kill();
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
     const onAbort = (): void => child.kill();
@@ -140,7 +156,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
       durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine, withdrawn: withdrawn ?? [],
-      ...(redirected !== undefined ? { redirected } : {}),
+      ...(stopped !== undefined ? { stopped } : {}),
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
@@ -159,8 +175,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
             }
           }
           exit = await child.exited;
-          // What the walk below takes out is no longer the command's doing.
-          stopWatching();
+          await stopWatching();
           await withdraw();
           final = status();
           if (ctx.signal.aborted && !timedOut) throw cancelled();
@@ -179,11 +194,11 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       }, { untilEnd: true });
       return isPaged<ShellLine>(output) ? { ...output, status: final! } : output;
     } finally {
-      stopWatching();
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
+      await stopWatching();
       await withdraw();
     }
   } finally {
@@ -212,7 +227,7 @@ export function statusLines(s: ShellStatus): string[] {
     ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
     : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
-  if (s.redirected !== undefined) lines.push(`stopped: the command made ${s.redirected}, which sends git — VS Code's git too, outside the sandbox — to another folder's configuration and hooks; it was ended at once and the file taken out. Do not create it another way; ask the user if a repository needs it.`);
+  if (s.stopped !== undefined) lines.push(`stopped: the command made ${s.stopped.path}, ${s.stopped.why}; it was ended at once and the file taken out. Do not create it another way; ask the user if a repository needs it.`);
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
   if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
   const created = withdrawnLine(s.withdrawn);
