@@ -59,10 +59,11 @@ describe('change sets in agent mode with the scripted model', () => {
             // The person follows the move's link: the diff shows the edit the move carries.
             await links.first().click();
             await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
+            // Both sides, each as soon as it has loaded: the original side can fill after the staged one.
             const sides = await d.waitFor(async () => {
               const s = await d.diffEditorText(page);
-              return s.modified.includes('export const b = 1;') ? s : undefined;
-            }, 'the move\'s diff to show the renamed constant on its staged side', 30_000);
+              return s.modified.includes('export const b = 1;') && s.original !== '' ? s : undefined;
+            }, 'the move\'s diff to show the renamed constant on its staged side and the file it moves on the other', 30_000);
             assert.match(sides.original, /export const a = 1;/, 'the move\'s diff compares with the file it moves');
             await screenshot('step2-move-diff');
             // And the delete's: the file against nothing.

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from '../../src/core/shell/git-config.ts';
 import { gitEntriesNear, newGitDirs, unsafeConfig, unsafeGitDir } from '../../src/core/shell/new-repos.ts';
@@ -66,7 +66,7 @@ describe('a repository a command makes', () => {
     assert.deepEqual(gitEntriesNear(p('.gitignore'), [p('sub')]), []);
   });
 
-  test('a new repository, a clone and a submodule are safe as git makes them; what sends git elsewhere, a link, or a gitdir outside the write folders is not; a repository there before is not judged', (t) => {
+  test('a new repository, a clone and a submodule are safe as git makes them; a hook, what sends git elsewhere, a link, or a gitdir outside the write folders is not; a repository there before is not judged', (t) => {
     const root = testDir(t, 'wt-new-repos-').path;
     const at = (rel: string): string => nodePath.join(root, rel);
     git('init', '-q', at('upstream'));
@@ -92,6 +92,12 @@ describe('a repository a command makes', () => {
       assert.deepEqual(await judged('fresh/.git'), ['fresh/.git/config']);
       git('-C', at('cloned/sub'), 'config', 'core.hooksPath', '.h');
       assert.deepEqual(await judged('cloned/.git'), ['cloned/.git/modules/sub/config']);
+      writeFileSync(at('fresh/.git/hooks/post-index-change'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
+      assert.deepEqual(await judged('fresh/.git'), ['fresh/.git/hooks/post-index-change', 'fresh/.git/config']);
+      git('init', '-q', at('linked-hooks'));
+      rmSync(at('linked-hooks/.git/hooks'), { recursive: true });
+      symlinkSync(at('old/.git/hooks'), at('linked-hooks/.git/hooks'));
+      assert.deepEqual(await judged('linked-hooks/.git'), ['linked-hooks/.git/hooks']);
       git('init', '-q', at('redirect'));
       writeFileSync(at('redirect/.git/commondir'), '../../old/.git\n');
       assert.deepEqual(await judged('redirect/.git'), ['redirect/.git/commondir']);

@@ -272,7 +272,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
   });
 
-  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; a plain one runs on', async (t) => {
+  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on', async (t) => {
     const f = shellSession(t, { watchGit: nodeWatchGit });
     const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
     const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
@@ -283,6 +283,13 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     // Git outside the sandbox, as VS Code's git extension runs it when it finds the repository.
     execFileSync('git', ['-C', nodePath.join(f.s.root, 'fresh'), 'status', '--short'], { stdio: 'ignore' });
     assert.equal(existsSync(pwned), false, 'git ran what the command planted');
+    // VS Code's git runs git status without --no-optional-locks: the index is written, and post-index-change runs.
+    const hook = `git init -q hooked && cd hooked && echo a > a && git add a && printf '#!/bin/sh\\ntouch ${pwned}\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change && touch a && sleep 20; echo never`;
+    const hooked = await run(f, hook, { timeout_ms: 60_000 });
+    assert.match(hooked.text, /stopped: the command made hooked\/\.git\/hooks\/post-index-change, a hook/);
+    assert.doesNotMatch(hooked.text, /^never$/m, 'the command ran on');
+    execFileSync('git', ['-C', nodePath.join(f.s.root, 'hooked'), 'status', '--short'], { stdio: 'ignore' });
+    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
     const plain = await run(f, 'git init -q plain && git -C plain config user.name t && git clone -q plain copy && echo done');
     assert.match(plain.text, /^done$/m);
     assert.doesNotMatch(plain.text, /stopped:/);

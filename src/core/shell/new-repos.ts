@@ -1,5 +1,5 @@
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from './git-config.ts';
 import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirOf, gitDirsOf, REDIRECTS } from './git-dirs.ts';
@@ -41,12 +41,20 @@ export function unsafeConfig(text: string): string | undefined {
 
 const inside = (path: string, folders: readonly string[]): boolean => folders.some((f) => path === f || path.startsWith(`${f}${nodePath.sep}`));
 
-/** What is unsafe in a git directory that is new: a name that sends git elsewhere, a configuration beyond `SAFE_NAMES`. */
+/**
+ * What is unsafe in a git directory that is new: a name that sends git elsewhere, a hook (git init
+ * and git clone write only `*.sample` ones, which git never runs), a configuration beyond `SAFE_NAMES`.
+ */
 export async function unsafeGitDir(gitDir: string): Promise<UnsafeGitChange[]> {
   const found: UnsafeGitChange[] = [];
   for (const name of REDIRECTS) {
     const path = nodePath.join(gitDir, name);
     if (await lstat(path).catch(() => undefined)) found.push({ path, why: REDIRECT_WHY });
+  }
+  const hooks = nodePath.join(gitDir, 'hooks');
+  if ((await lstat(hooks).catch(() => undefined))?.isSymbolicLink() === true) found.push({ path: hooks, why: `a link in place of the hooks folder, through which ${OUTSIDE_THE_SANDBOX} the hooks` });
+  for (const hook of await readdir(hooks, { withFileTypes: true }).catch(() => [])) {
+    if (!hook.name.endsWith('.sample') && !hook.isDirectory()) found.push({ path: nodePath.join(hooks, hook.name), why: `a hook, which ${OUTSIDE_THE_SANDBOX} (post-index-change on every status)` });
   }
   const path = nodePath.join(gitDir, 'config');
   const stat = await lstat(path).catch(() => undefined);
@@ -112,29 +120,42 @@ export async function newGitDirs(entry: string, writeFolders: readonly string[],
  */
 export function watchNewRepositories(watch: WatchGit, writeFolders: readonly string[], known: ReadonlySet<string>, since: number, found: (change: UnsafeGitChange) => Promise<void>): () => Promise<void> {
   let stopped = false;
-  const watched = new Map<string, FSWatcher>();
+  /** The new git directories watched, and each folder watched for them (a git directory, its hooks). */
+  const gitDirs = new Set<string>();
+  const watchers = new Map<string, FSWatcher>();
+  /** Watches `dir` for `gitDir` from now on; false when it cannot be (gone, or no folder). */
+  const watching = (dir: string, gitDir: string): boolean => {
+    if (watchers.has(dir)) return true;
+    try {
+      const watcher = fsWatch(dir, { persistent: false }, () => enqueue(gitDir));
+      watcher.on('error', () => undefined);
+      watchers.set(dir, watcher);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   /** `.git` entries and git directories to look at, in order, each once however often it changed meanwhile. */
   const pending = new Set<string>();
   let working: Promise<void> | undefined;
   const report = async (changes: readonly UnsafeGitChange[]): Promise<void> => {
     for (const change of changes) await found(change);
   };
+  /** Watched before it is read, so that a change between the two is not missed. */
+  const judge = async (gitDir: string): Promise<void> => {
+    // A hooks folder made later shows as a change of the git directory, and is watched then.
+    watching(nodePath.join(gitDir, 'hooks'), gitDir);
+    await report(await unsafeGitDir(gitDir));
+  };
   const look = async (item: string): Promise<void> => {
-    if (watched.has(item)) return report(await unsafeGitDir(item));
-    const { unsafe, gitDirs } = await newGitDirs(item, writeFolders, known, since);
-    if (unsafe !== undefined) await report([unsafe]);
-    for (const gitDir of gitDirs) {
-      if (watched.has(gitDir) || stopped) continue;
-      // Watched before it is read: a change between the two is not missed.
-      try {
-        const watcher = fsWatch(gitDir, { persistent: false }, () => enqueue(gitDir));
-        watcher.on('error', () => undefined);
-        watched.set(gitDir, watcher);
-      } catch {
-        // Gone already; the walk after the command looks at what is left.
-        continue;
-      }
-      await report(await unsafeGitDir(gitDir));
+    if (gitDirs.has(item)) return judge(item);
+    const found = await newGitDirs(item, writeFolders, known, since);
+    if (found.unsafe !== undefined) await report([found.unsafe]);
+    for (const gitDir of found.gitDirs) {
+      // One gone already is left to the walk after the command.
+      if (gitDirs.has(gitDir) || stopped || !watching(gitDir, gitDir)) continue;
+      gitDirs.add(gitDir);
+      await judge(gitDir);
     }
   };
   const drain = async (): Promise<void> => {
@@ -155,7 +176,7 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   return async () => {
     stopped = true;
     subscription.dispose();
-    for (const watcher of watched.values()) watcher.close();
+    for (const watcher of watchers.values()) watcher.close();
     await working;
   };
 }
