@@ -272,7 +272,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
   });
 
-  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on', async (t) => {
+  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on and keeps its configuration', async (t) => {
     const f = shellSession(t, { watchGit: nodeWatchGit });
     const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
     const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
@@ -292,7 +292,10 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
     const plain = await run(f, 'git init -q plain && git -C plain config user.name t && git clone -q plain copy && echo done');
     assert.match(plain.text, /^done$/m);
-    assert.doesNotMatch(plain.text, /stopped:/);
+    assert.doesNotMatch(plain.text, /stopped:|protected files created/);
+    // A configuration as git init and git clone write it stays: the clone keeps its remote.
+    assert.equal(execFileSync('git', ['-C', nodePath.join(f.s.root, 'copy'), 'remote'], { encoding: 'utf8' }), 'origin\n');
+    assert.match(readFileSync(nodePath.join(f.s.root, 'plain', '.git', 'config'), 'utf8'), /name = t/);
   });
 
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {

@@ -9,7 +9,8 @@ import { mediaTaint } from '../media/types.ts';
 import { plural } from '../text/format.ts';
 import { SyncSlice } from '../sync-slice.ts';
 import { writeVerdict, type ShellBoundary } from './boundary.ts';
-import { changedGitControl, GIT_ENTRY, type ChangedFile } from './git-dirs.ts';
+import { changedGitControl, CONFIG_MAX, firstBytes, GIT_ENTRY, type ChangedFile } from './git-dirs.ts';
+import { unsafeConfig } from './new-repos.ts';
 
 /** A protected file a command created, taken out of the workspace when the command ended. */
 export interface WithdrawnFile {
@@ -60,10 +61,24 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
       const abs = nodePath.join(folder, rel);
       if (!writable(abs) || covered(abs)) continue;
       if (!guarded(rel) && !(stat.isSymbolicLink() && await linkGivesGuardedNames(abs, rel, guarded))) continue;
+      if (await isSafeNewConfig(abs, stat, inputs.boundary)) continue;
       withdrawn.push(await withdraw(abs, modelPathOf(root, rel, inputs), stat, inputs));
     }
   }
   return withdrawn;
+}
+
+/**
+ * The configuration of a repository the command made (its git directory was not there when it
+ * started), holding only what git init, git clone and everyday settings write (`unsafeConfig`): it
+ * stays, so a clone keeps its remote. What such a configuration could name for git to run is what
+ * makes it protected.
+ */
+async function isSafeNewConfig(abs: string, stat: Stats, boundary: ShellBoundary): Promise<boolean> {
+  const gitDir = nodePath.dirname(abs);
+  if (nodePath.basename(abs) !== 'config' || !stat.isFile() || stat.size > CONFIG_MAX || boundary.gitDirs.includes(gitDir) || !gitDir.split(nodePath.sep).includes(GIT_ENTRY)) return false;
+  const text = await firstBytes(abs, CONFIG_MAX).catch(() => undefined);
+  return text !== undefined && unsafeConfig(text) === undefined;
 }
 
 /** A file or link a command made that must not wait for it to end: taken out now, as `withdrawCreatedProtected` would. Undefined when it is gone. */
