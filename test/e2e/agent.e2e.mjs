@@ -478,9 +478,9 @@ describe('agent mode with the scripted model', () => {
 
   test('attack: with the Workspace Tools agent, a command makes a new repository whose configuration names a core.fsmonitor and waits for VS Code\'s git to find it (half a second after its files change) and run git there outside the sandbox: it is ended at once, the configuration taken out, and git runs nothing', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The workspace is no repository, so VS Code's git opens the new one as soon as it sees a sign of
-    // it. The command gives one VS Code's git takes even where the workbench's watcher missed what
-    // git init made: a .gitignore, once the watcher follows the new folder.
-    const fresh = 'git init -q fresh && git -C fresh config core.fsmonitor "touch pwned" && sleep 1 && touch fresh/.gitignore && sleep 20; echo never';
+    // it. The command keeps giving one VS Code's git takes even where the workbench's watcher missed
+    // what git init made: a .gitignore touched each second, seen once the watcher follows the folder.
+    const fresh = 'git init -q fresh && git -C fresh config core.fsmonitor "touch pwned" && for i in $(seq 20); do touch fresh/.gitignore; sleep 1; done; echo never';
     const script = {
       prompt: 'Make a repository.',
       steps: [
