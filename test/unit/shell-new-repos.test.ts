@@ -5,6 +5,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from '../../src/core/shell/git-config.ts';
 import { gitEntriesNear, newGitDirs, unsafeConfig, unsafeGitDir } from '../../src/core/shell/new-repos.ts';
+import { folderWatch } from '../../src/core/shell/folder-watch.ts';
 import { testDir } from './harness.ts';
 
 const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -114,5 +115,34 @@ describe('a repository a command makes', () => {
       git('-C', at('separate'), 'config', 'filter.x.clean', 'touch pwned');
       assert.deepEqual(await judged('separate/.git'), ['kept-inside/config']);
     })();
+  });
+
+  test('the watch the CLI and the MCP server give reports what a command makes: in folders made after it started (what they held before their own watch too), inside a git directory, not in installed dependencies', { timeout: 30_000 }, async (t) => {
+    const root = testDir(t, 'wt-folder-watch-').path;
+    const at = (rel: string): string => nodePath.join(root, rel);
+    mkdirSync(at('existing'));
+    mkdirSync(at('node_modules/pkg'), { recursive: true });
+    const watch = folderWatch();
+    t.after(() => watch.dispose());
+    const seen = new Set<string>();
+    let wake: (() => void) | undefined;
+    const subscription = watch.watchGit([root], (path) => { seen.add(path); wake?.(); });
+    const reported = async (rel: string): Promise<void> => {
+      while (!seen.has(at(rel))) await new Promise<void>((resolve) => { wake = resolve; });
+    };
+    // Made at once by another process: a/b/c and its .git exist before a watch can be put on them.
+    git('init', '-q', at('a/b/c'));
+    await reported('a/b/c/.git');
+    await reported('a/b/c/.git/config');
+    writeFileSync(at('existing/.gitignore'), '');
+    await reported('existing/.gitignore');
+    seen.delete(at('a/b/c/.git/config'));
+    git('-C', at('a/b/c'), 'config', 'core.fsmonitor', 'touch pwned');
+    await reported('a/b/c/.git/config');
+    writeFileSync(at('node_modules/pkg/.gitignore'), '');
+    writeFileSync(at('marker'), '');
+    await reported('marker');
+    assert.equal(seen.has(at('node_modules/pkg/.gitignore')), false, 'installed dependencies are watched');
+    subscription.dispose();
   });
 });

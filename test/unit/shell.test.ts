@@ -1,7 +1,7 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as nodePath from 'node:path';
@@ -17,6 +17,7 @@ import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
 import { configValue } from '../../src/core/shell/git-config.ts';
+import { folderWatch } from '../../src/core/shell/folder-watch.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-7f3a9c1e';
@@ -31,14 +32,6 @@ interface ShellFixture {
   readonly spool: string;
   readonly host: ShellHost;
 }
-
-/** The editor's file watcher, as this test host gives it: Node's recursive watch of each folder (fine for small trees). */
-const nodeWatchGit: WatchGit = (folders, changed) => {
-  const watchers = folders.map((folder) => watch(folder, { recursive: true, persistent: false }, (_event, name) => {
-    if (name !== null) changed(nodePath.join(folder, name));
-  }));
-  return { dispose: () => { for (const watcher of watchers) watcher.close(); } };
-};
 
 function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[]; watchGit?: WatchGit } = {}): ShellFixture {
   const home = testDir(t, 'wt-home-').path;
@@ -273,7 +266,10 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   });
 
   test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on and keeps its configuration', async (t) => {
-    const f = shellSession(t, { watchGit: nodeWatchGit });
+    // The watch the CLI and the MCP server give (the editor's watcher is in the e2e test).
+    const watch = folderWatch();
+    t.after(() => watch.dispose());
+    const f = shellSession(t, { watchGit: watch.watchGit });
     const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
     const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
     const { text } = await run(f, command, { timeout_ms: 60_000 });

@@ -64,10 +64,7 @@ export interface ShellHost {
   readonly tempRoot?: string;
   /** Asks the person about a host a command wants to reach that no setting allows; absent: every such host is refused. */
   readonly askHost?: HostDecider;
-  /**
-   * Changes in the write folders while a command runs (see WatchGit). Absent where no
-   * editor's git runs beside the commands (the CLI): a new repository is then looked at when the command ends.
-   */
+  /** Changes in the write folders while a command runs (see WatchGit); absent, a new repository is looked at only when the command ends. */
   readonly watchGit?: WatchGit;
 }
 
@@ -84,7 +81,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 600_000;
 
 /**
- * Reports each path in these folders that is made, changed or deleted, from the editor's own file
- * watcher: the one VS Code's git extension finds new repositories by. Returns the way to stop.
+ * Reports each path in these folders that is made, changed or deleted: from the editor's own file
+ * watcher where there is one (the one VS Code's git extension finds new repositories by), else from
+ * `folderWatch`. Returns the way to stop.
  */
 export type WatchGit = (folders: readonly string[], changed: (path: string) => void) => { dispose(): void };
