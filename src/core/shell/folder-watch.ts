@@ -28,7 +28,8 @@ export function folderWatch(): FolderWatch {
   /** Folders to watch and look through, the newest last; whether each is inside a `.git`. */
   const queue: { readonly dir: string; readonly inGit: boolean }[] = [];
   let walking: Promise<void> | undefined;
-  let ended = false;
+  /** Folders are still added: not past the system's limit on watches, not disposed. */
+  let adding = true;
   const report = (path: string): void => {
     for (const listener of listeners) listener(path);
   };
@@ -39,13 +40,13 @@ export function folderWatch(): FolderWatch {
       watchers.set(dir, watcher);
       return true;
     } catch (e) {
-      if (errnoCode(e) === 'ENOSPC') ended = true;
+      if (errnoCode(e) === 'ENOSPC') adding = false;
       return false;
     }
   };
   const walk = async (): Promise<void> => {
     const slice = new SyncSlice();
-    while (queue.length > 0 && !ended) {
+    while (queue.length > 0 && adding) {
       if (slice.over) await slice.next();
       const { dir, inGit } = queue.pop()!;
       if (watchers.has(dir) || !watchFolder(dir)) continue;
@@ -66,7 +67,7 @@ export function folderWatch(): FolderWatch {
     walking = undefined;
   };
   const add = (dir: string): void => {
-    if (ended || watchers.has(dir)) return;
+    if (!adding || watchers.has(dir)) return;
     queue.push({ dir, inGit: dir.split(nodePath.sep).includes('.git') });
     walking ??= walk();
   };
@@ -97,7 +98,7 @@ export function folderWatch(): FolderWatch {
       return { dispose: () => listeners.delete(listener) };
     },
     dispose: () => {
-      ended = true;
+      adding = false;
       listeners.clear();
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();

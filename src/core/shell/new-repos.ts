@@ -149,9 +149,9 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   };
   const look = async (item: string): Promise<void> => {
     if (gitDirs.has(item)) return judge(item);
-    const found = await newGitDirs(item, writeFolders, known, since);
-    if (found.unsafe !== undefined) await report([found.unsafe]);
-    for (const gitDir of found.gitDirs) {
+    const entry = await newGitDirs(item, writeFolders, known, since);
+    if (entry.unsafe !== undefined) await report([entry.unsafe]);
+    for (const gitDir of entry.gitDirs) {
       // One gone already is left to the walk after the command.
       if (gitDirs.has(gitDir) || stopped || !watching(gitDir, gitDir)) continue;
       gitDirs.add(gitDir);
