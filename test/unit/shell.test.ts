@@ -265,6 +265,15 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
   });
 
+  test('attack: a command makes .git/commondir and ignores SIGTERM to live out the 2 s grace before SIGKILL, while VS Code\'s git refreshes the repository (a second after a change) — the sandbox ends with its init, so it lives on no longer', async (t) => {
+    const f = shellSession(t);
+    const command = 'trap "" TERM; mkdir -p evil/objects evil/refs && echo ../evil > .git/commondir; sleep 1.5; echo lived-on; sleep 20; echo never';
+    const { text } = await run(f, command, { timeout_ms: 60_000 });
+    assert.match(text, /stopped: the command made \.git\/commondir, which sends git/);
+    assert.doesNotMatch(text, /^lived-on$/m, 'the command lived on after it was ended');
+    assert.equal(lstatSync(nodePath.join(f.s.root, '.git', 'commondir'), { throwIfNoEntry: false }), undefined, text);
+  });
+
   test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on and keeps its configuration', async (t) => {
     // The watch the CLI and the MCP server give (the editor's watcher is in the e2e test).
     const watch = folderWatch();
