@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import * as nodePath from 'node:path';
 import type { WatchGit } from '../core/shell/port.ts';
 
 /**
@@ -17,12 +16,9 @@ export function vscodeWatchGit(subscriptions: vscode.Disposable[]): WatchGit {
     };
     subscriptions.push(watcher, watcher.onDidCreate(report), watcher.onDidChange(report), watcher.onDidDelete(report));
   };
-  return (folders, changed) => {
+  return (_folders, changed) => {
     if (watcher === undefined) start();
-    const listener = (path: string): void => {
-      if (folders.some((folder) => path.startsWith(`${folder}${nodePath.sep}`))) changed(path);
-    };
-    listeners.add(listener);
-    return { dispose: () => listeners.delete(listener) };
+    listeners.add(changed);
+    return { dispose: () => listeners.delete(changed) };
   };
 }

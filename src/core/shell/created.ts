@@ -62,7 +62,7 @@ export async function withdrawCreatedProtected(inputs: WithdrawInputs): Promise<
       if (!writable(abs) || covered(abs)) continue;
       if (!guarded(rel) && !(stat.isSymbolicLink() && await linkGivesGuardedNames(abs, rel, guarded))) continue;
       if (await isSafeNewConfig(abs, stat, inputs.boundary)) continue;
-      withdrawn.push(await withdraw(abs, modelPathOf(root, rel, inputs), stat, inputs));
+      withdrawn.push(await withdraw(abs, modelPathOf(root, rel, inputs.roots), stat, inputs));
     }
   }
   return withdrawn;
@@ -83,14 +83,19 @@ async function isSafeNewConfig(abs: string, stat: Stats, boundary: ShellBoundary
 
 /** A file or link a command made that must not wait for it to end: taken out now, as `withdrawCreatedProtected` would. Undefined when it is gone. */
 export async function withdrawNow(abs: string, inputs: Pick<WithdrawInputs, 'policy' | 'roots' | 'media'>): Promise<WithdrawnFile | undefined> {
-  const root = inputs.roots.find((r) => r.localPath !== undefined && abs.startsWith(`${r.localPath}${nodePath.sep}`));
+  const path = modelPathIn(abs, inputs.roots);
   const stat = lstatOrUndefined(abs);
-  if (root?.localPath === undefined || stat === undefined) return undefined;
-  return withdraw(abs, modelPathOf(root, nodePath.relative(root.localPath, abs).split(nodePath.sep).join('/'), inputs), stat, inputs);
+  return path === undefined || stat === undefined ? undefined : withdraw(abs, path, stat, inputs);
 }
 
-function modelPathOf(root: WorkspaceRoot, rel: string, inputs: Pick<WithdrawInputs, 'roots'>): ModelPath {
-  return { root, rel, display: displayOf(root.name, rel, inputs.roots.length > 1) };
+/** A local path below a workspace folder, as the model names it; undefined when it is below none. */
+export function modelPathIn(abs: string, roots: readonly WorkspaceRoot[]): ModelPath | undefined {
+  const root = roots.find((r) => r.localPath !== undefined && abs.startsWith(`${r.localPath}${nodePath.sep}`));
+  return root?.localPath === undefined ? undefined : modelPathOf(root, nodePath.relative(root.localPath, abs).split(nodePath.sep).join('/'), roots);
+}
+
+function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly WorkspaceRoot[]): ModelPath {
+  return { root, rel, display: displayOf(root.name, rel, roots.length > 1) };
 }
 
 async function withdraw(abs: string, path: ModelPath, stat: Stats, inputs: Pick<WithdrawInputs, 'policy' | 'media'>): Promise<WithdrawnFile> {

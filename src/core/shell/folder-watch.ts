@@ -90,12 +90,9 @@ export function folderWatch(): FolderWatch {
   };
   return {
     watchGit: (folders, changed) => {
-      const listener = (path: string): void => {
-        if (folders.some((folder) => path.startsWith(`${folder}${nodePath.sep}`))) changed(path);
-      };
-      listeners.add(listener);
+      listeners.add(changed);
       for (const folder of folders) add(folder);
-      return { dispose: () => listeners.delete(listener) };
+      return { dispose: () => listeners.delete(changed) };
     },
     dispose: () => {
       adding = false;

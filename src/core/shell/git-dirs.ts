@@ -163,17 +163,26 @@ export function watchRedirects(gitDirs: readonly string[], made: (path: string) 
   const present = new Set<string>();
   for (const gitDir of gitDirs) {
     for (const name of REDIRECTS) if (lstatSync(nodePath.join(gitDir, name), { throwIfNoEntry: false })) present.add(nodePath.join(gitDir, name));
-    try {
-      const watcher = watch(gitDir, { persistent: false }, (_event, name) => {
-        if (name === null || !REDIRECTS.has(name)) return;
-        const path = nodePath.join(gitDir, name);
-        if (!present.has(path)) made(path);
-      });
-      watcher.on('error', () => undefined);
-      watchers.push(watcher);
-    } catch {
-      // Looked at when the command ends (changedGitControl).
-    }
+    const watcher = watchWhileRunning(gitDir, (name) => {
+      if (name === null || !REDIRECTS.has(name)) return;
+      const path = nodePath.join(gitDir, name);
+      if (!present.has(path)) made(path);
+    });
+    if (watcher !== undefined) watchers.push(watcher);
   }
   return () => { for (const watcher of watchers) watcher.close(); };
+}
+
+/**
+ * A folder watched while a command runs, never keeping the process alive; undefined when it cannot
+ * be (gone, or no folder): what happens there is then looked at when the command ends.
+ */
+export function watchWhileRunning(dir: string, changed: (name: string | null) => void): FSWatcher | undefined {
+  try {
+    const watcher = watch(dir, { persistent: false }, (_event, name) => changed(name));
+    watcher.on('error', () => undefined);
+    return watcher;
+  } catch {
+    return undefined;
+  }
 }

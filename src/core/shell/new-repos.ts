@@ -1,8 +1,8 @@
-import { watch as fsWatch, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from './git-config.ts';
-import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirOf, gitDirsOf, REDIRECTS } from './git-dirs.ts';
+import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirOf, gitDirsOf, REDIRECTS, watchWhileRunning } from './git-dirs.ts';
 import type { WatchGit } from './port.ts';
 
 /**
@@ -126,14 +126,9 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   /** Watches `dir` for `gitDir` from now on; false when it cannot be (gone, or no folder). */
   const watching = (dir: string, gitDir: string): boolean => {
     if (watchers.has(dir)) return true;
-    try {
-      const watcher = fsWatch(dir, { persistent: false }, () => enqueue(gitDir));
-      watcher.on('error', () => undefined);
-      watchers.set(dir, watcher);
-      return true;
-    } catch {
-      return false;
-    }
+    const watcher = watchWhileRunning(dir, () => enqueue(gitDir));
+    if (watcher !== undefined) watchers.set(dir, watcher);
+    return watcher !== undefined;
   };
   /** `.git` entries and git directories to look at, in order, each once however often it changed meanwhile. */
   const pending = new Set<string>();

@@ -81,8 +81,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 600_000;
 
 /**
- * Reports each path in these folders that is made, changed or deleted: from the editor's own file
- * watcher where there is one (the one VS Code's git extension finds new repositories by), else from
- * `folderWatch`. Returns the way to stop.
+ * Reports each path in these folders that is made, changed or deleted (and may report others: the
+ * caller keeps those in its folders): from the editor's own file watcher where there is one (the
+ * one VS Code's git extension finds new repositories by), else from `folderWatch`. Returns the way
+ * to stop.
  */
 export type WatchGit = (folders: readonly string[], changed: (path: string) => void) => { dispose(): void };

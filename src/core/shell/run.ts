@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
-import { displayOf, type GatedPath, type ResolveGated, type WorkspaceRoot } from '../paths.ts';
+import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import type { Policy } from '../policy.ts';
 import type { MediaStore } from '../media/store.ts';
@@ -19,7 +19,7 @@ import { scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
-import { markStart, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
+import { markStart, modelPathIn, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
 import { watchRedirects } from './git-dirs.ts';
 import { REDIRECT_WHY, watchNewRepositories } from './new-repos.ts';
 
@@ -121,7 +121,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     let stopped: ShellStatus['stopped'];
     let running: ShellProcess | undefined;
     const stop = (path: string, why: string): void => {
-      stopped ??= { path: shownPath(path, ctx.roots), why };
+      stopped ??= { path: modelPathIn(path, ctx.roots)?.display ?? path, why };
       running?.kill();
     };
     const stopWatchingRedirects = watchRedirects(boundary.gitDirs, (path) => stop(path, REDIRECT_WHY));
@@ -204,12 +204,6 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   } finally {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
   }
-}
-
-/** A path under a workspace folder as the model sees it. */
-function shownPath(path: string, roots: readonly WorkspaceRoot[]): string {
-  const root = roots.find((r) => r.localPath !== undefined && path.startsWith(`${r.localPath}${nodePath.sep}`));
-  return root?.localPath === undefined ? path : displayOf(root.name, nodePath.relative(root.localPath, path).split(nodePath.sep).join('/'), roots.length > 1);
 }
 
 /**
