@@ -16,7 +16,7 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
-import { configValue } from '../../src/core/shell/git-config.ts';
+import { parseConfig } from '../../src/core/shell/git-config.ts';
 import { folderWatch } from '../../src/core/shell/folder-watch.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
@@ -303,6 +303,48 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(readFileSync(nodePath.join(f.s.root, 'plain', '.git', 'config'), 'utf8'), /name = t/);
   });
 
+  test('attack: a command rewrites what the repository\'s configuration includes or names as a program (an included file, missing or present, a clean filter\'s script, an fsmonitor script not there yet, a hooks folder an include names, the person\'s own configuration linked from home) for VS Code\'s git to read or run outside the sandbox — held read-only, or the command is ended at once and the file taken out', async (t) => {
+    const watch = folderWatch();
+    t.after(() => watch.dispose());
+    const f = shellSession(t, { watchGit: watch.watchGit });
+    const root = f.s.root;
+    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
+    const git = (...args: string[]): string => execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8' });
+    git('config', '--add', 'include.path', 'config.local');
+    git('config', '--add', 'include.path', '../team.gitconfig');
+    git('config', 'filter.x.clean', './tools/clean.sh');
+    writeFileSync(nodePath.join(root, 'team.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    mkdirSync(nodePath.join(root, 'tools'));
+    writeFileSync(nodePath.join(root, 'tools', 'clean.sh'), '#!/bin/sh\ncat\n', { mode: 0o755 });
+    writeFileSync(nodePath.join(root, '.gitattributes'), '*.txt filter=x\n');
+    // The person's own configuration, kept in the workspace (a dotfiles repository) and linked from home.
+    writeFileSync(nodePath.join(root, 'gitconfig'), '[user]\n\tname = t\n');
+    symlinkSync(nodePath.join(root, 'gitconfig'), nodePath.join(f.home, '.gitconfig'));
+    git('add', 'a.txt', '.gitattributes');
+    git('commit', '-q', '-m', 'first');
+    git('config', 'core.fsmonitor', './tools/fsmonitor.sh');
+    const planted = `printf '#!/bin/sh\\ntouch ${pwned}\\ncat\\n'`;
+    const held = await run(f, `${planted} > tools/clean.sh; ${planted} >> team.gitconfig; ${planted} >> gitconfig; mkdir -p .githooks && ${planted} > .githooks/post-index-change; echo tried`);
+    assert.match(held.text, /^tried$/m);
+    assert.match(held.text, /tools\/clean\.sh: Read-only file system/);
+    assert.match(held.text, /team\.gitconfig: Read-only file system/);
+    assert.match(held.text, /: gitconfig: Read-only file system/);
+    assert.equal(readFileSync(nodePath.join(root, 'tools', 'clean.sh'), 'utf8'), '#!/bin/sh\ncat\n');
+    assert.equal(existsSync(nodePath.join(root, '.githooks', 'post-index-change')), false, held.text);
+    const included = await run(f, `printf '[core]\\n\\tfsmonitor = touch ${pwned}\\n' > .git/config.local; sleep 20; echo never`, { timeout_ms: 60_000 });
+    assert.match(included.text, /stopped: the command made \.git\/config\.local, a file that a git configuration includes \(include\.path\)/);
+    assert.doesNotMatch(included.text, /^never$/m, 'the command ran on');
+    const program = await run(f, `${planted} > tools/fsmonitor.sh; chmod +x tools/fsmonitor.sh; sleep 20; echo never`, { timeout_ms: 60_000 });
+    assert.match(program.text, /stopped: the command made tools\/fsmonitor\.sh, a program that core\.fsmonitor names/);
+    assert.doesNotMatch(program.text, /^never$/m, 'the command ran on');
+    for (const rel of ['.git/config.local', 'tools/fsmonitor.sh']) assert.equal(existsSync(nodePath.join(root, rel)), false, `${rel} left in place`);
+    // Git outside the sandbox, as VS Code's git runs it: a changed file goes through the clean filter, the index is written.
+    writeFileSync(nodePath.join(root, 'a.txt'), 'changed\n');
+    execFileSync('git', ['-C', root, 'status', '--short'], { stdio: 'ignore' });
+    execFileSync('git', ['-C', root, 'add', 'a.txt'], { stdio: 'ignore' });
+    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
+  });
+
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {
     let requests = 0;
     const server = createServer((_req, res) => { requests++; res.end(CANARY); });
@@ -480,11 +522,12 @@ describe('run_shell_command settings', () => {
       writeFileSync(file, text);
       let expected: string | undefined;
       try { expected = execFileSync('git', ['config', '-f', file, '--get', 'core.hooksPath'], { encoding: 'utf8' }).replace(/\n$/, ''); } catch { expected = undefined; }
-      assert.equal(configValue(text, 'core', 'hookspath'), expected, JSON.stringify(text));
+      const hooksPath = parseConfig(text).entries.filter((e) => e.section === 'core' && e.subsection === undefined && e.key === 'hookspath').at(-1)?.value;
+      assert.equal(hooksPath, expected, JSON.stringify(text));
     }
   });
 
-  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees, their gitdir files read-only; a pipe in place of a config is not waited on', { timeout: 60_000 }, async (t) => {
+  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees (a relative core.hooksPath from their own folder), their gitdir files read-only; a pipe in place of a config is not waited on', { timeout: 60_000 }, async (t) => {
     const root = testDir(t, 'wt-boundary-git-').path;
     const at = (rel: string): string => nodePath.join(root, rel);
     const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { stdio: 'ignore' }); };
@@ -512,7 +555,7 @@ describe('run_shell_command settings', () => {
     const held = boundary.denyWrite.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).filter((p) => /(^|\/)(config|hooks|commondir|config\.worktree|\.git)$/.test(p)).sort();
     assert.deepEqual(held, [
       '.git/config', '.git/hooks', '.git/modules/libs/one/config', '.git/modules/libs/one/hooks', '.git/worktrees/wt/commondir',
-      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'piped/.git/config', 'piped/.git/hooks', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git',
+      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'piped/.git/config', 'piped/.git/hooks', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git', 'wt/tools/hooks',
     ]);
     assert.ok(!boundary.denyWrite.some((p) => p.endsWith('HEAD')), 'git writes HEAD');
   });

@@ -48,13 +48,6 @@ export function parseConfig(text: string): ParsedConfig {
 /** The full name of an entry as `git config --list` shows it (the old `[section.subsection]` form gives the same). */
 export const entryName = (e: ConfigEntry): string => (e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`);
 
-/** The last value of `section.key` (no subsection) in a git configuration file's text, as git reads it. */
-export function configValue(text: string, section: string, key: string): string | undefined {
-  let value: string | undefined;
-  for (const e of parseConfig(text).entries) if (e.section === section && e.subsection === undefined && e.key === key) value = e.value;
-  return value;
-}
-
 function unquote(raw: string): string {
   let out = '';
   let quoted = false;

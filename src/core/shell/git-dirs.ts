@@ -1,7 +1,6 @@
 import { constants, lstatSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { configValue } from './git-config.ts';
 
 /**
  * Security: git runs what a repository's configuration names (core.fsmonitor on every status,
@@ -35,11 +34,12 @@ const GITDIR_FILE_MAX = 4096;
 export const CONFIG_MAX = 1024 * 1024;
 
 /**
- * The start of a file as text. Security: never through a link, and never waiting on a pipe a
- * command running beside this one could have put in the file's place.
+ * The start of a file as text. Security: never through a link unless asked (git follows them to the
+ * person's own configuration), and never waiting on a pipe a command running beside this one could
+ * have put in the file's place.
  */
-export async function firstBytes(path: string, max: number): Promise<string> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+export async function firstBytes(path: string, max: number, options: { readonly followLink?: boolean } = {}): Promise<string> {
+  const file = await open(path, constants.O_RDONLY | (options.followLink === true ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK);
   try {
     // A pipe's size is 0: nothing is read from it.
     const buffer = Buffer.alloc(Math.min((await file.stat()).size, max));
@@ -90,11 +90,10 @@ export async function gitDirsOf(entries: readonly string[]): Promise<string[]> {
 }
 
 /**
- * The paths of these git directories a command must not change (see `HELD_ALWAYS`), and the hooks
- * folder a repository's own configuration names instead (`core.hooksPath`, often a folder of the
- * work tree such as `.githooks`). A worktree's own folder holds no config or hooks git reads.
+ * The paths of these git directories a command must not change (see `HELD_ALWAYS`); what their
+ * configuration names elsewhere is `namedByConfig`'s. A worktree's own folder holds no hooks git reads.
  */
-export async function heldGitPaths(gitDirs: readonly string[], home: string): Promise<string[]> {
+export async function heldGitPaths(gitDirs: readonly string[]): Promise<string[]> {
   const held: string[] = [];
   for (const gitDir of gitDirs) {
     const isWorktree = nodePath.basename(nodePath.dirname(gitDir)) === 'worktrees';
@@ -103,19 +102,8 @@ export async function heldGitPaths(gitDirs: readonly string[], home: string): Pr
       const path = nodePath.join(gitDir, name);
       if (await lstatOrUndefined(path)) held.push(path);
     }
-    const config = await firstBytes(nodePath.join(gitDir, 'config'), CONFIG_MAX).catch(() => '');
-    const hooksPath = configValue(config, 'core', 'hookspath');
-    if (hooksPath !== undefined && hooksPath !== '') held.push(hooksFolder(gitDir, hooksPath, configValue(config, 'core', 'worktree'), home));
   }
   return held;
-}
-
-/** Where git looks for hooks given `core.hooksPath`: `~/` is the home folder, a relative one is taken from the work tree (the folder of `.git`, or `core.worktree`). */
-function hooksFolder(gitDir: string, hooksPath: string, worktree: string | undefined, home: string): string {
-  if (hooksPath === '~' || hooksPath.startsWith('~/')) return nodePath.join(home, hooksPath.slice(1));
-  if (nodePath.isAbsolute(hooksPath)) return hooksPath;
-  const top = worktree !== undefined ? nodePath.resolve(gitDir, worktree) : nodePath.dirname(gitDir);
-  return nodePath.resolve(top, hooksPath);
 }
 
 export interface ChangedFile {

@@ -21,6 +21,7 @@ import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServic
 import { ripgrepLister } from './tree.ts';
 import { markStart, modelPathIn, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
 import { watchRedirects } from './git-dirs.ts';
+import { madeUnheld, watchUnheld } from './git-named.ts';
 import { REDIRECT_WHY, watchNewRepositories } from './new-repos.ts';
 
 /** How the command ended. */
@@ -107,7 +108,16 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     /** Taken out while the command ran (see watchNewRepositories). */
     const takenOut: WithdrawnFile[] = [];
     const withdrawInputs = { policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, since, media: ctx.media };
-    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= [...takenOut, ...await withdrawCreatedProtected(withdrawInputs)]);
+    /** What the command made of what git would read or run (see `watchUnheld`), taken out. */
+    const withdrawMadeUnheld = async (): Promise<WithdrawnFile[]> => {
+      const taken: WithdrawnFile[] = [];
+      for (const named of madeUnheld(boundary.unheld)) {
+        const file = await withdrawNow(named.path, withdrawInputs);
+        if (file !== undefined) taken.push(file);
+      }
+      return taken;
+    };
+    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= [...takenOut, ...await withdrawMadeUnheld(), ...await withdrawCreatedProtected(withdrawInputs)]);
     const started = ctx.clock.now();
     const refusedHosts = new Set<string>();
     /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
@@ -125,6 +135,14 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       running?.kill();
     };
     const stopWatchingRedirects = watchRedirects(boundary.gitDirs, (path) => stop(path, REDIRECT_WHY));
+    /** Taken out while the command runs, by path: each once (the walk after the command takes what comes back). */
+    const takingOut = new Map<string, Promise<void>>();
+    const stopWatchingUnheld = watchUnheld(boundary.unheld, host.watchGit, writeFolders, (named) => {
+      stop(named.path, named.why);
+      if (takingOut.has(named.path)) return;
+      // Now, not when the command ends (see watchNewRepositories).
+      takingOut.set(named.path, withdrawNow(named.path, withdrawInputs).then((taken) => { if (taken !== undefined) takenOut.push(taken); }, () => undefined));
+    });
     const stopWatchingNew = host.watchGit === undefined ? undefined : watchNewRepositories(host.watchGit, writeFolders, new Set(boundary.gitDirs), since, async (change) => {
       stop(change.path, change.why);
       // Now, not when the command ends: it may take its time to end, and VS Code's git would not wait.
@@ -134,7 +152,9 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     /** What the watches find after this is no longer the command's doing; the walk after it takes the rest. */
     const stopWatching = async (): Promise<void> => {
       stopWatchingRedirects();
+      stopWatchingUnheld();
       await stopWatchingNew?.();
+      await Promise.all(takingOut.values());
     };
     let child: ShellProcess;
     try {

@@ -1,0 +1,182 @@
+import { lstatSync, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { CONFIG_MAX, firstBytes, watchWhileRunning } from './git-dirs.ts';
+import { parseConfig, type ConfigEntry } from './git-config.ts';
+import type { WatchGit } from './port.ts';
+
+/**
+ * Security: what a repository's configuration names outside its git directory's own `config` and
+ * `hooks`, for git to read as configuration or to run: the files it includes (`include.path`,
+ * `includeIf.*.path`, each condition taken as met) and the programs it gives as paths (a filter's
+ * `./tools/clean.sh`, a `core.fsmonitor` script). VS Code's git runs git outside any sandbox, and
+ * `git status` alone reads every include and runs the fsmonitor and the clean filters; so a command
+ * that rewrites one of these files runs its code there. The person's own configuration files
+ * (global and system) count too: their relative program paths name a file in every work tree.
+ */
+export interface NamedByConfig {
+  readonly path: string;
+  readonly why: string;
+  /** A hooks folder (`core.hooksPath`): held whether or not it exists, as a git directory's own `hooks` is. */
+  readonly hooks?: true;
+}
+
+const OUTSIDE = 'git — VS Code\'s git too, outside the sandbox —';
+
+/** How deep git follows includes before it gives up. */
+const MAX_INCLUDE_DEPTH = 10;
+
+/** Keys whose value git runs as a command, by section (any subsection): in what git runs on its own or on a click in the editor. */
+const PROGRAM_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['core', new Set(['fsmonitor', 'sshcommand', 'askpass', 'editor', 'pager', 'gitproxy'])],
+  ['filter', new Set(['clean', 'smudge', 'process'])],
+  ['diff', new Set(['textconv', 'command', 'external'])],
+  ['merge', new Set(['driver'])],
+  ['credential', new Set(['helper'])],
+  ['gpg', new Set(['program'])],
+  ['sequence', new Set(['editor'])],
+  ['remote', new Set(['uploadpack', 'receivepack'])],
+  ['submodule', new Set(['update'])],
+]);
+
+const isProgram = (e: ConfigEntry): boolean => e.section === 'pager' || PROGRAM_KEYS.get(e.section)?.has(e.key) === true;
+const isInclude = (e: ConfigEntry): boolean => (e.section === 'include' || e.section === 'includeif') && e.key === 'path';
+
+/** A configuration file read. */
+export interface ConfigFile {
+  readonly path: string;
+  readonly entries: readonly ConfigEntry[];
+}
+
+/** The person's own configuration (system, XDG and home files, includes followed), which every repository reads before its own. */
+export interface PersonalConfig {
+  readonly files: readonly ConfigFile[];
+  /** Its files and what they include, present or not (a workspace may hold them: a dotfiles repository, a workspace opened at home). */
+  readonly includes: readonly NamedByConfig[];
+}
+
+export async function readPersonalConfig(home: string, xdgConfigHome: string | undefined): Promise<PersonalConfig> {
+  const xdg = xdgConfigHome !== undefined && xdgConfigHome !== '' ? xdgConfigHome : nodePath.join(home, '.config');
+  const own = ['/etc/gitconfig', nodePath.join(xdg, 'git', 'config'), nodePath.join(home, '.gitconfig')];
+  const includes: NamedByConfig[] = own.map((path) => ({ path, why: `the person's own git configuration, which ${OUTSIDE} reads` }));
+  const files = await readConfigs(own, home, (include) => includes.push(include));
+  return { files, includes };
+}
+
+const expandHome = (path: string, home: string): string => (path === '~' || path.startsWith('~/') ? nodePath.join(home, path.slice(1)) : path);
+
+/**
+ * `start` (configuration files, absolute) and every file they include, as git follows them: through
+ * links, a relative include from the including file's folder, `~/` from home. `named` gets each
+ * include, read or absent (git skips a missing one, so a command could make it).
+ */
+async function readConfigs(start: readonly string[], home: string, named: (include: NamedByConfig) => void): Promise<ConfigFile[]> {
+  const files: ConfigFile[] = [];
+  const seen = new Set<string>();
+  const read = async (path: string, depth: number): Promise<void> => {
+    if (seen.has(path) || depth > MAX_INCLUDE_DEPTH) return;
+    seen.add(path);
+    const text = await firstBytes(path, CONFIG_MAX, { followLink: true }).catch(() => undefined);
+    if (text === undefined) return;
+    const entries = parseConfig(text).entries;
+    files.push({ path, entries });
+    for (const e of entries) {
+      if (!isInclude(e) || e.value === '') continue;
+      const included = nodePath.resolve(nodePath.dirname(path), expandHome(e.value, home));
+      named({ path: included, why: `a file that a git configuration includes (${e.subsection === undefined ? 'include.path' : `includeIf.${e.subsection}.path`}), which ${OUTSIDE} reads as configuration` });
+      await read(included, depth + 1);
+    }
+  };
+  for (const path of start) await read(path, 0);
+  return files;
+}
+
+/**
+ * The paths in a command line: each word that holds a "/", quotes taken off, an option's value
+ * after its "=", "~/" from home, a relative one from `top` (git runs these in the work tree's top).
+ */
+export function pathsInCommand(value: string, top: string, home: string): string[] {
+  const line = value.startsWith('!') ? value.slice(1) : value;
+  const paths: string[] = [];
+  for (const match of line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) {
+    let word = (match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3])!;
+    const option = /^--?[A-Za-z][\w-]*=(.*)$/.exec(word);
+    if (option) word = option[1]!;
+    if (!word.includes('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
+    paths.push(nodePath.resolve(top, expandHome(word, home)));
+  }
+  return paths;
+}
+
+/** Where git runs a repository's commands: `core.worktree` from the git directory, else the folder that holds it. */
+function workTreeTop(gitDir: string, entries: readonly ConfigEntry[]): string {
+  let worktree: string | undefined;
+  for (const e of entries) if (e.section === 'core' && e.subsection === undefined && e.key === 'worktree') worktree = e.value;
+  return worktree !== undefined && worktree !== '' ? nodePath.resolve(gitDir, worktree) : nodePath.dirname(gitDir);
+}
+
+/** A linked worktree's git directory keeps no configuration of its own: it reads its common one, and runs in the folder its `gitdir` names. */
+async function worktreePlace(gitDir: string): Promise<{ configDir: string; top: string | undefined }> {
+  if (nodePath.basename(nodePath.dirname(gitDir)) !== 'worktrees') return { configDir: gitDir, top: undefined };
+  const named = (await readFile(nodePath.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).trim();
+  return { configDir: nodePath.dirname(nodePath.dirname(gitDir)), top: named === '' ? undefined : nodePath.dirname(nodePath.resolve(gitDir, named)) };
+}
+
+/**
+ * What the configuration of the repository at `gitDir` (the person's own included, whose includes
+ * are not repeated here) names for git to read or run: included files, hooks folders and programs
+ * given as paths, each with why it matters, present or not.
+ */
+export async function namedByConfig(gitDir: string, personal: PersonalConfig, home: string): Promise<NamedByConfig[]> {
+  const named: NamedByConfig[] = [];
+  const { configDir, top: linkedTop } = await worktreePlace(gitDir);
+  const own = await readConfigs([nodePath.join(configDir, 'config'), nodePath.join(gitDir, 'config.worktree')], home, (include) => named.push(include));
+  const top = linkedTop ?? workTreeTop(configDir, own.flatMap((f) => f.entries));
+  for (const file of [...personal.files, ...own]) {
+    for (const e of file.entries) {
+      const name = e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
+      if (e.section === 'core' && e.subsection === undefined && e.key === 'hookspath' && e.value !== '') {
+        named.push({ path: nodePath.resolve(top, expandHome(e.value, home)), why: `the hooks folder that core.hooksPath names`, hooks: true });
+      } else if (isProgram(e)) {
+        for (const path of pathsInCommand(e.value, top, home)) named.push({ path, why: `a program that ${name} names, which ${OUTSIDE} runs` });
+      }
+    }
+  }
+  return named;
+}
+
+/**
+ * Security: calls `made` as soon as a command makes one of `unheld` (what the sandbox could not hold
+ * because it did not exist yet), from the editor's watcher where there is one and from a watch of
+ * each one's folder: VS Code's git reads and runs them outside the sandbox about a second after a
+ * change. What neither sees is looked at when the command ends. Returns the way to stop.
+ */
+export function watchUnheld(unheld: readonly NamedByConfig[], watch: WatchGit | undefined, writeFolders: readonly string[], made: (named: NamedByConfig) => void): () => void {
+  if (unheld.length === 0) return () => undefined;
+  const byPath = new Map(unheld.map((named) => [named.path, named]));
+  const seen = (path: string): void => {
+    const named = byPath.get(path);
+    if (named !== undefined && present(named.path)) made(named);
+  };
+  const watchers: FSWatcher[] = [];
+  for (const folder of new Set(unheld.map((named) => nodePath.dirname(named.path)))) {
+    const watcher = watchWhileRunning(folder, (name) => { if (name !== null) seen(nodePath.join(folder, name)); });
+    if (watcher !== undefined) watchers.push(watcher);
+  }
+  const subscription = watch?.(writeFolders, seen);
+  return () => {
+    subscription?.dispose();
+    for (const watcher of watchers) watcher.close();
+  };
+}
+
+/** Those of `unheld` that exist now: made by the command, since they did not exist when it started. */
+export const madeUnheld = (unheld: readonly NamedByConfig[]): NamedByConfig[] => unheld.filter((named) => present(named.path));
+
+function present(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
