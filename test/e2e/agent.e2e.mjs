@@ -426,12 +426,15 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir is ended at once', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
     // What VS Code's git extension would run outside the sandbox when it refreshes the nested repository.
     const gitAttack = 'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"; printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/pre-commit; echo sent';
+    // A file the repository's configuration includes but that is not there (git skips it): made, VS
+    // Code's git would read it on its next refresh; the command keeps giving it one.
+    const included = 'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local && for i in $(seq 20); do touch sum.test.mjs; sleep 1; done; echo never';
     // A commondir sends git to a configuration of the command's own; the command waits for the git
     // extension's refresh (a second after a change) and is ended at once instead.
     const redirect = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
@@ -446,6 +449,8 @@ describe('agent mode with the scripted model', () => {
           expect: 'Permission denied[\\s\\S]*exit code 1', reject: CANARY },
         { tool: 'run_shell_command', input: { command: gitAttack }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
           expect: 'could not write config file vendor/lib/\\.git/config[\\s\\S]*vendor/lib/\\.git/hooks/pre-commit: Read-only file system[\\s\\S]*exit code 0' },
+        { tool: 'run_shell_command', input: { command: included, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/config.local'],
+          expect: 'stopped: the command made \\.git/config\\.local, a file that a git configuration includes \\(include\\.path\\)[\\s\\S]*protected files created: \\.git/config\\.local \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
         { tool: 'run_shell_command', input: { command: redirect, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/commondir'],
           expect: 'stopped: the command made \\.git/commondir[\\s\\S]*protected files created: \\.git/commondir \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
       ],
@@ -458,13 +463,15 @@ describe('agent mode with the scripted model', () => {
         // The fixture is not a repository; `git init` inside the sandbox cannot write the new .git
         // (it is read-only to commands, like .git/hooks and .git/config), so the person made it one.
         execFileSync('git', ['init', '-q', wb.workspaceDir]);
+        execFileSync('git', ['-C', wb.workspaceDir, 'config', 'include.path', 'config.local']);
         mkdirSync(join(wb.workspaceDir, 'vendor', 'lib'), { recursive: true });
         writeFileSync(join(wb.workspaceDir, 'vendor', 'lib', 'x.c'), 'int x;\n');
         execFileSync('git', ['init', '-q', join(wb.workspaceDir, 'vendor', 'lib')]);
         await d.selectAgent(page, 'Workspace Tools');
       },
       check: async (ctx) => {
-        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 5, 'the audit log records the five commands');
+        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 6, 'the audit log records the six commands');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'config.local')), false, '.git/config.local is still there');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'commondir')), false, '.git/commondir is still there');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, 'pwned')), false, 'git ran the configuration commondir pointed at');
         assert.doesNotMatch(readFileSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);

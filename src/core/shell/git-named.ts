@@ -28,12 +28,15 @@ const MAX_INCLUDE_DEPTH = 10;
 
 /** Keys whose value git runs as a command, by section (any subsection): in what git runs on its own or on a click in the editor. */
 const PROGRAM_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['core', new Set(['fsmonitor', 'sshcommand', 'askpass', 'editor', 'pager', 'gitproxy'])],
+  ['core', new Set(['fsmonitor', 'sshcommand', 'askpass', 'editor', 'pager', 'gitproxy', 'alternaterefscommand'])],
   ['filter', new Set(['clean', 'smudge', 'process'])],
   ['diff', new Set(['textconv', 'command', 'external'])],
   ['merge', new Set(['driver'])],
+  ['difftool', new Set(['cmd', 'path'])],
+  ['mergetool', new Set(['cmd', 'path'])],
   ['credential', new Set(['helper'])],
-  ['gpg', new Set(['program'])],
+  ['gpg', new Set(['program', 'defaultkeycommand'])],
+  ['trailer', new Set(['command', 'cmd'])],
   ['sequence', new Set(['editor'])],
   ['remote', new Set(['uploadpack', 'receivepack'])],
   ['submodule', new Set(['update'])],
