@@ -52,8 +52,8 @@ export const PROTECTED_GROUPS: readonly ProtectedGroup[] = [
     ],
   },
   {
-    reason: 'git reads it to run filters and fetch other repositories',
-    globs: ['.gitattributes', '.gitmodules', '.gitconfig'],
+    reason: 'git reads it to run filters and fetch other repositories, or git LFS to choose where a push sends large files',
+    globs: ['.gitattributes', '.gitmodules', '.gitconfig', '.lfsconfig'],
   },
 ];
 

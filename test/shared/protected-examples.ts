@@ -76,6 +76,7 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   '.gitattributes': '.gitattributes',
   '.gitmodules': '.gitmodules',
   '.gitconfig': 'tools/.gitconfig',
+  '.lfsconfig': '.lfsconfig',
   '**/ruby_lsp/*/addon': 'lib/ruby_lsp/tool/addon',
   '**/ruby_lsp/**/addon.rb': 'lib/ruby_lsp/tool/addon.rb',
   '**/.github/skills/**': '.github/skills/release/SKILL.md',

@@ -16,7 +16,7 @@ test('every protected glob has an example path, and the issue\'s list is covered
   for (const glob of ['**/.vscode/**', '*.code-workspace', '.mcp.json', '**/.github/agents/**', '**/.github/hooks/**', '**/.github/workflows/**',
     '**/.github/copilot-instructions.md', '*.agent.md', '*.chatmode.md', '*.prompt.md', '*.instructions.md', 'AGENTS.md', '**/.claude/**', '**/.codex/**',
     '**/.devcontainer/**', '**/.husky/**', '.pre-commit-config.yaml', 'package.json', '*.lock', '*-lock.json', '*-lock.yaml', '.npmrc', '.yarnrc',
-    '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml', '.gitattributes', '.gitmodules', '.envrc', '.bashrc', '.bash_profile', '.zshrc', '.profile']) {
+    '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml', '.gitattributes', '.gitmodules', '.lfsconfig', '.envrc', '.bashrc', '.bash_profile', '.zshrc', '.profile']) {
     assert.ok(PROTECTED_GLOBS.includes(glob), glob);
   }
   for (const group of PROTECTED_GROUPS) assert.match(group.reason, /^[a-z].{20,}[^.]$/, 'a reason reads as the end of a sentence');

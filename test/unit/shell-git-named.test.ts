@@ -36,7 +36,7 @@ describe('what a repository\'s configuration names for git to read or run', () =
     writeFileSync(nodePath.join(repo, 'nested.gitconfig'), '[diff "pdf"]\n\ttextconv = bin/pdf2txt\n');
     writeFileSync(nodePath.join(home, '.gitconfig'), '[credential]\n\thelper = !./scripts/cred\n[include]\n\tpath = extra.gitconfig\n');
     const personal = await readPersonalConfig(home, nodePath.join(home, 'xdg'));
-    assert.deepEqual(personal.includes.map((n) => n.path), [nodePath.join(home, 'extra.gitconfig')]);
+    assert.deepEqual(personal.includes.map((n) => n.path), ['/etc/gitconfig', nodePath.join(home, 'xdg', 'git', 'config'), nodePath.join(home, '.gitconfig'), nodePath.join(home, 'extra.gitconfig')]);
     const named = await namedByConfig(nodePath.join(repo, '.git'), personal, home);
     const paths = new Map(named.map((n) => [n.path, n]));
     const expected = [

@@ -527,6 +527,22 @@ describe('run_shell_command settings', () => {
     }
   });
 
+  test('a workspace folder inside a repository: what the repository\'s configuration names inside the folder is held too (VS Code\'s git opens the enclosing repository)', async (t) => {
+    const repo = testDir(t, 'wt-enclosing-').path;
+    execFileSync('git', ['init', '-q', repo]);
+    execFileSync('git', ['-C', repo, 'config', 'filter.x.clean', './app/tools/clean.sh']);
+    execFileSync('git', ['-C', repo, 'config', 'include.path', '../app/local.gitconfig']);
+    const folder = nodePath.join(repo, 'app');
+    mkdirSync(nodePath.join(folder, 'tools'), { recursive: true });
+    writeFileSync(nodePath.join(folder, 'tools', 'clean.sh'), 'cat\n');
+    const boundary = await deriveBoundary({
+      policy: new Policy([]).within([folder]), roots: [{ name: 'app', address: folder, localPath: folder }], writeFolders: [folder], home: '/home/someone', privateFolders: [],
+      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+    });
+    assert.ok(boundary.denyWrite.includes(nodePath.join(folder, 'tools', 'clean.sh')), boundary.denyWrite.join(', '));
+    assert.deepEqual(boundary.unheld.map((n) => n.path), [nodePath.join(folder, 'local.gitconfig')]);
+  });
+
   test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees (a relative core.hooksPath from their own folder), their gitdir files read-only; a pipe in place of a config is not waited on', { timeout: 60_000 }, async (t) => {
     const root = testDir(t, 'wt-boundary-git-').path;
     const at = (rel: string): string => nodePath.join(root, rel);

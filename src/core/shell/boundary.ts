@@ -1,10 +1,9 @@
-import { lstat, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Policy, PolicyDecision } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
 import { GIT_ENTRY, GIT_HEAD, gitDirsOf, heldGitPaths } from './git-dirs.ts';
-import { namedByConfig, readPersonalConfig, type NamedByConfig } from './git-named.ts';
+import { heldByConfig, type NamedByConfig } from './git-named.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
@@ -241,18 +240,8 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
   const denyRead = new Set<string>([...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
   const denyWrite = new Set<string>();
   const gitDirs: string[] = [];
-  const unheld = new Map<string, NamedByConfig>();
+  const repositoriesByFolder: { folder: string; repositories: string[] }[] = [];
   const writable = (abs: string): boolean => inputs.writeFolders.some((w) => abs === w || abs.startsWith(`${w}${nodePath.sep}`));
-  const personal = await readPersonalConfig(home, process.env['XDG_CONFIG_HOME']);
-  /** Held read-only where it exists (a hooks folder always), and where a link there leads; else watched for. */
-  const hold = async (named: NamedByConfig): Promise<void> => {
-    const real = await realpath(named.path).catch(() => undefined);
-    if (real !== undefined && real !== named.path && writable(real)) denyWrite.add(real);
-    if (!writable(named.path) || denyWrite.has(named.path) || unheld.has(named.path)) return;
-    if (named.hooks === true || await lstat(named.path).then(() => true, () => false)) denyWrite.add(named.path);
-    else unheld.set(named.path, named);
-  };
-  for (const include of personal.includes) await hold(include);
   for (const root of inputs.roots) {
     const folder = root.localPath;
     if (folder === undefined) continue;
@@ -270,18 +259,20 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     const repositories = await gitDirsOf(hits.gitEntries);
     gitDirs.push(...repositories.filter(writable));
     for (const path of await heldGitPaths(repositories)) if (writable(path)) denyWrite.add(path);
-    // A repository kept outside (a submodule's, a worktree's) can still name files inside.
-    for (const gitDir of repositories) for (const named of await namedByConfig(gitDir, personal, home)) await hold(named);
+    // A repository kept outside (a submodule's, a worktree's, the one the folder is part of) can still name files inside.
+    repositoriesByFolder.push({ folder, repositories });
     if (!writable(folder)) continue;
     for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
   }
+  const byConfig = await heldByConfig(repositoriesByFolder, home, writable);
+  for (const path of byConfig.held) denyWrite.add(path);
   return {
     denyRead: [...denyRead].sort(),
     allowWrite: [...inputs.writeFolders, inputs.tempFolder],
     denyWrite: [...denyWrite].sort(),
     allowedDomains: [...inputs.allowedDomains],
     gitDirs,
-    unheld: [...unheld.values()],
+    unheld: byConfig.unheld,
   };
 }
 

@@ -1,9 +1,7 @@
-import { lstatSync, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { CONFIG_MAX, firstBytes, watchWhileRunning } from './git-dirs.ts';
+import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirsOf } from './git-dirs.ts';
 import { parseConfig, type ConfigEntry } from './git-config.ts';
-import type { WatchGit } from './port.ts';
 
 /**
  * Security: what a repository's configuration names outside its git directory's own `config` and
@@ -148,38 +146,39 @@ export async function namedByConfig(gitDir: string, personal: PersonalConfig, ho
   return named;
 }
 
-/**
- * Security: calls `made` as soon as a command makes one of `unheld` (what the sandbox could not hold
- * because it did not exist yet), from the editor's watcher where there is one and from a watch of
- * each one's folder: VS Code's git reads and runs them outside the sandbox about a second after a
- * change. What neither sees is looked at when the command ends. Returns the way to stop.
- */
-export function watchUnheld(unheld: readonly NamedByConfig[], watch: WatchGit | undefined, writeFolders: readonly string[], made: (named: NamedByConfig) => void): () => void {
-  if (unheld.length === 0) return () => undefined;
-  const byPath = new Map(unheld.map((named) => [named.path, named]));
-  const seen = (path: string): void => {
-    const named = byPath.get(path);
-    if (named !== undefined && present(named.path)) made(named);
-  };
-  const watchers: FSWatcher[] = [];
-  for (const folder of new Set(unheld.map((named) => nodePath.dirname(named.path)))) {
-    const watcher = watchWhileRunning(folder, (name) => { if (name !== null) seen(nodePath.join(folder, name)); });
-    if (watcher !== undefined) watchers.push(watcher);
+const exists = (path: string): Promise<boolean> => lstat(path).then(() => true, () => false);
+
+/** The `.git` of the repository a folder is part of, found as git finds it: in the nearest folder above that has one. */
+async function enclosingGitEntry(folder: string): Promise<string | undefined> {
+  for (let dir = nodePath.dirname(folder); ; dir = nodePath.dirname(dir)) {
+    const entry = nodePath.join(dir, GIT_ENTRY);
+    if (await exists(entry)) return entry;
+    if (nodePath.dirname(dir) === dir) return undefined;
   }
-  const subscription = watch?.(writeFolders, seen);
-  return () => {
-    subscription?.dispose();
-    for (const watcher of watchers) watcher.close();
-  };
 }
 
-/** Those of `unheld` that exist now: made by the command, since they did not exist when it started. */
-export const madeUnheld = (unheld: readonly NamedByConfig[]): NamedByConfig[] => unheld.filter((named) => present(named.path));
-
-function present(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
+/**
+ * What the configurations of these repositories — those below each workspace folder and the one it
+ * is part of — and the person's own name under the write roots: `held`, read-only in the sandbox
+ * (where it exists, a hooks folder always, and where a link there leads); `unheld`, what does not
+ * exist yet, to be watched for.
+ */
+export async function heldByConfig(folders: readonly { readonly folder: string; readonly repositories: readonly string[] }[], home: string, writable: (abs: string) => boolean): Promise<{ held: string[]; unheld: NamedByConfig[] }> {
+  const held = new Set<string>();
+  const unheld = new Map<string, NamedByConfig>();
+  const hold = async (named: NamedByConfig): Promise<void> => {
+    const real = await realpath(named.path).catch(() => undefined);
+    if (real !== undefined && real !== named.path && writable(real)) held.add(real);
+    if (!writable(named.path) || held.has(named.path) || unheld.has(named.path)) return;
+    if (named.hooks === true || await exists(named.path)) held.add(named.path);
+    else unheld.set(named.path, named);
+  };
+  const personal = await readPersonalConfig(home, process.env['XDG_CONFIG_HOME']);
+  for (const include of personal.includes) await hold(include);
+  for (const { folder, repositories } of folders) {
+    const enclosing = await enclosingGitEntry(folder);
+    const namers = enclosing === undefined ? repositories : [...repositories, ...await gitDirsOf([enclosing])];
+    for (const gitDir of namers) for (const named of await namedByConfig(gitDir, personal, home)) await hold(named);
   }
+  return { held: [...held], unheld: [...unheld.values()] };
 }

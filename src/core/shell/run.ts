@@ -21,7 +21,7 @@ import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServic
 import { ripgrepLister } from './tree.ts';
 import { markStart, modelPathIn, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
 import { watchRedirects } from './git-dirs.ts';
-import { madeUnheld, watchUnheld } from './git-named.ts';
+import { madeUnheld, watchUnheld } from './unheld.ts';
 import { REDIRECT_WHY, watchNewRepositories } from './new-repos.ts';
 
 /** How the command ended. */
