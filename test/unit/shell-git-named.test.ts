@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { namedByConfig, pathsInCommand, readPersonalConfig } from '../../src/core/shell/git-named.ts';
+import { namedByConfig, pathsInCommand, personalConfigFiles, readPersonalConfig } from '../../src/core/shell/git-named.ts';
 import { testDir } from './harness.ts';
 
 const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -35,7 +35,8 @@ describe('what a repository\'s configuration names for git to read or run', () =
     writeFileSync(nodePath.join(repo, 'team.gitconfig'), '[core]\n\thooksPath = .githooks\n[include]\n\tpath = nested.gitconfig\n');
     writeFileSync(nodePath.join(repo, 'nested.gitconfig'), '[diff "pdf"]\n\ttextconv = bin/pdf2txt\n');
     writeFileSync(nodePath.join(home, '.gitconfig'), '[credential]\n\thelper = !./scripts/cred\n[include]\n\tpath = extra.gitconfig\n');
-    const personal = await readPersonalConfig(home, nodePath.join(home, 'xdg'));
+    assert.deepEqual(personalConfigFiles(home, { GIT_CONFIG_GLOBAL: '/g', GIT_CONFIG_SYSTEM: '/s' }), ['/s', '/g']);
+    const personal = await readPersonalConfig(personalConfigFiles(home, { XDG_CONFIG_HOME: nodePath.join(home, 'xdg') }), home);
     assert.deepEqual(personal.includes.map((n) => n.path), ['/etc/gitconfig', nodePath.join(home, 'xdg', 'git', 'config'), nodePath.join(home, '.gitconfig'), nodePath.join(home, 'extra.gitconfig')]);
     const named = await namedByConfig(nodePath.join(repo, '.git'), personal, home);
     const paths = new Map(named.map((n) => [n.path, n]));

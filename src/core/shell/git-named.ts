@@ -56,9 +56,16 @@ export interface PersonalConfig {
   readonly includes: readonly NamedByConfig[];
 }
 
-export async function readPersonalConfig(home: string, xdgConfigHome: string | undefined): Promise<PersonalConfig> {
-  const xdg = xdgConfigHome !== undefined && xdgConfigHome !== '' ? xdgConfigHome : nodePath.join(home, '.config');
-  const own = ['/etc/gitconfig', nodePath.join(xdg, 'git', 'config'), nodePath.join(home, '.gitconfig')];
+/** Where git finds the person's configuration, given the environment VS Code's git runs in (`GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM` name other files). */
+export function personalConfigFiles(home: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const set = (name: string): string | undefined => (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
+  const xdg = set('XDG_CONFIG_HOME') ?? nodePath.join(home, '.config');
+  const system = set('GIT_CONFIG_SYSTEM') ?? '/etc/gitconfig';
+  const global = set('GIT_CONFIG_GLOBAL');
+  return [system, ...(global !== undefined ? [global] : [nodePath.join(xdg, 'git', 'config'), nodePath.join(home, '.gitconfig')])];
+}
+
+export async function readPersonalConfig(own: readonly string[], home: string): Promise<PersonalConfig> {
   const includes: NamedByConfig[] = own.map((path) => ({ path, why: `the person's own git configuration, which ${OUTSIDE} reads` }));
   const files = await readConfigs(own, home, (include) => includes.push(include));
   return { files, includes };
@@ -173,7 +180,7 @@ export async function heldByConfig(folders: readonly { readonly folder: string; 
     if (named.hooks === true || await exists(named.path)) held.add(named.path);
     else unheld.set(named.path, named);
   };
-  const personal = await readPersonalConfig(home, process.env['XDG_CONFIG_HOME']);
+  const personal = await readPersonalConfig(personalConfigFiles(home, process.env), home);
   for (const include of personal.includes) await hold(include);
   for (const { folder, repositories } of folders) {
     const enclosing = await enclosingGitEntry(folder);
