@@ -1,8 +1,11 @@
+import { homedir } from 'node:os';
+import * as nodePath from 'node:path';
 import { SandboxError, cancelled, refused } from './errors.ts';
 import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
 import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
+import { gitNameOf } from './shell/git-named.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import type { BatchEntry, CallContext, CallTargets } from './tool.ts';
@@ -127,6 +130,7 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
       const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
       if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);
       await confirmLinks(ports.gate, approvedCall, resolved, linksConfirmed, signal);
+      if (options.forWrite === true) await confirmGitNamed(ports.gate, approvedCall, resolved, signal);
       return resolved;
     },
     readProtection: (resolved) => readProtection(ports.policy(), resolved),
@@ -153,6 +157,27 @@ async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: Re
   if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
   if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, `Do not retry it under another name; ask the user what they want instead.`);
   confirmed.add(resolved.display);
+}
+
+/**
+ * Security: a file that a git configuration names — a file it includes, a filter's or an fsmonitor's
+ * script, a hook under `core.hooksPath` — is read or run by git, VS Code's git too, on its next
+ * status, with no command from the person; no rule knows its name. A write to it is asked like a
+ * protected file's: every time, in a modal, saying what names it.
+ */
+async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, signal: AbortSignal): Promise<void> {
+  const local = resolved.realRoot ?? resolved.root.localPath;
+  if (local === undefined) return;
+  const first = approvedCall.call;
+  if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected')) return;
+  const named = await gitNameOf(nodePath.join(local, ...resolved.realRel.split('/')), homedir(), process.env);
+  if (named === undefined) return;
+  const asked: GateTarget = { display: resolved.display, action: 'ask', rule: `git config ${named.key}`, source: 'protected', reason: named.why };
+  const targets = first.targets.some((t) => t.display === resolved.display) ? first.targets.map((t) => (t.display === resolved.display ? asked : t)) : [...first.targets, asked];
+  if (signal.aborted) throw cancelled();
+  const verdict = await gate({ ...first, targets, secret: true }, signal);
+  if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
+  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why} (${named.key}).`, `Do not retry it under another name; ask the user what they want instead.`);
 }
 
 /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */

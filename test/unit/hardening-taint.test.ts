@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { SandboxError } from '../../src/core/errors.ts';
 import type { GateCall } from '../../src/core/gate.ts';
@@ -169,6 +170,44 @@ test('attack: "Allow for This Session" silences the hard-link question on a writ
   assert.ok(refused(write), String(write));
   assert.equal(readFileSync(settings, 'utf8'), '{}\n');
   assert.ok(decider.requests.every((r) => !r.rememberable), 'a file with several names offered "Allow for This Session"');
+});
+
+test('attack: save what the repository\'s git configuration runs or reads (a clean filter\'s script, a file it includes, a hook in its core.hooksPath) for VS Code\'s git to run on its next status — the stage and the save ask in a modal every time, never remembered; declined, nothing is written', async (tc) => {
+  // The person trusts each tool for the session; asked about what git runs, they let it be staged and decline the save.
+  const decider = scripted((r) => (!r.call.targets.some((t) => t.rule?.startsWith('git config ') === true) ? 'allow-session' : r.call.tool === 'stage_file' ? 'allow-once' : 'decline'));
+  const gate = new VscodeGate({ decider: () => decider, trusted: () => true }).gate;
+  const s = session(tc, { overrides: { gate } });
+  const git = (...args: string[]): void => { execFileSync('git', ['-C', s.root, ...args]); };
+  git('init', '-q');
+  git('config', 'filter.x.clean', './tools/clean.sh');
+  git('config', 'include.path', '../team.gitconfig');
+  git('config', 'core.hooksPath', '.githooks');
+  mkdirSync(nodePath.join(s.root, 'tools'));
+  mkdirSync(nodePath.join(s.root, '.githooks'));
+  writeFileSync(nodePath.join(s.root, 'tools/clean.sh'), 'cat\n');
+  const planted = '#!/bin/sh\ntouch pwned\n';
+  for (const [path, key] of [['tools/clean.sh', 'filter.x.clean'], ['team.gitconfig', 'include.path'], ['.githooks/post-index-change', 'core.hooksPath']] as const) {
+    const before = decider.requests.length;
+    const staged = await s.invoke('stage_file', { path, content: planted }, { origin: 'chat' });
+    const saved = await s.invoke('save_media', { media_id: staged.result.media_id }, { origin: 'chat' }).then(() => undefined, (e: unknown) => e);
+    assert.ok(refused(saved), `${path}: ${String(saved)}`);
+    const asked = decider.requests.slice(before);
+    assert.deepEqual(asked.map((r) => r.call.tool), ['stage_file', 'save_media'], `${path}: not asked in a modal at each step`);
+    for (const request of asked) {
+      assert.equal(request.call.targets[0]?.rule, `git config ${key}`);
+      assert.match(request.detail, /git — VS Code's git too, outside the sandbox —/);
+      assert.equal(request.rememberable, false, `${path}: the modal offered "Allow for This Session"`);
+    }
+    assert.match((saved as SandboxError).message, new RegExp(`declined save_media on "${path.replace(/\./g, '\\.')}"`));
+  }
+  assert.equal(readFileSync(nodePath.join(s.root, 'tools/clean.sh'), 'utf8'), 'cat\n');
+  assert.equal(existsSync(nodePath.join(s.root, 'team.gitconfig')), false);
+  assert.equal(existsSync(nodePath.join(s.root, '.githooks/post-index-change')), false);
+  // A file git does not run is saved on the session's answer, no modal.
+  const before = decider.requests.length;
+  const notes = await s.invoke('stage_file', { path: 'tools/notes.txt', content: 'n\n' }, { origin: 'chat' });
+  await s.invoke('save_media', { media_id: notes.result.media_id }, { origin: 'chat' });
+  assert.equal(decider.requests.length, before);
 });
 
 test('attack: undo of a created file deletes by path, recursively, unpinned', async (tc) => {

@@ -14,6 +14,8 @@ import { parseConfig, type ConfigEntry } from './git-config.ts';
  */
 export interface NamedByConfig {
   readonly path: string;
+  /** The configuration key that names it (`include.path`, `filter.x.clean`, …), or `git configuration` for the person's own files. */
+  readonly key: string;
   readonly why: string;
   /** A hooks folder (`core.hooksPath`): held whether or not it exists, as a git directory's own `hooks` is. */
   readonly hooks?: true;
@@ -66,7 +68,7 @@ export function personalConfigFiles(home: string, env: Readonly<Record<string, s
 }
 
 export async function readPersonalConfig(own: readonly string[], home: string): Promise<PersonalConfig> {
-  const includes: NamedByConfig[] = own.map((path) => ({ path, why: `the person's own git configuration, which ${OUTSIDE} reads` }));
+  const includes: NamedByConfig[] = own.map((path) => ({ path, key: 'git configuration', why: `the person's own git configuration, which ${OUTSIDE} reads` }));
   const files = await readConfigs(own, home, (include) => includes.push(include));
   return { files, includes };
 }
@@ -91,7 +93,8 @@ async function readConfigs(start: readonly string[], home: string, named: (inclu
     for (const e of entries) {
       if (!isInclude(e) || e.value === '') continue;
       const included = nodePath.resolve(nodePath.dirname(path), expandHome(e.value, home));
-      named({ path: included, why: `a file that a git configuration includes (${e.subsection === undefined ? 'include.path' : `includeIf.${e.subsection}.path`}), which ${OUTSIDE} reads as configuration` });
+      const key = e.subsection === undefined ? 'include.path' : `includeIf.${e.subsection}.path`;
+      named({ path: included, key, why: `a file that a git configuration includes (${key}), which ${OUTSIDE} reads as configuration` });
       await read(included, depth + 1);
     }
   };
@@ -144,9 +147,9 @@ export async function namedByConfig(gitDir: string, personal: PersonalConfig, ho
     for (const e of file.entries) {
       const name = e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
       if (e.section === 'core' && e.subsection === undefined && e.key === 'hookspath' && e.value !== '') {
-        named.push({ path: nodePath.resolve(top, expandHome(e.value, home)), why: `the hooks folder that core.hooksPath names`, hooks: true });
+        named.push({ path: nodePath.resolve(top, expandHome(e.value, home)), key: 'core.hooksPath', why: `the hooks folder that core.hooksPath names, whose hooks ${OUTSIDE} runs`, hooks: true });
       } else if (isProgram(e)) {
-        for (const path of pathsInCommand(e.value, top, home)) named.push({ path, why: `a program that ${name} names, which ${OUTSIDE} runs` });
+        for (const path of pathsInCommand(e.value, top, home)) named.push({ path, key: name, why: `a program that ${name} names, which ${OUTSIDE} runs` });
       }
     }
   }
@@ -155,13 +158,29 @@ export async function namedByConfig(gitDir: string, personal: PersonalConfig, ho
 
 const exists = (path: string): Promise<boolean> => lstat(path).then(() => true, () => false);
 
-/** The `.git` of the repository a folder is part of, found as git finds it: in the nearest folder above that has one. */
-async function enclosingGitEntry(folder: string): Promise<string | undefined> {
-  for (let dir = nodePath.dirname(folder); ; dir = nodePath.dirname(dir)) {
+/** The `.git` entries of the folders above `path`, nearest first: the repositories it is part of, as git finds them. */
+async function gitEntriesAbove(path: string): Promise<string[]> {
+  const entries: string[] = [];
+  for (let dir = nodePath.dirname(path); ; dir = nodePath.dirname(dir)) {
     const entry = nodePath.join(dir, GIT_ENTRY);
-    if (await exists(entry)) return entry;
-    if (nodePath.dirname(dir) === dir) return undefined;
+    if (await exists(entry)) entries.push(entry);
+    if (nodePath.dirname(dir) === dir) return entries;
   }
+}
+
+/**
+ * What git would take the file at `abs` (its real path) to be, outside any sandbox, when a
+ * configuration names it: that of a repository it is in, or the person's own. Undefined when none does.
+ */
+export async function gitNameOf(abs: string, home: string, env: Readonly<Record<string, string | undefined>>): Promise<NamedByConfig | undefined> {
+  const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
+  const named = [...personal.includes];
+  for (const gitDir of await gitDirsOf(await gitEntriesAbove(abs))) named.push(...await namedByConfig(gitDir, personal, home));
+  for (const candidate of named) {
+    if (candidate.path === abs || (await realpath(candidate.path).catch(() => undefined)) === abs) return candidate;
+    if (candidate.hooks === true && abs.startsWith(`${candidate.path}${nodePath.sep}`)) return { ...candidate, path: abs, why: `a hook in ${candidate.why}` };
+  }
+  return undefined;
 }
 
 /**
@@ -183,8 +202,7 @@ export async function heldByConfig(folders: readonly { readonly folder: string; 
   const personal = await readPersonalConfig(personalConfigFiles(home, process.env), home);
   for (const include of personal.includes) await hold(include);
   for (const { folder, repositories } of folders) {
-    const enclosing = await enclosingGitEntry(folder);
-    const namers = enclosing === undefined ? repositories : [...repositories, ...await gitDirsOf([enclosing])];
+    const namers = [...repositories, ...await gitDirsOf(await gitEntriesAbove(folder))];
     for (const gitDir of namers) for (const named of await namedByConfig(gitDir, personal, home)) await hold(named);
   }
   return { held: [...held], unheld: [...unheld.values()] };
