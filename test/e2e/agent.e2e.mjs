@@ -426,7 +426,7 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once; staging the clean filter\'s script raises our modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
@@ -453,6 +453,10 @@ describe('agent mode with the scripted model', () => {
           expect: 'stopped: the command made \\.git/config\\.local, a file that a git configuration includes \\(include\\.path\\)[\\s\\S]*protected files created: \\.git/config\\.local \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
         { tool: 'run_shell_command', input: { command: redirect, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/commondir'],
           expect: 'stopped: the command made \\.git/commondir[\\s\\S]*protected files created: \\.git/commondir \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+        // The file tools too: a script the repository's configuration runs (a clean filter) is asked in our modal.
+        { tool: 'stage_file', input: { path: 'tools/clean.sh', content: '#!/bin/sh\ntouch pwned\n' }, confirm: 'allowOnce', shows: ['tools/clean.sh'],
+          dialog: { message: 'Allow stage_file to stage a change to the protected file "tools/clean.sh"?', click: DIALOG_LABELS.cancel },
+          expect: '^E_SANDBOX_REFUSED: The user declined stage_file on "tools/clean\\.sh": it is a program that filter\\.x\\.clean names', reject: MEDIA_ID },
       ],
       final: 'Done.\n\n{{step 2}}',
     };
@@ -464,6 +468,9 @@ describe('agent mode with the scripted model', () => {
         // (it is read-only to commands, like .git/hooks and .git/config), so the person made it one.
         execFileSync('git', ['init', '-q', wb.workspaceDir]);
         execFileSync('git', ['-C', wb.workspaceDir, 'config', 'include.path', 'config.local']);
+        execFileSync('git', ['-C', wb.workspaceDir, 'config', 'filter.x.clean', './tools/clean.sh']);
+        mkdirSync(join(wb.workspaceDir, 'tools'));
+        writeFileSync(join(wb.workspaceDir, 'tools', 'clean.sh'), 'cat\n');
         mkdirSync(join(wb.workspaceDir, 'vendor', 'lib'), { recursive: true });
         writeFileSync(join(wb.workspaceDir, 'vendor', 'lib', 'x.c'), 'int x;\n');
         execFileSync('git', ['init', '-q', join(wb.workspaceDir, 'vendor', 'lib')]);
@@ -472,6 +479,7 @@ describe('agent mode with the scripted model', () => {
       check: async (ctx) => {
         assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 6, 'the audit log records the six commands');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'config.local')), false, '.git/config.local is still there');
+        assert.equal(readFileSync(join(ctx.wb.workspaceDir, 'tools', 'clean.sh'), 'utf8'), 'cat\n', 'the clean filter\'s script was written');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'commondir')), false, '.git/commondir is still there');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, 'pwned')), false, 'git ran the configuration commondir pointed at');
         assert.doesNotMatch(readFileSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);

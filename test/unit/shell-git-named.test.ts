@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { namedByConfig, pathsInCommand, personalConfigFiles, readPersonalConfig } from '../../src/core/shell/git-named.ts';
 import { testDir } from './harness.ts';
@@ -56,5 +56,10 @@ describe('what a repository\'s configuration names for git to read or run', () =
     const worktreePaths = worktree.map((n) => n.path);
     assert.ok(worktreePaths.includes(nodePath.join(linked, 'tools/clean.sh')), worktreePaths.join(', '));
     assert.ok(worktreePaths.includes(nodePath.join(repo, '.git', 'config.local')), worktreePaths.join(', '));
+    // A pipe in place of the worktree's gitdir file (a command can make one) is not waited on.
+    const gitdir = nodePath.join(repo, '.git', 'worktrees', 'linked', 'gitdir');
+    rmSync(gitdir);
+    execFileSync('mkfifo', [gitdir]);
+    assert.ok((await namedByConfig(nodePath.join(repo, '.git', 'worktrees', 'linked'), personal, home)).length > 0);
   });
 });

@@ -29,7 +29,7 @@ async function subfolders(dir: string): Promise<string[]> {
 }
 
 /** More than any `gitdir:` line git writes; a larger `.git` file is read no further. */
-const GITDIR_FILE_MAX = 4096;
+export const GITDIR_FILE_MAX = 4096;
 /** A repository's configuration is read this far at most. */
 export const CONFIG_MAX = 1024 * 1024;
 

@@ -1,6 +1,6 @@
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirsOf } from './git-dirs.ts';
+import { CONFIG_MAX, firstBytes, GIT_ENTRY, GITDIR_FILE_MAX, gitDirsOf } from './git-dirs.ts';
 import { parseConfig, type ConfigEntry } from './git-config.ts';
 
 /**
@@ -14,7 +14,7 @@ import { parseConfig, type ConfigEntry } from './git-config.ts';
  */
 export interface NamedByConfig {
   readonly path: string;
-  /** The configuration key that names it (`include.path`, `filter.x.clean`, …), or `git configuration` for the person's own files. */
+  /** The configuration key that names it (`include.path`, `filter.x.clean`, …), or `--global` / `--system` for the person's own files. */
   readonly key: string;
   readonly why: string;
   /** A hooks folder (`core.hooksPath`): held whether or not it exists, as a git directory's own `hooks` is. */
@@ -68,7 +68,7 @@ export function personalConfigFiles(home: string, env: Readonly<Record<string, s
 }
 
 export async function readPersonalConfig(own: readonly string[], home: string): Promise<PersonalConfig> {
-  const includes: NamedByConfig[] = own.map((path) => ({ path, key: 'git configuration', why: `the person's own git configuration, which ${OUTSIDE} reads` }));
+  const includes: NamedByConfig[] = own.map((path, i) => ({ path, key: i === 0 ? '--system' : '--global', why: `the person's own git configuration, which ${OUTSIDE} reads` }));
   const files = await readConfigs(own, home, (include) => includes.push(include));
   return { files, includes };
 }
@@ -129,7 +129,7 @@ function workTreeTop(gitDir: string, entries: readonly ConfigEntry[]): string {
 /** A linked worktree's git directory keeps no configuration of its own: it reads its common one, and runs in the folder its `gitdir` names. */
 async function worktreePlace(gitDir: string): Promise<{ configDir: string; top: string | undefined }> {
   if (nodePath.basename(nodePath.dirname(gitDir)) !== 'worktrees') return { configDir: gitDir, top: undefined };
-  const named = (await readFile(nodePath.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).trim();
+  const named = (await firstBytes(nodePath.join(gitDir, 'gitdir'), GITDIR_FILE_MAX).catch(() => '')).trim();
   return { configDir: nodePath.dirname(nodePath.dirname(gitDir)), top: named === '' ? undefined : nodePath.dirname(nodePath.resolve(gitDir, named)) };
 }
 
