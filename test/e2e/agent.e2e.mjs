@@ -426,7 +426,7 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once; staging the clean filter\'s script raises our modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once, as is one that opens the repository in a new folder holding its own husky hooks; staging the clean filter\'s script raises our modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
@@ -435,6 +435,9 @@ describe('agent mode with the scripted model', () => {
     // A file the repository's configuration includes but that is not there (git skips it): made, VS
     // Code's git would read it on its next refresh; the command keeps giving it one.
     const included = 'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local && for i in $(seq 20); do touch sum.test.mjs; sleep 1; done; echo never';
+    // husky's core.hooksPath (.husky/_) is taken from the work tree: a .git file naming .git opens the
+    // repository in x, whose .husky/_ the command wrote; it keeps giving VS Code's git a sign of x.
+    const relinked = 'mkdir -p x/.husky/_ && printf "#!/bin/sh\\ntouch pwned\\n" > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo "gitdir: ../.git" > x/.git && for i in $(seq 20); do touch x/.gitignore; sleep 1; done; echo never';
     // A commondir sends git to a configuration of the command's own; the command waits for the git
     // extension's refresh (a second after a change) and is ended at once instead.
     const redirect = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
@@ -453,6 +456,8 @@ describe('agent mode with the scripted model', () => {
           expect: 'stopped: the command made \\.git/config\\.local, a file that a git configuration includes \\(include\\.path\\)[\\s\\S]*protected files created: \\.git/config\\.local \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
         { tool: 'run_shell_command', input: { command: redirect, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/commondir'],
           expect: 'stopped: the command made \\.git/commondir[\\s\\S]*protected files created: \\.git/commondir \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+        { tool: 'run_shell_command', input: { command: relinked, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['gitdir: ../.git'],
+          expect: 'stopped: the command made x/\\.git, a \\.git file that opens an existing repository \\(\\.\\./\\.git\\) in another folder[\\s\\S]*protected files created: x/\\.git \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
         // The file tools too: a script the repository's configuration runs (a clean filter) is asked in our modal.
         { tool: 'stage_file', input: { path: 'tools/clean.sh', content: '#!/bin/sh\ntouch pwned\n' }, confirm: 'allowOnce', shows: ['tools/clean.sh'],
           dialog: { message: 'Allow stage_file to stage a change to the protected file "tools/clean.sh"?', click: DIALOG_LABELS.cancel },
@@ -469,6 +474,8 @@ describe('agent mode with the scripted model', () => {
         execFileSync('git', ['init', '-q', wb.workspaceDir]);
         execFileSync('git', ['-C', wb.workspaceDir, 'config', 'include.path', 'config.local']);
         execFileSync('git', ['-C', wb.workspaceDir, 'config', 'filter.x.clean', './tools/clean.sh']);
+        execFileSync('git', ['-C', wb.workspaceDir, 'config', 'core.hooksPath', '.husky/_']);
+        mkdirSync(join(wb.workspaceDir, '.husky', '_'), { recursive: true });
         mkdirSync(join(wb.workspaceDir, 'tools'));
         writeFileSync(join(wb.workspaceDir, 'tools', 'clean.sh'), 'cat\n');
         mkdirSync(join(wb.workspaceDir, 'vendor', 'lib'), { recursive: true });
@@ -477,9 +484,11 @@ describe('agent mode with the scripted model', () => {
         await d.selectAgent(page, 'Workspace Tools');
       },
       check: async (ctx) => {
-        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 6, 'the audit log records the six commands');
+        assert.ok(auditLines(ctx.wb).filter((l) => /\brun_shell_command\b/.test(l)).length >= 7, 'the audit log records the seven commands');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'config.local')), false, '.git/config.local is still there');
         assert.equal(readFileSync(join(ctx.wb.workspaceDir, 'tools', 'clean.sh'), 'utf8'), 'cat\n', 'the clean filter\'s script was written');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'x', '.git')), false, 'x/.git is still there');
+        assert.equal(existsSync(join(ctx.wb.workspaceDir, 'x', 'pwned')), false, 'VS Code\'s git ran the hook in x\'s copy of .husky/_');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, '.git', 'commondir')), false, '.git/commondir is still there');
         assert.equal(existsSync(join(ctx.wb.workspaceDir, 'pwned')), false, 'git ran the configuration commondir pointed at');
         assert.doesNotMatch(readFileSync(join(ctx.wb.workspaceDir, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);

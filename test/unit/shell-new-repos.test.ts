@@ -67,7 +67,7 @@ describe('a repository a command makes', () => {
     assert.deepEqual(gitEntriesNear(p('.gitignore'), [p('sub')]), []);
   });
 
-  test('a new repository, a clone and a submodule are safe as git makes them; a hook, what sends git elsewhere, a link, or a gitdir outside the write folders is not; a repository there before is not judged', (t) => {
+  test('a new repository, a clone and a submodule are safe as git makes them; a hook, what sends git elsewhere, a link, a gitdir outside the write folders, or a new work tree for a repository there before is not; a repository there before is not judged', (t) => {
     const root = testDir(t, 'wt-new-repos-').path;
     const at = (rel: string): string => nodePath.join(root, rel);
     git('init', '-q', at('upstream'));
@@ -114,6 +114,10 @@ describe('a repository a command makes', () => {
       assert.deepEqual(await judged('separate/.git'), [], 'a .git file naming a new git directory inside is judged by that directory');
       git('-C', at('separate'), 'config', 'filter.x.clean', 'touch pwned');
       assert.deepEqual(await judged('separate/.git'), ['kept-inside/config']);
+      // A new work tree for a repository that was there: its relative hooks folder (husky's .husky/_) would be the new folder's.
+      mkdirSync(at('elsewhere'));
+      writeFileSync(at('elsewhere/.git'), 'gitdir: ../old/.git\n');
+      assert.deepEqual(await judged('elsewhere/.git'), ['elsewhere/.git']);
     })();
   });
 

@@ -303,6 +303,23 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(readFileSync(nodePath.join(f.s.root, 'plain', '.git', 'config'), 'utf8'), /name = t/);
   });
 
+  test('attack: a command opens the repository in a new folder (a .git file naming .git) whose copy of husky\'s hooks folder (core.hooksPath .husky/_, taken from the work tree) holds its hook, and waits for VS Code\'s git to find it — it is ended at once and the .git file taken out', async (t) => {
+    const watch = folderWatch();
+    t.after(() => watch.dispose());
+    const f = shellSession(t, { watchGit: watch.watchGit });
+    const root = f.s.root;
+    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
+    mkdirSync(nodePath.join(root, '.husky', '_'), { recursive: true });
+    execFileSync('git', ['-C', root, 'config', 'core.hooksPath', '.husky/_']);
+    const command = `mkdir -p x/.husky/_ && printf '#!/bin/sh\\ntouch ${pwned}\\n' > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo 'gitdir: ../.git' > x/.git && sleep 20; echo never`;
+    const { text } = await run(f, command, { timeout_ms: 60_000 });
+    assert.match(text, /stopped: the command made x\/\.git, a \.git file that opens an existing repository \(\.\.\/\.git\) in another folder/);
+    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
+    assert.equal(existsSync(nodePath.join(root, 'x', '.git')), false, 'x/.git is still there');
+    execFileSync('git', ['-C', nodePath.join(root, 'x'), 'status', '--short'], { stdio: 'ignore' });
+    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
+  });
+
   test('attack: a command rewrites what the repository\'s configuration includes or names as a program (an included file, missing or present, a clean filter\'s script, an fsmonitor script not there yet, a hooks folder an include names, the person\'s own configuration linked from home) for VS Code\'s git to read or run outside the sandbox — held read-only, or the command is ended at once and the file taken out', async (t) => {
     const watch = folderWatch();
     t.after(() => watch.dispose());

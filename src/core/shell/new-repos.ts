@@ -93,8 +93,8 @@ export function gitEntriesNear(changed: string, writeFolders: readonly string[])
 /**
  * Security: the git directories a `.git` entry leads to that were not there when the command
  * started (`known`: the sandbox holds the configuration and hooks of those), and what is unsafe in
- * the entry itself: a new `.git` link, or a new `.git` file naming a git directory outside the
- * write folders, where nothing is watched.
+ * the entry itself: a new `.git` link, a new `.git` file naming a git directory outside the write
+ * folders, where nothing is watched, or one naming a git directory that was there (a new work tree for it).
  */
 export async function newGitDirs(entry: string, writeFolders: readonly string[], known: ReadonlySet<string>, since: number): Promise<{ unsafe?: UnsafeGitChange; gitDirs: string[] }> {
   const stat = await lstat(entry).catch(() => undefined);
@@ -105,6 +105,8 @@ export async function newGitDirs(entry: string, writeFolders: readonly string[],
     if (stat.isSymbolicLink()) return { unsafe: { path: entry, why: `a link named .git, which ${OUTSIDE_THE_SANDBOX} through the link` }, gitDirs: [] };
     const gitDir = await gitDirOf(entry, stat);
     if (gitDir !== undefined && !inside(gitDir, writeFolders)) return { unsafe: { path: entry, why: `a .git file that names ${gitDir}, a git directory outside the folders commands may write, where what ${OUTSIDE_THE_SANDBOX} could be changed unseen` }, gitDirs: [] };
+    // Its configuration names hooks folders and programs relative to the work tree (husky's core.hooksPath .husky/_): opened here, they would be this folder's, which the command wrote.
+    if (gitDir !== undefined && known.has(gitDir)) return { unsafe: { path: entry, why: `a .git file that opens an existing repository (${nodePath.relative(nodePath.dirname(entry), gitDir)}) in another folder, where the hooks and programs its configuration names relative to the work tree would be files the command wrote, which ${OUTSIDE_THE_SANDBOX}` }, gitDirs: [] };
   }
   return { gitDirs: (await gitDirsOf([entry])).filter((gitDir) => !known.has(gitDir)) };
 }
