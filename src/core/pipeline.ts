@@ -177,7 +177,7 @@ async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved:
   if (signal.aborted) throw cancelled();
   const verdict = await gate({ ...first, targets, secret: true }, signal);
   if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
-  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why} (${named.key}).`, `Do not retry it under another name; ask the user what they want instead.`);
+  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`, `Do not retry it under another name; ask the user what they want instead.`);
 }
 
 /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */

@@ -184,7 +184,7 @@ export async function gitNameOf(abs: string, home: string, env: Readonly<Record<
 }
 
 /**
- * What the configurations of these repositories — those below each workspace folder and the one it
+ * What the configurations of these repositories — those below each workspace folder and those it
  * is part of — and the person's own name under the write roots: `held`, read-only in the sandbox
  * (where it exists, a hooks folder always, and where a link there leads); `unheld`, what does not
  * exist yet, to be watched for.
