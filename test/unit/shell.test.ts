@@ -57,6 +57,16 @@ function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: R
   return { s, home, spool, host };
 }
 
+/**
+ * A shell session watched as the CLI and the MCP server watch (the editor's watcher is in the e2e
+ * tests), and a canary path outside the workspace that what a command plants would create.
+ */
+function watchedShellSession(t: TestContext): { f: ShellFixture; pwned: string } {
+  const watch = folderWatch();
+  t.after(() => watch.dispose());
+  return { f: shellSession(t, { watchGit: watch.watchGit }), pwned: nodePath.join(testDir(t, 'wt-pwned-').path, 'ran') };
+}
+
 /** Every byte the call left behind: the model's text, every spool file (result artifacts), the audit log. */
 function leftBehind(f: ShellFixture, text: string): string {
   const files: string[] = [];
@@ -275,11 +285,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   });
 
   test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on and keeps its configuration', async (t) => {
-    // The watch the CLI and the MCP server give (the editor's watcher is in the e2e test).
-    const watch = folderWatch();
-    t.after(() => watch.dispose());
-    const f = shellSession(t, { watchGit: watch.watchGit });
-    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
+    const { f, pwned } = watchedShellSession(t);
     const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
     const { text } = await run(f, command, { timeout_ms: 60_000 });
     assert.match(text, /stopped: the command made fresh\/\.git\/config, a repository configuration that sets core\.fsmonitor/);
@@ -304,11 +310,8 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   });
 
   test('attack: a command opens the repository in a new folder (a .git file naming .git) whose copy of husky\'s hooks folder (core.hooksPath .husky/_, taken from the work tree) holds its hook, and waits for VS Code\'s git to find it — it is ended at once and the .git file taken out', async (t) => {
-    const watch = folderWatch();
-    t.after(() => watch.dispose());
-    const f = shellSession(t, { watchGit: watch.watchGit });
+    const { f, pwned } = watchedShellSession(t);
     const root = f.s.root;
-    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
     mkdirSync(nodePath.join(root, '.husky', '_'), { recursive: true });
     execFileSync('git', ['-C', root, 'config', 'core.hooksPath', '.husky/_']);
     const command = `mkdir -p x/.husky/_ && printf '#!/bin/sh\\ntouch ${pwned}\\n' > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo 'gitdir: ../.git' > x/.git && sleep 20; echo never`;
@@ -321,11 +324,8 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   });
 
   test('attack: a command rewrites what the repository\'s configuration includes or names as a program (an included file, missing or present, a clean filter\'s script, an fsmonitor script not there yet, a hooks folder an include names, the person\'s own configuration linked from home) for VS Code\'s git to read or run outside the sandbox — held read-only, or the command is ended at once and the file taken out', async (t) => {
-    const watch = folderWatch();
-    t.after(() => watch.dispose());
-    const f = shellSession(t, { watchGit: watch.watchGit });
+    const { f, pwned } = watchedShellSession(t);
     const root = f.s.root;
-    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
     const git = (...args: string[]): string => execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8' });
     git('config', '--add', 'include.path', 'config.local');
     git('config', '--add', 'include.path', '../team.gitconfig');
