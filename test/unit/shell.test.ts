@@ -309,6 +309,18 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.match(readFileSync(nodePath.join(f.s.root, 'plain', '.git', 'config'), 'utf8'), /name = t/);
   });
 
+  test('attack: with the person\'s own core.hooksPath relative (git config --global core.hooksPath .githooks, taken from each repository\'s folder), a command makes a new repository, puts a hook in its .githooks and waits for VS Code\'s git — it is ended at once and the hook taken out', async (t) => {
+    const { f, pwned } = watchedShellSession(t);
+    writeFileSync(nodePath.join(f.home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+    const command = `git init -q fresh && mkdir fresh/.githooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > fresh/.githooks/post-index-change && chmod +x fresh/.githooks/post-index-change && sleep 20; echo never`;
+    const { text } = await run(f, command, { timeout_ms: 60_000 });
+    assert.match(text, /stopped: the command made fresh\/\.githooks\/post-index-change, a hook in the hooks folder that core\.hooksPath names/);
+    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
+    assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.githooks', 'post-index-change')), false, 'the hook is still there');
+    execFileSync('git', ['-C', nodePath.join(f.s.root, 'fresh'), '-c', 'core.hooksPath=.githooks', 'status', '--short'], { stdio: 'ignore' });
+    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
+  });
+
   test('attack: a command opens the repository in a new folder (a .git file naming .git) whose copy of husky\'s hooks folder (core.hooksPath .husky/_, taken from the work tree) holds its hook, and waits for VS Code\'s git to find it — it is ended at once and the .git file taken out', async (t) => {
     const { f, pwned } = watchedShellSession(t);
     const root = f.s.root;

@@ -143,7 +143,13 @@ export async function namedByConfig(gitDir: string, personal: PersonalConfig, ho
   const { configDir, top: linkedTop } = await worktreePlace(gitDir);
   const own = await readConfigs([nodePath.join(configDir, 'config'), nodePath.join(gitDir, 'config.worktree')], home, (include) => named.push(include));
   const top = linkedTop ?? workTreeTop(configDir, own.flatMap((f) => f.entries));
-  for (const file of [...personal.files, ...own]) {
+  return [...named, ...namesIn([...personal.files, ...own], top, home)];
+}
+
+/** The hooks folders and programs these configuration files name, relative ones taken from the work tree's top. */
+function namesIn(files: readonly ConfigFile[], top: string, home: string): NamedByConfig[] {
+  const named: NamedByConfig[] = [];
+  for (const file of files) {
     for (const e of file.entries) {
       const name = e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
       if (e.section === 'core' && e.subsection === undefined && e.key === 'hookspath' && e.value !== '') {
@@ -154,6 +160,24 @@ export async function namedByConfig(gitDir: string, personal: PersonalConfig, ho
     }
   }
   return named;
+}
+
+/** Whether the person's own configuration names anything relative to a repository's work tree (see `personalNamesIn`). */
+export function namesRelativeToWorkTree(personal: PersonalConfig, home: string): boolean {
+  const probe = nodePath.join(nodePath.sep, '\u0000work-tree');
+  return namesIn(personal.files, probe, home).some((named) => named.path.startsWith(`${probe}${nodePath.sep}`));
+}
+
+/**
+ * What the person's own configuration names inside the work tree of a repository a command made:
+ * a relative `core.hooksPath` or program (`git config --global core.hooksPath .githooks`) is taken
+ * from each repository's own folder, so in a new one it is a file the command wrote.
+ */
+export async function personalNamesIn(gitDir: string, personal: PersonalConfig, home: string): Promise<NamedByConfig[]> {
+  if (personal.files.length === 0) return [];
+  const own = await readConfigs([nodePath.join(gitDir, 'config')], home, () => undefined);
+  const top = workTreeTop(gitDir, own.flatMap((f) => f.entries));
+  return namesIn(personal.files, top, home).filter((named) => named.path.startsWith(`${top}${nodePath.sep}`) && !named.path.startsWith(`${gitDir}${nodePath.sep}`));
 }
 
 const exists = (path: string): Promise<boolean> => lstat(path).then(() => true, () => false);

@@ -3,6 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from './git-config.ts';
 import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirOf, gitDirsOf, REDIRECTS, watchWhileRunning } from './git-dirs.ts';
+import { namesRelativeToWorkTree, personalConfigFiles, personalNamesIn, readPersonalConfig, type PersonalConfig } from './git-named.ts';
 import type { WatchGit } from './port.ts';
 
 /**
@@ -68,6 +69,21 @@ export async function unsafeGitDir(gitDir: string): Promise<UnsafeGitChange[]> {
   return found;
 }
 
+/** What the person's own configuration names in a new repository's work tree that is there (see `personalNamesIn`): a hook in its relative hooks folder, a program. */
+export async function unsafePersonalNames(gitDir: string, personal: PersonalConfig, home: string): Promise<UnsafeGitChange[]> {
+  const found: UnsafeGitChange[] = [];
+  for (const named of await personalNamesIn(gitDir, personal, home)) {
+    if (named.hooks === true) {
+      for (const hook of await readdir(named.path, { withFileTypes: true }).catch(() => [])) {
+        if (!hook.name.endsWith('.sample') && !hook.isDirectory()) found.push({ path: nodePath.join(named.path, hook.name), why: `a hook in ${named.why} (your own configuration's, taken from each repository's folder)` });
+      }
+    } else if (await lstat(named.path).catch(() => undefined)) {
+      found.push({ path: named.path, why: `${named.why} (your own configuration's, taken from each repository's folder)` });
+    }
+  }
+  return found;
+}
+
 /** What VS Code's git takes as a sign of a repository: a change at a path with a name that starts with ".git" (`.git/…`, `.gitignore`, `.github/…`). */
 const GIT_SIGN = /[\\/]\.git/;
 
@@ -120,7 +136,10 @@ export async function newGitDirs(entry: string, writeFolders: readonly string[],
  * half a second after such a change. Returns the way to stop, which resolves once the judgment
  * under way has ended.
  */
-export function watchNewRepositories(watch: WatchGit, writeFolders: readonly string[], known: ReadonlySet<string>, since: number, found: (change: UnsafeGitChange) => Promise<void>): () => Promise<void> {
+export function watchNewRepositories(watch: WatchGit, writeFolders: readonly string[], known: ReadonlySet<string>, since: number, found: (change: UnsafeGitChange) => Promise<void>, home: string): () => Promise<void> {
+  const personal = readPersonalConfig(personalConfigFiles(home, process.env), home);
+  let relativeNames = false;
+  void personal.then((config) => { relativeNames = namesRelativeToWorkTree(config, home); });
   let stopped = false;
   /** The new git directories watched, and each folder watched for them (a git directory, its hooks). */
   const gitDirs = new Set<string>();
@@ -142,7 +161,7 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   const judge = async (gitDir: string): Promise<void> => {
     // A hooks folder made later shows as a change of the git directory, and is watched then.
     watching(nodePath.join(gitDir, 'hooks'), gitDir);
-    await report(await unsafeGitDir(gitDir));
+    await report([...await unsafeGitDir(gitDir), ...await unsafePersonalNames(gitDir, await personal, home)]);
   };
   const look = async (item: string): Promise<void> => {
     if (gitDirs.has(item)) return judge(item);
@@ -169,6 +188,8 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   };
   const subscription = watch(writeFolders, (path) => {
     for (const entry of gitEntriesNear(path, writeFolders)) enqueue(entry);
+    // What the person's configuration names in a new repository's folder (`unsafePersonalNames`) may come after the repository.
+    if (relativeNames) for (const gitDir of gitDirs) if (nodePath.basename(gitDir) === GIT_ENTRY && path.startsWith(`${nodePath.dirname(gitDir)}${nodePath.sep}`) && !path.startsWith(`${gitDir}${nodePath.sep}`)) enqueue(gitDir);
   });
   return async () => {
     stopped = true;

@@ -148,7 +148,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       // Now, not when the command ends: it may take its time to end, and VS Code's git would not wait.
       const taken = await withdrawNow(change.path, withdrawInputs);
       if (taken !== undefined) takenOut.push(taken);
-    });
+    }, host.home);
     /** What the watches find after this is no longer the command's doing; the walk after it takes the rest. */
     const stopWatching = async (): Promise<void> => {
       stopWatchingRedirects();
