@@ -145,17 +145,8 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
 async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, confirmed: Set<string>, signal: AbortSignal): Promise<void> {
   const links = resolved.checked?.type === 'file' ? resolved.checked.nlink ?? 1 : 1;
   if (links <= 1 || confirmed.has(resolved.display)) return;
-  const first = approvedCall.call;
-  const named = first.targets.some((t) => t.display === resolved.display);
-  const targets = named
-    ? first.targets.map((t) => (t.display === resolved.display ? { ...t, links } : t))
-    : [...first.targets, { display: resolved.display, action: 'default' as const, links }];
-  if (signal.aborted) throw cancelled();
   // Asked like a protected file: every time, never remembered, never approved by a rule alone.
-  const verdict = await gate({ ...first, targets, secret: true }, signal);
-  // A host that refuses on its own (the CLI) says why; a person's decline is told with the names.
-  if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
-  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, `Do not retry it under another name; ask the user what they want instead.`);
+  await askAgain(gate, approvedCall, resolved, (t) => (t ? { ...t, links } : { display: resolved.display, action: 'default', links }), `The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, signal);
   confirmed.add(resolved.display);
 }
 
@@ -173,11 +164,23 @@ async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved:
   const named = await gitNameOf(nodePath.join(local, ...resolved.realRel.split('/')), homedir(), process.env);
   if (named === undefined) return;
   const asked: GateTarget = { display: resolved.display, action: 'ask', rule: `git config ${named.key}`, source: 'protected', reason: named.why };
-  const targets = first.targets.some((t) => t.display === resolved.display) ? first.targets.map((t) => (t.display === resolved.display ? asked : t)) : [...first.targets, asked];
+  await askAgain(gate, approvedCall, resolved, () => asked, `The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`, signal);
+}
+
+/**
+ * Asks the gate again about one resolved path of an approved call, as a secret (a modal, never
+ * remembered): `asked` makes its target from the one the first question had, if any.
+ */
+async function askAgain(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, asked: (first: GateTarget | undefined) => GateTarget, declined: string, signal: AbortSignal): Promise<void> {
+  const first = approvedCall.call;
+  const targets = first.targets.some((t) => t.display === resolved.display)
+    ? first.targets.map((t) => (t.display === resolved.display ? asked(t) : t))
+    : [...first.targets, asked(undefined)];
   if (signal.aborted) throw cancelled();
   const verdict = await gate({ ...first, targets, secret: true }, signal);
+  // A host that refuses on its own (the CLI) says why; a person's decline is told with the names.
   if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
-  if (!verdict.allow) throw refused(`The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`, `Do not retry it under another name; ask the user what they want instead.`);
+  if (!verdict.allow) throw refused(declined, `Do not retry it under another name; ask the user what they want instead.`);
 }
 
 /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
