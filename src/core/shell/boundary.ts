@@ -3,7 +3,7 @@ import type { Policy, PolicyDecision } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
 import { GIT_ENTRY, GIT_HEAD, gitDirsOf, heldGitPaths } from './git-dirs.ts';
-import { heldByConfig, type NamedByConfig } from './git-named.ts';
+import { heldByConfig, type NamedByConfig, type PersonalConfig } from './git-named.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
@@ -26,6 +26,8 @@ export interface ShellBoundary {
    * ends the command and is taken out.
    */
   readonly unheld: readonly NamedByConfig[];
+  /** The person's own git configuration, as read for this boundary (a new repository is judged by it too). */
+  readonly personal: PersonalConfig;
 }
 
 /**
@@ -273,6 +275,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     allowedDomains: [...inputs.allowedDomains],
     gitDirs,
     unheld: byConfig.unheld,
+    personal: byConfig.personal,
   };
 }
 

@@ -1,5 +1,6 @@
-import { constants, lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import { constants, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { open, readdir, readlink, stat as statThroughLinks, unlink } from 'node:fs/promises';
+import { entryNow } from './entry.ts';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
 import { displayOf, type ModelPath, type WorkspaceRoot } from '../paths.ts';
@@ -84,7 +85,7 @@ async function isSafeNewConfig(abs: string, stat: Stats, boundary: ShellBoundary
 /** A file or link a command made that must not wait for it to end: taken out now, as `withdrawCreatedProtected` would. Undefined when it is gone. */
 export async function withdrawNow(abs: string, inputs: Pick<WithdrawInputs, 'policy' | 'roots' | 'media'>): Promise<WithdrawnFile | undefined> {
   const path = modelPathIn(abs, inputs.roots);
-  const stat = lstatOrUndefined(abs);
+  const stat = entryNow(abs);
   return path === undefined || stat === undefined ? undefined : withdraw(abs, path, stat, inputs);
 }
 
@@ -207,7 +208,7 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
     for (const dir of level) {
       if (slice.over) await slice.next();
       const abs = nodePath.join(folder, dir);
-      const stat = lstatOrUndefined(abs);
+      const stat = entryNow(abs);
       const entries = entriesOf(abs);
       // Its ctime: a command can set a folder's mtime back (touch -d), never its ctime.
       const changed = stat !== undefined && stat.ctimeMs > since;
@@ -217,7 +218,7 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
           if (entry.name === GIT_ENTRY) found.push(...await changedGitControl(folder, rel, since));
           else if (entry.name !== 'node_modules') next.push(rel);
         } else if (changed) {
-          const file = lstatOrUndefined(nodePath.join(folder, rel));
+          const file = entryNow(nodePath.join(folder, rel));
           if (file !== undefined && (file.isFile() || file.isSymbolicLink()) && file.ctimeMs > since) found.push({ rel, stat: file });
         }
       }
@@ -225,14 +226,6 @@ async function changedSince(since: number, folder: string): Promise<ChangedFile[
     level = next;
   }
   return found;
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 function entriesOf(dir: string): Dirent[] {

@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs';
+import { readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
 import { SyncSlice } from '../sync-slice.ts';
+import { entryNow } from './entry.ts';
 import type { WatchGit } from './port.ts';
 
 /** Folders never watched, as VS Code's watcher leaves them out: installed dependencies, and a git directory's objects. */
@@ -75,7 +76,7 @@ export function folderWatch(): FolderWatch {
     const path = nodePath.join(dir, name);
     report(path);
     if (event !== 'rename' || unwatched(path, name)) return;
-    const stat = lstatSync(path, { throwIfNoEntry: false });
+    const stat = entryNow(path);
     if (stat?.isDirectory() === true) add(path);
     else if (watchers.has(path)) forget(path);
   };

@@ -1,5 +1,6 @@
-import { constants, lstatSync, watch, type FSWatcher, type Stats } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { constants, watch, type FSWatcher, type Stats } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
+import { entryAt, entryNow } from './entry.ts';
 import * as nodePath from 'node:path';
 
 /**
@@ -20,8 +21,6 @@ const HELD_WHERE_PRESENT = ['config', 'commondir', 'config.worktree'] as const;
 export const GIT_ENTRY = '.git';
 /** What a listing shows of a `.git` folder (see `ripgrepLister`): every git directory has one. */
 export const GIT_HEAD = `${GIT_ENTRY}/HEAD`;
-
-const lstatOrUndefined = (path: string): Promise<Stats | undefined> => lstat(path).catch(() => undefined);
 
 async function subfolders(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -71,7 +70,7 @@ async function withKept(gitDir: string, found: Set<string>): Promise<void> {
   while (level.length > 0) {
     const next: string[] = [];
     for (const dir of level) {
-      if (await lstatOrUndefined(nodePath.join(dir, 'HEAD'))) await withKept(dir, found);
+      if (await entryAt(nodePath.join(dir, 'HEAD'))) await withKept(dir, found);
       else next.push(...(await subfolders(dir)));
     }
     level = next;
@@ -82,7 +81,7 @@ async function withKept(gitDir: string, found: Set<string>): Promise<void> {
 export async function gitDirsOf(entries: readonly string[]): Promise<string[]> {
   const found = new Set<string>();
   for (const entry of entries) {
-    const stat = await lstatOrUndefined(entry);
+    const stat = await entryAt(entry);
     const gitDir = stat === undefined ? undefined : await gitDirOf(entry, stat);
     if (gitDir !== undefined) await withKept(gitDir, found);
   }
@@ -100,7 +99,7 @@ export async function heldGitPaths(gitDirs: readonly string[]): Promise<string[]
     if (!isWorktree) held.push(...HELD_ALWAYS.map((name) => nodePath.join(gitDir, name)));
     for (const name of HELD_WHERE_PRESENT) {
       const path = nodePath.join(gitDir, name);
-      if (await lstatOrUndefined(path)) held.push(path);
+      if (await entryAt(path)) held.push(path);
     }
   }
   return held;
@@ -123,7 +122,7 @@ export async function changedGitControl(folder: string, rel: string, since: numb
   await withKept(nodePath.join(folder, rel), gitDirs);
   const relOf = (abs: string): string => nodePath.relative(folder, abs).split(nodePath.sep).join('/');
   const consider = async (abs: string): Promise<Stats | undefined> => {
-    const stat = await lstatOrUndefined(abs);
+    const stat = await entryAt(abs);
     if (stat !== undefined && stat.ctimeMs > since && (stat.isFile() || stat.isSymbolicLink())) changed.push({ rel: relOf(abs), stat });
     return stat;
   };
@@ -150,7 +149,7 @@ export function watchRedirects(gitDirs: readonly string[], made: (path: string) 
   const watchers: FSWatcher[] = [];
   const present = new Set<string>();
   for (const gitDir of gitDirs) {
-    for (const name of REDIRECTS) if (lstatSync(nodePath.join(gitDir, name), { throwIfNoEntry: false })) present.add(nodePath.join(gitDir, name));
+    for (const name of REDIRECTS) if (entryNow(nodePath.join(gitDir, name))) present.add(nodePath.join(gitDir, name));
     const watcher = watchWhileRunning(gitDir, (name) => {
       if (name === null || !REDIRECTS.has(name)) return;
       const path = nodePath.join(gitDir, name);

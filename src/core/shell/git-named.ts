@@ -1,4 +1,5 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
+import { entryAt } from './entry.ts';
 import * as nodePath from 'node:path';
 import { CONFIG_MAX, firstBytes, GIT_ENTRY, GITDIR_FILE_MAX, gitDirsOf } from './git-dirs.ts';
 import { parseConfig, type ConfigEntry } from './git-config.ts';
@@ -180,14 +181,13 @@ export async function personalNamesIn(gitDir: string, personal: PersonalConfig, 
   return namesIn(personal.files, top, home).filter((named) => named.path.startsWith(`${top}${nodePath.sep}`) && !named.path.startsWith(`${gitDir}${nodePath.sep}`));
 }
 
-const exists = (path: string): Promise<boolean> => lstat(path).then(() => true, () => false);
 
 /** The `.git` entries of the folders above `path`, nearest first: the repositories it is part of, as git finds them. */
 async function gitEntriesAbove(path: string): Promise<string[]> {
   const entries: string[] = [];
   for (let dir = nodePath.dirname(path); ; dir = nodePath.dirname(dir)) {
     const entry = nodePath.join(dir, GIT_ENTRY);
-    if (await exists(entry)) entries.push(entry);
+    if (await entryAt(entry)) entries.push(entry);
     if (nodePath.dirname(dir) === dir) return entries;
   }
 }
@@ -213,14 +213,14 @@ export async function gitNameOf(abs: string, home: string, env: Readonly<Record<
  * (where it exists, a hooks folder always, and where a link there leads); `unheld`, what does not
  * exist yet, to be watched for.
  */
-export async function heldByConfig(folders: readonly { readonly folder: string; readonly repositories: readonly string[] }[], home: string, writable: (abs: string) => boolean): Promise<{ held: string[]; unheld: NamedByConfig[] }> {
+export async function heldByConfig(folders: readonly { readonly folder: string; readonly repositories: readonly string[] }[], home: string, writable: (abs: string) => boolean): Promise<{ held: string[]; unheld: NamedByConfig[]; personal: PersonalConfig }> {
   const held = new Set<string>();
   const unheld = new Map<string, NamedByConfig>();
   const hold = async (named: NamedByConfig): Promise<void> => {
     const real = await realpath(named.path).catch(() => undefined);
     if (real !== undefined && real !== named.path && writable(real)) held.add(real);
     if (!writable(named.path) || held.has(named.path) || unheld.has(named.path)) return;
-    if (named.hooks === true || await exists(named.path)) held.add(named.path);
+    if (named.hooks === true || await entryAt(named.path)) held.add(named.path);
     else unheld.set(named.path, named);
   };
   const personal = await readPersonalConfig(personalConfigFiles(home, process.env), home);
@@ -229,5 +229,5 @@ export async function heldByConfig(folders: readonly { readonly folder: string; 
     const namers = [...repositories, ...await gitDirsOf(await gitEntriesAbove(folder))];
     for (const gitDir of namers) for (const named of await namedByConfig(gitDir, personal, home)) await hold(named);
   }
-  return { held: [...held], unheld: [...unheld.values()] };
+  return { held: [...held], unheld: [...unheld.values()], personal };
 }

@@ -1,9 +1,10 @@
 import type { FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { entryAt } from './entry.ts';
 import * as nodePath from 'node:path';
 import { entryName, parseConfig } from './git-config.ts';
 import { CONFIG_MAX, firstBytes, GIT_ENTRY, gitDirOf, gitDirsOf, REDIRECTS, watchWhileRunning } from './git-dirs.ts';
-import { namesRelativeToWorkTree, personalConfigFiles, personalNamesIn, readPersonalConfig, type PersonalConfig } from './git-named.ts';
+import { namesRelativeToWorkTree, personalNamesIn, type PersonalConfig } from './git-named.ts';
 import type { WatchGit } from './port.ts';
 
 /**
@@ -50,15 +51,15 @@ export async function unsafeGitDir(gitDir: string): Promise<UnsafeGitChange[]> {
   const found: UnsafeGitChange[] = [];
   for (const name of REDIRECTS) {
     const path = nodePath.join(gitDir, name);
-    if (await lstat(path).catch(() => undefined)) found.push({ path, why: REDIRECT_WHY });
+    if (await entryAt(path)) found.push({ path, why: REDIRECT_WHY });
   }
   const hooks = nodePath.join(gitDir, 'hooks');
-  if ((await lstat(hooks).catch(() => undefined))?.isSymbolicLink() === true) found.push({ path: hooks, why: `a link in place of the hooks folder, through which ${OUTSIDE_THE_SANDBOX} the hooks` });
+  if ((await entryAt(hooks))?.isSymbolicLink() === true) found.push({ path: hooks, why: `a link in place of the hooks folder, through which ${OUTSIDE_THE_SANDBOX} the hooks` });
   for (const hook of await readdir(hooks, { withFileTypes: true }).catch(() => [])) {
     if (!hook.name.endsWith('.sample') && !hook.isDirectory()) found.push({ path: nodePath.join(hooks, hook.name), why: `a hook, which ${OUTSIDE_THE_SANDBOX} (post-index-change on every status)` });
   }
   const path = nodePath.join(gitDir, 'config');
-  const stat = await lstat(path).catch(() => undefined);
+  const stat = await entryAt(path);
   if (stat === undefined) return found;
   if (!stat.isFile()) found.push({ path, why: `a repository configuration that is not a plain file, which ${OUTSIDE_THE_SANDBOX} would follow or wait on` });
   else if (stat.size > CONFIG_MAX) found.push({ path, why: `a repository configuration of ${stat.size} bytes, too large to look through for what ${OUTSIDE_THE_SANDBOX}` });
@@ -77,7 +78,7 @@ export async function unsafePersonalNames(gitDir: string, personal: PersonalConf
       for (const hook of await readdir(named.path, { withFileTypes: true }).catch(() => [])) {
         if (!hook.name.endsWith('.sample') && !hook.isDirectory()) found.push({ path: nodePath.join(named.path, hook.name), why: `a hook in ${named.why} (your own configuration's, taken from each repository's folder)` });
       }
-    } else if (await lstat(named.path).catch(() => undefined)) {
+    } else if (await entryAt(named.path)) {
       found.push({ path: named.path, why: `${named.why} (your own configuration's, taken from each repository's folder)` });
     }
   }
@@ -113,7 +114,7 @@ export function gitEntriesNear(changed: string, writeFolders: readonly string[])
  * folders, where nothing is watched, or one naming a git directory that was there (a new work tree for it).
  */
 export async function newGitDirs(entry: string, writeFolders: readonly string[], known: ReadonlySet<string>, since: number): Promise<{ unsafe?: UnsafeGitChange; gitDirs: string[] }> {
-  const stat = await lstat(entry).catch(() => undefined);
+  const stat = await entryAt(entry);
   if (stat === undefined) return { gitDirs: [] };
   if (!stat.isDirectory()) {
     // One there before the command is held read-only by the sandbox, and named a git directory then.
@@ -136,10 +137,8 @@ export async function newGitDirs(entry: string, writeFolders: readonly string[],
  * half a second after such a change. Returns the way to stop, which resolves once the judgment
  * under way has ended.
  */
-export function watchNewRepositories(watch: WatchGit, writeFolders: readonly string[], known: ReadonlySet<string>, since: number, found: (change: UnsafeGitChange) => Promise<void>, home: string): () => Promise<void> {
-  const personal = readPersonalConfig(personalConfigFiles(home, process.env), home);
-  let relativeNames = false;
-  void personal.then((config) => { relativeNames = namesRelativeToWorkTree(config, home); });
+export function watchNewRepositories(watch: WatchGit, writeFolders: readonly string[], known: ReadonlySet<string>, since: number, found: (change: UnsafeGitChange) => Promise<void>, personal: PersonalConfig, home: string): () => Promise<void> {
+  const relativeNames = namesRelativeToWorkTree(personal, home);
   let stopped = false;
   /** The new git directories watched, and each folder watched for them (a git directory, its hooks). */
   const gitDirs = new Set<string>();
@@ -161,7 +160,7 @@ export function watchNewRepositories(watch: WatchGit, writeFolders: readonly str
   const judge = async (gitDir: string): Promise<void> => {
     // A hooks folder made later shows as a change of the git directory, and is watched then.
     watching(nodePath.join(gitDir, 'hooks'), gitDir);
-    await report([...await unsafeGitDir(gitDir), ...await unsafePersonalNames(gitDir, await personal, home)]);
+    await report([...await unsafeGitDir(gitDir), ...await unsafePersonalNames(gitDir, personal, home)]);
   };
   const look = async (item: string): Promise<void> => {
     if (gitDirs.has(item)) return judge(item);

@@ -135,20 +135,19 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       running?.kill();
     };
     const stopWatchingRedirects = watchRedirects(boundary.gitDirs, (path) => stop(path, REDIRECT_WHY));
-    /** Taken out while the command runs, by path: each once (the walk after the command takes what comes back). */
+    /** Taken out while the command runs, by path: a path found again is looked at once the last look at it is done. */
     const takingOut = new Map<string, Promise<void>>();
-    const stopWatchingUnheld = watchUnheld(boundary.unheld, host.watchGit, writeFolders, (named) => {
-      stop(named.path, named.why);
-      if (takingOut.has(named.path)) return;
-      // Now, not when the command ends (see watchNewRepositories).
-      takingOut.set(named.path, withdrawNow(named.path, withdrawInputs).then((taken) => { if (taken !== undefined) takenOut.push(taken); }, () => undefined));
-    });
-    const stopWatchingNew = host.watchGit === undefined ? undefined : watchNewRepositories(host.watchGit, writeFolders, new Set(boundary.gitDirs), since, async (change) => {
-      stop(change.path, change.why);
-      // Now, not when the command ends: it may take its time to end, and VS Code's git would not wait.
-      const taken = await withdrawNow(change.path, withdrawInputs);
-      if (taken !== undefined) takenOut.push(taken);
-    }, host.home);
+    /** Ends the command and takes `path` out now, not when the command ends: it may take its time to end, and VS Code's git would not wait. */
+    const takeOutNow = (path: string, why: string): Promise<void> => {
+      stop(path, why);
+      const next = (takingOut.get(path) ?? Promise.resolve())
+        .then(() => withdrawNow(path, withdrawInputs))
+        .then((taken) => { if (taken !== undefined) takenOut.push(taken); }, () => undefined);
+      takingOut.set(path, next);
+      return next;
+    };
+    const stopWatchingUnheld = watchUnheld(boundary.unheld, host.watchGit, writeFolders, (named) => { void takeOutNow(named.path, named.why); });
+    const stopWatchingNew = host.watchGit === undefined ? undefined : watchNewRepositories(host.watchGit, writeFolders, new Set(boundary.gitDirs), since, (change) => takeOutNow(change.path, change.why), boundary.personal, host.home);
     /** What the watches find after this is no longer the command's doing; the walk after it takes the rest. */
     const stopWatching = async (): Promise<void> => {
       stopWatchingRedirects();

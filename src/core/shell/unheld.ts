@@ -1,4 +1,5 @@
-import { lstatSync, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { entryNow } from './entry.ts';
 import * as nodePath from 'node:path';
 import { watchWhileRunning } from './git-dirs.ts';
 import type { NamedByConfig } from './git-named.ts';
@@ -15,7 +16,7 @@ export function watchUnheld(unheld: readonly NamedByConfig[], watch: WatchGit | 
   const byPath = new Map(unheld.map((named) => [named.path, named]));
   const seen = (path: string): void => {
     const named = byPath.get(path);
-    if (named !== undefined && present(named.path)) made(named);
+    if (named !== undefined && entryNow(named.path) !== undefined) made(named);
   };
   const watchers: FSWatcher[] = [];
   for (const folder of new Set(unheld.map((named) => nodePath.dirname(named.path)))) {
@@ -30,12 +31,4 @@ export function watchUnheld(unheld: readonly NamedByConfig[], watch: WatchGit | 
 }
 
 /** Those of `unheld` that exist now: made by the command, since they did not exist when it started. */
-export const madeUnheld = (unheld: readonly NamedByConfig[]): NamedByConfig[] => unheld.filter((named) => present(named.path));
-
-function present(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
-}
+export const madeUnheld = (unheld: readonly NamedByConfig[]): NamedByConfig[] => unheld.filter((named) => entryNow(named.path) !== undefined);
