@@ -10,7 +10,8 @@
 //   node test/run-integration.mjs [trusted|untrusted|packaged]     (default: all three)
 //
 // Env: WT_HOST_CACHE (code-server cache folder), WT_TEST_GREP (mocha --grep),
-//      WT_EXTENSION_PATH (extension folder under test; default: this repo), WT_HOST_VERBOSE=1;
+//      WT_EXTENSION_PATH (extension folder under test; default: this repo), WT_HOST_VERBOSE=1,
+//      WT_WORKBENCH_TRACE=1 (the workbench's own log at trace level, e.g. a text model's save steps);
 //      WORKSPACE_TOOLS_* variables are passed on to the extension host
 //      (WORKSPACE_TOOLS_TEST_DECIDER defaults to approve).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -143,6 +143,8 @@ export async function openWorkbench({
       ...(extensionTestsPath ? [['extensionTestsPath', remote(extensionTestsPath)]] : []),
       ...(extensionEnv ? [['extensionEnvironment', JSON.stringify(extensionEnv)]] : []),
       ['enableProposedApi', ''],
+      // WT_WORKBENCH_TRACE=1: the workbench logs at trace level (window.log, kept under test-results/vscode-logs).
+      ...(process.env.WT_WORKBENCH_TRACE === '1' ? [['logLevel', 'trace']] : []),
       ['skipWelcome', 'true'],
       ['skipReleaseNotes', 'true'],
     ];

@@ -26,6 +26,17 @@ function activeStagedDiff(path: string, what: string): Promise<vscode.TabInputTe
   });
 }
 
+/**
+ * Saves a staged document the person edited. VS Code for the web also saves an edited document on
+ * its own a second after the edit (files.autoSave: afterDelay) and turns down an explicit save while
+ * that one runs its save participants (save() is then false though the document gets saved): either
+ * save will do, so this waits for the document to be saved.
+ */
+async function saveStaged(document: vscode.TextDocument): Promise<void> {
+  const saved = await document.save();
+  await waitFor(`the edited staged document to be saved (its own save() returned ${saved})`, () => !document.isDirty || undefined);
+}
+
 describe('staged review', () => {
   it('stage + patch open a diff of the staged text against disk; disk changes only on save', async () => {
     const api = await testApi();
@@ -66,7 +77,7 @@ describe('staged review', () => {
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document);
     assert.equal(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n')), true, 'the edit applies');
-    assert.equal(await document.save(), true);
+    await saveStaged(document);
     const head = api.host.session.media.heads().find((m) => m.path.display === 'docs/notes.md');
     assert.ok(head && head.id !== staged, 'a new media version exists');
     assert.equal(head.origin, 'person');
@@ -201,7 +212,7 @@ describe('staged review', () => {
     const document = await vscode.workspace.openTextDocument(uri);
     const editor = await vscode.window.showTextDocument(document);
     assert.equal(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Edited by a person.\n')), true, 'the edit applies');
-    assert.equal(await document.save(), true);
+    await saveStaged(document);
     const edit = api.host.session.media.heads().find((m) => m.path.display === 'docs/notes.md');
     assert.ok(edit && edit.parentId === staged && edit.origin === 'person');
 
@@ -220,7 +231,7 @@ describe('staged review', () => {
     const second = new vscode.WorkspaceEdit();
     second.insert(uri, new vscode.Position(0, 0), 'Twice.\n');
     assert.equal(await vscode.workspace.applyEdit(second), true);
-    assert.equal(await document.save(), true);
+    await saveStaged(document);
     const again = api.host.session.media.heads().filter((m) => m.path.display === 'docs/notes.md');
     assert.equal(again.length, 1);
     assert.equal(again[0]!.parentId, edit.id);
