@@ -8,7 +8,6 @@ import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
-import { folderWatch } from '../core/shell/folder-watch.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 import { readPolicyFile, UsageError } from './args.ts';
 import { createSearchBackend } from './search.ts';
@@ -48,9 +47,6 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const backend = createSearchBackend(warn);
   // Commands run only inside the OS sandbox, whose read denials no flag lifts.
   const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
-  // No editor's file watcher here: ours, for what a command makes while it runs (VS Code's git, in a
-  // window open on the same folder, would run what a new repository names).
-  const watch = folderWatch();
   const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
   const session = new Session({
@@ -62,7 +58,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     clock: { now: () => Date.now() },
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
-    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, watchGit: watch.watchGit, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
+    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
   });
   await session.artifacts.start();
   return {
@@ -70,7 +66,6 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     async close() {
       await session.dispose();
       await sandbox.dispose();
-      watch.dispose();
       rmSync(spoolDir, { recursive: true, force: true });
     },
   };

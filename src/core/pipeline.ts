@@ -5,7 +5,7 @@ import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
 import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
-import { gitNameOf } from './shell/git-named.ts';
+import { gitNameOf } from './git/named.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import type { BatchEntry, CallContext, CallTargets } from './tool.ts';

@@ -24,6 +24,7 @@ import type { ProgressReporter } from './results/progress.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
 import { describeBoundary, protectedWriteGlobs, VerdictMemo } from './shell/boundary.ts';
+import { LayerCheck } from './shell/layer.ts';
 import { SessionHosts } from './shell/hosts.ts';
 import type { ShellServices } from './shell/port.ts';
 import { DEFAULT_LIMITS, type SessionLimits, type SessionOptions } from './session-options.ts';
@@ -104,7 +105,7 @@ export class Session implements TargetScope {
     this.ripgrep = options.ripgrep;
     this.lister = options.lister ?? fsLister(options.fs);
     this.editors = options.editors;
-    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo() } : undefined;
+    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck() } : undefined;
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
@@ -159,7 +160,7 @@ export class Session implements TargetScope {
   shellBoundaryLine(allowProtectedWrites = false): string {
     const writeRoots = this.saveGuard.current();
     const shown = (writeRoots ?? this.allRoots()).map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
-    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? [], { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined });
+    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? [], { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined, review: this.options.shell?.review?.() ?? 'protected' });
   }
 
   hasCapability(capability: Capability): boolean {

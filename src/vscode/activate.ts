@@ -28,7 +28,6 @@ import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
 import { fileEncodingOf } from './file-encoding.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
-import { vscodeWatchGit } from './git-watch.ts';
 import type { Host, TestApi } from './host.ts';
 import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
@@ -118,7 +117,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, watchGit: vscodeWatchGit(context.subscriptions) },
+    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
   });
 
   const hooks: ToolHostHooks = {

@@ -91,7 +91,7 @@ export function readSettings(): Settings {
     rules,
     ruleErrors: rules.errors,
     writeRoots: readScoped('writeRoots'),
-    shell: scopeShellSettings(readScoped('shell.allowedDomains'), readScoped('shell.maxTimeoutMs')),
+    shell: scopeShellSettings(readScoped('shell.allowedDomains'), readScoped('shell.maxTimeoutMs'), readScoped('shell.review'), readScoped('shell.readFolders')),
     openDiffOnStage: openDiffOnStage.on,
     reviewIgnored: openDiffOnStage.ignored,
     get limits(): SessionLimits { return (limits ??= readLimits(config)); },

@@ -25,7 +25,7 @@ export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve
 }
 
 /** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
-async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, fn: (address: ResolvedAddress) => Promise<T>): Promise<T> {
+export async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, fn: (address: ResolvedAddress) => Promise<T>): Promise<T> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   let pinned: ResolvedPinned | undefined;
   try {

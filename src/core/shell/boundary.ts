@@ -2,32 +2,25 @@ import * as nodePath from 'node:path';
 import type { Policy, PolicyDecision } from '../policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
-import { GIT_ENTRY, GIT_HEAD, gitDirsOf, heldGitPaths } from './git-dirs.ts';
-import { heldByConfig, type NamedByConfig, type PersonalConfig } from './git-named.ts';
+import { GIT_ENTRY, GIT_HEAD, gitDirsOf } from '../git/dirs.ts';
+import { gitDirsAround } from '../git/named.ts';
+import { systemDenies } from './reads.ts';
 
 /**
  * What the kernel holds a command to, as absolute local paths: the same rules the file tools are
  * judged by, turned into the OS sandbox's lists at every call (settings are live).
  */
 export interface ShellBoundary {
-  /** Unreadable to the command: every path a read rule marks ask or deny, credential folders in HOME, our spool. */
+  /** Unreadable to the command: everything outside the system folders, every path a read rule marks ask or deny, our spools. */
   readonly denyRead: readonly string[];
-  /** Writable: the write roots and the call's private temp folder; everything else is read-only. */
+  /** Readable although below a denied folder: the workspace folders, the call's private home and temp folder, toolchains. */
+  readonly allowRead: readonly string[];
+  /** Writable: the write roots (through the copy-on-write layer) and the call's private folder. */
   readonly allowWrite: readonly string[];
-  /** Read-only although under a write root: protected files, `.git/hooks`, `.git/config`. */
-  readonly denyWrite: readonly string[];
   /** Hosts the command may reach; empty: no network at all. */
   readonly allowedDomains: readonly string[];
-  /** The git directories under the write roots (watched while the command runs: `watchRedirects`). */
+  /** The git directories of the repositories below and around the workspace folders (what their configuration names is reviewed). */
   readonly gitDirs: readonly string[];
-  /**
-   * What a repository's configuration names for git to read or run (`namedByConfig`) under the write
-   * roots that did not exist when the command started, so the sandbox could not hold it: made, it
-   * ends the command and is taken out.
-   */
-  readonly unheld: readonly NamedByConfig[];
-  /** The person's own git configuration, as read for this boundary (a new repository is judged by it too). */
-  readonly personal: PersonalConfig;
 }
 
 /**
@@ -42,17 +35,6 @@ export const HOME_CREDENTIALS: readonly string[] = [
   '.s3cfg', '.boto', '.dockercfg', '.m2/settings.xml', '.m2/settings-security.xml', '.cargo/credentials', '.cargo/credentials.toml',
   '.gem/credentials', '.composer/auth.json', '.config/composer/auth.json', '.gradle/gradle.properties', '.bash_history', '.zsh_history',
 ];
-
-/**
- * Made read-only at the top of every writable workspace folder even when they do not exist yet,
- * so a command cannot create them: VS Code's settings (this extension's rules among them) and git's
- * hooks and config (hooks run code; config names hooks and filters); every other repository below
- * keeps its own read-only too (`git-dirs.ts`). Other protected files are
- * read-only where they exist (the sandbox can only guard an absent name by showing a placeholder in
- * its place, which would clutter every listing); one a command creates is taken out when it ends
- * (`withdrawCreatedProtected`).
- */
-export const ALWAYS_READ_ONLY: readonly string[] = ['.vscode', '.git/hooks', '.git/config'];
 
 /** A folder's files as listed: `files` relative to it ("/"-separated), and a digest of the listing as it came (equal digests: the same files). */
 export interface TreeListing {
@@ -72,34 +54,31 @@ export interface BoundaryInputs {
   readonly home: string;
   /** Folders of ours the command must not read (artifact spools, saved bytes). */
   readonly privateFolders: readonly string[];
-  /** The call's own temp folder. */
+  /** The call's private folder (its home and temp folder), readable and writable. */
   readonly tempFolder: string;
+  /** Folders a command may read besides the workspace: toolchains, the sandbox's own helpers. */
+  readonly readFolders: readonly string[];
+  /** The write roots are layered (copy-on-write): writable to the command; else read-only. */
+  readonly layered: boolean;
   readonly allowedDomains: readonly string[];
   readonly list: TreeLister;
   readonly signal: AbortSignal;
-  /**
-   * The call passed `allow_protected_writes` and the person confirmed it: files that write rules
-   * mark `ask` (package.json, lockfiles, ...) are writable for this call. Secrets stay unreadable
-   * and read-only, `deny` rules and `ALWAYS_READ_ONLY` still hold.
-   */
-  readonly allowProtectedWrites?: boolean;
   /** Verdicts remembered from earlier calls under the same policy (see `VerdictMemo`). */
   readonly memo?: VerdictMemo;
 }
 
-/** The paths of one workspace folder a listing made unreadable and read-only (absolute). */
+/** What one workspace folder's listing gave: the paths a read rule makes unreadable, and its repositories (absolute). */
 export interface FolderHits {
   readonly denyRead: readonly string[];
-  readonly denyWrite: readonly string[];
-  /** The `.git` entries (folders, `gitdir:` files) in folders a command may write in (absolute). */
+  /** The `.git` entries (folders, `gitdir:` files) below the folder. */
   readonly gitEntries: readonly string[];
 }
 
-/** What a write rule decides for one path, as the boundary needs it. */
+/** What a write rule decides for one path, as a command's change set needs it. */
 export type WriteVerdict = 'open' | 'protected' | 'closed';
 
 /**
- * The policy's verdicts on workspace paths, remembered across calls while the policy object is
+ * The policy's read verdicts on workspace paths, remembered across calls while the policy object is
  * the same one (a session hands out a new one whenever settings, folders or links change, so a
  * changed rule is never judged by an old verdict). A new file is judged when it first appears.
  */
@@ -107,9 +86,8 @@ export class VerdictMemo {
   private policy: Policy | undefined;
   private size = 0;
   private readonly reads = new Map<string, Map<string, boolean>>();
-  private readonly writes = new Map<string, Map<string, WriteVerdict>>();
-  /** Per workspace folder, the last listing's digest and what it gave (under this policy and `context`). */
-  private readonly derived = new Map<string, { readonly digest: string; readonly context: string; readonly hits: FolderHits }>();
+  /** Per workspace folder, the last listing's digest and what it gave (under this policy). */
+  private readonly derived = new Map<string, { readonly digest: string; readonly hits: FolderHits }>();
   /** Paths remembered at most; past it the memo starts again (a 300k-file tree would hold too much). */
   static readonly MAX = 200_000;
 
@@ -119,43 +97,27 @@ export class VerdictMemo {
     this.policy = policy;
     this.size = 0;
     this.reads.clear();
-    this.writes.clear();
     this.derived.clear();
   }
 
-  /** What the same listing gave last time under the same policy and context; undefined when anything differs. */
-  hitsFor(folder: string, digest: string, context: string): FolderHits | undefined {
+  /** What the same listing gave last time under the same policy; undefined when anything differs. */
+  hitsFor(folder: string, digest: string): FolderHits | undefined {
     const last = this.derived.get(folder);
-    return last !== undefined && last.digest === digest && last.context === context ? last.hits : undefined;
+    return last !== undefined && last.digest === digest ? last.hits : undefined;
   }
 
-  keepHits(folder: string, digest: string, context: string, hits: FolderHits): void {
-    this.derived.set(folder, { digest, context, hits });
+  keepHits(folder: string, digest: string, hits: FolderHits): void {
+    this.derived.set(folder, { digest, hits });
   }
 
   read(folder: string, rel: string, judge: () => boolean): boolean {
-    return this.remembered(this.reads, folder, rel, judge);
-  }
-
-  write(folder: string, rel: string, judge: () => WriteVerdict): WriteVerdict {
-    return this.remembered(this.writes, folder, rel, judge);
-  }
-
-  private remembered<V>(maps: Map<string, Map<string, V>>, folder: string, rel: string, judge: () => V): V {
-    let map = maps.get(folder);
-    if (map === undefined) maps.set(folder, (map = new Map()));
+    let map = this.reads.get(folder);
+    if (map === undefined) this.reads.set(folder, (map = new Map()));
     let verdict = map.get(rel);
     if (verdict === undefined) { map.set(rel, (verdict = judge())); this.size++; }
     return verdict;
   }
 }
-
-/**
- * Installed dependencies: an install rewrites them whole, and each read-only file costs the sandbox a
- * mount (a tree of 500 `package.json`s adds seconds to every command), so their protected names are
- * left writable to commands (the file tools still ask). Read denials apply there as everywhere.
- */
-const INSTALLED = /(^|\/)node_modules\//;
 
 const isProtective = (action: string): boolean => action === 'ask' || action === 'deny';
 
@@ -188,112 +150,75 @@ function folderHits(judge: (rel: string) => boolean): (dir: string) => string | 
   return hitOf;
 }
 
-/** One folder's files judged: the outermost unreadable and read-only path for each. */
-function judgeListing(folder: string, files: readonly string[], inputs: BoundaryInputs, memo: VerdictMemo, writable: (abs: string) => boolean): FolderHits {
-  const { policy } = inputs;
+/** One folder's files judged: the outermost unreadable path for each, and where its repositories are. */
+function judgeListing(folder: string, files: readonly string[], policy: Policy, memo: VerdictMemo): FolderHits {
   const denyRead = new Set<string>();
-  const denyWrite = new Set<string>();
   const unreadable = (rel: string): boolean => memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
-  const readOnly = (rel: string): boolean => {
-    const verdict = memo.write(folder, rel, () => writeVerdict(policy.decide(rel, 'write', folder)));
-    return verdict === 'closed' || (verdict === 'protected' && inputs.allowProtectedWrites !== true);
-  };
   const readHitOf = folderHits(unreadable);
-  const writeHitOf = folderHits(readOnly);
-  /** Per folder of the listing: its files are writable (under a write root, not installed), or `undefined`: each file is checked. */
-  const openFolders = new Map<string, boolean | undefined>();
-  const opens = (dir: string): boolean | undefined => {
-    if (openFolders.has(dir)) return openFolders.get(dir);
-    const abs = dir === '' ? folder : nodePath.join(folder, dir);
-    // A write root below this folder (or a file) is judged file by file.
-    const open = INSTALLED.test(`${dir}/`) ? false : writable(abs) ? true : inputs.writeFolders.some((w) => w.startsWith(`${abs}${nodePath.sep}`)) ? undefined : false;
-    openFolders.set(dir, open);
-    return open;
-  };
   const gitEntries: string[] = [];
   for (const file of files) {
     const slash = file.lastIndexOf('/');
     const dir = slash === -1 ? '' : file.slice(0, slash);
     // A repository's HEAD shows where it is; git writes it, so it is not judged as a file.
-    if (file === GIT_HEAD || file.endsWith(`/${GIT_HEAD}`)) {
-      const working = dir === GIT_ENTRY ? '' : dir.slice(0, -`/${GIT_ENTRY}`.length);
-      if (opens(working) !== false) gitEntries.push(nodePath.join(folder, dir));
-      continue;
-    }
-    if ((file === GIT_ENTRY || file.endsWith(`/${GIT_ENTRY}`)) && opens(dir) !== false) gitEntries.push(nodePath.join(folder, file));
-    // The outermost protected folder or the file itself: nothing below a listed folder is listed again.
+    if (file === GIT_HEAD || file.endsWith(`/${GIT_HEAD}`)) { gitEntries.push(nodePath.join(folder, dir)); continue; }
+    if (file === GIT_ENTRY || file.endsWith(`/${GIT_ENTRY}`)) gitEntries.push(nodePath.join(folder, file));
     const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
     if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
-    const open = opens(dir);
-    if (open === false || (open === undefined && !writable(nodePath.join(folder, file)))) continue;
-    const writeHit = writeHitOf(dir) ?? (readOnly(file) ? file : undefined);
-    if (writeHit !== undefined) denyWrite.add(nodePath.join(folder, writeHit));
   }
-  return { denyRead: [...denyRead], denyWrite: [...denyWrite], gitEntries };
+  return { denyRead: [...denyRead], gitEntries };
 }
 
 /**
- * The sandbox's lists, from the policy in force. Each workspace file (and folder above one) is
- * judged by `Policy.decide`, the evaluator the file tools use; a protected folder is listed once
- * instead of its files.
+ * The sandbox's lists, from the policy in force. Reads come from an allow-list: the system folders,
+ * the workspace folders (every one, whatever roots a client narrowed to), the call's private
+ * folder and the toolchains; everything else is unreadable. In the workspace each file (and folder
+ * above one) is judged by `Policy.decide`, the evaluator the file tools use, and a read-protected
+ * one is unreadable (a protected folder is listed once instead of its files).
  */
 export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBoundary> {
   const { policy, home } = inputs;
-  const denyRead = new Set<string>([...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
-  const denyWrite = new Set<string>();
-  const gitDirs: string[] = [];
-  const repositoriesByFolder: { folder: string; repositories: string[] }[] = [];
-  const writable = (abs: string): boolean => inputs.writeFolders.some((w) => abs === w || abs.startsWith(`${w}${nodePath.sep}`));
+  const denyRead = new Set<string>([...systemDenies(), ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
+  const allowRead = new Set<string>([inputs.tempFolder, ...inputs.readFolders]);
+  const gitEntries: string[] = [];
+  const memo = inputs.memo ?? new VerdictMemo();
+  memo.use(policy);
   for (const root of inputs.roots) {
     const folder = root.localPath;
     if (folder === undefined) continue;
     // A folder opened at a protected place (~/.aws itself) is unreadable as a whole.
     if (isProtective(policy.decide('', 'read', folder).action)) { denyRead.add(folder); continue; }
+    allowRead.add(folder);
     const listing = await inputs.list(folder, inputs.signal);
-    const memo = inputs.memo ?? new VerdictMemo();
-    memo.use(policy);
-    // Security: the same files, judged by the same policy for the same write roots, give the same lists.
-    const context = `${inputs.allowProtectedWrites === true}\0${inputs.writeFolders.join('\0')}`;
-    const hits = memo.hitsFor(folder, listing.digest, context) ?? judgeListing(folder, listing.files(), inputs, memo, writable);
-    memo.keepHits(folder, listing.digest, context, hits);
+    // Security: the same files, judged by the same policy, give the same lists.
+    const hits = memo.hitsFor(folder, listing.digest) ?? judgeListing(folder, listing.files(), policy, memo);
+    memo.keepHits(folder, listing.digest, hits);
     for (const path of hits.denyRead) denyRead.add(path);
-    for (const path of hits.denyWrite) denyWrite.add(path);
-    const repositories = await gitDirsOf(hits.gitEntries);
-    gitDirs.push(...repositories.filter(writable));
-    for (const path of await heldGitPaths(repositories)) if (writable(path)) denyWrite.add(path);
-    // A repository kept outside (a submodule's, a worktree's, the one the folder is part of) can still name files inside.
-    repositoriesByFolder.push({ folder, repositories });
-    if (!writable(folder)) continue;
-    for (const rel of ALWAYS_READ_ONLY) denyWrite.add(nodePath.join(folder, rel));
+    gitEntries.push(...hits.gitEntries);
   }
-  const byConfig = await heldByConfig(repositoriesByFolder, home, writable);
-  for (const path of byConfig.held) denyWrite.add(path);
+  const gitDirs = [...new Set([...await gitDirsOf(gitEntries), ...await gitDirsAround(inputs.roots.flatMap((r) => (r.localPath === undefined ? [] : [r.localPath])))])];
   return {
     denyRead: [...denyRead].sort(),
-    allowWrite: [...inputs.writeFolders, inputs.tempFolder],
-    denyWrite: [...denyWrite].sort(),
+    allowRead: [...allowRead].sort(),
+    allowWrite: [...(inputs.layered ? inputs.writeFolders : []), inputs.tempFolder],
     allowedDomains: [...inputs.allowedDomains],
     gitDirs,
-    unheld: byConfig.unheld,
-    personal: byConfig.personal,
   };
 }
 
-/**
- * The globs whose files a confirmed `allow_protected_writes` makes writable: the built-in protected
- * list and the write rules that ask (the person's and the workspace's), less what stays read-only always.
- */
+/** The globs whose files a confirmed `allow_protected_writes` lets a command's change set apply: the built-in protected list and the write rules that ask. */
 export function protectedWriteGlobs(policy: Policy): string[] {
   const asking = [...policy.userRules, ...policy.workspaceRules].filter((rule) => rule.write === 'ask').map((rule) => rule.glob);
-  return [...new Set([...PROTECTED_GLOBS, ...asking])].filter((glob) => !ALWAYS_READ_ONLY.some((kept) => glob === `**/${kept}/**` || glob === kept));
+  return [...new Set([...PROTECTED_GLOBS, ...asking])];
 }
 
 /** One line for the person: what the command can and cannot do. */
-export function describeBoundary(writeRoots: readonly string[], allowedDomains: readonly string[], options: { readonly allowProtectedWrites?: boolean; readonly asksHosts?: boolean } = {}): string {
+export function describeBoundary(writeRoots: readonly string[], allowedDomains: readonly string[], options: { readonly allowProtectedWrites?: boolean; readonly asksHosts?: boolean; readonly review?: 'protected' | 'all'; readonly layered?: boolean } = {}): string {
   const network = `${allowedDomains.length === 0 ? 'network off' : `network only to ${allowedDomains.join(', ')}`}${options.asksHosts ? ' (other hosts asked)' : ''}`;
-  const writes = writeRoots.length === 0 ? 'no writes (a private temp folder aside)' : `writes only under ${writeRoots.join(', ')}`;
-  const kept = options.allowProtectedWrites
-    ? 'protected files WRITABLE for this command; .vscode and every repository\'s hooks and config read-only'
-    : 'protected files and every repository\'s hooks and config read-only';
-  return `sandboxed: ${network}; ${writes}; secrets and read-protected paths unreadable; ${kept}`;
+  const where = writeRoots.length === 0 ? 'nowhere' : writeRoots.join(', ');
+  const writes = options.layered === false
+    ? `the workspace read-only (this machine has no copy-on-write layer; only a private temp folder is writable)`
+    : options.review === 'all'
+      ? `writes under ${where} staged for review when it ends`
+      : `writes under ${where} applied when it ends (undoable)${options.allowProtectedWrites ? ', protected files included' : ", protected files, links and git's own files staged for review"}`;
+  return `sandboxed: ${network}; reads only the workspace, system folders and toolchains (secrets unreadable); ${writes}`;
 }

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { ShellBoundary, VerdictMemo } from './boundary.ts';
 import type { HostDecider, SessionHosts } from './hosts.ts';
+import type { ShellReview } from './judge.ts';
+import type { LayerCheck } from './layer.ts';
 
 export type { HostAnswer, HostDecider, HostRequest } from './hosts.ts';
 
@@ -34,6 +36,8 @@ export interface ShellStart {
   /** The whole environment the command gets (already without credentials). */
   readonly env: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
+  /** Wraps the sandbox's own argv (the copy-on-write layer's mount namespace); absent: run as it is. */
+  readonly wrap?: (argv: readonly string[]) => string[];
   /** Asked when the command wants a host no list allows; true lets that one connection through. Absent: refused. */
   readonly askHost?: (host: string, port: number | undefined, commands: readonly string[]) => Promise<boolean>;
 }
@@ -45,6 +49,10 @@ export interface ShellStart {
 export interface ShellSandbox {
   availability(): Promise<SandboxAvailability>;
   start(spec: ShellStart): Promise<ShellProcess>;
+  /** Folders the sandbox itself needs readable inside (its seccomp helper). */
+  ownFolders(): Promise<readonly string[]>;
+  /** Mount points the sandbox makes for the names it guards (absolute): empty ones in a change set are not the command's. */
+  placeholders(): readonly string[];
   /** Stops what the sandbox keeps running between commands (its network proxies). */
   dispose(): Promise<void>;
 }
@@ -64,8 +72,10 @@ export interface ShellHost {
   readonly tempRoot?: string;
   /** Asks the person about a host a command wants to reach that no setting allows; absent: every such host is refused. */
   readonly askHost?: HostDecider;
-  /** Changes in the write folders while a command runs (see WatchGit); absent, a new repository is looked at only when the command ends. */
-  readonly watchGit?: WatchGit;
+  /** workspaceTools.shell.review, as in force now: `all` stages every change a command makes for review. */
+  readonly review?: () => ShellReview;
+  /** Folders commands may read besides the workspace and the detected toolchains (workspaceTools.shell.readFolders, user scope). */
+  readonly readFolders?: () => readonly string[];
 }
 
 /** What a session gives run_shell_command: the host's sandbox and settings, and what the session keeps between calls. */
@@ -75,15 +85,9 @@ export interface ShellServices {
   readonly hosts: SessionHosts;
   /** The policy's verdicts on workspace paths, kept while the policy is the same. */
   readonly memo: VerdictMemo;
+  /** Whether this machine can layer the write roots, checked once a session. */
+  readonly layer: LayerCheck;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 600_000;
-
-/**
- * Reports each path in these folders that is made, changed or deleted (and may report others: the
- * caller keeps those in its folders): from the editor's own file watcher where there is one (the
- * one VS Code's git extension finds new repositories by), else from `folderWatch`. Returns the way
- * to stop.
- */
-export type WatchGit = (folders: readonly string[], changed: (path: string) => void) => { dispose(): void };

@@ -1,11 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
 import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import type { Policy } from '../policy.ts';
-import type { MediaStore } from '../media/store.ts';
 import type { SaveGuard } from '../media/save-guard.ts';
 import type { Ripgrep } from '../search/ripgrep-process.ts';
 import { fits } from '../results/budget.ts';
@@ -15,14 +14,16 @@ import { streamResult, type StreamingCall } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
 import { deriveBoundary, describeBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
-import { scrubEnvironment } from './env.ts';
+import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
-import { markStart, modelPathIn, withdrawCreatedProtected, withdrawnLine, withdrawNow, type WithdrawnFile } from './created.ts';
-import { watchRedirects } from './git-dirs.ts';
-import { madeUnheld, watchUnheld } from './unheld.ts';
-import { REDIRECT_WHY, watchNewRepositories } from './new-repos.ts';
+import { makeLayer, type Layer } from './layer.ts';
+import { toolchainFolders } from './reads.ts';
+import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
+import { changeSetLines, judgeLayer } from './change-set.ts';
+import { gitNamedBy } from '../git/named.ts';
+import { personalIdentity } from './identity.ts';
 
 /** How the command ended. */
 export interface ShellStatus {
@@ -40,19 +41,20 @@ export interface ShellStatus {
   /** Lines on stderr that say a read or write was refused (the sandbox's refusals on Linux show up this way). */
   readonly refusedLines: number;
   readonly boundary: string;
-  /** Protected files the command created, taken out of the workspace when it ended. */
-  readonly withdrawn: readonly WithdrawnFile[];
-  /** The command was ended at once for making this file (as displayed), which would have git run or read what it chose (why). */
-  readonly stopped?: { readonly path: string; readonly why: string };
+  /** What became of each change the command made (applied, staged for review, held back). */
+  readonly changes: readonly ChangeOutcome[];
+  /** The save_id that undoes what was applied (undo_save). */
+  readonly saveId?: string;
+  /** The workspace was read-only to the command (no copy-on-write layer here): why. */
+  readonly readOnlyBecause?: string;
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
 export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
 /** What a command is given: the sandbox, the rules and folders it is derived from, where its output streams. */
-interface ShellContext extends StreamingCall {
+interface ShellContext extends StreamingCall, Omit<ApplyContext, 'signal' | 'log'> {
   readonly shell: ShellServices | undefined;
-  readonly media: MediaStore;
   readonly policy: Policy;
   readonly roots: readonly WorkspaceRoot[];
   readonly saveGuard: SaveGuard;
@@ -92,33 +94,31 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) => (p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)]));
   const allowedDomains = host.allowedDomains();
   const allowProtectedWrites = input.allow_protected_writes === true;
-  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains, { allowProtectedWrites, asksHosts: host.askHost !== undefined });
-  const temp = await mkdtemp(nodePath.join(host.tempRoot ?? tmpdir(), 'wt-shell-'));
+  const review = host.review?.() ?? 'protected';
+  const tempRoot = host.tempRoot ?? tmpdir();
+  const readOnlyBecause = await shell.layer.unavailable(tempRoot);
+  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains, { allowProtectedWrites, asksHosts: host.askHost !== undefined, review, layered: readOnlyBecause === undefined });
+  // Security: the call's own folder (its home, temp folder and layers), readable by this user only.
+  const callFolder = await mkdtemp(nodePath.join(tempRoot, 'wt-shell-'));
   try {
+    const home = nodePath.join(callFolder, 'home');
+    const temp = nodePath.join(callFolder, 'tmp');
+    await mkdir(home, { mode: 0o700 });
+    await mkdir(temp, { mode: 0o700 });
+    const hostEnv = host.env();
+    await writeFile(nodePath.join(home, '.gitconfig'), await personalIdentity(hostEnv, host.home), { mode: 0o600 });
+    const layer: Layer | undefined = readOnlyBecause === undefined ? await makeLayer(callFolder, writeFolders) : undefined;
     // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
     const boundary = await deriveBoundary({
       policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
-      tempFolder: temp, allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, allowProtectedWrites, memo: shell.memo,
+      tempFolder: callFolder, readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []), layered: layer !== undefined,
+      allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
     });
     if (ctx.signal.aborted) throw cancelled();
-    const { env } = scrubEnvironment(host.env());
-    env['TMPDIR'] = temp;
-    const since = markStart();
-    let withdrawn: WithdrawnFile[] | undefined;
-    /** Taken out while the command ran (see watchNewRepositories). */
-    const takenOut: WithdrawnFile[] = [];
-    const withdrawInputs = { policy: ctx.policy, roots: ctx.roots, boundary, allowProtectedWrites, since, media: ctx.media };
-    /** What the command made of what git would read or run (see `watchUnheld`), taken out. */
-    const withdrawMadeUnheld = async (): Promise<WithdrawnFile[]> => {
-      const taken: WithdrawnFile[] = [];
-      for (const named of madeUnheld(boundary.unheld)) {
-        const file = await withdrawNow(named.path, withdrawInputs);
-        if (file !== undefined) taken.push(file);
-      }
-      return taken;
-    };
-    const withdraw = async (): Promise<WithdrawnFile[]> => (withdrawn ??= [...takenOut, ...await withdrawMadeUnheld(), ...await withdrawCreatedProtected(withdrawInputs)]);
+    const { env } = scrubEnvironment(hostEnv);
+    Object.assign(env, QUIET_TOOLS, { HOME: home, TMPDIR: temp, TMP: temp, TEMP: temp, XDG_CONFIG_HOME: nodePath.join(home, '.config'), XDG_CACHE_HOME: nodePath.join(home, '.cache') });
     const started = ctx.clock.now();
+    const startedAt = Date.now();
     const refusedHosts = new Set<string>();
     /** Security: a host no setting allows goes through only on the person's answer, asked once per host and call. */
     const askHost = async (name: string, port: number | undefined, commands: readonly string[]): Promise<boolean> => {
@@ -128,41 +128,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       if (answer === 'deny') refusedHosts.add(shown);
       return answer !== 'deny';
     };
-    let stopped: ShellStatus['stopped'];
-    let running: ShellProcess | undefined;
-    const stop = (path: string, why: string): void => {
-      stopped ??= { path: modelPathIn(path, ctx.roots)?.display ?? path, why };
-      running?.kill();
-    };
-    const stopWatchingRedirects = watchRedirects(boundary.gitDirs, (path) => stop(path, REDIRECT_WHY));
-    /** Taken out while the command runs, by path: a path found again is looked at once the last look at it is done. */
-    const takingOut = new Map<string, Promise<void>>();
-    /** Ends the command and takes `path` out now, not when the command ends: it may take its time to end, and VS Code's git would not wait. */
-    const takeOutNow = (path: string, why: string): Promise<void> => {
-      stop(path, why);
-      const next = (takingOut.get(path) ?? Promise.resolve())
-        .then(() => withdrawNow(path, withdrawInputs))
-        .then((taken) => { if (taken !== undefined) takenOut.push(taken); }, () => undefined);
-      takingOut.set(path, next);
-      return next;
-    };
-    const stopWatchingUnheld = watchUnheld(boundary.unheld, host.watchGit, writeFolders, (named) => { void takeOutNow(named.path, named.why); });
-    const stopWatchingNew = host.watchGit === undefined ? undefined : watchNewRepositories(host.watchGit, writeFolders, new Set(boundary.gitDirs), since, (change) => takeOutNow(change.path, change.why), boundary.personal, host.home);
-    /** What the watches find after this is no longer the command's doing; the walk after it takes the rest. */
-    const stopWatching = async (): Promise<void> => {
-      stopWatchingRedirects();
-      stopWatchingUnheld();
-      await stopWatchingNew?.();
-      await Promise.all(takingOut.values());
-    };
-    let child: ShellProcess;
-    try {
-      child = running = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost });
-    } catch (e) {
-      await stopWatching();
-      throw e;
-    }
-    if (stopped !== undefined) child.kill();
+    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost, ...(layer ? { wrap: layer.wrap } : {}) });
     let timedOut = false;
     const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
     const onAbort = (): void => child.kill();
@@ -172,10 +138,19 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     let exit: ShellExit | undefined;
     let written = 0;
     let refusedLines = 0;
+    let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[] } | undefined;
+    /** What the command wrote, judged and applied or staged once it has ended (and everything it started with it). */
+    const landChanges = async (): Promise<{ saveId: string | undefined; outcomes: ChangeOutcome[] }> => {
+      if (changeSet !== undefined) return changeSet;
+      if (layer === undefined) return (changeSet = { saveId: undefined, outcomes: [] });
+      const gitNamed = await gitNamedBy(boundary.gitDirs, host.home, hostEnv);
+      const judged = await judgeLayer(layer, { policy: ctx.policy, roots: ctx.roots, review, startedAt, allowProtectedWrites, placeholders: new Set(host.sandbox.placeholders()), gitNamed });
+      return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
+    };
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
-      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine, withdrawn: withdrawn ?? [],
-      ...(stopped !== undefined ? { stopped } : {}),
+      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
+      changes: changeSet?.outcomes ?? [], ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}), ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
@@ -194,8 +169,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
             }
           }
           exit = await child.exited;
-          await stopWatching();
-          await withdraw();
+          await landChanges();
           final = status();
           if (ctx.signal.aborted && !timedOut) throw cancelled();
           return true;
@@ -217,11 +191,10 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
-      await stopWatching();
-      await withdraw();
+      await landChanges().catch((e: unknown) => ctx.log.warn(`A command's changes could not be read: ${e instanceof Error ? e.message : String(e)}`));
     }
   } finally {
-    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+    await rm(callFolder, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -240,11 +213,10 @@ export function statusLines(s: ShellStatus): string[] {
     ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
     : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
-  if (s.stopped !== undefined) lines.push(`stopped: the command made ${s.stopped.path}, ${s.stopped.why}; it was ended at once and the file taken out. Do not create it another way; ask the user if a repository needs it.`);
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
   if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
-  const created = withdrawnLine(s.withdrawn);
-  if (created !== undefined) lines.push(created);
+  lines.push(...changeSetLines(s.changes, s.saveId));
+  if (s.readOnlyBecause !== undefined) lines.push(`Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`);
   if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
   return lines;
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import * as nodePath from 'node:path';
 import type { ShellBoundary } from './boundary.ts';
 import { descendants, pipeHolders, pipeOf, processesWithEnvironment } from './process-tree.ts';
 import type { SandboxAvailability, ShellExit, ShellProcess, ShellSandbox, ShellStart } from './port.ts';
@@ -51,22 +52,23 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
     if (asker?.askHost === undefined) return false;
     return asker.askHost(host, port, [...running].map((s) => visibleCommand(s.command)));
   };
-  let ready: Promise<{ srt: Srt; availability: SandboxAvailability }> | undefined;
-  const prepare = (): Promise<{ srt: Srt; availability: SandboxAvailability }> => (ready ??= (async () => {
+  let ready: Promise<{ srt: Srt; availability: SandboxAvailability; ownFolders: readonly string[] }> | undefined;
+  const prepare = (): Promise<{ srt: Srt; availability: SandboxAvailability; ownFolders: readonly string[] }> => (ready ??= (async () => {
+    const ownFolders: string[] = [];
     const platform = process.platform;
     let srt: Srt;
     try {
       srt = await load();
     } catch (e) {
-      return { srt: undefined as unknown as Srt, availability: { available: false, why: `the sandbox library could not be loaded (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
+      return { srt: undefined as unknown as Srt, ownFolders, availability: { available: false, why: `the sandbox library could not be loaded (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
     }
     const manager = srt.SandboxManager;
     if ((platform !== 'linux' && platform !== 'darwin') || !manager.isSupportedPlatform()) {
-      return { srt, availability: { available: false, why: `${platform} has no OS sandbox this extension can use`, install: installAdvice(platform) } };
+      return { srt, ownFolders, availability: { available: false, why: `${platform} has no OS sandbox this extension can use`, install: installAdvice(platform) } };
     }
-    if (options.ripgrepPath === undefined) return { srt, availability: { available: false, why: 'ripgrep was not found', install: installAdvice(platform) } };
+    if (options.ripgrepPath === undefined) return { srt, ownFolders, availability: { available: false, why: 'ripgrep was not found', install: installAdvice(platform) } };
     const deps = manager.checkDependencies({ command: options.ripgrepPath });
-    if (deps.errors.length > 0) return { srt, availability: { available: false, why: deps.errors.join('; '), install: installAdvice(platform) } };
+    if (deps.errors.length > 0) return { srt, ownFolders, availability: { available: false, why: deps.errors.join('; '), install: installAdvice(platform) } };
     const config: SrtConfig = {
       network: { allowedDomains: [], deniedDomains: [] },
       filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
@@ -80,21 +82,31 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
     };
     try {
       await manager.initialize(config, askHost);
+      const probe = await manager.wrapWithSandboxArgv('true', '/bin/sh', { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } });
+      const seccomp = seccompFolderOf(probe.argv);
+      manager.cleanupAfterCommand();
+      if (seccomp !== undefined) ownFolders.push(seccomp);
     } catch (e) {
-      return { srt, availability: { available: false, why: `the sandbox could not start (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
+      return { srt, ownFolders, availability: { available: false, why: `the sandbox could not start (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
     }
-    return { srt, availability: { available: true, mechanism: platform === 'linux' ? 'bubblewrap' : 'sandbox-exec' } };
+    return { srt, ownFolders, availability: { available: true, mechanism: platform === 'linux' ? 'bubblewrap' : 'sandbox-exec' } };
   })());
 
   return {
     availability: async () => (await prepare()).availability,
+    ownFolders: async () => (await prepare()).ownFolders,
+    placeholders: () => {
+      let cwd: string;
+      try { cwd = process.cwd(); } catch { return []; }
+      return GUARDED_NAMES.map((name) => nodePath.join(cwd, name));
+    },
     start: async (spec) => {
-      const { srt, availability } = await prepare();
+      const { srt, availability, ownFolders } = await prepare();
       // Security: never run a command without the boundary.
       if (!availability.available) throw new Error(`the OS sandbox is not available: ${availability.why}`);
       running.add(spec);
       try {
-        const child = await startInSandbox(srt, spec);
+        const child = await startInSandbox(srt, spec, ownFolders);
         void child.exited.finally(() => running.delete(spec));
         return child;
       } catch (e) {
@@ -111,14 +123,35 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
   };
 }
 
-function customConfig(boundary: ShellBoundary): SrtConfig {
+function customConfig(boundary: ShellBoundary, ownFolders: readonly string[]): SrtConfig {
   return {
     network: { allowedDomains: [], deniedDomains: [] },
-    filesystem: { denyRead: literal(boundary.denyRead), allowWrite: literal(boundary.allowWrite), denyWrite: literal(boundary.denyWrite) },
+    filesystem: { denyRead: literal(boundary.denyRead), allowRead: literal([...boundary.allowRead, ...ownFolders]), allowWrite: literal(boundary.allowWrite), denyWrite: [] },
   };
 }
 
-async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess> {
+/** The names the library guards in its process's working folder (it makes a mount point for each one missing where writes are allowed). */
+const GUARDED_NAMES = ['.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents', '.git/hooks', '.git/config'];
+
+/** The folder of the library's seccomp helper, as a command it wraps names it (the command must be able to read it). */
+function seccompFolderOf(argv: readonly string[]): string | undefined {
+  const found = /(\/[^\s'"]*\/vendor\/seccomp)\/[^\s'"/]+\/apply-seccomp/.exec(argv.join(' '));
+  return found?.[1];
+}
+
+/**
+ * The command line the sandbox runs: the library sets TMPDIR to a folder of its own, which the
+ * allow-list of reads hides, so the call's private temp folder is put back first (TMPDIR, TMP,
+ * TEMP) from the environment it was given.
+ */
+function commandIn(spec: ShellStart): string {
+  const temp = spec.env['TMPDIR'];
+  if (temp === undefined) return spec.command;
+  const quoted = `'${temp.replace(/'/g, `'\\''`)}'`;
+  return `export TMPDIR=${quoted} TMP=${quoted} TEMP=${quoted}\n${spec.command}`;
+}
+
+async function startInSandbox(srt: Srt, spec: ShellStart, ownFolders: readonly string[]): Promise<ShellProcess> {
   const manager = srt.SandboxManager;
   // The id binds the command's network requests to its own allow list: unguessable, per call.
   const commandId = randomBytes(16).toString('base64url');
@@ -128,12 +161,12 @@ async function startInSandbox(srt: Srt, spec: ShellStart): Promise<ShellProcess>
   try {
     // Not given the call's signal: a wrap aborted half-way can leave its promise pending. The
     // caller checks the signal once the command started, and kills it.
-    wrapped = await manager.wrapWithSandboxArgv(spec.command, shell, customConfig(spec.boundary), undefined, spec.cwd, { commandId, commandText: spec.command });
+    wrapped = await manager.wrapWithSandboxArgv(commandIn(spec), shell, customConfig(spec.boundary, ownFolders), undefined, spec.cwd, { commandId, commandText: spec.command });
   } catch (e) {
     manager.unregisterCommandNetworkLists(commandId);
     throw e;
   }
-  const [file, ...args] = wrapped.argv;
+  const [file, ...args] = spec.wrap ? spec.wrap(wrapped.argv) : wrapped.argv;
   // Security: on Linux and macOS `wrapped.env` is this process's own environment (credentials
   // included); the sandbox's proxy settings are inside the wrapped command, so only ours is passed.
   const env: Record<string, string> = { ...spec.env };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SandboxError } from '../errors.ts';
 import type { Ripgrep } from '../search/ripgrep-process.ts';
 import type { TreeLister } from './boundary.ts';
 
@@ -18,13 +19,19 @@ const GIT_FOLDER_BUT_HEAD = '!**/.git/{[!H]*,H[!E]*,HE[!A]*,HEA[!D]*,HEAD?*,H,HE
  */
 export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
   return async (folder, signal) => {
-    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--no-messages', '--null', '--threads', '1', '--glob', GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
+    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--null', '--threads', '1', '--glob', GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
     const chunks: Buffer[] = [];
     for await (const chunk of run.stdout) chunks.push(chunk);
     const exit = await run.exited;
-    // 1: no file at all; 2: some folder could not be read (its files are unreadable to the command too).
+    // 1: no file at all; 2: something could not be read. Security: a listing that could not see
+    // everything refuses to run: what it missed (a folder a command made unreadable) could hold a
+    // secret the boundary would then leave readable.
     if (exit.spawnError) throw exit.spawnError;
-    if (exit.code !== 0 && exit.code !== 1 && exit.code !== 2) throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
+    if (exit.code === 2) {
+      const missed = exit.stderr.split('\n').filter((l) => l.trim() !== '').slice(0, 3).map((l) => l.replace(/^rg: /, '')).join('; ');
+      throw new SandboxError('E_SANDBOX_REFUSED', `run_shell_command ran nothing: the workspace could not be listed whole to find its secrets, so the sandbox cannot be built (${missed || 'ripgrep reported an unreadable entry'}).`, 'Ask the user to make those folders readable again (for example chmod u+rx on them); do not retry until they are.');
+    }
+    if (exit.code !== 0 && exit.code !== 1) throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
     const raw = Buffer.concat(chunks);
     return {
       digest: createHash('sha256').update(raw).digest('base64'),

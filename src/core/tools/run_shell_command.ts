@@ -18,7 +18,7 @@ export const runShellCommand = defineTool({
   description: 'Runs a shell command (bash -c) in a workspace folder inside an OS sandbox derived from the same rules as the file tools: secrets and read-protected files are unreadable (reads fail with "Permission denied"), writes succeed only under the workspace write roots and a private temp folder ($TMPDIR), protected files (package.json, lockfiles, .vscode, .git/hooks, .git/config, ...) are read-only unless you pass allow_protected_writes (the user is asked every time), the network is off except for hosts the user allowed (a request to another host asks the user, where the host can ask; refused hosts are listed in the result), and credential environment variables are not passed. Use it for tests, builds, linters and git. Do not try to read secrets another way: the kernel refuses it, and retrying wastes the turn. The result is stdout and stderr as they arrived (stderr lines start with "[stderr] "), then the exit code or signal, the duration, whether it timed out, and what the sandbox refused. Output larger than one page (50 KiB, or your token budget) is not dropped: you get its first page and the callId of a result artifact with all of it; page it with artifact_read and search it with artifact_grep. There is no stdin and no terminal: pass flags that make tools non-interactive.',
   risk: 'exec',
   requires: ['writable', 'shell'],
-  needs: ['shell', 'artifacts', 'media', 'policy', 'roots', 'saveGuard', 'ripgrep', 'clock', 'log'],
+  needs: ['shell', 'artifacts', 'media', 'policy', 'roots', 'saveGuard', 'ripgrep', 'clock', 'log', 'fs', 'saves', 'editors'],
   icon: 'terminal',
   schema: runShellCommandSchema,
   targets: (input, scope) => {

@@ -1,8 +1,8 @@
 import { realpath } from 'node:fs/promises';
 import { entryAt } from './entry.ts';
 import * as nodePath from 'node:path';
-import { CONFIG_MAX, firstBytes, GIT_ENTRY, GITDIR_FILE_MAX, gitDirsOf } from './git-dirs.ts';
-import { parseConfig, type ConfigEntry } from './git-config.ts';
+import { CONFIG_MAX, firstBytes, GIT_ENTRY, GITDIR_FILE_MAX, gitDirsOf } from './dirs.ts';
+import { parseConfig, type ConfigEntry } from './config.ts';
 
 /**
  * Security: what a repository's configuration names outside its git directory's own `config` and
@@ -104,8 +104,10 @@ async function readConfigs(start: readonly string[], home: string, named: (inclu
 }
 
 /**
- * The paths in a command line: each word that holds a "/", quotes taken off, an option's value
- * after its "=", "~/" from home, a relative one from `top` (git runs these in the work tree's top).
+ * The paths in a command line: each word, quotes taken off, an option's value after its "=", "~/"
+ * from home, a relative one from `top` (git runs these in the work tree's top). Security: a bare
+ * word counts too (`sh clean.sh`, `python3 x.py` run a file of the work tree), so every word is
+ * taken for a path that may name a file; a word naming none matches nothing.
  */
 export function pathsInCommand(value: string, top: string, home: string): string[] {
   const line = value.startsWith('!') ? value.slice(1) : value;
@@ -114,7 +116,7 @@ export function pathsInCommand(value: string, top: string, home: string): string
     let word = (match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3])!;
     const option = /^--?[A-Za-z][\w-]*=(.*)$/.exec(word);
     if (option) word = option[1]!;
-    if (!word.includes('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
+    if (word === '' || word.startsWith('-') || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
     paths.push(nodePath.resolve(top, expandHome(word, home)));
   }
   return paths;
@@ -163,25 +165,6 @@ function namesIn(files: readonly ConfigFile[], top: string, home: string): Named
   return named;
 }
 
-/** Whether the person's own configuration names anything relative to a repository's work tree (see `personalNamesIn`). */
-export function namesRelativeToWorkTree(personal: PersonalConfig, home: string): boolean {
-  const probe = nodePath.join(nodePath.sep, '\u0000work-tree');
-  return namesIn(personal.files, probe, home).some((named) => named.path.startsWith(`${probe}${nodePath.sep}`));
-}
-
-/**
- * What the person's own configuration names inside the work tree of a repository a command made:
- * a relative `core.hooksPath` or program (`git config --global core.hooksPath .githooks`) is taken
- * from each repository's own folder, so in a new one it is a file the command wrote.
- */
-export async function personalNamesIn(gitDir: string, personal: PersonalConfig, home: string): Promise<NamedByConfig[]> {
-  if (personal.files.length === 0) return [];
-  const own = await readConfigs([nodePath.join(gitDir, 'config')], home, () => undefined);
-  const top = workTreeTop(gitDir, own.flatMap((f) => f.entries));
-  return namesIn(personal.files, top, home).filter((named) => named.path.startsWith(`${top}${nodePath.sep}`) && !named.path.startsWith(`${gitDir}${nodePath.sep}`));
-}
-
-
 /** The `.git` entries of the folders above `path`, nearest first: the repositories it is part of, as git finds them. */
 async function gitEntriesAbove(path: string): Promise<string[]> {
   const entries: string[] = [];
@@ -207,27 +190,35 @@ export async function gitNameOf(abs: string, home: string, env: Readonly<Record<
   return undefined;
 }
 
-/**
- * What the configurations of these repositories — those below each workspace folder and those it
- * is part of — and the person's own name under the write roots: `held`, read-only in the sandbox
- * (where it exists, a hooks folder always, and where a link there leads); `unheld`, what does not
- * exist yet, to be watched for.
- */
-export async function heldByConfig(folders: readonly { readonly folder: string; readonly repositories: readonly string[] }[], home: string, writable: (abs: string) => boolean): Promise<{ held: string[]; unheld: NamedByConfig[]; personal: PersonalConfig }> {
-  const held = new Set<string>();
-  const unheld = new Map<string, NamedByConfig>();
-  const hold = async (named: NamedByConfig): Promise<void> => {
-    const real = await realpath(named.path).catch(() => undefined);
-    if (real !== undefined && real !== named.path && writable(real)) held.add(real);
-    if (!writable(named.path) || held.has(named.path) || unheld.has(named.path)) return;
-    if (named.hooks === true || await entryAt(named.path)) held.add(named.path);
-    else unheld.set(named.path, named);
-  };
-  const personal = await readPersonalConfig(personalConfigFiles(home, process.env), home);
-  for (const include of personal.includes) await hold(include);
-  for (const { folder, repositories } of folders) {
-    const namers = [...repositories, ...await gitDirsOf(await gitEntriesAbove(folder))];
-    for (const gitDir of namers) for (const named of await namedByConfig(gitDir, personal, home)) await hold(named);
+/** What the configurations of these git directories and the person's own name for git to read or run: files, and hooks folders whose every file counts. */
+export interface GitNamed {
+  readonly files: ReadonlySet<string>;
+  readonly hooks: readonly string[];
+}
+
+/** `GitNamed` for these git directories (each with the person's own configuration), every path also by where a link there leads. */
+export async function gitNamedBy(gitDirs: readonly string[], home: string, env: Readonly<Record<string, string | undefined>>): Promise<GitNamed> {
+  const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
+  const named = [...personal.includes];
+  for (const gitDir of gitDirs) named.push(...await namedByConfig(gitDir, personal, home));
+  const files = new Set<string>();
+  const hooks: string[] = [];
+  for (const n of named) {
+    const real = await realpath(n.path).catch(() => undefined);
+    for (const path of real === undefined ? [n.path] : [n.path, real]) {
+      if (n.hooks === true) hooks.push(path);
+      else files.add(path);
+    }
   }
-  return { held: [...held], unheld: [...unheld.values()], personal };
+  return { files, hooks };
+}
+
+/** Every git directory of the repositories these folders are part of or hold at their top (with their submodules and worktrees). */
+export async function gitDirsAround(folders: readonly string[]): Promise<string[]> {
+  const entries = new Set<string>();
+  for (const folder of folders) {
+    for (const entry of await gitEntriesAbove(nodePath.join(folder, GIT_ENTRY))) entries.add(entry);
+    entries.add(nodePath.join(folder, GIT_ENTRY));
+  }
+  return gitDirsOf([...entries]);
 }

@@ -1,0 +1,172 @@
+import { readFile, rmdir, symlink } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { errnoCode, fromFsError, refused } from '../errors.ts';
+import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
+import type { SaveContext } from '../media/save.ts';
+import type { SaveHistory } from '../media/history.ts';
+import type { Log } from '../ports.ts';
+import { inPinned, readDisk, removeFile } from '../media/file-ops.ts';
+import { mediaTaint } from '../media/types.ts';
+import { lineCountsOfUtf8 } from '../text/line-counts.ts';
+import type { Policy } from '../policy.ts';
+import type { LayerEntry } from './upper.ts';
+import type { Verdict } from './judge.ts';
+
+/** What became of one change of a command's change set, as the result shows it. */
+export interface ChangeOutcome {
+  /** As displayed. */
+  readonly path: string;
+  readonly kind: 'write' | 'delete' | 'link' | 'folder' | 'special';
+  readonly action: 'applied' | 'staged' | 'held';
+  /** The staged media (action `staged`). */
+  readonly mediaId?: string;
+  /** Why it was staged or held, or why applying it failed. */
+  readonly why?: string;
+}
+
+export interface ApplyContext extends SaveContext {
+  readonly saves: SaveHistory;
+  readonly log: Log;
+  readonly policy: Policy;
+}
+
+/**
+ * Security: the person approved the command, which ran with writes bounded to the write roots by
+ * the kernel; its change set is the writes that call was allowed to make, so its paths count as the
+ * call's approved targets. Applying them still goes through the save's checks (write roots, no
+ * link followed, pinned folders).
+ */
+const approvedByCommand = (path: ModelPath): GatedPath => path as GatedPath;
+
+/** The model path of `rel` (relative to the workspace folder `root`). */
+export function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly WorkspaceRoot[]): ModelPath {
+  return { root, rel, display: displayOf(root.name, rel, roots.length > 1) };
+}
+
+const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
+  entry.kind === 'file' ? 'write' : entry.kind === 'delete' ? 'delete' : entry.kind === 'link' ? 'link' : entry.kind === 'special' ? 'special' : 'folder';
+
+/** A judged change, at its place in the workspace. */
+export interface JudgedChange {
+  readonly entry: LayerEntry;
+  readonly path: ModelPath;
+  readonly verdict: Verdict;
+}
+
+/**
+ * Applies what a command's change set may apply (in order: removals first), stages the rest as
+ * media, and records what was applied as one save set, so `undo_save` of the returned id takes the
+ * whole command back. A change that fails to apply is staged instead, and says why.
+ */
+export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
+  const outcomes: ChangeOutcome[] = [];
+  let set: string | undefined;
+  const record = async (path: ModelPath, kind: 'write' | 'delete', replaced: Uint8Array | undefined, written: Uint8Array): Promise<void> => {
+    try {
+      const counts = lineCountsOfUtf8(replaced ?? new Uint8Array(0), written);
+      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced, written, kind, ...(set ? { set } : {}), ...counts });
+      set ??= saved.id;
+    } catch (e) {
+      ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  for (const { entry, path, verdict } of changes) {
+    if (verdict.action === 'skip') continue;
+    const base = { path: path.display, kind: kindOf(entry) };
+    if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); continue; }
+    const gated = approvedByCommand(path);
+    if (verdict.action === 'stage') { outcomes.push(await stage(ctx, entry, gated, verdict.why)); continue; }
+    try {
+      switch (entry.kind) {
+        case 'file': {
+          const bytes = new Uint8Array(await readFile(entry.from));
+          const replaced = await readDisk(ctx, gated, 'written');
+          await writeInPlace(ctx, gated, bytes, entry.mode);
+          await record(path, 'write', replaced, bytes);
+          break;
+        }
+        case 'delete': {
+          if (entry.below.type !== 'file') { outcomes.push({ ...base, action: 'held', why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove` }); continue; }
+          const replaced = await removeFile(ctx, gated, undefined);
+          await record(path, 'delete', replaced, new Uint8Array(0));
+          break;
+        }
+        case 'mkdir': await makeFolder(ctx, gated); break;
+        case 'rmdir': await removeFolderIfEmpty(ctx, gated); break;
+        case 'link': await makeLink(ctx, gated, entry.target); break;
+        case 'special': break;
+      }
+      outcomes.push({ ...base, action: 'applied' });
+    } catch (e) {
+      const why = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
+      outcomes.push(entry.kind === 'file' || entry.kind === 'delete' ? await stage(ctx, entry, gated, why) : { ...base, action: 'held', why });
+    }
+  }
+  return { saveId: set, outcomes };
+}
+
+/** Stages a write or delete as a media (its bytes from the upper layer), tainted where a read rule protects its name. */
+async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why: string): Promise<ChangeOutcome> {
+  const base = { path: path.display, kind: kindOf(entry) };
+  if (entry.kind !== 'file' && entry.kind !== 'delete') return { ...base, action: 'held', why };
+  try {
+    const disk = await readDisk(ctx, path, entry.kind === 'file' ? 'written' : 'deleted').catch(() => undefined);
+    const read = ctx.policy.decide(path.rel, 'read', path.root.localPath);
+    const taint = mediaTaint(path.display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
+    let media;
+    if (entry.kind === 'file') {
+      ctx.media.ensureRoom(path.display, entry.size);
+      media = ctx.media.stage(path, disk, new Uint8Array(await readFile(entry.from)), taint);
+    } else {
+      media = ctx.media.stage(path, disk, undefined, taint, 'model', { kind: 'delete' });
+    }
+    return { ...base, action: 'staged', mediaId: media.id, why };
+  } catch (e) {
+    return { ...base, action: 'held', why: `${why}; it could not be staged either (${e instanceof Error ? e.message : String(e)}), so nothing of it reached the workspace` };
+  }
+}
+
+/** Writes bytes at `path` with the mode the command gave the file; never through a link, its folder pinned (made where missing). */
+async function writeInPlace(ctx: ApplyContext, path: GatedPath, bytes: Uint8Array, mode: number): Promise<void> {
+  await inPinned(ctx, path, true, async (address) => {
+    try {
+      await ctx.fs.writeFile(address, bytes, { noFollow: true, mode: mode & 0o777 });
+    } catch (e) {
+      throw fromFsError(e, path.display, 'write');
+    }
+  });
+}
+
+async function makeFolder(ctx: ApplyContext, path: GatedPath): Promise<void> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  if (resolved.exists) {
+    if (resolved.checked?.type !== 'directory') throw refused(`"${path.display}" exists and is not a folder.`, 'Look at it.');
+    return;
+  }
+  await inPinned(ctx, path, true, (address) => ctx.fs.mkdir(address));
+}
+
+/** The local path of `path`, when no link lies on the way to it (else a narrated refusal). */
+async function localOf(ctx: ApplyContext, path: GatedPath): Promise<{ readonly abs: string; readonly exists: boolean; readonly type: string | undefined }> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  const root = resolved.realRoot ?? path.root.localPath;
+  if (root === undefined || resolved.realRel !== path.rel) throw refused(`"${path.display}" lies behind a symbolic link now, and a change set never goes through links.`, 'Look at the folder.');
+  return { abs: nodePath.join(root, ...path.rel.split('/')), exists: resolved.exists, type: resolved.checked?.type };
+}
+
+async function removeFolderIfEmpty(ctx: ApplyContext, path: GatedPath): Promise<void> {
+  const { abs, exists, type } = await localOf(ctx, path);
+  if (!exists || type !== 'directory') return;
+  try {
+    await rmdir(abs);
+  } catch (e) {
+    // Something the change set did not remove is still in it (the person's file, a held change).
+    if (errnoCode(e) !== 'ENOTEMPTY' && errnoCode(e) !== 'EEXIST') throw e;
+  }
+}
+
+async function makeLink(ctx: ApplyContext, path: GatedPath, target: string): Promise<void> {
+  const { abs, exists } = await localOf(ctx, path);
+  if (exists) throw refused(`"${path.display}" exists, and a link is not made over it.`, 'Look at it.');
+  await symlink(target, abs);
+}

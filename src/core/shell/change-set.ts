@@ -1,0 +1,99 @@
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import type { Policy } from '../policy.ts';
+import type { WorkspaceRoot } from '../paths.ts';
+import type { GitNamed } from '../git/named.ts';
+import { plural } from '../text/format.ts';
+import { modelPathOf, type ChangeOutcome, type JudgedChange } from './apply.ts';
+import { judge, type ShellReview } from './judge.ts';
+import type { Layer } from './layer.ts';
+import { readUpper, type LayerEntry } from './upper.ts';
+
+export interface ChangeSetInputs {
+  readonly policy: Policy;
+  readonly roots: readonly WorkspaceRoot[];
+  readonly review: ShellReview;
+  readonly startedAt: number;
+  readonly allowProtectedWrites: boolean;
+  readonly placeholders: ReadonlySet<string>;
+  readonly gitNamed: GitNamed;
+}
+
+/** A repository's configuration is read this far at most. */
+const CONFIG_MAX = 1024 * 1024;
+
+/** A file of the upper layer as text, never through a link; undefined when larger than `max`. */
+async function textOf(path: string, max: number): Promise<string | undefined> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const { size } = await file.stat();
+    if (size > max) return undefined;
+    const buffer = Buffer.alloc(size);
+    await file.read(buffer, 0, size, 0);
+    return buffer.toString('utf8');
+  } finally {
+    await file.close();
+  }
+}
+
+/** The workspace folder holding `abs`: the deepest one (nested folders), with `abs` relative to it. */
+function placeIn(abs: string, roots: readonly WorkspaceRoot[]): { readonly root: WorkspaceRoot; readonly rel: string } | undefined {
+  let best: WorkspaceRoot | undefined;
+  for (const root of roots) {
+    const local = root.localPath;
+    if (local === undefined || !(abs === local || abs.startsWith(`${local}${nodePath.sep}`))) continue;
+    if (best?.localPath === undefined || local.length > best.localPath.length) best = root;
+  }
+  return best?.localPath === undefined ? undefined : { root: best, rel: nodePath.relative(best.localPath, abs).split(nodePath.sep).join('/') };
+}
+
+/**
+ * Every change the command left in its layers, each judged by the write rules a save is judged by
+ * (`judge`), at its place in the workspace. Pure of the sandbox: fed an upper layer, it needs no
+ * bubblewrap.
+ */
+export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSetInputs): Promise<JudgedChange[]> {
+  const judged: JudgedChange[] = [];
+  for (const folder of layer.folders) {
+    const entries = await readUpper(folder);
+    if (entries.length === 0) continue;
+    const existed = new Map<string, boolean>();
+    for (const entry of entries) {
+      const at = entry.rel.split('/').indexOf('.git');
+      if (at === -1) continue;
+      const gitEntry = entry.rel.split('/').slice(0, at + 1).join('/');
+      if (!existed.has(gitEntry)) existed.set(gitEntry, await lstat(nodePath.join(folder.lower, gitEntry)).then(() => true, () => false));
+    }
+    for (const entry of entries) {
+      const place = placeIn(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
+      if (place === undefined) continue;
+      const layerPlace = placeIn(folder.lower, inputs.roots);
+      const verdict = await judge(entry, {
+        policy: inputs.policy, rootPath: place.root.localPath!, layerRel: layerPlace?.root === place.root ? layerPlace.rel : '', review: inputs.review,
+        startedAt: inputs.startedAt, allowProtectedWrites: inputs.allowProtectedWrites, placeholders: inputs.placeholders, gitNamed: inputs.gitNamed,
+        repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
+        textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
+      });
+      judged.push({ entry: layerPlace?.root === place.root ? entry : ({ ...entry, rel: place.rel } as LayerEntry), path: modelPathOf(place.root, place.rel, inputs.roots), verdict });
+    }
+  }
+  return judged;
+}
+
+/** The lines of a command's result that say what became of its changes, and how to take them back. */
+export function changeSetLines(outcomes: readonly ChangeOutcome[], saveId: string | undefined): string[] {
+  const lines: string[] = [];
+  const applied = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder');
+  const staged = outcomes.filter((o) => o.action === 'staged');
+  const held = outcomes.filter((o) => o.action === 'held');
+  if (applied.length > 0) {
+    const shown = applied.slice(0, 20).map((o) => `${o.kind === 'delete' ? '-' : o.kind === 'link' ? '@' : '+'}${o.path}`).join(' ');
+    lines.push(`changes applied: ${plural(applied.length, 'file')} (${shown}${applied.length > 20 ? ' …' : ''})${saveId !== undefined ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : ''}.`);
+  }
+  if (staged.length > 0) {
+    lines.push(`staged for review, NOT on disk: ${staged.map((o) => `${o.kind === 'delete' ? 'delete ' : ''}${o.path} (${o.mediaId}: ${o.why})`).join('; ')}. Save them with save_media {"media_ids":[${staged.map((o) => JSON.stringify(o.mediaId)).join(',')}]} if they are wanted (the user is asked), or leave them.`);
+  }
+  if (held.length > 0) lines.push(`held back, not written: ${held.map((o) => `${o.path} (${o.why})`).join('; ')}.`);
+  return lines;
+}

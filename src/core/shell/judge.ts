@@ -1,0 +1,129 @@
+import * as nodePath from 'node:path';
+import type { Policy } from '../policy.ts';
+import { writeVerdict } from './boundary.ts';
+import { unsafeConfig } from '../git/new-repo.ts';
+import type { LayerEntry } from './upper.ts';
+
+/** `protected`: what the write rules protect is staged for review, the rest applied; `all`: everything is staged. */
+export type ShellReview = 'protected' | 'all';
+
+/** What becomes of one change a command made. */
+export type Verdict =
+  /** Written to disk now, and undone with the command's save_id. */
+  | { readonly action: 'apply' }
+  /** Staged as a media for the person to review (save_media asks); `why` says what makes it so. */
+  | { readonly action: 'stage'; readonly why: string }
+  /** Neither applied nor staged (a link out of the folder, a pipe, a denied path): the result names it. */
+  | { readonly action: 'hold'; readonly why: string }
+  /** Not the command's doing (a mount point the sandbox made). */
+  | { readonly action: 'skip' };
+
+export interface JudgeInputs {
+  readonly policy: Policy;
+  /** The workspace folder the layer's folder is in (its local path), and the layer's folder relative to it ("" for itself). */
+  readonly rootPath: string;
+  readonly layerRel: string;
+  readonly review: ShellReview;
+  /** When the command started (ms): a file on disk changed after it changed under the command. */
+  readonly startedAt: number;
+  /** `allow_protected_writes` was confirmed for this call: protected files are applied. */
+  readonly allowProtectedWrites: boolean;
+  /** Mount points the sandbox makes for names it guards (absolute): empty ones are not the command's. */
+  readonly placeholders: ReadonlySet<string>;
+  /** Files and hooks folders a git configuration names for git to read or run (absolute). */
+  readonly gitNamed: { readonly files: ReadonlySet<string>; readonly hooks: readonly string[] };
+  /** Whether the repository whose `.git` is at this path (relative to the layer's folder) was on disk before the command. */
+  readonly repositoryExisted: (gitEntryRel: string) => boolean;
+  /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
+  readonly textOf: (entry: LayerEntry & { readonly kind: 'file' }) => Promise<string | undefined>;
+}
+
+/**
+ * What everyday git writes in a repository's git folder: objects, references and their logs, the
+ * index, and the files that name the current commit. None of it is a program or names one.
+ */
+const EVERYDAY_GIT = /^(objects|refs|logs)(\/|$)|^(packed-refs|index|HEAD|ORIG_HEAD|FETCH_HEAD|COMMIT_EDITMSG)$/;
+/** What `git init` and `git clone` write besides, allowed in a repository the command made (its config is judged by its keys). */
+const NEW_REPOSITORY = /^(description|info\/exclude|hooks\/[^/]+\.sample|info|hooks|branches)$/;
+
+/** Where a path sits in a repository's git folder: the `.git` entry (relative) and the path inside it; undefined outside any. */
+export function gitPlaceOf(rel: string): { readonly entry: string; readonly inner: string } | undefined {
+  const parts = rel.split('/');
+  const at = parts.indexOf('.git');
+  if (at === -1) return undefined;
+  return { entry: parts.slice(0, at + 1).join('/'), inner: parts.slice(at + 1).join('/') };
+}
+
+const REVIEW_ALL = 'workspaceTools.shell.review is "all": every change a command makes is reviewed';
+
+/** The verdict on one change of a command's change set, by the write rules a save is judged by. */
+export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Verdict> {
+  const rootRel = inputs.layerRel === '' ? entry.rel : `${inputs.layerRel}/${entry.rel}`;
+  const abs = nodePath.join(inputs.rootPath, ...rootRel.split('/'));
+  if (isPlaceholder(entry, abs, inputs.placeholders)) return { action: 'skip' };
+  if (entry.kind === 'special') return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };
+  if (entry.kind === 'rmdir' || entry.kind === 'mkdir') {
+    const git = gitPlaceOf(entry.rel);
+    if (git !== undefined && git.inner !== '' && !EVERYDAY_GIT.test(git.inner) && !(NEW_REPOSITORY.test(git.inner) && !inputs.repositoryExisted(git.entry))) return { action: 'hold', why: 'a folder in a repository\'s git folder that everyday git does not make' };
+    return inputs.review === 'all' && entry.kind === 'mkdir' ? { action: 'skip' } : { action: 'apply' };
+  }
+  if ((entry.kind === 'file' || entry.kind === 'delete' || entry.kind === 'link') && entry.below.changedAt !== undefined && entry.below.changedAt >= inputs.startedAt) {
+    return { action: 'stage', why: 'it changed on disk while the command ran (a conflict: compare both before saving)' };
+  }
+  const write = writeVerdict(inputs.policy.decide(rootRel, 'write', inputs.rootPath));
+  const read = inputs.policy.decide(rootRel, 'read', inputs.rootPath).action;
+  if (write === 'closed' && read === 'deny') return { action: 'hold', why: 'a rule denies this path, so nothing is written there' };
+  if (entry.kind === 'link') return linkVerdict(entry, rootRel, inputs);
+  if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
+  if (read === 'ask' || read === 'deny') return { action: 'stage', why: 'a secret\'s name (a read rule protects it)' };
+  const git = gitPlaceOf(entry.rel);
+  if (git !== undefined) {
+    const gitWhy = await gitVerdict(entry, git, inputs);
+    if (gitWhy !== undefined) return { action: 'stage', why: gitWhy };
+  }
+  if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
+  if (write === 'protected' && !inputs.allowProtectedWrites) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
+  if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`))) return { action: 'stage', why: 'a file a git configuration names for git to read or run (VS Code\'s git runs it outside the sandbox)' };
+  return { action: 'apply' };
+}
+
+/** A mount point the sandbox made for a name it guards: empty, and not there before. */
+function isPlaceholder(entry: LayerEntry, abs: string, placeholders: ReadonlySet<string>): boolean {
+  if (entry.kind === 'mkdir') return [...placeholders].some((p) => p === abs || p.startsWith(`${abs}${nodePath.sep}`));
+  if (entry.kind === 'file') return entry.size === 0 && entry.below.type === 'none' && placeholders.has(abs);
+  return false;
+}
+
+/** Why a change in a git folder is reviewed, or undefined when everyday git makes it. */
+async function gitVerdict(entry: LayerEntry, git: { readonly entry: string; readonly inner: string }, inputs: JudgeInputs): Promise<string | undefined> {
+  if (git.inner === '') return 'a .git file or folder in place of a repository\'s (it can send git to another folder\'s configuration and hooks)';
+  if (EVERYDAY_GIT.test(git.inner)) return undefined;
+  if (!inputs.repositoryExisted(git.entry)) {
+    if (NEW_REPOSITORY.test(git.inner)) return undefined;
+    if (git.inner === 'config' && entry.kind === 'file') {
+      const text = await inputs.textOf(entry);
+      const unsafe = text === undefined ? 'a repository configuration too large to read' : unsafeConfig(text);
+      return unsafe === undefined ? undefined : `${unsafe}`;
+    }
+  }
+  return `${git.inner} in a repository's git folder, which everyday git does not write (git reads or runs it: configuration, hooks, a rebase's todo, attributes)`;
+}
+
+/**
+ * A link is applied when it is relative and leads, by its text, to a place inside the same folder
+ * that no rule protects and no git folder holds; any other is held (the file tools refuse links
+ * out of the workspace, and a command's reads through one read nothing).
+ */
+function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: string, inputs: JudgeInputs): Verdict {
+  if (inputs.review === 'all') return { action: 'hold', why: `a symbolic link to ${entry.target} (links are not staged; make it yourself if it is wanted)` };
+  if (nodePath.isAbsolute(entry.target)) return { action: 'hold', why: `a symbolic link to the absolute path ${entry.target}` };
+  const led = nodePath.posix.normalize(nodePath.posix.join(nodePath.posix.dirname(entry.rel), entry.target));
+  if (led === '..' || led.startsWith('../') || gitPlaceOf(led) !== undefined || gitPlaceOf(entry.rel) !== undefined) return { action: 'hold', why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder` };
+  const ledRootRel = inputs.layerRel === '' ? led : `${inputs.layerRel}/${led}`;
+  for (const rel of [rootRel, ledRootRel]) {
+    const write = writeVerdict(inputs.policy.decide(rel, 'write', inputs.rootPath));
+    const read = inputs.policy.decide(rel, 'read', inputs.rootPath).action;
+    if (write !== 'open' || read === 'ask' || read === 'deny') return { action: 'hold', why: `a symbolic link to ${entry.target}, and a link never gives a protected file or a secret another name` };
+  }
+  return { action: 'apply' };
+}

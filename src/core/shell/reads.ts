@@ -1,0 +1,67 @@
+import { readdirSync, statSync } from 'node:fs';
+import * as nodePath from 'node:path';
+
+/**
+ * What a command may read outside the workspace: the system's programs, libraries and settings.
+ * Security: everything else at the top of the file system (home folders, /tmp and every other
+ * session's temp folder, /mnt, /media, /srv, /run, /var, a folder a person made there) is unreadable
+ * whatever its name, and so is what a link in the workspace leads to there.
+ */
+const SYSTEM_TOP = new Set(['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt', 'dev', 'proc', 'sys', 'nix', 'snap']);
+
+/** In /etc, what holds credentials (readable to root, who runs CI). */
+const SYSTEM_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/ssh', '/etc/ssl/private', '/etc/sudoers', '/etc/sudoers.d', '/etc/security/opasswd'];
+
+/**
+ * Where toolchains and package caches that hold no credentials live below a home folder (read-only
+ * for a build: node version managers, pyenv, rustup, cargo's binaries and registry, go's modules,
+ * sdkman, maven's and gradle's caches, ~/.local's programs and libraries).
+ */
+export const HOME_TOOLCHAINS: readonly string[] = [
+  '.nvm', '.fnm', '.local/share/fnm', '.volta', '.asdf', '.local/share/mise', '.pyenv', '.rbenv', '.rustup', '.cargo/bin', '.cargo/registry',
+  'go/bin', 'go/pkg/mod', '.sdkman', '.local/bin', '.local/lib', '.m2/repository', '.gradle/caches', '.gradle/wrapper', '.deno/bin', '.bun/bin',
+];
+
+/** The unreadable top-level folders of `/` (those that exist), and the system's own secrets. */
+export function systemDenies(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync('/');
+  } catch {
+    names = ['home', 'root', 'tmp', 'mnt', 'media', 'srv', 'run', 'var'];
+  }
+  return [...names.filter((n) => !SYSTEM_TOP.has(n)).map((n) => `/${n}`), ...SYSTEM_SECRETS];
+}
+
+const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The toolchain folders a command may read (that exist): those below home, and each folder on the
+ * host's PATH outside the system folders (a `bin` with the installation above it, where npm's and
+ * pip's scripts lead), unless it is home itself, a folder above it, or a temp folder.
+ */
+export function toolchainFolders(home: string, pathVariable: string | undefined, extra: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const rel of HOME_TOOLCHAINS) {
+    const abs = nodePath.join(home, rel);
+    if (isFolder(abs)) found.add(abs);
+  }
+  for (const entry of (pathVariable ?? '').split(':')) {
+    if (!nodePath.isAbsolute(entry)) continue;
+    const dir = nodePath.resolve(entry);
+    const top = dir.split(nodePath.sep)[1] ?? '';
+    if (SYSTEM_TOP.has(top) || !isFolder(dir)) continue;
+    const installation = nodePath.basename(dir) === 'bin' ? nodePath.dirname(dir) : dir;
+    if (installation === home || home.startsWith(`${installation}${nodePath.sep}`) || installation === nodePath.parse(installation).root) continue;
+    if (/^\/(tmp|var\/tmp)(\/|$)/.test(installation)) continue;
+    found.add(installation);
+  }
+  for (const folder of extra) if (nodePath.isAbsolute(folder) && isFolder(folder)) found.add(folder);
+  return [...found].sort();
+}

@@ -1,0 +1,136 @@
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import * as nodePath from 'node:path';
+import { mergedNames, type LayerFolder } from './layer.ts';
+
+/** What a path held on disk (the layer's lower side) when the command ended. */
+export interface Below {
+  readonly type: 'file' | 'folder' | 'link' | 'special' | 'none';
+  readonly mode?: number;
+  /** The later of its modification and status-change times (ms): later than the command's start, the file changed under it. */
+  readonly changedAt?: number;
+}
+
+/** One change a command made in a folder, read from the upper layer (never through a link). */
+export type LayerEntry =
+  /** Bytes written (new or changed file), in the upper layer at `from`. */
+  | { readonly kind: 'file'; readonly rel: string; readonly from: string; readonly size: number; readonly mode: number; readonly below: Below }
+  /** The file (or link) at `rel` was removed. */
+  | { readonly kind: 'delete'; readonly rel: string; readonly below: Below }
+  /** A folder that was on disk is gone (its files are `delete` entries of their own). */
+  | { readonly kind: 'rmdir'; readonly rel: string }
+  /** A folder made where none was. */
+  | { readonly kind: 'mkdir'; readonly rel: string; readonly mode: number }
+  /** A symbolic link made or changed. */
+  | { readonly kind: 'link'; readonly rel: string; readonly target: string; readonly below: Below }
+  /** A pipe, socket or device: never applied. */
+  | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
+
+const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
+
+async function entryAt(abs: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(abs);
+  } catch {
+    return undefined;
+  }
+}
+
+function belowOf(stat: Stats | undefined): Below {
+  if (stat === undefined) return { type: 'none' };
+  const type = stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : stat.isSymbolicLink() ? 'link' : 'special';
+  return { type, mode: stat.mode & 0o7777, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs) };
+}
+
+const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
+
+/** Every file, link and folder below a folder on disk, deepest first, for a removal of the folder; links are not followed. */
+async function removalOf(lowerRoot: string, rel: string, out: LayerEntry[]): Promise<void> {
+  const abs = nodePath.join(lowerRoot, rel);
+  let names: string[];
+  try {
+    names = await readdir(abs);
+  } catch {
+    names = [];
+  }
+  for (const name of names) {
+    const child = join(rel, name);
+    const stat = await entryAt(nodePath.join(lowerRoot, child));
+    if (stat === undefined) continue;
+    if (stat.isDirectory()) await removalOf(lowerRoot, child, out);
+    else out.push({ kind: 'delete', rel: child, below: belowOf(stat) });
+  }
+  out.push({ kind: 'rmdir', rel });
+}
+
+/**
+ * The change set a command left in one folder's upper layer: what it wrote, removed, linked and made.
+ * The upper layer is ours (the command has ended and everything it started with it), and it is
+ * walked with lstat only, so no link in it is followed. Removals come first (deepest first), so
+ * applying the entries in order can replace a folder with a file and a file with a folder.
+ */
+export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
+  const removals: LayerEntry[] = [];
+  const made: LayerEntry[] = [];
+  /** Folders of the upper layer that were folders on disk too: they may hide what they replaced (opaque). */
+  const sharedFolders: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const names = await readdir(nodePath.join(folder.upper, rel));
+    for (const name of names.sort()) {
+      const child = join(rel, name);
+      const stat = await lstat(nodePath.join(folder.upper, child));
+      const belowStat = await entryAt(nodePath.join(folder.lower, child));
+      const below = belowOf(belowStat);
+      if (isWhiteout(stat)) {
+        if (below.type === 'folder') await removalOf(folder.lower, child, removals);
+        else if (below.type !== 'none') removals.push({ kind: 'delete', rel: child, below });
+        continue;
+      }
+      // Anything but a folder in the upper layer hides a folder below it whole.
+      if (!stat.isDirectory() && below.type === 'folder') await removalOf(folder.lower, child, removals);
+      if (stat.isDirectory()) {
+        if (below.type === 'folder') sharedFolders.push(child);
+        else {
+          if (below.type !== 'none') removals.push({ kind: 'delete', rel: child, below });
+          made.push({ kind: 'mkdir', rel: child, mode: stat.mode & 0o7777 });
+        }
+        await walk(child);
+      } else if (stat.isFile()) {
+        made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below });
+      } else if (stat.isSymbolicLink()) {
+        made.push({ kind: 'link', rel: child, target: await readlink(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below });
+      } else {
+        made.push({ kind: 'special', rel: child, below });
+      }
+    }
+  };
+  await walk('');
+  await hiddenBelow(folder, sharedFolders, removals);
+  return [...removals, ...made];
+}
+
+/**
+ * What folders removed and made again hid of the disk below them (overlayfs marks such a folder
+ * opaque): each name on disk that the command's own view of the folder no longer has is removed.
+ */
+async function hiddenBelow(folder: LayerFolder, shared: readonly string[], removals: LayerEntry[]): Promise<void> {
+  const candidates: { dir: string; lower: string[] }[] = [];
+  for (const dir of shared) {
+    const upperNames = new Set(await readdir(nodePath.join(folder.upper, dir)));
+    const lower = (await readdir(nodePath.join(folder.lower, dir)).catch(() => [] as string[])).filter((n) => !upperNames.has(n));
+    if (lower.length > 0) candidates.push({ dir, lower });
+  }
+  if (candidates.length === 0) return;
+  const merged = await mergedNames(folder, candidates.map((c) => c.dir));
+  for (const { dir, lower } of candidates) {
+    const seen = merged.get(`./${dir}`) ?? merged.get(dir);
+    if (seen === undefined) continue;
+    for (const name of lower) {
+      if (seen.has(name)) continue;
+      const child = join(dir, name);
+      const stat = await entryAt(nodePath.join(folder.lower, child));
+      if (stat?.isDirectory()) await removalOf(folder.lower, child, removals);
+      else if (stat !== undefined) removals.push({ kind: 'delete', rel: child, below: belowOf(stat) });
+    }
+  }
+}
