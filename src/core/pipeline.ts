@@ -134,6 +134,12 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
       return resolved;
     },
     readProtection: (resolved) => readProtection(ports.policy(), resolved),
+    ...(approvedCall.call.risk === 'exec' ? {
+      approveChangeSet: (paths: readonly ModelPath[]): readonly GatedPath[] => {
+        for (const path of paths) gated.add(path);
+        return approved(paths);
+      },
+    } : {}),
   };
 }
 

@@ -130,6 +130,11 @@ export interface CallContext {
    * where the path really leads, and asks again about a file with several names.
    */
   resolve(path: GatedPath, options?: ResolveOptions): Promise<ResolvedPath>;
+  /**
+   * For a command the person approved (risk `exec`): the paths its change set wrote under the write
+   * roots, made targets of the call so it can apply them (undefined for every other tool).
+   */
+  approveChangeSet?(paths: readonly ModelPath[]): readonly GatedPath[];
   /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
   readProtection(resolved: ResolvedPath): ReadProtection | undefined;
 }

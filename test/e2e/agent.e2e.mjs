@@ -426,7 +426,7 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, do not land; a command that makes .git/commondir, or a file the repository\'s configuration includes, is ended at once, as is one that opens the repository in a new folder holding its own husky hooks; staging the clean filter\'s script raises our modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, run_shell_command runs a test and git and the model reads their results; `cat .env` is denied by the sandbox and the canary never reaches the model; a nested repository\'s core.fsmonitor and hook, which VS Code\'s git would run, a .git/commondir, a file the repository\'s configuration includes and a .git file that opens the repository in a new folder are never on disk (the command writes through a copy-on-write layer; they are staged for review when it ends); staging the clean filter\'s script raises our modal', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The test file is written by the command itself, so the fixture other tests snapshot stays as it is.
     // NODE_TEST_CONTEXT is this e2e's own runner's, inherited by the workbench: unset, as a person's shell has it.
     const testCommand = "printf 'import test from \"node:test\";\\ntest(\"adds\", () => { if (1 + 1 !== 2) throw new Error(\"no\"); });\\n' > sum.test.mjs && env -u NODE_TEST_CONTEXT node --test --test-reporter=tap sum.test.mjs";
@@ -434,13 +434,13 @@ describe('agent mode with the scripted model', () => {
     const gitAttack = 'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"; printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/pre-commit; echo sent';
     // A file the repository's configuration includes but that is not there (git skips it): made, VS
     // Code's git would read it on its next refresh; the command keeps giving it one.
-    const included = 'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local && for i in $(seq 20); do touch sum.test.mjs; sleep 1; done; echo never';
+    const included = 'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local && for i in $(seq 3); do touch sum.test.mjs; sleep 1; done; echo waited';
     // husky's core.hooksPath (.husky/_) is taken from the work tree: a .git file naming .git opens the
     // repository in x, whose .husky/_ the command wrote; it keeps giving VS Code's git a sign of x.
-    const relinked = 'mkdir -p x/.husky/_ && printf "#!/bin/sh\\ntouch pwned\\n" > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo "gitdir: ../.git" > x/.git && for i in $(seq 20); do touch x/.gitignore; sleep 1; done; echo never';
+    const relinked = 'mkdir -p x/.husky/_ && printf "#!/bin/sh\\ntouch pwned\\n" > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo "gitdir: ../.git" > x/.git && for i in $(seq 3); do touch x/.gitignore; sleep 1; done; echo waited';
     // A commondir sends git to a configuration of the command's own; the command waits for the git
     // extension's refresh (a second after a change) and is ended at once instead.
-    const redirect = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
+    const redirect = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 3; echo waited';
     const script = {
       prompt: 'Run the tests, check git, then read .env.',
       steps: [
@@ -451,13 +451,13 @@ describe('agent mode with the scripted model', () => {
         { tool: 'run_shell_command', input: { command: 'cat .env' }, confirm: 'allowOnce', shows: ['cat .env'],
           expect: 'Permission denied[\\s\\S]*exit code 1', reject: CANARY },
         { tool: 'run_shell_command', input: { command: gitAttack }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
-          expect: 'could not write config file vendor/lib/\\.git/config[\\s\\S]*vendor/lib/\\.git/hooks/pre-commit: Read-only file system[\\s\\S]*exit code 0' },
+          expect: 'sent[\\s\\S]*exit code 0[\\s\\S]*staged for review, NOT on disk: [^\\n]*vendor/lib/\\.git/config[^\\n]*vendor/lib/\\.git/hooks/pre-commit' },
         { tool: 'run_shell_command', input: { command: included, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/config.local'],
-          expect: 'stopped: the command made \\.git/config\\.local, a file that a git configuration includes \\(include\\.path\\)[\\s\\S]*protected files created: \\.git/config\\.local \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+          expect: 'waited[\\s\\S]*staged for review, NOT on disk: [^\\n]*\\.git/config\\.local \\(m\\d+' },
         { tool: 'run_shell_command', input: { command: redirect, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['.git/commondir'],
-          expect: 'stopped: the command made \\.git/commondir[\\s\\S]*protected files created: \\.git/commondir \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+          expect: 'waited[\\s\\S]*staged for review, NOT on disk: [^\\n]*\\.git/commondir \\(m\\d+' },
         { tool: 'run_shell_command', input: { command: relinked, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['gitdir: ../.git'],
-          expect: 'stopped: the command made x/\\.git, a \\.git file that opens an existing repository \\(\\.\\./\\.git\\) in another folder[\\s\\S]*protected files created: x/\\.git \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+          expect: 'waited[\\s\\S]*staged for review, NOT on disk: [^\\n]*x/\\.git \\(m\\d+' },
         // The file tools too: a script the repository's configuration runs (a clean filter) is asked in our modal.
         { tool: 'stage_file', input: { path: 'tools/clean.sh', content: '#!/bin/sh\ntouch pwned\n' }, confirm: 'allowOnce', shows: ['tools/clean.sh'],
           dialog: { message: 'Allow stage_file to stage a change to the protected file "tools/clean.sh"?', click: DIALOG_LABELS.cancel },
@@ -500,16 +500,16 @@ describe('agent mode with the scripted model', () => {
     });
   });
 
-  test('attack: with the Workspace Tools agent, a command makes a new repository whose configuration names a core.fsmonitor and waits for VS Code\'s git to find it (half a second after its files change) and run git there outside the sandbox: it is ended at once, the configuration taken out, and git runs nothing', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: with the Workspace Tools agent, a command makes a new repository whose configuration names a core.fsmonitor and waits for VS Code\'s git to find it (half a second after its files change) and run git there outside the sandbox: the configuration is never on disk (staged for review when the command ends), and git runs nothing', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     // The workspace is no repository, so VS Code's git opens the new one as soon as it sees a sign of
     // it. The command keeps giving one VS Code's git takes even where the workbench's watcher missed
     // what git init made: a .gitignore touched each second, seen once the watcher follows the folder.
-    const fresh = 'git init -q fresh && git -C fresh config core.fsmonitor "touch pwned" && for i in $(seq 20); do touch fresh/.gitignore; sleep 1; done; echo never';
+    const fresh = 'git init -q fresh && git -C fresh config core.fsmonitor "touch pwned" && for i in $(seq 3); do touch fresh/.gitignore; sleep 1; done; echo waited';
     const script = {
       prompt: 'Make a repository.',
       steps: [
         { tool: 'run_shell_command', input: { command: fresh, timeout_ms: 60000 }, confirm: 'allowOnce', shows: ['core.fsmonitor'],
-          expect: 'stopped: the command made fresh/\\.git/config, a repository configuration that sets core\\.fsmonitor[\\s\\S]*protected files created: fresh/\\.git/config \\(staged as m\\d+\\)', reject: '(^|\\n)never(\\n|$)' },
+          expect: 'waited[\\s\\S]*staged for review, NOT on disk: [^\\n]*fresh/\\.git/config \\(m\\d+[^\\n]*core\\.fsmonitor' },
       ],
       final: 'Done.',
     };

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { namedByConfig, pathsInCommand, personalConfigFiles, readPersonalConfig } from '../../src/core/shell/git-named.ts';
+import { namedByConfig, pathsInCommand, personalConfigFiles, readPersonalConfig } from '../../src/core/git/named.ts';
 import { testDir } from './harness.ts';
 
 const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });

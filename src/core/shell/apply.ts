@@ -25,18 +25,17 @@ export interface ChangeOutcome {
 }
 
 export interface ApplyContext extends SaveContext {
+  /**
+   * Security: the person approved the command, which ran with writes bounded to the write roots by
+   * the kernel; its change set is the writes that call was allowed to make, so the pipeline makes
+   * its paths the call's targets. Applying them still goes through the save's checks (write roots,
+   * no link followed, pinned folders).
+   */
+  approveChangeSet?(paths: readonly ModelPath[]): readonly GatedPath[];
   readonly saves: SaveHistory;
   readonly log: Log;
   readonly policy: Policy;
 }
-
-/**
- * Security: the person approved the command, which ran with writes bounded to the write roots by
- * the kernel; its change set is the writes that call was allowed to make, so its paths count as the
- * call's approved targets. Applying them still goes through the save's checks (write roots, no
- * link followed, pinned folders).
- */
-const approvedByCommand = (path: ModelPath): GatedPath => path as GatedPath;
 
 /** The model path of `rel` (relative to the workspace folder `root`). */
 export function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly WorkspaceRoot[]): ModelPath {
@@ -70,11 +69,13 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  for (const { entry, path, verdict } of changes) {
+  const gatedPaths = ctx.approveChangeSet?.(changes.map((c) => c.path));
+  for (const [i, { entry, path, verdict }] of changes.entries()) {
     if (verdict.action === 'skip') continue;
     const base = { path: path.display, kind: kindOf(entry) };
     if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); continue; }
-    const gated = approvedByCommand(path);
+    const gated = gatedPaths?.[i];
+    if (gated === undefined) { outcomes.push({ ...base, action: 'held', why: 'this host applies no change set' }); continue; }
     if (verdict.action === 'stage') { outcomes.push(await stage(ctx, entry, gated, verdict.why)); continue; }
     try {
       switch (entry.kind) {

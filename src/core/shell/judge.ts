@@ -77,9 +77,10 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
   if (read === 'ask' || read === 'deny') return { action: 'stage', why: 'a secret\'s name (a read rule protects it)' };
   const git = gitPlaceOf(entry.rel);
+  // A repository's git folder is judged by what everyday git writes there, not by the file rules (which keep .git from the file tools).
   if (git !== undefined) {
     const gitWhy = await gitVerdict(entry, git, inputs);
-    if (gitWhy !== undefined) return { action: 'stage', why: gitWhy };
+    return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
   if (write === 'protected' && !inputs.allowProtectedWrites) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
