@@ -173,12 +173,13 @@ describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () =
     const globs = call.protectedWrites ?? [];
     assert.ok(globs.includes('package.json') && globs.includes('*-lock.json'), globs.join(', '));
     assert.ok(!globs.includes('**/.vscode/**'), '.vscode stays read-only, so it is not named');
-    assert.match(call.summary, /protected files WRITABLE for this command; \.vscode and every repository's hooks and config read-only/);
+    assert.match(call.summary, /protected files included but \.vscode/);
     assert.equal(readFileSync(nodePath.join(s.root, 'package.json'), 'utf8'), '{"name":"updated"}\n', text);
     assert.equal(readFileSync(nodePath.join(s.root, 'package-lock.json'), 'utf8'), '{"lockfileVersion":4}\n');
     assert.equal(existsSync(hook), false, text);
     assert.equal(readFileSync(nodePath.join(s.root, '.git', 'config'), 'utf8'), gitConfig);
     assert.equal(existsSync(nodePath.join(s.root, '.vscode', 'settings.json')), false);
+    for (const staged of ['.git/hooks/pre-commit', '.git/config', '.vscode/settings.json']) assert.ok(text.includes(`${staged} (m`), `${staged} is staged:\n${text}`);
     assert.equal(readFileSync(nodePath.join(s.root, '.env'), 'utf8'), `API_KEY=${CANARY}\n`);
     assert.ok(!text.includes(CANARY), text);
   });
@@ -221,13 +222,13 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     const memo = new VerdictMemo();
     const derive = async (policy: Policy) => deriveBoundary({
       policy: policy.within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
-      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal, memo,
+      tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal, memo,
     });
     assert.ok(!(await derive(new Policy([]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
     assert.ok((await derive(new Policy([{ glob: 'notes.txt', read: 'deny' }]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
   });
 
-  test('a write root below a workspace folder: only the protected files under it are made read-only, folder by folder', async (t) => {
+  test('a write root below a workspace folder: only it is writable (through the layer), the whole folder readable', async (t) => {
     const root = testDir(t, 'wt-roots-').path;
     for (const rel of ['package.json', 'src/package.json', 'src/lib/a.ts', 'src/lib/yarn.lock', 'docs/Makefile']) {
       mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
@@ -235,9 +236,10 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     }
     const boundary = await deriveBoundary({
       policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [nodePath.join(root, 'src')], home: '/home/someone',
-      privateFolders: [], tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+      privateFolders: [], tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
     });
-    assert.deepEqual(boundary.denyWrite.map((p) => nodePath.relative(root, p)), ['src/lib/yarn.lock', 'src/package.json']);
+    assert.deepEqual(boundary.allowWrite, [nodePath.join(root, 'src'), '/tmp/t']);
+    assert.ok(boundary.allowRead.includes(root));
   });
 
   test('attack: a deny rule written for a link\'s name holds for the command, as it does for the file tools', async (t) => {

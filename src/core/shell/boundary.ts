@@ -36,6 +36,9 @@ export const HOME_CREDENTIALS: readonly string[] = [
   '.gem/credentials', '.composer/auth.json', '.config/composer/auth.json', '.gradle/gradle.properties', '.bash_history', '.zsh_history',
 ];
 
+/** What a command's change set always stages, `allow_protected_writes` or not: VS Code's settings, this extension's rules among them. */
+export const ALWAYS_REVIEWED: readonly string[] = ['.vscode'];
+
 /** A folder's files as listed: `files` relative to it ("/"-separated), and a digest of the listing as it came (equal digests: the same files). */
 export interface TreeListing {
   readonly files: () => readonly string[];
@@ -208,7 +211,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
 /** The globs whose files a confirmed `allow_protected_writes` lets a command's change set apply: the built-in protected list and the write rules that ask. */
 export function protectedWriteGlobs(policy: Policy): string[] {
   const asking = [...policy.userRules, ...policy.workspaceRules].filter((rule) => rule.write === 'ask').map((rule) => rule.glob);
-  return [...new Set([...PROTECTED_GLOBS, ...asking])];
+  return [...new Set([...PROTECTED_GLOBS, ...asking])].filter((glob) => !ALWAYS_REVIEWED.some((kept) => glob === `**/${kept}/**` || glob === kept));
 }
 
 /** One line for the person: what the command can and cannot do. */
@@ -219,6 +222,6 @@ export function describeBoundary(writeRoots: readonly string[], allowedDomains: 
     ? `the workspace read-only (this machine has no copy-on-write layer; only a private temp folder is writable)`
     : options.review === 'all'
       ? `writes under ${where} staged for review when it ends`
-      : `writes under ${where} applied when it ends (undoable)${options.allowProtectedWrites ? ', protected files included' : ", protected files, links and git's own files staged for review"}`;
+      : `writes under ${where} applied when it ends (undoable)${options.allowProtectedWrites ? `, protected files included but ${ALWAYS_REVIEWED.join(', ')}; links and git's own files staged for review` : ", protected files, links and git's own files staged for review"}`;
   return `sandboxed: ${network}; reads only the workspace, system folders and toolchains (secrets unreadable); ${writes}`;
 }

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy.ts';
-import { writeVerdict } from './boundary.ts';
+import { ALWAYS_REVIEWED, writeVerdict } from './boundary.ts';
 import { unsafeConfig } from '../git/new-repo.ts';
 import type { LayerEntry } from './upper.ts';
 
@@ -83,7 +83,8 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
-  if (write === 'protected' && !inputs.allowProtectedWrites) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
+  const alwaysReviewed = ALWAYS_REVIEWED.some((kept) => rootRel === kept || rootRel.startsWith(`${kept}/`));
+  if (write === 'protected' && (!inputs.allowProtectedWrites || alwaysReviewed)) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
   if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`))) return { action: 'stage', why: 'a file a git configuration names for git to read or run (VS Code\'s git runs it outside the sandbox)' };
   return { action: 'apply' };
 }

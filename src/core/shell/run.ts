@@ -16,7 +16,7 @@ import { deriveBoundary, describeBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
-import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellProcess, type ShellServices } from './port.ts';
+import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
 import { makeLayer, type Layer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
@@ -116,7 +116,11 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     });
     if (ctx.signal.aborted) throw cancelled();
     const { env } = scrubEnvironment(hostEnv);
-    Object.assign(env, QUIET_TOOLS, { HOME: home, TMPDIR: temp, TMP: temp, TEMP: temp, XDG_CONFIG_HOME: nodePath.join(home, '.config'), XDG_CACHE_HOME: nodePath.join(home, '.cache') });
+    // The sandbox sets TMPDIR to a folder of its own, which the allow-list of reads hides: bash puts
+    // the call's own back from BASH_ENV, which it reads before the command.
+    const bashEnv = nodePath.join(home, '.bash_env');
+    await writeFile(bashEnv, `export TMPDIR=${shellQuoted(temp)} TMP=${shellQuoted(temp)} TEMP=${shellQuoted(temp)}\n`, { mode: 0o600 });
+    Object.assign(env, QUIET_TOOLS, { HOME: home, TMPDIR: temp, TMP: temp, TEMP: temp, BASH_ENV: bashEnv, XDG_CONFIG_HOME: nodePath.join(home, '.config'), XDG_CACHE_HOME: nodePath.join(home, '.cache') });
     const started = ctx.clock.now();
     const startedAt = Date.now();
     const refusedHosts = new Set<string>();
@@ -197,6 +201,9 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     await rm(callFolder, { recursive: true, force: true }).catch(() => undefined);
   }
 }
+
+/** A word the shell reads as it is. */
+const shellQuoted = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /**
  * Security: our spool holds copies of files the person let the model read once (secrets among

@@ -83,9 +83,8 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
     try {
       await manager.initialize(config, askHost);
       const probe = await manager.wrapWithSandboxArgv('true', '/bin/sh', { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } });
-      const seccomp = seccompFolderOf(probe.argv);
       manager.cleanupAfterCommand();
-      if (seccomp !== undefined) ownFolders.push(seccomp);
+      ownFolders.push(...ownPathsOf(probe.argv));
     } catch (e) {
       return { srt, ownFolders, availability: { available: false, why: `the sandbox could not start (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
     }
@@ -133,22 +132,16 @@ function customConfig(boundary: ShellBoundary, ownFolders: readonly string[]): S
 /** The names the library guards in its process's working folder (it makes a mount point for each one missing where writes are allowed). */
 const GUARDED_NAMES = ['.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents', '.git/hooks', '.git/config'];
 
-/** The folder of the library's seccomp helper, as a command it wraps names it (the command must be able to read it). */
-function seccompFolderOf(argv: readonly string[]): string | undefined {
-  const found = /(\/[^\s'"]*\/vendor\/seccomp)\/[^\s'"/]+\/apply-seccomp/.exec(argv.join(' '));
-  return found?.[1];
-}
-
 /**
- * The command line the sandbox runs: the library sets TMPDIR to a folder of its own, which the
- * allow-list of reads hides, so the call's private temp folder is put back first (TMPDIR, TMP,
- * TEMP) from the environment it was given.
+ * What the library's own wrapping needs to see inside the sandbox, as a command it wraps names it:
+ * its seccomp helper's folder and its network proxy's sockets (in the host's temp folder, which the
+ * allow-list of reads hides).
  */
-function commandIn(spec: ShellStart): string {
-  const temp = spec.env['TMPDIR'];
-  if (temp === undefined) return spec.command;
-  const quoted = `'${temp.replace(/'/g, `'\\''`)}'`;
-  return `export TMPDIR=${quoted} TMP=${quoted} TEMP=${quoted}\n${spec.command}`;
+function ownPathsOf(argv: readonly string[]): string[] {
+  const line = argv.join(' ');
+  const seccomp = /(\/[^\s'"]*\/vendor\/seccomp)\/[^\s'"/]+\/apply-seccomp/.exec(line)?.[1];
+  const sockets = line.match(/\/[^\s'"]*claude-[a-z]+-[0-9a-f]+\.sock/g) ?? [];
+  return [...new Set([...(seccomp === undefined ? [] : [seccomp]), ...sockets])];
 }
 
 async function startInSandbox(srt: Srt, spec: ShellStart, ownFolders: readonly string[]): Promise<ShellProcess> {
@@ -161,7 +154,7 @@ async function startInSandbox(srt: Srt, spec: ShellStart, ownFolders: readonly s
   try {
     // Not given the call's signal: a wrap aborted half-way can leave its promise pending. The
     // caller checks the signal once the command started, and kills it.
-    wrapped = await manager.wrapWithSandboxArgv(commandIn(spec), shell, customConfig(spec.boundary, ownFolders), undefined, spec.cwd, { commandId, commandText: spec.command });
+    wrapped = await manager.wrapWithSandboxArgv(spec.command, shell, customConfig(spec.boundary, ownFolders), undefined, spec.cwd, { commandId, commandText: spec.command });
   } catch (e) {
     manager.unregisterCommandNetworkLists(commandId);
     throw e;
