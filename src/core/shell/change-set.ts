@@ -6,11 +6,15 @@ import type { WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';
 import { modelPathOf, type ChangeOutcome, type JudgedChange } from './apply.ts';
-import { judge, type ShellReview } from './judge.ts';
-import type { Layer } from './layer.ts';
+import { gitPlaceOf, judge, type ShellReview } from './judge.ts';
+import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
+import { protectedInIndexChange, protectedInRefChange } from '../git/commits.ts';
+import type { Layer, LayerFolder } from './layer.ts';
 import { readUpper, type LayerEntry } from './upper.ts';
 
 export interface ChangeSetInputs {
+  /** The host's PATH, for the git that reads what the command committed. */
+  readonly path: string;
   readonly policy: Policy;
   readonly roots: readonly WorkspaceRoot[];
   readonly review: ShellReview;
@@ -65,11 +69,13 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
       const gitEntry = entry.rel.split('/').slice(0, at + 1).join('/');
       if (!existed.has(gitEntry)) existed.set(gitEntry, await lstat(nodePath.join(folder.lower, gitEntry)).then(() => true, () => false));
     }
+    const layerPlace = placeIn(folder.lower, inputs.roots);
+    const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
     for (const entry of entries) {
       const place = placeIn(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
       if (place === undefined) continue;
-      const layerPlace = placeIn(folder.lower, inputs.roots);
       const verdict = await judge(entry, {
+        gitReview,
         policy: inputs.policy, rootPath: place.root.localPath!, layerRel: layerPlace?.root === place.root ? layerPlace.rel : '', review: inputs.review,
         startedAt: inputs.startedAt, allowProtectedWrites: inputs.allowProtectedWrites, placeholders: inputs.placeholders, gitNamed: inputs.gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
@@ -79,6 +85,29 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     }
   }
   return judged;
+}
+
+/** The refs, packed-refs, HEAD and index of existing repositories whose change would bring a protected file in (why, by the entry's path in the layer). */
+async function refsToReview(folder: LayerFolder, entries: readonly LayerEntry[], existed: ReadonlyMap<string, boolean>, inputs: ChangeSetInputs, layerPlace: { readonly root: WorkspaceRoot; readonly rel: string } | undefined): Promise<Map<string, string>> {
+  const review = new Map<string, string>();
+  const rootPath = layerPlace?.root.localPath;
+  if (rootPath === undefined) return review;
+  for (const entry of entries) {
+    if (entry.kind !== 'file') continue;
+    const git = gitPlaceOf(entry.rel);
+    if (git === undefined || existed.get(git.entry) !== true || !/^(refs\/|packed-refs$|HEAD$|index$)/.test(git.inner)) continue;
+    const topRel = nodePath.posix.dirname(git.entry);
+    const repo = { gitDir: nodePath.join(folder.lower, ...git.entry.split('/')), upperGitDir: nodePath.join(folder.upper, ...git.entry.split('/')), path: inputs.path };
+    const objects = await lstat(nodePath.join(repo.upperGitDir, 'objects')).then((st) => st.isDirectory(), () => false);
+    const isProtected = (rel: string): boolean => {
+      const inRoot = [layerPlace!.rel, topRel === '.' ? '' : topRel, rel].filter((p) => p !== '').join('/');
+      const verdict = writeVerdict(inputs.policy.decide(inRoot, 'write', rootPath));
+      return verdict === 'closed' || (verdict === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(inRoot)));
+    };
+    const why = git.inner === 'index' ? await protectedInIndexChange(repo, objects, isProtected) : await protectedInRefChange(repo, git.inner, objects, isProtected);
+    if (why !== undefined) review.set(entry.rel, why);
+  }
+  return review;
 }
 
 /** The lines of a command's result that say what became of its changes, and how to take them back. */

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy.ts';
-import { ALWAYS_REVIEWED, writeVerdict } from './boundary.ts';
+import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { unsafeConfig } from '../git/new-repo.ts';
 import type { LayerEntry } from './upper.ts';
 
@@ -34,6 +34,8 @@ export interface JudgeInputs {
   readonly gitNamed: { readonly files: ReadonlySet<string>; readonly hooks: readonly string[] };
   /** Whether the repository whose `.git` is at this path (relative to the layer's folder) was on disk before the command. */
   readonly repositoryExisted: (gitEntryRel: string) => boolean;
+  /** Changes to a repository's refs or index that bring a protected file in (why), by the entry's path in the layer. */
+  readonly gitReview: ReadonlyMap<string, string>;
   /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
   readonly textOf: (entry: LayerEntry & { readonly kind: 'file' }) => Promise<string | undefined>;
 }
@@ -83,8 +85,7 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
-  const alwaysReviewed = ALWAYS_REVIEWED.some((kept) => rootRel === kept || rootRel.startsWith(`${kept}/`));
-  if (write === 'protected' && (!inputs.allowProtectedWrites || alwaysReviewed)) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
+  if (write === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(rootRel))) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
   if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`))) return { action: 'stage', why: 'a file a git configuration names for git to read or run (VS Code\'s git runs it outside the sandbox)' };
   return { action: 'apply' };
 }
@@ -99,6 +100,8 @@ function isPlaceholder(entry: LayerEntry, abs: string, placeholders: ReadonlySet
 /** Why a change in a git folder is reviewed, or undefined when everyday git makes it. */
 async function gitVerdict(entry: LayerEntry, git: { readonly entry: string; readonly inner: string }, inputs: JudgeInputs): Promise<string | undefined> {
   if (git.inner === '') return 'a .git file or folder in place of a repository\'s (it can send git to another folder\'s configuration and hooks)';
+  const review = inputs.gitReview.get(entry.rel);
+  if (review !== undefined) return review;
   if (EVERYDAY_GIT.test(git.inner)) return undefined;
   if (!inputs.repositoryExisted(git.entry)) {
     if (NEW_REPOSITORY.test(git.inner)) return undefined;

@@ -47,6 +47,8 @@ export interface ShellStatus {
   readonly saveId?: string;
   /** The workspace was read-only to the command (no copy-on-write layer here): why. */
   readonly readOnlyBecause?: string;
+  /** Repositories (as displayed) whose object store was unreadable, and the secret their history holds. */
+  readonly hiddenHistories: readonly { readonly repository: string; readonly secret: string }[];
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
@@ -112,7 +114,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const boundary = await deriveBoundary({
       policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
       tempFolder: callFolder, readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []), layered: layer !== undefined,
-      allowedDomains, list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
+      allowedDomains, path: hostEnv['PATH'] ?? '/usr/bin:/bin', list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
     });
     if (ctx.signal.aborted) throw cancelled();
     const { env } = scrubEnvironment(hostEnv);
@@ -148,12 +150,13 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       if (changeSet !== undefined) return changeSet;
       if (layer === undefined) return (changeSet = { saveId: undefined, outcomes: [] });
       const gitNamed = await gitNamedBy(boundary.gitDirs, host.home, hostEnv);
-      const judged = await judgeLayer(layer, { policy: ctx.policy, roots: ctx.roots, review, startedAt, allowProtectedWrites, placeholders: new Set(host.sandbox.placeholders()), gitNamed });
+      const judged = await judgeLayer(layer, { path: hostEnv['PATH'] ?? '/usr/bin:/bin', policy: ctx.policy, roots: ctx.roots, review, startedAt, allowProtectedWrites, placeholders: new Set(host.sandbox.placeholders()), gitNamed });
       return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
     };
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
       durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
+      hiddenHistories: boundary.hiddenHistories.map((h) => ({ repository: shownRepository(h.gitDir, ctx.roots), secret: h.secret })),
       changes: changeSet?.outcomes ?? [], ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}), ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
     let final: ShellStatus | undefined;
@@ -202,6 +205,15 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   }
 }
 
+/** A repository as the person knows it: its folder under a workspace folder, or its path. */
+function shownRepository(gitDir: string, roots: readonly WorkspaceRoot[]): string {
+  const top = nodePath.dirname(gitDir);
+  const root = roots.find((r) => r.localPath !== undefined && (top === r.localPath || top.startsWith(`${r.localPath}${nodePath.sep}`)));
+  if (root?.localPath === undefined) return top;
+  const rel = nodePath.relative(root.localPath, top);
+  return rel === '' ? `the repository of ${root.name}` : `the repository at ${rel}`;
+}
+
 /** A word the shell reads as it is. */
 const shellQuoted = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
@@ -223,6 +235,7 @@ export function statusLines(s: ShellStatus): string[] {
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
   if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
   lines.push(...changeSetLines(s.changes, s.saveId));
+  for (const h of s.hiddenHistories) lines.push(`Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`);
   if (s.readOnlyBecause !== undefined) lines.push(`Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`);
   if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
   return lines;
