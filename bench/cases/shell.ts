@@ -17,6 +17,8 @@ import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import { DEFAULT_MAX_TIMEOUT_MS } from '../../src/core/shell/port.ts';
 
 const ADDED_GOAL_MS = 150;
+/** A command's change set applied, against `cp -a` of the same files: at most this many times as long. */
+const APPLY_GOAL_RATIO = 1.5;
 
 /** A committed copy of the source tree (it is not a repository), so `git status` walks 20k clean files. */
 function gitTree(source: SourceTree, log: (m: string) => void): string {
@@ -63,10 +65,38 @@ export async function shellCases(ctx: BenchContext, source: SourceTree): Promise
         const added = ours.values.map((v, i) => v - peer.values[i]!);
         ctx.add(result({ id: `shell.${id}.added`, title: `run_shell_command ${what}: ms the sandbox adds per command`, goal: { kind: 'max', value: ADDED_GOAL_MS }, ours: { label: 'sandboxed minus plain (paired runs)', values: added } }));
       }
+      await applyCost(ctx, dir, host);
     } finally {
       await host.dispose();
     }
   } finally {
     await sandbox.dispose();
+  }
+}
+
+/**
+ * What applying a command's writes costs: `cp -a` of a folder of the source tree inside the sandbox
+ * (into the copy-on-write layer, then applied to disk as a change set with its undo record) against
+ * the same `cp -a` run plainly. Each run writes a new folder; they are removed afterwards.
+ */
+async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnType<typeof coreHost>>): Promise<void> {
+  const from = ['src', 'lib', 'packages'].find((name) => existsSync(nodePath.join(dir, name))) ?? '.';
+  let n = 0;
+  const made: string[] = [];
+  const target = (who: string): string => { const name = `bench-out-${who}-${++n}`; made.push(nodePath.join(dir, name)); return name; };
+  try {
+    ctx.log(`run_shell_command "cp -a ${from} OUT" vs cp -a ${from} OUT in ${dir}`);
+    const [ours, peer] = await compare({
+      label: `run_shell_command "cp -a ${from} …" (written to the layer, applied with its undo record)`,
+      run: () => host.invoke('run_shell_command', { command: `cp -a ${from} ${target('ours')}` }),
+      check: (out) => { if (!/exit code 0[\s\S]*changes applied/.test(out.text)) throw new Error(`run_shell_command cp: ${out.text.slice(0, 500)}`); },
+    }, {
+      label: `cp -a ${from} … (plain)`,
+      run: () => run('cp', ['-a', from, target('plain')], { cwd: dir }),
+      check: (out) => { if (out.code !== 0) throw new Error(`cp -a exited ${out.code}: ${out.stderr}`); },
+    }, ctx.runs(5));
+    ctx.add(result({ id: 'shell.apply.ratio', title: `a command's writes applied (cp -a of ${from}/) vs cp -a`, goal: { kind: 'ratio', max: APPLY_GOAL_RATIO }, ours, peer }));
+  } finally {
+    for (const folder of made) execFileSync('rm', ['-rf', folder]);
   }
 }

@@ -100,7 +100,7 @@ function clearScreenshots(prefix) {
  * `afterResult(ctx, result)` (the model received the step's result); ctx is
  * {wb, page, step, index, events, disk()}.
  */
-export async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false }) {
+export async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false, settings }) {
   const prefix = `agent-${name}`;
   clearScreenshots(prefix);
   const tmp = mkdtempSync(join(tmpdir(), `wt-agent-${name}-`));
@@ -122,6 +122,7 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     wb = await d.openWorkbench({
       workspace: d.fixtureWorkspace,
       ...extensions,
+      ...(settings ? { settings } : {}),
       name: prefix,
       extensionEnv: {
         WT_SCRIPTED_MODEL_SCRIPT: JSON.stringify(script),

@@ -9,15 +9,16 @@ import { testDir } from './harness.ts';
 const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 
 describe('what a repository\'s configuration names for git to read or run', () => {
-  test('the paths in a command line: words with a "/", quoted or an option\'s value, from the work tree\'s top or home; not a program found on PATH, nor a URL', () => {
+  test('attack: the paths in a command line — every word (a bare \'sh clean.sh\' runs a file of the work tree too), quoted or an option\'s value, from the work tree\'s top or home; not a placeholder, an option or a URL', () => {
     const top = '/w';
     assert.deepEqual(pathsInCommand('./tools/clean.sh %f', top, '/h'), ['/w/tools/clean.sh']);
-    assert.deepEqual(pathsInCommand('"/w/.venv/bin/python" -m nbstripout', top, '/h'), ['/w/.venv/bin/python']);
-    assert.deepEqual(pathsInCommand('!sh \'scripts/a b.sh\' --config=conf/x.cfg', top, '/h'), ['/w/scripts/a b.sh', '/w/conf/x.cfg']);
-    assert.deepEqual(pathsInCommand('~/bin/helper get', top, '/h'), ['/h/bin/helper']);
-    assert.deepEqual(pathsInCommand('git-lfs clean -- %f', top, '/h'), []);
-    assert.deepEqual(pathsInCommand('cache --timeout=3600', top, '/h'), []);
-    assert.deepEqual(pathsInCommand('helper --url=https://example.invalid/x', top, '/h'), []);
+    assert.deepEqual(pathsInCommand('sh clean.sh', top, '/h'), ['/w/sh', '/w/clean.sh']);
+    assert.deepEqual(pathsInCommand('python3 x.py', top, '/h'), ['/w/python3', '/w/x.py']);
+    assert.deepEqual(pathsInCommand('"/w/.venv/bin/python" -m nbstripout', top, '/h'), ['/w/.venv/bin/python', '/w/nbstripout']);
+    assert.deepEqual(pathsInCommand('!sh \'scripts/a b.sh\' --config=conf/x.cfg', top, '/h'), ['/w/sh', '/w/scripts/a b.sh', '/w/conf/x.cfg']);
+    assert.deepEqual(pathsInCommand('~/bin/helper get', top, '/h'), ['/h/bin/helper', '/w/get']);
+    assert.deepEqual(pathsInCommand('cache --timeout=3600', top, '/h'), ['/w/cache', '/w/3600']);
+    assert.deepEqual(pathsInCommand('helper --url=https://example.invalid/x', top, '/h'), ['/w/helper']);
   });
 
   test('a repository\'s includes (followed, each condition taken as met, a missing one too), hooks folders and programs given as paths; the person\'s own configuration\'s too; a linked worktree reads its common configuration and runs in its own folder', async (t) => {

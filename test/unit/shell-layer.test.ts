@@ -179,4 +179,15 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     // allow_protected_writes was confirmed: the commit that carries package.json lands too.
     assert.equal(execFileSync('git', ['-C', f.s.root, 'log', '--oneline']).toString().trim().split('\n').length, 2, text);
   });
+
+  test('with the host working in the workspace folder, the sandbox\'s mount points do not stop git add -A and never reach the disk', async (t) => {
+    const f = fixture(t);
+    const before = process.cwd();
+    process.chdir(f.s.root);
+    t.after(() => process.chdir(before));
+    const text = await run(f, 'echo x > new.txt && git add -A && git status --short');
+    assert.match(text, /^A {2}new\.txt$/m, text);
+    assert.doesNotMatch(text, /can only add regular files/, text);
+    for (const name of ['.vscode', '.bashrc', '.mcp.json', '.idea']) assert.equal(existsSync(nodePath.join(f.s.root, name)), false, name);
+  });
 });

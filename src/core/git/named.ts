@@ -116,7 +116,7 @@ export function pathsInCommand(value: string, top: string, home: string): string
     let word = (match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3])!;
     const option = /^--?[A-Za-z][\w-]*=(.*)$/.exec(word);
     if (option) word = option[1]!;
-    if (word === '' || word.startsWith('-') || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
+    if (word === '' || word.startsWith('-') || word.startsWith('%') || /^[a-z][a-z0-9+.-]*:\/\//i.test(word)) continue;
     paths.push(nodePath.resolve(top, expandHome(word, home)));
   }
   return paths;

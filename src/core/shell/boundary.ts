@@ -201,7 +201,7 @@ function judgeListing(folder: string, files: readonly string[], policy: Policy, 
  */
 export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBoundary> {
   const { policy, home } = inputs;
-  const denyRead = new Set<string>([...systemDenies(), ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
+  const denyRead = new Set<string>([...systemDenies(process.platform), ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
   const allowRead = new Set<string>([inputs.tempFolder, ...inputs.readFolders]);
   const gitEntries: string[] = [];
   const memo = inputs.memo ?? new VerdictMemo();

@@ -22,15 +22,20 @@ export const HOME_TOOLCHAINS: readonly string[] = [
   'go/bin', 'go/pkg/mod', '.sdkman', '.local/bin', '.local/lib', '.m2/repository', '.gradle/caches', '.gradle/wrapper', '.deno/bin', '.bun/bin',
 ];
 
+/** On macOS, its system's own folders besides (`/etc` and `/var` lead into `/private`, whose temp folders stay unreadable). */
+const MACOS_TOP = new Set(['System', 'Library', 'Applications', 'private', 'cores']);
+const MACOS_DENIES = ['/private/tmp', '/private/var/folders', '/private/var/root', '/Library/Keychains'];
+
 /** The unreadable top-level folders of `/` (those that exist), and the system's own secrets. */
-export function systemDenies(): string[] {
+export function systemDenies(platform: NodeJS.Platform = 'linux'): string[] {
   let names: string[];
   try {
     names = readdirSync('/');
   } catch {
     names = ['home', 'root', 'tmp', 'mnt', 'media', 'srv', 'run', 'var'];
   }
-  return [...names.filter((n) => !SYSTEM_TOP.has(n)).map((n) => `/${n}`), ...SYSTEM_SECRETS];
+  const mac = platform === 'darwin';
+  return [...names.filter((n) => !SYSTEM_TOP.has(n) && !(mac && MACOS_TOP.has(n))).map((n) => `/${n}`), ...SYSTEM_SECRETS, ...(mac ? MACOS_DENIES : [])];
 }
 
 const isFolder = (path: string): boolean => {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
@@ -117,6 +117,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       allowedDomains, path: hostEnv['PATH'] ?? '/usr/bin:/bin', list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
     });
     if (ctx.signal.aborted) throw cancelled();
+    await hidePlaceholdersFromGit(home, host.sandbox.placeholders(), writeFolders, boundary.gitDirs);
     const { env } = scrubEnvironment(hostEnv);
     // The sandbox sets TMPDIR to a folder of its own, which the allow-list of reads hides: bash puts
     // the call's own back from BASH_ENV, which it reads before the command.
@@ -203,6 +204,23 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   } finally {
     await rm(callFolder, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * The sandbox makes a mount point for each name it guards that is missing in its process's working
+ * folder (a device, to the command): git would stop on it (`git add -A`: "can only add regular
+ * files"). The call's own git ignores those that are not on disk, so git sees the work tree as it is.
+ */
+async function hidePlaceholdersFromGit(home: string, placeholders: readonly string[], writeFolders: readonly string[], gitDirs: readonly string[]): Promise<void> {
+  const patterns: string[] = [];
+  for (const path of placeholders) {
+    if (!writeFolders.some((w) => path.startsWith(`${w}${nodePath.sep}`)) || await lstat(path).then(() => true, () => false)) continue;
+    const top = gitDirs.map((g) => nodePath.dirname(g)).filter((t) => path.startsWith(`${t}${nodePath.sep}`)).sort((a, b) => b.length - a.length)[0];
+    if (top !== undefined) patterns.push(`/${nodePath.relative(top, path).split(nodePath.sep).join('/')}`);
+  }
+  if (patterns.length === 0) return;
+  await mkdir(nodePath.join(home, '.config', 'git'), { recursive: true, mode: 0o700 });
+  await writeFile(nodePath.join(home, '.config', 'git', 'ignore'), `${patterns.join('\n')}\n`, { mode: 0o600 });
 }
 
 /** A repository as the person knows it: its folder under a workspace folder, or its path. */
