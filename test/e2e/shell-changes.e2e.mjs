@@ -24,12 +24,13 @@ async function showStagedView(page) {
   await page.locator(WORKBENCH.sideBar).getByText('Staged Changes', { exact: false }).first().waitFor({ state: 'visible', timeout: 30_000 });
 }
 
-/** Waits until the Staged Changes view lists exactly these files. */
-async function stagedRows(page, names) {
+/** Waits until the Staged Changes view lists these files as staged (a row with its media id), and none of `notStaged`. */
+async function stagedRows(page, names, notStaged = []) {
+  const staged = (rows, name) => rows.some((r) => r.includes(name) && /\bm\d+\b/.test(r));
   await d.waitFor(async () => {
     const rows = await page.locator(REVIEW.sideBarRow).allInnerTexts();
-    return names.every((n) => rows.some((r) => r.includes(n))) && rows.length === names.length ? rows : undefined;
-  }, `the Staged Changes view to list ${names.join(', ')}`, 30_000);
+    return names.every((n) => staged(rows, n)) && !notStaged.some((n) => staged(rows, n)) ? rows : undefined;
+  }, `the Staged Changes view to list ${names.join(', ')} as staged${notStaged.length > 0 ? ` and not ${notStaged.join(', ')}` : ''}`, 30_000);
 }
 
 describe('a command\'s writes as a change set, with the Workspace Tools agent', () => {
@@ -56,7 +57,7 @@ describe('a command\'s writes as a change set, with the Workspace Tools agent', 
             assert.match(readFileSync(join(wb.workspaceDir, GREET), 'utf8'), /Hi/, 'greet.js was not applied');
             assert.match(readFileSync(join(wb.workspaceDir, MAIN), 'utf8'), /\/\/ touched/, 'main.js was not applied');
             assert.equal(existsSync(join(wb.workspaceDir, 'package.json')), false, 'package.json reached the disk');
-            await stagedRows(page, ['package.json']);
+            await stagedRows(page, ['package.json'], ['greet.js', 'main.js']);
           },
         },
       },

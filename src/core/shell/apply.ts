@@ -1,4 +1,5 @@
-import { readFile, rmdir, symlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readFile, rmdir, symlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errnoCode, fromFsError, refused } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
@@ -111,7 +112,8 @@ async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why:
   const base = { path: path.display, kind: kindOf(entry) };
   if (entry.kind !== 'file' && entry.kind !== 'delete') return { ...base, action: 'held', why };
   try {
-    const disk = await readDisk(ctx, path, entry.kind === 'file' ? 'written' : 'deleted').catch(() => undefined);
+    // Read as it is, not through the call's resolve: that would ask the person about a file they are about to review.
+    const disk = await diskBytes(path, (size) => ctx.media.ensureRoom(path.display, size));
     const read = ctx.policy.decide(path.rel, 'read', path.root.localPath);
     const taint = mediaTaint(path.display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
     let media;
@@ -124,6 +126,25 @@ async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why:
     return { ...base, action: 'staged', mediaId: media.id, why };
   } catch (e) {
     return { ...base, action: 'held', why: `${why}; it could not be staged either (${e instanceof Error ? e.message : String(e)}), so nothing of it reached the workspace` };
+  }
+}
+
+/** A workspace file's bytes as they are on disk: never through a link at its place, nor waiting on a pipe; undefined when there is no file. */
+async function diskBytes(path: ModelPath, ensureRoom: (size: number) => void): Promise<Uint8Array | undefined> {
+  if (path.root.localPath === undefined) return undefined;
+  let file;
+  try {
+    file = await open(nodePath.join(path.root.localPath, ...path.rel.split('/')), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = await file.stat();
+    if (!stat.isFile()) return undefined;
+    ensureRoom(stat.size);
+    return new Uint8Array(await file.readFile());
+  } finally {
+    await file.close();
   }
 }
 

@@ -77,13 +77,13 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   if (write === 'closed' && read === 'deny') return { action: 'hold', why: 'a rule denies this path, so nothing is written there' };
   if (entry.kind === 'link') return linkVerdict(entry, rootRel, inputs);
   if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
-  if (read === 'ask' || read === 'deny') return { action: 'stage', why: 'a secret\'s name (a read rule protects it)' };
   const git = gitPlaceOf(entry.rel);
   // A repository's git folder is judged by what everyday git writes there, not by the file rules (which keep .git from the file tools).
   if (git !== undefined) {
     const gitWhy = await gitVerdict(entry, git, inputs);
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
+  if (read === 'ask' || read === 'deny') return { action: 'stage', why: 'a secret\'s name (a read rule protects it)' };
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
   if (write === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(rootRel))) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
   if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`))) return { action: 'stage', why: 'a file a git configuration names for git to read or run (VS Code\'s git runs it outside the sandbox)' };
