@@ -30,7 +30,9 @@ const MOUNT_SCRIPT = [
   '  mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,userxattr" "$1" || { echo "workspace-tools: the copy-on-write layer could not be mounted over $1" >&2; exit 125; }',
   '  shift 3; n=$((n-1))',
   'done',
-  'exec "$@"',
+  // The sandbox runs as the person's own user id, without the namespace's capabilities (it makes
+  // user namespaces of its own, which a capable or remapped parent would not let it map).
+  'exec setpriv --inh-caps=-all --ambient-caps=-all -- "$@"',
 ].join('\n');
 
 /** overlayfs reads `,` and `:` in its options as separators, and `\` as an escape: such a folder cannot be layered. */
@@ -55,7 +57,7 @@ export async function makeLayer(callTemp: string, writeFolders: readonly string[
   }
   return {
     folders,
-    wrap: (argv) => ['unshare', '--user', '--map-root-user', '--mount', '--propagation', 'private', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', String(folders.length), ...folders.flatMap((f) => [f.lower, f.upper, f.work]), ...argv],
+    wrap: (argv) => ['unshare', '--user', '--map-current-user', '--keep-caps', '--mount', '--propagation', 'private', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', String(folders.length), ...folders.flatMap((f) => [f.lower, f.upper, f.work]), ...argv],
   };
 }
 

@@ -1,4 +1,4 @@
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { chmod, lstat, readdir, readlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { mergedNames, type LayerFolder } from './layer.ts';
@@ -42,6 +42,16 @@ function belowOf(stat: Stats | undefined): Below {
   return { type, mode: stat.mode & 0o7777, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs) };
 }
 
+/**
+ * The upper layer is ours, but the command chose its modes (`chmod 311 .` copies the folder up
+ * unreadable): what it holds is made readable to us before it is read; the mode the command gave a
+ * file was taken before (`LayerEntry.mode`).
+ */
+async function readable(path: string, stat: Stats): Promise<void> {
+  const needed = stat.isDirectory() ? 0o700 : 0o600;
+  if ((stat.mode & needed) !== needed) await chmod(path, (stat.mode & 0o7777) | needed);
+}
+
 const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
 
 /** Every file, link and folder below a folder on disk, deepest first, for a removal of the folder; links are not followed. */
@@ -75,10 +85,12 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
   /** Folders of the upper layer that were folders on disk too: they may hide what they replaced (opaque). */
   const sharedFolders: string[] = [];
   const walk = async (rel: string): Promise<void> => {
+    await readable(nodePath.join(folder.upper, rel), await lstat(nodePath.join(folder.upper, rel)));
     const names = await readdir(nodePath.join(folder.upper, rel));
     for (const name of names.sort()) {
       const child = join(rel, name);
       const stat = await lstat(nodePath.join(folder.upper, child));
+      if (stat.isFile()) await readable(nodePath.join(folder.upper, child), stat);
       const belowStat = await entryAt(nodePath.join(folder.lower, child));
       const below = belowOf(belowStat);
       if (isWhiteout(stat)) {
