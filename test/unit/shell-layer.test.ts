@@ -14,7 +14,7 @@ after(() => sandbox.dispose());
 
 interface Fixture { readonly s: TestSession; readonly home: string; readonly outside: string }
 
-function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string> } = {}): Fixture {
+function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string } = {}): Fixture {
   const home = testDir(t, 'wt-home-').path;
   writeFileSync(nodePath.join(home, '.gitconfig'), '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n');
   mkdirSync(nodePath.join(home, '.kube'));
@@ -28,6 +28,7 @@ function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: 
     env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...options.env }),
     allowedDomains: () => [], maxTimeoutMs: () => 600_000,
     ...(options.review ? { review: () => options.review! } : {}),
+    ...(options.noLayer ? { noLayer: options.noLayer } : {}),
   };
   const s = session(t, { overrides: { shell: host } });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
@@ -189,5 +190,15 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(text, /^A {2}new\.txt$/m, text);
     assert.doesNotMatch(text, /can only add regular files/, text);
     for (const name of ['.vscode', '.bashrc', '.mcp.json', '.idea']) assert.equal(existsSync(nodePath.join(f.s.root, name)), false, name);
+  });
+
+  test('without a copy-on-write layer the workspace is read-only to commands: reads, git status and the temp folder work, a write fails and the result says why', async (t) => {
+    const f = fixture(t, { noLayer: 'no overlayfs in this test' });
+    const text = await run(f, 'cat a.txt; git status --short; echo tmp > "$TMPDIR/x" && cat "$TMPDIR/x"; echo new > a.txt');
+    assert.match(text, /^one$/m, text);
+    assert.match(text, /^tmp$/m, text);
+    assert.match(text, /a\.txt: Read-only file system/, text);
+    assert.match(text, /the workspace was read-only to this command \(no overlayfs in this test\)/, text);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
   });
 });

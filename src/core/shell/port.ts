@@ -74,6 +74,8 @@ export interface ShellHost {
   readonly askHost?: HostDecider;
   /** workspaceTools.shell.review, as in force now: `all` stages every change a command makes for review. */
   readonly review?: () => ShellReview;
+  /** The copy-on-write layer is known not to work here (why): commands then see the workspace read-only. Absent: it is tried once. */
+  readonly noLayer?: string;
   /** Folders commands may read besides the workspace and the detected toolchains (workspaceTools.shell.readFolders, user scope). */
   readonly readFolders?: () => readonly string[];
 }
