@@ -35,14 +35,15 @@ export interface FrameSpec {
 
 /**
  * A PNG of `width`×`height` RGBA pixels, all zero (a valid image, small on disk: its rows compress
- * to almost nothing), with an APNG fcTL chunk for each of `frames` before its data.
+ * to almost nothing), with an APNG fcTL chunk for each of `frames` before its data. With `pixels`
+ * false its data is empty: a header that lies about a size never made.
  */
-export function png(width: number, height: number, frames: readonly FrameSpec[] = []): Buffer {
+export function png(width: number, height: number, frames: readonly FrameSpec[] = [], pixels = true): Buffer {
   const ihdr = Buffer.concat([u32be(width), u32be(height), Buffer.from([8, 6, 0, 0, 0])]);
   const fctl = frames.map((f, i) => pngChunk('fcTL', Buffer.concat([u32be(i), u32be(f.width), u32be(f.height), u32be(f.x ?? 0), u32be(f.y ?? 0), u16be(1), u16be(10), Buffer.from([0, 0])])));
   const actl = frames.length > 0 ? [pngChunk('acTL', Buffer.concat([u32be(frames.length), u32be(0)]))] : [];
-  const pixels = deflateSync(Buffer.alloc((width * 4 + 1) * height));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), ...actl, ...fctl, pngChunk('IDAT', pixels), pngChunk('IEND', Buffer.alloc(0))]);
+  const data = deflateSync(pixels ? Buffer.alloc((width * 4 + 1) * height) : Buffer.alloc(0));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), ...actl, ...fctl, pngChunk('IDAT', data), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 /**
