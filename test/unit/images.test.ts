@@ -203,6 +203,20 @@ describe('images: every frame within the bound, decoded where it can be stopped 
     });
   }
 
+  it('attack: a lying frame placed past the first 5 MiB of a GIF is read too', async (t) => {
+    const s = session(t);
+    const honest = gif(1600, 1600, [{ width: 1600, height: 1600 }, { width: 65535, height: 65535 }]);
+    // 6 MiB of comment blocks between the honest frame and the lying one.
+    const comment = Buffer.concat([Buffer.from([0x21, 0xfe]), Buffer.concat(Array.from({ length: 24_700 }, () => Buffer.concat([Buffer.from([255]), Buffer.alloc(255, 0x61)]))), Buffer.from([0])]);
+    const first = 13 + 6 + 15;
+    write(s, 'late.gif', Buffer.concat([honest.subarray(0, first), comment, honest.subarray(first)]));
+    const workers = watchWorkers();
+    t.after(() => workers.stop());
+    const outcome = await s.invoke('open_file', { path: 'late.gif' });
+    assert.match(outcome.text, /\nNot shown as an image: its header says 1600×1600 px, but frame 2 is 65535×65535 px at \(0, 0\)/);
+    assert.equal(workers.started.length, 0);
+  });
+
   it('attack: a 34-byte GIF (screen 1600×1600, frame 65535×65535) no longer freezes the host: described from its header, nothing allocated', async (t) => {
     const s = session(t);
     // Header, screen 1600×1600 with a 2-colour table, one image descriptor of 65535×65535 and a few bytes of data.
