@@ -28,7 +28,7 @@ export interface ArtifactStoreOptions {
 
 const EVICTED_REMEMBERED = 1000;
 /** Kept free of a result's lines for its last ones (notes, and the line that says how it ended). */
-export const RESULT_TRAILER_ROOM = 4096;
+const RESULT_TRAILER_ROOM = 4096;
 const RUN_PREFIX = 'wt-run-';
 
 interface Entry {
