@@ -25,10 +25,11 @@ const reporter = {
 };
 
 const LAZY_BUNDLES = {
-  'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', 'image-codecs': './image-codecs.js', re2js: './re2js.js',
+  'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', re2js: './re2js.js',
   picomatch: './picomatch.js', diff: './diff.js', 'image-size': './image-size.js', 'jsonc-parser': './jsonc-parser.js',
-  // A worker thread's code (src/core/lazy-module.ts's workerFile): the folder reader's, which lists big trees beside the listing.
-  'folder-worker': './folder-worker.js',
+  // Worker threads' code (src/core/lazy-module.ts's workerFile): the folder reader's, which lists big trees beside the listing,
+  // and the image decoder's (jimp's PNG, JPEG and GIF codecs with its resize), which decodes where it can be stopped.
+  'folder-worker': './folder-worker.js', 'image-worker': './image-worker.js',
 };
 
 const common = {
@@ -42,9 +43,7 @@ const common = {
   mainFields: ['module', 'main'],
   // Packages only some calls need are bundled into files of their own that src/core/lazy-module.ts
   // loads on first use: iconv-lite (~490 KB minified with its CJK tables, for files that are not
-  // UTF-8), markdown-it (~95 KB with its helpers, for Markdown outlines) and jimp's PNG, JPEG and
-  // GIF codecs with its resize (~390 KB, pure JavaScript, to downscale a large image for the model),
-  // and re2js (~150 KB, the linear-time regex engine for globs that could make RegExp backtrack);
+  // UTF-8), markdown-it (~95 KB with its helpers, for Markdown outlines) and re2js (~150 KB, the linear-time regex engine for globs that could make RegExp backtrack);
   // and, so the activation bundle keeps room to grow (issue 27): picomatch (~25 KB, on the policy's
   // first decision), diff (~11 KB, on the first patch or +/- count), image-size (~13 KB, on the
   // first file that may be an image) and jsonc-parser (~7 KB, on the first JSON outline).
@@ -66,7 +65,7 @@ const entries = [
   { entryPoints: ['diff'], outfile: 'dist/diff.js', define: {} },
   { entryPoints: ['image-size'], outfile: 'dist/image-size.js', define: {} },
   { entryPoints: ['jsonc-parser'], outfile: 'dist/jsonc-parser.js', define: {} },
-  { entryPoints: ['src/core/images/codecs.ts'], outfile: 'dist/image-codecs.js', define: {} },
+  { entryPoints: ['src/core/images/decode-worker.ts'], outfile: 'dist/image-worker.js', define: {} },
   { entryPoints: ['src/core/fs/folder-worker.ts'], outfile: 'dist/folder-worker.js', define: {} },
 ];
 

@@ -6,13 +6,13 @@ declare const WT_LAZY_BUNDLES: Readonly<Record<string, string>> | undefined;
 
 /** Packages too large to load at activation for what only some calls need, and where each comes from outside the bundles. */
 const SOURCES = {
-  'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 'image-codecs': './images/codecs.ts', 're2js': 're2js',
+  'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 're2js': 're2js',
   picomatch: 'picomatch', diff: 'diff', 'image-size': 'image-size', 'jsonc-parser': 'jsonc-parser',
 } as const;
 export type LazyPackage = keyof typeof SOURCES;
 
 /** Worker threads' entry files, in the bundles a file of its own next to them. */
-const WORKER_SOURCES = { 'folder-worker': './fs/folder-worker.ts' } as const;
+const WORKER_SOURCES = { 'folder-worker': './fs/folder-worker.ts', 'image-worker': './images/decode-worker.ts' } as const;
 export type WorkerFile = keyof typeof WORKER_SOURCES;
 
 const loaded = new Map<LazyPackage, unknown>();

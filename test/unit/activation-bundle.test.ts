@@ -7,6 +7,10 @@ import * as nodePath from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { unpackFolder } from '../../src/core/fs/packed-folder.ts';
 import type { PackedFolder } from '../../src/core/ports.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { png } from './image-files.ts';
 
 /* Start-up stays small as the product grows (issue 27): what activation loads is held here. */
 
@@ -19,7 +23,7 @@ const LAZY = [
   /node_modules\/@anthropic-ai\/sandbox-runtime\//, /^src\/mcp\/server\.ts$/, /node_modules\/@modelcontextprotocol\//,
 ];
 
-test('the production activation bundle stays within 600 KB and holds none of the parts loaded on first use (re2js, iconv-lite, markdown-it, image codecs, picomatch, diff, image-size, jsonc-parser, the shell\'s sandbox, the MCP server); the listing\'s worker thread is a bundle beside it that the CLI bundle runs', async (tc) => {
+test('the production activation bundle stays within 600 KB and holds none of the parts loaded on first use (re2js, iconv-lite, markdown-it, image codecs, picomatch, diff, image-size, jsonc-parser, the shell\'s sandbox, the MCP server); the listing\'s and the image decoder\'s worker threads are bundles beside it that the CLI bundle runs', async (tc) => {
   const dir = mkdtempSync(nodePath.join(tmpdir(), 'wt-bundle-'));
   tc.after(() => rmSync(dir, { recursive: true, force: true }));
   const built = spawnSync(process.execPath, ['esbuild.mjs', '--production', `--outdir=${dir}`, '--metafile'], { encoding: 'utf8' });
@@ -35,7 +39,28 @@ test('the production activation bundle stays within 600 KB and holds none of the
   assert.deepEqual(Object.keys(worker.inputs).sort(), ['src/core/fs/folder-worker.ts', 'src/core/fs/packed-folder.ts']);
   await workerBundleAnswers(dir);
   cliListsOnTheWorker(dir);
+  // The image decoder's worker is a bundle of its own too (jimp's codecs are in it, not in the activation bundle), found by the CLI bundle at run time.
+  const images = JSON.parse(readFileSync(nodePath.join(dir, 'image-worker.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+  assert.ok(Object.keys(images.inputs).includes('src/core/images/decode-worker.ts') && Object.keys(images.inputs).some((f) => /node_modules\/@jimp\//.test(f)));
+  await cliDecodesOnTheWorker(dir);
 });
+
+/** The production CLI bundle, as an MCP server, decodes and downscales a large PNG on its image worker: the text says it was shown, not why it was not. */
+async function cliDecodesOnTheWorker(dir: string): Promise<void> {
+  const ws = nodePath.join(dir, 'images');
+  mkdirSync(ws);
+  writeFileSync(nodePath.join(ws, 'wide.png'), png(2000, 10));
+  const client = new Client({ name: 'bundle-test', version: '0.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [nodePath.join(dir, 'cli.js'), 'mcp', '--root', ws, '--gate', 'approve'], stderr: 'pipe' }));
+  try {
+    const result = await client.callTool({ name: 'open_file', arguments: { path: 'wide.png' } }) as CallToolResult;
+    const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    assert.match(text, /Shown to you downscaled to 1568×8 px/);
+    assert.doesNotMatch(text, /Not shown after all/);
+  } finally {
+    await client.close();
+  }
+}
 
 /** The built worker, run as the bundles run it, reads a folder. */
 async function workerBundleAnswers(dir: string): Promise<void> {

@@ -13,6 +13,11 @@ import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { FOLDED_SPELLINGS, INVISIBLE_CHARACTERS, WINDOWS_SPELLINGS } from '../shared/spellings.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
+import diagnostics from 'node:diagnostics_channel';
+import type { Worker } from 'node:worker_threads';
+import { sniffImage } from '../../src/core/images/sniff.ts';
+import { IMAGE_MAX_BYTES, IMAGE_SHOWN_MAX_SIDE } from '../../src/core/images/bounds.ts';
+import { anmf, gif, jpeg, png, simpleWebp, vp8, vp8l, webp, type FrameSpec } from './image-files.ts';
 
 /** `npm run fuzz` sets WT_FUZZ_RUNS for the full count; `npm test` runs a smaller one. */
 const RUNS = Number(process.env['WT_FUZZ_RUNS'] ?? 2000);
@@ -172,4 +177,60 @@ test('attack: a NUL, or more than ripgrep can take, in a search_files, find_file
   for (const [tool, input] of cases) {
     await assert.rejects(t.invoke(tool, input), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /NUL character|longer than 65536 bytes/.test(e.message), `${tool} ${JSON.stringify(input).slice(0, 80)}`);
   }
+});
+
+/** Images drawn per run of the path fuzz: each starts a decoding worker, so fewer. */
+const IMAGE_RUNS = Math.max(20, Math.round(RUNS / 50));
+
+/** A side in pixels: ordinary ones, ones just past the bounds, and the largest each format can say. */
+const side = fc.oneof(fc.integer({ min: 1, max: 1800 }), fc.constantFrom(1568, 1569, 5000, 8001, 16383, 65535));
+const drawnFrame: fc.Arbitrary<FrameSpec> = fc.record({ x: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 70_000 })), y: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 70_000 })), width: side, height: side });
+
+/** Headers that may lie: a declared size, and frames of their own sizes and places. */
+const lyingImage = fc.tuple(fc.constantFrom('gif', 'png', 'jpeg', 'webp', 'vp8', 'vp8l'), side, side, fc.array(drawnFrame, { maxLength: 3 })).map(([format, width, height, frames]) => {
+  switch (format) {
+    case 'gif': return gif(Math.min(width, 65535), Math.min(height, 65535), frames);
+    // Pixels only where they are few: the data of a size never made is empty.
+    case 'png': return png(width, height, frames, width * height <= 4_000_000);
+    case 'jpeg': return jpeg([{ width, height }, ...frames]);
+    case 'webp': return webp(width, height, frames.map((f) => anmf(f, vp8(Math.min(f.width, 16383), Math.min(f.height, 16383)))));
+    case 'vp8': return simpleWebp(vp8(Math.min(width, 16383), Math.min(height, 16383)));
+    default: return simpleWebp(vp8l(Math.min(width, 16384), Math.min(height, 16384)));
+  }
+});
+
+test(`fuzz: open_file of drawn images (valid, truncated, lying headers) answers, shows at most ${IMAGE_SHOWN_MAX_SIDE} px a side, and ends every worker it starts (${IMAGE_RUNS} runs)`, { timeout: BUDGET_MS + 100_000 }, async (tc) => {
+  const t = session(tc);
+  const { Jimp } = await import('../../src/core/images/codecs.ts');
+  const valid = [
+    png(1700, 30), png(40, 30),
+    await new Jimp({ width: 1700, height: 30, color: 0x336699ff }).getBuffer('image/jpeg'),
+    await new Jimp({ width: 30, height: 1700, color: 0x000000ff }).getBuffer('image/gif'),
+  ];
+  const drawn = fc.oneof(fc.constantFrom(...valid), lyingImage)
+    .chain((bytes) => fc.option(fc.nat({ max: bytes.length }), { freq: 3 }).map((cut) => (cut === null ? bytes : bytes.subarray(0, cut))));
+  const workers: Worker[] = [];
+  const seen = (message: unknown): void => { workers.push((message as { worker: Worker }).worker); };
+  diagnostics.subscribe('worker_threads', seen);
+  tc.after(() => diagnostics.unsubscribe('worker_threads', seen));
+  let n = 0;
+  await fc.assert(fc.asyncProperty(drawn, async (bytes) => {
+    const name = `drawn-${n++}.img`;
+    writeFileSync(nodePath.join(t.root, name), bytes);
+    const what = `open_file of ${bytes.length} bytes: ${bytes.subarray(0, 64).toString('hex')}…`;
+    try {
+      const outcome = await settles(t.invoke('open_file', { path: name }), what);
+      for (const image of outcome.images ?? []) {
+        const shown = sniffImage(image.data, image.data.byteLength);
+        assert.ok(image.data.byteLength <= IMAGE_MAX_BYTES, `${what}: an image part of ${image.data.byteLength} bytes`);
+        if (shown !== undefined && Buffer.compare(Buffer.from(image.data), bytes) !== 0) assert.ok(Math.max(shown.width, shown.height) <= IMAGE_SHOWN_MAX_SIDE, `${what}: shown at ${shown.width}×${shown.height}`);
+      }
+    } catch (e) {
+      if (e instanceof BugError || !(e instanceof SandboxError)) throw e;
+      assert.ok(e.message.length > 20, `unnarrated: ${e.message}`);
+    }
+    // Every decoding worker has ended once its call answered.
+    await settles(Promise.all(workers.map((w) => (w.threadId === -1 ? undefined : new Promise((resolve) => w.once('exit', resolve))))), `${what}: its worker to end`);
+    workers.length = 0;
+  }), { numRuns: IMAGE_RUNS, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true });
 });

@@ -5,6 +5,11 @@ import * as nodePath from 'node:path';
 import { session, type TestSession } from './harness.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 import { sniffImage } from '../../src/core/images/sniff.ts';
+import { frameExtent } from '../../src/core/images/frames.ts';
+import { decodeInWorker } from '../../src/core/images/decode.ts';
+import diagnostics from 'node:diagnostics_channel';
+import type { Worker } from 'node:worker_threads';
+import { anmf, gif, jpeg as jpegFrames, png, simpleWebp, vp8, vp8l, webp as webpFrames } from './image-files.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -132,5 +137,126 @@ describe('images', () => {
     write(s, 'a.png', PNG);
     const outcome = await s.invoke('open_file', { files: [{ path: 'a.png' }] });
     assert.equal(outcome.images, undefined);
+  });
+});
+
+/** The worker threads started from now on, seen through node's `worker_threads` diagnostics channel (no hook in the code under test). */
+function watchWorkers(): { readonly started: Worker[]; next(): Promise<Worker>; stop(): void } {
+  const started: Worker[] = [];
+  let waiting: ((worker: Worker) => void) | undefined;
+  const listener = (message: unknown): void => {
+    const { worker } = message as { worker: Worker };
+    started.push(worker);
+    waiting?.(worker);
+  };
+  diagnostics.subscribe('worker_threads', listener);
+  return {
+    started,
+    next: () => new Promise<Worker>((resolve) => { waiting = resolve; }),
+    stop: () => { diagnostics.unsubscribe('worker_threads', listener); },
+  };
+}
+
+/** Resolves when `worker` has exited (at once if it already has). */
+function exited(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    if (worker.threadId === -1) resolve();
+    else worker.once('exit', () => resolve());
+  });
+}
+
+describe('images: every frame within the bound, decoded where it can be stopped (issue 44)', () => {
+  it('each format\'s frames are read from its structure: GIF image descriptors, APNG fcTL, every JPEG SOF, WebP VP8/VP8L/VP8X/ANMF', () => {
+    assert.deepEqual(frameExtent(gif(1600, 1600, [{ width: 65535, height: 65535 }]), 'image/gif', 1600, 1600), { width: 65535, height: 65535, frames: 1, beyond: { x: 0, y: 0, width: 65535, height: 65535, index: 1 } });
+    assert.deepEqual(frameExtent(gif(100, 100, [{ width: 100, height: 100 }, { x: 10, y: 20, width: 50, height: 50 }]), 'image/gif', 100, 100), { width: 100, height: 100, frames: 2 });
+    assert.deepEqual(frameExtent(png(10, 10, [{ width: 10, height: 10 }, { x: 5, y: 0, width: 40000, height: 3 }]), 'image/png', 10, 10), { width: 40005, height: 10, frames: 3, beyond: { x: 5, y: 0, width: 40000, height: 3, index: 3 } });
+    assert.deepEqual(frameExtent(jpegFrames([{ width: 640, height: 480 }, { width: 60000, height: 60000 }]), 'image/jpeg', 640, 480), { width: 60000, height: 60000, frames: 2, beyond: { x: 0, y: 0, width: 60000, height: 60000, index: 2 } });
+    assert.deepEqual(frameExtent(simpleWebp(vp8(320, 200)), 'image/webp', 320, 200), { width: 320, height: 200, frames: 1 });
+    assert.deepEqual(frameExtent(simpleWebp(vp8l(320, 200)), 'image/webp', 320, 200), { width: 320, height: 200, frames: 1 });
+    assert.deepEqual(frameExtent(webpFrames(100, 100, [anmf({ x: 10, y: 10, width: 90, height: 90 }, vp8l(90, 90)), anmf({ x: 0, y: 0, width: 100, height: 100 }, vp8(16383, 16383))]), 'image/webp', 100, 100),
+      { width: 16383, height: 16383, frames: 5, beyond: { x: 0, y: 0, width: 16383, height: 16383, index: 5 } });
+  });
+
+  it('a truncated file gives the frames read before its end, and no fault', () => {
+    const whole = gif(100, 100, [{ width: 100, height: 100 }, { width: 100, height: 100 }]);
+    for (let cut = 0; cut < whole.length; cut++) assert.ok(frameExtent(whole.subarray(0, cut), 'image/gif', 100, 100).frames <= 2);
+    const jpg = jpegFrames([{ width: 10, height: 10 }, { width: 20, height: 20 }]);
+    for (let cut = 0; cut < jpg.length; cut++) assert.ok(frameExtent(jpg.subarray(0, cut), 'image/jpeg', 10, 10).frames <= 2);
+  });
+
+  for (const [format, file, expected] of [
+    ['GIF', gif(1600, 1600, [{ width: 65535, height: 65535 }]), /its header says 1600×1600 px, but frame 1 is 65535×65535 px at \(0, 0\), so its frames cover 65535×65535 px; that is over what is decoded to downscale it \(25 megapixels, 32\.0 MiB\)\. Ask the user for a smaller copy\./],
+    ['PNG', png(2000, 2000, [{ width: 2000, height: 2000 }, { width: 65535, height: 65535 }]), /its header says 2000×2000 px, but frame 3 is 65535×65535 px at \(0, 0\), so its frames cover 65535×65535 px; that is over what is decoded/],
+    ['JPEG', jpegFrames([{ width: 2000, height: 2000 }, { width: 65535, height: 65535 }]), /its header says 2000×2000 px, but frame 2 is 65535×65535 px at \(0, 0\), so its frames cover 65535×65535 px; that is over what is decoded/],
+    ['WebP', webpFrames(1000, 1000, [anmf({ width: 1000, height: 1000 }, vp8(16383, 16383))]), /its header says 1000×1000 px, but frame 3 is 16383×16383 px at \(0, 0\), so its frames cover 16383×16383 px; a WebP over 5\.0 MiB or 8000 px a side is not downscaled here/],
+  ] as const) {
+    it(`attack: a ${format} whose frame says 65535×65535 (or 16383×16383) under a smaller header is described, and nothing decodes it`, async (t) => {
+      const s = session(t);
+      const name = `lying.${format.toLowerCase()}`;
+      write(s, name, file);
+      const workers = watchWorkers();
+      t.after(() => workers.stop());
+      const outcome = await s.invoke('open_file', { path: name });
+      assert.match(outcome.text, new RegExp(`\\nNot shown as an image: ${expected.source}`));
+      assert.equal(outcome.images, undefined);
+      assert.equal(workers.started.length, 0, 'no decoding worker was started');
+    });
+  }
+
+  it('attack: a lying frame placed past the first 5 MiB of a GIF is read too', async (t) => {
+    const s = session(t);
+    const honest = gif(1600, 1600, [{ width: 1600, height: 1600 }, { width: 65535, height: 65535 }]);
+    // 6 MiB of comment blocks between the honest frame and the lying one.
+    const comment = Buffer.concat([Buffer.from([0x21, 0xfe]), Buffer.concat(Array.from({ length: 24_700 }, () => Buffer.concat([Buffer.from([255]), Buffer.alloc(255, 0x61)]))), Buffer.from([0])]);
+    const first = 13 + 6 + 15;
+    write(s, 'late.gif', Buffer.concat([honest.subarray(0, first), comment, honest.subarray(first)]));
+    const workers = watchWorkers();
+    t.after(() => workers.stop());
+    const outcome = await s.invoke('open_file', { path: 'late.gif' });
+    assert.match(outcome.text, /\nNot shown as an image: its header says 1600×1600 px, but frame 2 is 65535×65535 px at \(0, 0\)/);
+    assert.equal(workers.started.length, 0);
+  });
+
+  it('attack: a 34-byte GIF (screen 1600×1600, frame 65535×65535) no longer freezes the host: described from its header, nothing allocated', async (t) => {
+    const s = session(t);
+    // Header, screen 1600×1600 with a 2-colour table, one image descriptor of 65535×65535 and a few bytes of data.
+    const bomb = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0x40, 0x06, 0x40, 0x06, 0x80, 0, 0, 0, 0, 0, 255, 255, 255]), Buffer.from([0x2c, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 2, 2, 0x44, 0x01, 0])]);
+    assert.equal(bomb.length, 34);
+    write(s, 'bomb.gif', bomb);
+    const before = process.memoryUsage().arrayBuffers;
+    const outcome = await s.invoke('open_file', { path: 'bomb.gif' });
+    assert.match(outcome.text, /\nImage: image\/gif, 1600×1600 px\.\nNot shown as an image: its header says 1600×1600 px, but frame 1 is 65535×65535 px at \(0, 0\)/);
+    assert.ok(process.memoryUsage().arrayBuffers - before < 64 * 1024 * 1024, 'no large buffer was allocated');
+  });
+
+  it('attack: while one image decodes in its worker, another call of the same session completes; cancelling the decode ends the worker', { timeout: 120_000 }, async (t) => {
+    const s = session(t);
+    write(s, 'big.png', png(5000, 5000));
+    write(s, 'notes.txt', 'still answering\n');
+    const workers = watchWorkers();
+    t.after(() => workers.stop());
+    const abort = new AbortController();
+    t.after(() => abort.abort());
+    let settled = false;
+    const decoding = s.invoke('open_file', { path: 'big.png' }, { signal: abort.signal }).finally(() => { settled = true; });
+    decoding.catch(() => undefined);
+    // A decode on the calling thread never starts a worker: the image call settles first, and that fails the test.
+    const worker = await Promise.race([workers.next(), decoding.then(() => assert.fail('the image was decoded without a worker thread'))]);
+    const other = await s.invoke('open_file', { path: 'notes.txt', limit: 5 });
+    assert.match(other.text, /still answering/);
+    assert.equal(settled, false, 'the other call completed while the image was still decoding');
+    abort.abort();
+    await assert.rejects(decoding, { code: 'E_SANDBOX_CANCELLED' });
+    await exited(worker);
+    assert.equal(worker.threadId, -1, 'the decoding worker has ended');
+  });
+
+  it('a decode that runs past its time limit is stopped, its worker ended, and the model told why', async (t) => {
+    const workers = watchWorkers();
+    t.after(() => workers.stop());
+    const shown = await decodeInWorker({ bytes: png(3000, 3000), mime: 'image/png', width: 1568, height: 1568 }, { signal: new AbortController().signal, timeMs: 0 });
+    assert.deepEqual(shown, { unshown: 'Not shown after all: decoding it took longer than 0 s and was stopped, so nothing was sent.' });
+    assert.equal(workers.started.length, 1);
+    await exited(workers.started[0]!);
   });
 });

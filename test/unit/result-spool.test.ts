@@ -12,7 +12,7 @@ test('a spool writes every line as given, byte for byte, across chunk edges: non
   for (let i = 0; i < 5000; i++) lines.push(i % 7 === 0 ? `ünïcödé ${i} 😀 ${'é'.repeat(i % 50)}` : `line ${i} ${'x'.repeat(i % 90)}`);
   lines.splice(1000, 0, 'y'.repeat(200_000), '', '中'.repeat(30_000), 'z'.repeat(21_845));
   const indexes: number[] = [];
-  const spool = await ResultSpool.create(nodePath.join(dir, 'spool'), (index) => indexes.push(index.bytes));
+  const spool = await ResultSpool.create(nodePath.join(dir, 'spool'), { onWritten: (index) => indexes.push(index.bytes) });
   for (const line of lines) await spool.line(line);
   const index = await spool.finish();
   const expected = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');

@@ -5,6 +5,17 @@ import { createNewlineCounter } from './newlines.ts';
 /** Bytes gathered before one write: large enough that writes cost little. */
 const CHUNK_BYTES = 64 * 1024;
 
+/** What a result spool is told and asked as it writes. */
+export interface ResultSpoolHooks {
+  /** Hears the index of what is on disk after each write, so readers can page the lines written so far. */
+  readonly onWritten?: (index: LineIndex) => void;
+  /**
+   * Asked before each write of `bytes`: undefined lets it through; an error refuses it (nothing of it
+   * is written, and the write fails with that error). After `lastLines` nothing is asked.
+   */
+  readonly admit?: (bytes: number) => Error | undefined;
+}
+
 /**
  * Appends text lines to a spool file and indexes them as they are written, so a tool's result can
  * become an artifact without ever being held whole. Holds at most one chunk of text in memory. One
@@ -14,6 +25,7 @@ export class ResultSpool {
   private readonly handle: fsp.FileHandle;
   private readonly builder = new LineIndexBuilder(createNewlineCounter());
   private readonly onWritten: ((index: LineIndex) => void) | undefined;
+  private admit: ((bytes: number) => Error | undefined) | undefined;
   // Each line is encoded into the chunk as it comes, so no line's string outlives its call: strings
   // held until a chunk is full would survive young-generation GCs, and V8 grows its heap for them.
   private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -21,17 +33,20 @@ export class ResultSpool {
   private written = 0;
   private closed = false;
 
-  private constructor(handle: fsp.FileHandle, onWritten: ((index: LineIndex) => void) | undefined) {
+  private constructor(handle: fsp.FileHandle, hooks: ResultSpoolHooks) {
     this.handle = handle;
-    this.onWritten = onWritten;
+    this.onWritten = hooks.onWritten;
+    this.admit = hooks.admit;
   }
 
-  /**
-   * Creates the spool file (it must not exist). `onWritten` hears the index of what is on disk after
-   * each write, so readers can page the lines written so far. Security: only this user may read it.
-   */
-  static async create(path: string, onWritten?: (index: LineIndex) => void): Promise<ResultSpool> {
-    return new ResultSpool(await fsp.open(path, 'wx', 0o600), onWritten);
+  /** Creates the spool file (it must not exist). Security: only this user may read it. */
+  static async create(path: string, hooks: ResultSpoolHooks = {}): Promise<ResultSpool> {
+    return new ResultSpool(await fsp.open(path, 'wx', 0o600), hooks);
+  }
+
+  /** What comes from now on are the result's last lines (its trailer): written without asking `admit`. */
+  lastLines(): void {
+    this.admit = undefined;
   }
 
   /** Bytes waiting in memory for the next write. */
@@ -50,6 +65,11 @@ export class ResultSpool {
   async bytes(data: Buffer): Promise<void> {
     await this.flush();
     await this.write(data);
+  }
+
+  /** Writes what is pending (asking `admit`). */
+  flushed(): Promise<void> {
+    return this.flush();
   }
 
   /** Writes what is pending and closes the file; returns the index of everything written. */
@@ -84,6 +104,8 @@ export class ResultSpool {
   }
 
   private async write(bytes: Buffer): Promise<void> {
+    const refused = this.admit?.(bytes.length);
+    if (refused !== undefined) throw refused;
     this.builder.feed(bytes);
     for (let done = 0; done < bytes.length;) {
       const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.written + done);

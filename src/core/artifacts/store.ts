@@ -27,6 +27,8 @@ export interface ArtifactStoreOptions {
 }
 
 const EVICTED_REMEMBERED = 1000;
+/** Kept free of a result's lines for its last ones (notes, and the line that says how it ended). */
+const RESULT_TRAILER_ROOM = 4096;
 const RUN_PREFIX = 'wt-run-';
 
 interface Entry {
@@ -261,6 +263,7 @@ export class ArtifactStore {
       callId,
       spoolPath,
       grow: (index) => { grow(index); live.wake(false); },
+      room: (bytes) => this.roomFor(entry, bytes),
       end: async (index, heldBytes) => {
         grow(index);
         entry.info = { ...entry.info, heldBytes };
@@ -275,6 +278,24 @@ export class ArtifactStore {
         else await fsp.rm(spoolPath, { force: true });
       },
     };
+  }
+
+  /**
+   * Security: a result keeps being written after its call returned (a search of a big tree spooled
+   * 1.6 GB in 30 s, and growing), so every write is within the disk budget: it makes room by evicting
+   * the least recently used other artifacts, and is refused once this result alone would pass the
+   * budget, or once its artifact is gone (nobody can read it).
+   */
+  private roomFor(entry: Entry, bytes: number): string | undefined {
+    if (this.entries.get(entry.info.callId) !== entry) return 'its artifact was evicted or closed, so nobody can read it';
+    const budget = this.options.budgetBytes();
+    const fits = (): boolean => this.usedBytes + this.reserved + bytes + RESULT_TRAILER_ROOM <= budget;
+    for (const other of [...this.entries.values()]) {
+      if (fits()) return undefined;
+      // Its share of the budget is given back at once; the file goes when no call reads it.
+      if (other !== entry) this.evict(other, 'evicted').catch(() => undefined);
+    }
+    return fits() ? undefined : `the result reached the artifact disk budget (${formatBytes(budget)})`;
   }
 
   /** Resolves once an artifact is completely written (at once for a file's snapshot). */

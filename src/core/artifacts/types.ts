@@ -135,6 +135,12 @@ export interface ResultArtifactWriter {
   readonly spoolPath: string;
   /** More lines are in the spool file, up to `index`. */
   grow(index: LineIndex): void;
+  /**
+   * Asked before `bytes` more are written: undefined when they fit the artifact disk budget (least
+   * recently used artifacts are evicted to make room, as for an open), else why they do not (the
+   * budget is reached, or the artifact is gone: evicted or closed).
+   */
+  room(bytes: number): string | undefined;
   /** The spool file is complete; `heldBytes` is the most of the result that was held in memory at once. */
   end(index: LineIndex, heldBytes: number): Promise<void>;
   /** The result failed before anyone was told of it: the artifact goes. */

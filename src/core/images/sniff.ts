@@ -4,10 +4,6 @@ import { lazyModule } from '../lazy-module.ts';
 /** The image formats a model is given as images, by the type image-size reads from the bytes. */
 const MIME: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
-/** Largest image passed to the model, in bytes and in pixels a side (what model APIs accept); larger ones are described, not sent. */
-export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
-export const IMAGE_MAX_SIDE = 8000;
-
 export interface ImageInfo {
   readonly mime: string;
   readonly width: number;

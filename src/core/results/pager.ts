@@ -1,4 +1,4 @@
-import { BugError } from '../errors.ts';
+import { BugError, SandboxError } from '../errors.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { ResultArtifactWriter } from '../artifacts/types.ts';
 import { ResultSpool } from '../artifacts/result-spool.ts';
@@ -39,6 +39,7 @@ export class ResultPager<T> {
   private peak = 0;
   private count = 0;
   private reported = Number.NEGATIVE_INFINITY;
+  private cutBy: { readonly error: SandboxError; readonly why: string } | undefined;
 
   constructor(spec: PagerSpec<T>) {
     this.spec = spec;
@@ -46,6 +47,12 @@ export class ResultPager<T> {
 
   /** True once the result went past one page: it is being written to an artifact. */
   get overflowed(): boolean { return this.artifact !== undefined; }
+
+  /**
+   * Once the artifact was cut short (its disk budget reached, or the artifact gone): why, in a few
+   * words for its last line, and the error that adding more fails with. What produced the items was stopped.
+   */
+  get cut(): { readonly error: SandboxError; readonly why: string } | undefined { return this.cutBy; }
 
   /** Every item, while the result fits one page; after that, the first page's worth. */
   get items(): readonly T[] { return this.held; }
@@ -83,13 +90,24 @@ export class ResultPager<T> {
     const writer = await this.spec.store.openResult({ label: this.spec.label, source: this.spec.source, stop: this.spec.stop ?? (() => undefined) });
     let spool: ResultSpool;
     try {
-      spool = await ResultSpool.create(writer.spoolPath, (index) => writer.grow(index));
+      spool = await ResultSpool.create(writer.spoolPath, { onWritten: (index) => writer.grow(index), admit: (bytes) => this.admit(writer, bytes) });
     } catch (e) {
       await writer.remove();
       throw e;
     }
     this.artifact = { spool, writer };
     for (const item of this.held) await this.write(item);
+  }
+
+  /** A write of `bytes` to the artifact, if the store has room for it; the first refusal cuts the result and stops its producer. */
+  private admit(writer: ResultArtifactWriter, bytes: number): SandboxError | undefined {
+    if (this.cutBy) return this.cutBy.error;
+    const why = writer.room(bytes);
+    if (why === undefined) return undefined;
+    const error = new SandboxError('E_SANDBOX_TOO_LARGE', `The result of ${this.spec.label} was stopped: ${why}.`, 'Narrow it (a path, a glob, a limit) and call again, or ask the user to raise the artifact budget.');
+    this.cutBy = { error, why };
+    this.spec.stop?.();
+    return error;
   }
 
   private write(item: T): Promise<void> | undefined {
@@ -103,6 +121,7 @@ export class ResultPager<T> {
    * before it), for a producer whose items are many: no object per item.
    */
   addText(text: string): Promise<void> | undefined {
+    if (this.cutBy) return Promise.reject(this.cutBy.error);
     const { spool } = this.artifact!;
     const pending = spool.line(text);
     if (this.heldChars + spool.pendingBytes > this.peak) this.peak = this.heldChars + spool.pendingBytes;
@@ -115,9 +134,19 @@ export class ResultPager<T> {
    * Items come this way to the end: `render` is not asked about what came before them.
    */
   async addBytes(bytes: Buffer): Promise<void> {
+    if (this.cutBy) throw this.cutBy.error;
     const { spool } = this.artifact!;
     if (this.heldChars + spool.pendingBytes + bytes.length > this.peak) this.peak = this.heldChars + spool.pendingBytes + bytes.length;
     await spool.bytes(bytes);
+  }
+
+  /**
+   * Once overflowed: writes the items still held in memory, within the disk budget (it fails with
+   * `cut`'s error when they do not fit): so a result that ends knows whether it was cut.
+   */
+  async written(): Promise<void> {
+    if (this.cutBy) throw this.cutBy.error;
+    await this.artifact?.spool.flushed();
   }
 
   /** Ends the artifact with `trailer` lines (notes, then the line that says whether it is complete). */
@@ -125,6 +154,9 @@ export class ResultPager<T> {
     const artifact = this.artifact;
     if (!artifact) throw new BugError('ResultPager.complete: the result fits one page; nothing was spooled');
     try {
+      if (!this.cutBy) await artifact.spool.flushed();
+      // The store keeps room for these (RESULT_TRAILER_ROOM), also after a cut.
+      artifact.spool.lastLines();
       for (const line of trailer) await artifact.spool.line(line);
       const index = await artifact.spool.finish();
       this.ended = { lines: index.lines, bytes: index.bytes };

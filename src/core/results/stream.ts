@@ -27,6 +27,8 @@ export interface ResultStream<Small> {
   readonly trailer: () => readonly string[];
   /** The artifact's last line when producing broke off (cancelled, failed) after the model was told of it. */
   readonly brokeOff: (why: string) => string;
+  /** The artifact's last line when the store cut it (its disk budget reached): `why` in a few words. Default: `brokeOff`'s. */
+  readonly cutOff?: (why: string) => string;
   /** Where a failure after the model was told of the artifact is reported. */
   readonly warn: (message: string) => void;
 }
@@ -46,11 +48,27 @@ function reason(e: unknown): string {
  * artifact was started, the artifact ends with that line and the call fails with the cause.
  */
 export async function streamResult<T, Small>(pager: ResultPager<T>, stream: ResultStream<Small>, options: { readonly untilEnd?: boolean } = {}): Promise<Small | Paged<T>> {
+  /** The last line of an artifact whose producing broke off with `e`: cut by the store (whatever its producer then threw), or broken off. */
+  const brokeOff = (e: unknown): string => {
+    const cut = pager.cut;
+    if (cut === undefined) return stream.brokeOff(reason(e));
+    return stream.cutOff ? stream.cutOff(cut.why) : stream.brokeOff(cut.why);
+  };
+  /** The last lines of an artifact whose items all came: what is still held is written first, and may be cut. */
+  const lastLines = async (): Promise<readonly string[]> => {
+    try {
+      await pager.written();
+    } catch (e) {
+      if (pager.cut === undefined) throw e;
+      return [brokeOff(e)];
+    }
+    return stream.trailer();
+  };
   let ended: boolean;
   try {
     ended = await stream.pull(options.untilEnd !== true);
   } catch (e) {
-    if (options.untilEnd && pager.overflowed) await pager.complete([stream.brokeOff(reason(e))]).catch((f: unknown) => stream.warn(`A result artifact could not be completed: ${reason(f)}`));
+    if (options.untilEnd && pager.overflowed) await pager.complete([brokeOff(e)]).catch((f: unknown) => stream.warn(`A result artifact could not be completed: ${reason(f)}`));
     else await pager.discard();
     throw e;
   }
@@ -60,7 +78,7 @@ export async function streamResult<T, Small>(pager: ResultPager<T>, stream: Resu
         const small = await stream.small();
         if (small !== undefined) return small;
       }
-      return await pager.finish(stream.summary(true), stream.trailer());
+      return await pager.finish(stream.summary(true), await lastLines());
     } catch (e) {
       await pager.discard();
       throw e;
@@ -70,9 +88,9 @@ export async function streamResult<T, Small>(pager: ResultPager<T>, stream: Resu
     let trailer: readonly string[];
     try {
       await stream.pull(false);
-      trailer = stream.trailer();
+      trailer = await lastLines();
     } catch (e) {
-      trailer = [stream.brokeOff(reason(e))];
+      trailer = [brokeOff(e)];
     }
     await pager.complete(trailer).catch((e: unknown) => stream.warn(`A result artifact could not be completed: ${reason(e)}`));
   })();

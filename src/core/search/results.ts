@@ -172,6 +172,7 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
     summary: (final) => (final ? `${counted()}${terminal?.kind === 'limit' ? ' (limited)' : ''}` : `${counted()} so far`),
     trailer: () => [...renderNotes(notes), terminal?.kind === 'limit' ? `limit ${terminal.limit} reached (${counted()}; more exist)` : `done complete (${counted()})`],
     brokeOff: (why) => `incomplete: ${why} after ${counted()}; the lines above are all that was found`,
+    cutOff: (why) => `cut: ${why}, so the search was stopped after ${counted()}; the lines above are those that fit. Narrow the search (a path, a glob, a limit), or ask the user to raise the artifact budget.`,
     // A session that ends while its result is still written stops it on purpose: nothing to report.
     warn: (message) => { if (!stop.signal.aborted) ctx.log.warn(message); },
   });

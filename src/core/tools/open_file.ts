@@ -14,8 +14,9 @@ import { OUTLINE_MAX_BYTES, flattenSymbols, type SymbolOutline } from '../outlin
 import { attachSymbols } from '../artifacts/query.ts';
 import { formatBytes } from '../text/format.ts';
 import { readArtifactBytes } from '../artifacts/page.ts';
-import { IMAGE_MAX_BYTES, IMAGE_NAME, sniffImage, type ImageInfo } from '../images/sniff.ts';
-import { IMAGE_DECODE_MAX_BYTES, imageShowing, imageShown, showingNote } from '../images/fit.ts';
+import { IMAGE_NAME, sniffImage, type ImageInfo } from '../images/sniff.ts';
+import { IMAGE_DECODE_MAX_BYTES, IMAGE_MAX_BYTES } from '../images/bounds.ts';
+import { imageShown, lookAtImage, showingNote } from '../images/fit.ts';
 
 const fileEntry = z.strictObject({
   path: pathArgument('A file to open'),
@@ -88,10 +89,10 @@ export const openFile = defineTool({
   render: (result) => (isOpenedFiles(result) ? renderOpenFiles(result) : renderOpenFile(result)),
   images: async (result, ctx) => {
     if (isOpenedFiles(result) || result.image === undefined) return [];
-    const showing = imageShowing(result.image);
-    if (showing.as === 'described') return [];
-    const bytes = await readArtifactBytes(ctx.artifacts, result.callId, showing.as === 'original' ? IMAGE_MAX_BYTES : IMAGE_DECODE_MAX_BYTES);
-    const shown = await imageShown(bytes, result.image, showing);
+    const bytes = await imageBytes(ctx.artifacts, result);
+    const looked = lookAtImage(bytes, result.bytes);
+    if (looked === undefined) return [];
+    const shown = await imageShown(bytes, looked.image, looked.showing, ctx.signal);
     return shown === undefined ? [] : 'unshown' in shown ? shown : [shown];
   },
 });
@@ -101,12 +102,23 @@ export const openFile = defineTool({
  * already passed, as for text): what it is, and how the model is shown it (as it is, downscaled, or not).
  */
 async function imageOf(store: ArtifactStore, handle: ArtifactHandle): Promise<{ image?: ImageInfo; imageNote?: string }> {
-  const image = sniffImage(await readArtifactBytes(store, handle.callId, IMAGE_MAX_BYTES), handle.bytes);
-  if (image === undefined) {
+  const looked = lookAtImage(await imageBytes(store, handle), handle.bytes);
+  if (looked === undefined) {
     return IMAGE_NAME.test(handle.path) ? { imageNote: `"${handle.path}" is named like an image, but its bytes are not a PNG, JPEG, GIF or WebP image, so it is treated as binary.` } : {};
   }
-  const note = showingNote(imageShowing(image));
+  const { image } = looked;
+  const note = showingNote(looked.showing);
   return note === undefined ? { image } : { image, imageNote: note };
+}
+
+/**
+ * The bytes an image is judged by: enough to recognise one (IMAGE_MAX_BYTES), and for an image that
+ * may be decoded, all of it, so that every frame is read (frames.ts).
+ */
+async function imageBytes(store: ArtifactStore, handle: ArtifactHandle): Promise<Uint8Array> {
+  const head = await readArtifactBytes(store, handle.callId, IMAGE_MAX_BYTES);
+  if (head.byteLength >= handle.bytes || handle.bytes > IMAGE_DECODE_MAX_BYTES || sniffImage(head, handle.bytes) === undefined) return head;
+  return readArtifactBytes(store, handle.callId, IMAGE_DECODE_MAX_BYTES);
 }
 
 /**
