@@ -187,4 +187,8 @@ test('ordinary source, docs and data files are not protected: a write to them ge
     'tsconfig.json', 'data/settings.json', 'assets/logo.svg', 'build/output.js', 'dist/bundle.js', 'workspace/notes.txt', 'src/configure.ts', '.gitignore', '.editorconfig']) {
     assert.equal(policy.decide(path, 'write').action, 'default', path);
   }
+  // Protective rules also match the absolute path: a workspace kept in a folder named like a build folder is not protected whole.
+  for (const [path, folder] of [['Main.scala', '/home/u/project'], ['fix.patch', '/home/u/patches'], ['src/app.ts', '/srv/build']]) {
+    assert.equal(policy.decide(path, 'write', folder).action, 'default', `${folder}/${path}`);
+  }
 });

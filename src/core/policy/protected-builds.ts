@@ -34,7 +34,7 @@ export const BUILD_FAMILIES: readonly ProtectedFamily[] = [
     source: 'the manifests and config files npm (package.json, .npmrc), Yarn (.yarnrc[.yml], .yarn/releases and plugins it runs, patches), pnpm (.pnpmfile.cjs, pnpm-workspace.yaml), patch-package, Bun (bunfig.toml) and Deno (deno.json[c], import maps) document',
     reason: REASONS.installs,
     globs: [
-      'package.json', '.npmrc', '.yarnrc', '.yarnrc.yml', '**/.yarn/releases/**', '**/.yarn/plugins/**', '**/.yarn/patches/**', '**/patches/*.patch', '.pnpmfile.*', 'pnpm-workspace.yaml',
+      'package.json', '.npmrc', '.yarnrc', '.yarnrc.yml', '**/.yarn/releases/**', '**/.yarn/plugins/**', '**/.yarn/patches/**', 'patches/*.patch', '.pnpmfile.*', 'pnpm-workspace.yaml',
       '{.,}bunfig.toml', 'deno.json', 'deno.jsonc', 'import_map.json',
     ],
   },
@@ -86,7 +86,7 @@ export const BUILD_FAMILIES: readonly ProtectedFamily[] = [
     reason: REASONS.installs,
     globs: [
       '*.gradle', '*.gradle.kts', 'gradle.properties', '*.versions.toml', '**/gradle/wrapper/**', 'gradlew', 'gradlew.bat', 'pom.xml', '**/.mvn/**', 'mvnw', 'mvnw.cmd',
-      'build.xml', '*.sbt', '**/project/*.scala', '**/project/build.properties', 'server.xml',
+      'build.xml', '*.sbt', 'project/*.scala', 'project/build.properties', 'server.xml',
     ],
   },
   {
