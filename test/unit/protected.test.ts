@@ -188,7 +188,7 @@ test('ordinary source, docs and data files are not protected: a write to them ge
     assert.equal(policy.decide(path, 'write').action, 'default', path);
   }
   // Protective rules also match the absolute path: a workspace kept in a folder named like a build folder is not protected whole.
-  for (const [path, folder] of [['Main.scala', '/home/u/project'], ['fix.patch', '/home/u/patches'], ['src/app.ts', '/srv/build']]) {
+  for (const [path, folder] of [['Main.scala', '/home/u/project'], ['fix.patch', '/home/u/patches'], ['src/app.ts', '/srv/build']] as const) {
     assert.equal(policy.decide(path, 'write', folder).action, 'default', `${folder}/${path}`);
   }
 });
