@@ -1,5 +1,5 @@
 import type { Risk } from './types.ts';
-import { PROTECTED_GROUPS } from './protected.ts';
+import { PROTECTED_FAMILIES } from './policy/protected.ts';
 import { anyOf, ruleRegex } from './policy/rule-glob.ts';
 import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';
 import { STRICTNESS, ruleSchema, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
@@ -33,7 +33,7 @@ const SECRET_REASON = 'it holds credentials: what is read goes to the language m
  */
 export const BUILT_IN_RULES: readonly SourcedRule[] = [
   ...SECRET_GLOBS.map((glob): SourcedRule => ({ rule: { glob, read: 'ask', write: 'ask' }, source: 'secret', reason: SECRET_REASON })),
-  ...PROTECTED_GROUPS.flatMap(({ reason, globs }) => globs.map((glob): SourcedRule => ({ rule: { glob, write: 'ask' }, source: 'protected', reason }))),
+  ...PROTECTED_FAMILIES.flatMap(({ reason, globs }) => globs.map((glob): SourcedRule => ({ rule: { glob, write: 'ask' }, source: 'protected', reason }))),
   // Security: writing into .git can rewrite hooks, which run code on the next git command.
   { rule: { glob: '**/.git/**', write: 'deny' }, source: 'built-in', reason: 'git runs hooks from this folder' },
 ];

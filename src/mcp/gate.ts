@@ -2,6 +2,7 @@ import { cancelled } from '../core/errors.ts';
 import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { HostDecider } from '../core/shell/port.ts';
+import { markdownText } from '../core/text/escape.ts';
 
 /**
  * How the MCP server decides what no rule settles: `approve` trusts the client's own confirmation,
@@ -83,10 +84,13 @@ function reasonToAsk(call: GateCall): string {
   return 'no rule allows it';
 }
 
+/**
+ * The question, as clients show it: Markdown, in paragraphs (a single line break is a space there).
+ * Security: the summary, paths and reason carry the model's text (commands, paths, patterns), so
+ * each goes through `markdownText`; only the tool's name, one of ours, is written as it is.
+ */
 function message(call: GateCall): string {
-  const reason = reasonToAsk(call);
-  // Paragraphs: clients render the message as Markdown, where a single line break is a space.
-  return [`Workspace Tools: allow ${call.tool}?`, call.summary, `Paths: ${paths(call)}`, `Asked because ${reason}.`].join('\n\n');
+  return [`Workspace Tools: allow ${call.tool}?`, markdownText(call.summary), `Paths: ${markdownText(paths(call))}`, `Asked because ${markdownText(reasonToAsk(call))}.`].join('\n\n');
 }
 
 const ALLOW_SESSION = 'allow for this session';
@@ -106,7 +110,8 @@ export function mcpHostDecider(mode: McpGateMode, elicitor: Elicitor): HostDecid
   return async (request, signal) => {
     if (mode === 'deny' || !elicitor.canElicit()) return 'deny';
     const where = request.port === undefined ? request.host : `${request.host}:${request.port}`;
-    const message = [`Workspace Tools: allow a sandboxed command to connect to ${where}?`, `Running: ${request.commands.join(' | ') || '(ended)'}`, `${request.host} is not allowed by --allow-domain.`].join('\n\n');
+    // Security: the host and the commands are the model's (markdownText, as in `message`).
+    const message = [`Workspace Tools: allow a sandboxed command to connect to ${markdownText(where)}?`, `Running: ${request.commands.length === 0 ? '(ended)' : request.commands.map(markdownText).join(' \\| ')}`, `${markdownText(request.host)} is not allowed by --allow-domain.`].join('\n\n');
     try {
       const answer = await elicitor.elicit(message, HOST_SCHEMA, signal);
       const decision = answer.action === 'accept' ? answer.content?.['decision'] : undefined;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { BUILT_IN_RULES, type Rule } from '../core/policy.ts';
-import { PROTECTED_GROUPS } from '../core/protected.ts';
+import { PROTECTED_FAMILIES } from '../core/policy/protected.ts';
 import type { ScopedWriteRoots } from '../core/media/write-roots.ts';
 import { TOOL_NAMES } from '../core/tools/names.ts';
 import type { Settings } from './settings.ts';
@@ -70,8 +70,8 @@ export function gateStatusMarkdown(input: GateStatusInput): string {
   if (rules.errors.length) out.push(`**Every call asks until the rules are fixed:** ${rules.errors.join(' ')}`, '');
   const secrets = BUILT_IN_RULES.filter((r) => r.source === 'secret').map((r) => code(r.rule.glob));
   out.push(`- **Built-in secrets** (read: ask, write: ask, a modal every time): ${secrets.join(', ')}.`);
-  for (const group of PROTECTED_GROUPS) {
-    out.push(`- **Built-in protected** (write: ask, a modal every time) because ${group.reason}: ${group.globs.map(code).join(', ')}.`);
+  for (const group of PROTECTED_FAMILIES) {
+    out.push(`- **Built-in protected** (write: ask, a modal every time) because ${group.reason} (${group.family}): ${group.globs.map(code).join(', ')}.`);
   }
   for (const r of BUILT_IN_RULES.filter((x) => x.source === 'built-in')) out.push(`- **Built-in** ${code(r.rule.glob)} (${actions(r.rule)}): ${r.reason}.`);
   const user = settings.policy.userRules;

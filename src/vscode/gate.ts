@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
-import { declinedReason, type GateCall, type GateTarget, type Verdict } from '../core/gate.ts';
+import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { HostDecider, HostRequest } from '../core/shell/port.ts';
+import { describeCall, describeHost } from './questions.ts';
+
+export { describeCall, describeHost, whyAsked } from './questions.ts';
 
 export type Answer = 'allow-once' | 'allow-session' | 'decline';
 
@@ -31,67 +34,12 @@ export const modalDecider: Decider = {
   },
 };
 
-function verb(call: GateCall): string {
-  if (call.risk === 'read') return 'read';
-  if (call.risk === 'exec') return 'run a command in';
-  // Staging and patching change memory only; saving is what writes.
-  return call.writesDisk ? 'write' : 'stage a change to';
-}
-
-/** One sentence for the person: why this path is asked every time (which rule, from where, and why it exists). */
-export function whyAsked(target: GateTarget): string {
-  const rule = `"${target.rule ?? ''}"`;
-  switch (target.source) {
-    case 'secret': return `"${target.display}" matches the built-in secret rule ${rule}: ${target.reason}.`;
-    case 'protected': return `"${target.display}" is protected by the built-in rule ${rule}: ${target.reason}. Writing it is asked every time, even when the tool is auto-approved.`;
-    case 'workspace': return `"${target.display}" matches the rule ${rule} in the workspace settings (workspaceTools.rules).`;
-    default: return `"${target.display}" matches your rule ${rule} (workspaceTools.rules).`;
-  }
-}
-
-export function describeCall(call: GateCall): { message: string; detail: string } {
-  const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
-  const asked = call.targets.find((t) => t.action === 'ask');
-  const message = call.taint
-    ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${call.taint.from}"?`
-    : call.protectedWrites
-      ? `Allow ${call.tool} to run a command that may WRITE PROTECTED FILES in ${targets}?`
-      : asked
-      ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
-      : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
-  const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
-  if (call.origin === 'unprepared') lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');
-  for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
-  if (call.taint) lines.push(call.writesDisk
-    ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
-    : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
-  if (asked) lines.push(whyAsked(asked));
-  if (call.protectedWrites) {
-    lines.push(`For this command only, files matching these protected globs become writable to it (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
-    lines.push('Secrets stay unreadable; .vscode and every repository\'s hooks and config stay read-only. Asked every time: no earlier answer covers it.');
-  }
-  return { message, detail: lines.join('\n') };
-}
-
 export interface VscodeGateOptions {
   readonly decider: () => Decider;
   /** In an untrusted workspace every call confirms, even those VS Code would auto-approve. */
   readonly trusted: () => boolean;
   /** The session's remembered network hosts, forgotten with the other approvals. */
   readonly hosts?: () => SessionHosts | undefined;
-}
-
-/** The question about a host, as the person reads it. */
-export function describeHost(request: HostRequest): { message: string; detail: string } {
-  const where = request.port === undefined ? `"${request.host}"` : `"${request.host}" (port ${request.port})`;
-  const commands = request.commands.length <= 1 ? `The command: ${request.commands[0] ?? '(ended)'}` : `Running now (one of them asks; the sandbox cannot tell which): ${request.commands.join(' | ')}`;
-  return {
-    message: `Allow a sandboxed command to connect to ${where}?`,
-    detail: [
-      `${commands}.`,
-      `${request.host} is not in workspaceTools.shell.allowedDomains. "Allow Once" lets this connection through; "Allow for This Session" lets every command reach ${request.host} until the window closes or approvals are reset. Anything else refuses it, and the command's result says so.`,
-    ].join('\n'),
-  };
 }
 
 /** A host question as a call, for deciders that record what they were asked. */

@@ -7,7 +7,8 @@ import type { BatchPlan } from '../core/batch-gate.ts';
 import type { DiskWrite, Tool, ToolOutcome } from '../core/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
 import { confirmationOf, type GateCall } from '../core/gate.ts';
-import { whyAsked } from './gate.ts';
+import { confirmationMarkdown, targetList } from './questions.ts';
+import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
@@ -37,16 +38,6 @@ function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, tok
   return { ...DEFAULT_PAGE, tokens: { budget: tokens.tokenBudget, count: async (text) => await tokens.countTokens(text, token) } };
 }
 
-function targetList(call: GateCall): string {
-  return call.targets.map((t) => (t.display === '.' ? 'the workspace' : t.display)).join(', ') || 'the workspace';
-}
-
-const RISK_NOTES: Readonly<Record<GateCall['risk'], string>> = {
-  read: ' (the content goes to the language model)',
-  write: ' (changes what is staged or on disk)',
-  exec: ' (runs the whole command shown, inside the OS sandbox described above; its output goes to the language model)',
-};
-
 /**
  * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
  * the call as it is confirmed.
@@ -62,44 +53,14 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     return { invocationMessage: `${tool.displayName}: checking arguments` };
   }
   prepared?.(call);
-  const invocationMessage = `${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`;
+  // Security: the summary and paths carry the model's own text (globs, patterns, names, commands):
+  // plain text in the progress line and the title, escaped Markdown in the message (questions.ts).
+  const invocationMessage = plainText(`${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`);
   if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
   // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
   if (batch && call.targets.length === 0) return { invocationMessage };
   if (call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
-  // Security: the summary and paths carry the model's own text (globs, patterns, names); they are
-  // appended as text so they cannot reshape what the person is asked to approve.
-  const message = new vscode.MarkdownString();
-  message.appendMarkdown('**');
-  message.appendText(call.summary);
-  message.appendMarkdown('**\n\n- Path: ');
-  message.appendText(targetList(call));
-  message.appendMarkdown(`\n- Risk: **${call.risk}**${RISK_NOTES[call.risk]}\n`);
-  const asked = call.targets.find((t) => t.action === 'ask');
-  if (call.taint) {
-    message.appendMarkdown('- ');
-    message.appendText(`The content was staged from ${call.taint.from}, which the protected rule ${call.taint.rule} covers: you will also be asked in a dialog.`);
-    message.appendMarkdown('\n');
-  } else if (asked) {
-    message.appendMarkdown('- ');
-    message.appendText(`${whyAsked(asked)} You will also be asked in a dialog.`);
-    message.appendMarkdown('\n');
-  }
-  if (call.protectedWrites) {
-    message.appendMarkdown('- ');
-    message.appendText(`allow_protected_writes: the command may write protected files (${call.protectedWrites.join(', ')}). You will also be asked in a dialog, every time.`);
-    message.appendMarkdown('\n');
-  }
-  for (const t of batch?.asked ?? []) {
-    message.appendMarkdown('- ');
-    message.appendText(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`);
-    message.appendMarkdown('\n');
-  }
-  for (const t of batch?.denied ?? []) {
-    message.appendMarkdown('- ');
-    message.appendText(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`);
-    message.appendMarkdown('\n');
-  }
+  const message = new vscode.MarkdownString(confirmationMarkdown(call, batch));
   const extras = writes.length > 0 ? hooks.confirmationExtras?.(writes) : undefined;
   if (extras) {
     message.appendMarkdown('\n');
@@ -108,7 +69,7 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
   }
   return {
     invocationMessage,
-    confirmationMessages: { title: `${tool.displayName}: ${targetList(call)}`, message },
+    confirmationMessages: { title: plainText(`${tool.displayName}: ${targetList(call)}`), message },
   };
 }
 

@@ -96,8 +96,8 @@ describe('confirmation text', () => {
     const prepared = api.prepare('find_files', { glob: '**/*.js', path: 'src' });
     const message = prepared.confirmationMessages?.message;
     assert.ok(message instanceof vscode.MarkdownString);
-    // appendText escapes the glob's "*" and keeps its spaces as &nbsp;: it renders as typed.
-    assert.match(message.value, /^\*\*find&nbsp;"\\\*\\\*\/\\\*\.js"&nbsp;in&nbsp;src\*\*\n/);
+    // markdownText escapes the glob's "*": it renders as typed.
+    assert.match(message.value, /^\*\*find "\\\*\\\*\/\\\*\.js" in src\*\*\n/);
     assert.equal(api.prepare('find_files', { glob: '*.js' }).confirmationMessages?.title, 'Find Files: the workspace');
   });
 });

@@ -1,8 +1,11 @@
+import { PROTECTED_GLOBS } from '../../src/core/policy/protected.ts';
+
 /**
- * One workspace-relative path for every built-in protected glob (src/core/protected.ts): unit and
- * integration tests write each one and expect the modal. A test checks that every glob has one.
+ * One workspace-relative path for every built-in protected glob (src/core/policy/protected.ts): unit and
+ * integration tests write each one and expect the modal, decided by that very glob (a test checks
+ * that every glob has one). Written by hand where a real name reads better, derived from the glob otherwise.
  */
-export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
+export const HANDWRITTEN_EXAMPLES: Readonly<Record<string, string>> = {
   '**/.vscode/**': '.vscode/settings.json',
   '*.code-workspace': 'team.code-workspace',
   '**/User/settings.json': 'profile/User/settings.json',
@@ -40,7 +43,7 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   '.devcontainer.json': '.devcontainer.json',
   '**/.husky/**': '.husky/pre-commit',
   '.pre-commit-config.yaml': '.pre-commit-config.yaml',
-  '.envrc': '.envrc',
+  '.envrc*': '.envrc',
   '.bashrc': '.bashrc',
   '.bash_profile': '.bash_profile',
   '.bash_login': '.bash_login',
@@ -81,12 +84,9 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   '**/ruby_lsp/**/addon.rb': 'lib/ruby_lsp/tool/addon.rb',
   '**/.github/skills/**': '.github/skills/release/SKILL.md',
   'eslint.config.*': 'eslint.config.mjs',
-  '.eslintrc.js': 'packages/web/.eslintrc.js',
-  '.eslintrc.cjs': '.eslintrc.cjs',
+  '.eslintrc*': 'packages/web/.eslintrc.js',
   'prettier.config.*': 'prettier.config.js',
-  '.prettierrc.js': '.prettierrc.js',
-  '.prettierrc.cjs': '.prettierrc.cjs',
-  '.prettierrc.mjs': '.prettierrc.mjs',
+  '.prettierrc*': '.prettierrc.mjs',
   'jest.config.*': 'jest.config.ts',
   'vitest.config.*': 'vitest.config.mts',
   'vite.config.*': 'web/vite.config.js',
@@ -102,7 +102,7 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   'go.work': 'go.work',
   '**/.github/actions/**': '.github/actions/build/action.yml',
   '**/.circleci/**': '.circleci/config.yml',
-  'azure-pipelines*.yml': 'azure-pipelines.yml',
+  'azure-pipelines*.y*ml': 'azure-pipelines.yml',
   'Jenkinsfile': 'Jenkinsfile',
   'Dockerfile': 'Dockerfile',
   '*.dockerfile': 'docker/api.dockerfile',
@@ -119,3 +119,10 @@ export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = {
   'setup.py': 'setup.py',
   'requirements*.txt': 'requirements-dev.txt',
 };
+
+/** A path `glob` matches: its first alternative of each "{…}", "x" for each wildcard, no leading "**\/". */
+export function exampleOf(glob: string): string {
+  return glob.replace(/^\*\*\//, '').replace(/\/\*\*$/, '/x').replace(/\{([^,}]*)[^}]*\}/g, '$1').replace(/[*?]+/g, 'x');
+}
+
+export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = Object.fromEntries(PROTECTED_GLOBS.map((glob) => [glob, HANDWRITTEN_EXAMPLES[glob] ?? exampleOf(glob)]));

@@ -181,12 +181,12 @@ test('attack: save what the repository\'s git configuration runs or reads (a cle
   git('init', '-q');
   git('config', 'filter.x.clean', './tools/clean.sh');
   git('config', 'include.path', '../team.gitconfig');
-  git('config', 'core.hooksPath', '.githooks');
+  git('config', 'core.hooksPath', 'team-hooks');
   mkdirSync(nodePath.join(s.root, 'tools'));
-  mkdirSync(nodePath.join(s.root, '.githooks'));
+  mkdirSync(nodePath.join(s.root, 'team-hooks'));
   writeFileSync(nodePath.join(s.root, 'tools/clean.sh'), 'cat\n');
   const planted = '#!/bin/sh\ntouch pwned\n';
-  for (const [path, key] of [['tools/clean.sh', 'filter.x.clean'], ['team.gitconfig', 'include.path'], ['.githooks/post-index-change', 'core.hooksPath']] as const) {
+  for (const [path, key] of [['tools/clean.sh', 'filter.x.clean'], ['team.gitconfig', 'include.path'], ['team-hooks/post-index-change', 'core.hooksPath']] as const) {
     const before = decider.requests.length;
     const staged = await s.invoke('stage_file', { path, content: planted }, { origin: 'chat' });
     const saved = await s.invoke('save_media', { media_id: staged.result.media_id }, { origin: 'chat' }).then(() => undefined, (e: unknown) => e);
@@ -202,7 +202,7 @@ test('attack: save what the repository\'s git configuration runs or reads (a cle
   }
   assert.equal(readFileSync(nodePath.join(s.root, 'tools/clean.sh'), 'utf8'), 'cat\n');
   assert.equal(existsSync(nodePath.join(s.root, 'team.gitconfig')), false);
-  assert.equal(existsSync(nodePath.join(s.root, '.githooks/post-index-change')), false);
+  assert.equal(existsSync(nodePath.join(s.root, 'team-hooks/post-index-change')), false);
   // A file git does not run is saved on the session's answer, no modal.
   const before = decider.requests.length;
   const notes = await s.invoke('stage_file', { path: 'tools/notes.txt', content: 'n\n' }, { origin: 'chat' });

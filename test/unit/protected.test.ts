@@ -3,23 +3,29 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Policy } from '../../src/core/policy.ts';
-import { PROTECTED_GLOBS, PROTECTED_GROUPS } from '../../src/core/protected.ts';
+import { PROTECTED_FAMILIES, PROTECTED_GLOBS } from '../../src/core/policy/protected.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
-import { PROTECTED_EXAMPLES } from '../shared/protected-examples.ts';
+import { HANDWRITTEN_EXAMPLES, PROTECTED_EXAMPLES } from '../shared/protected-examples.ts';
 import { session } from './harness.ts';
 
 const mediaId = (text: string): string => /"media_id":"([^"]+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
 
 test('every protected glob has an example path, and the issue\'s list is covered', () => {
   assert.deepEqual(Object.keys(PROTECTED_EXAMPLES).sort(), [...PROTECTED_GLOBS].sort());
+  assert.deepEqual(Object.keys(HANDWRITTEN_EXAMPLES).filter((glob) => !PROTECTED_GLOBS.includes(glob)), [], 'no example for a glob that is gone');
+  assert.equal(new Set(PROTECTED_GLOBS).size, PROTECTED_GLOBS.length, 'no glob is listed twice');
   for (const glob of ['**/.vscode/**', '*.code-workspace', '.mcp.json', '**/.github/agents/**', '**/.github/hooks/**', '**/.github/workflows/**',
     '**/.github/copilot-instructions.md', '*.agent.md', '*.chatmode.md', '*.prompt.md', '*.instructions.md', 'AGENTS.md', '**/.claude/**', '**/.codex/**',
     '**/.devcontainer/**', '**/.husky/**', '.pre-commit-config.yaml', 'package.json', '*.lock', '*-lock.json', '*-lock.yaml', '.npmrc', '.yarnrc',
-    '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml', '.gitattributes', '.gitmodules', '.lfsconfig', '.envrc', '.bashrc', '.bash_profile', '.zshrc', '.profile']) {
+    '.yarnrc.yml', '.pnpmfile.*', 'pnpm-workspace.yaml', '.gitattributes', '.gitmodules', '.lfsconfig', '.envrc*', '.bashrc', '.bash_profile', '.zshrc', '.profile']) {
     assert.ok(PROTECTED_GLOBS.includes(glob), glob);
   }
-  for (const group of PROTECTED_GROUPS) assert.match(group.reason, /^[a-z].{20,}[^.]$/, 'a reason reads as the end of a sentence');
+  for (const family of PROTECTED_FAMILIES) {
+    assert.match(family.reason, /^[a-z].{20,}[^.]$/, 'a reason reads as the end of a sentence');
+    assert.ok(family.source.length > 20, `${family.family} says where its names come from`);
+  }
+  assert.equal(new Set(PROTECTED_FAMILIES.map((f) => f.family)).size, PROTECTED_FAMILIES.length);
 });
 
 test('attack: rewrite a file an editor extension, an installer or CI runs (eslint.config.mjs, conftest.py, pyproject.toml, .github/actions, a skill) — the write asks', () => {
@@ -116,4 +122,73 @@ test('attack: undo_save of a save to a protected file — the undo asks every ti
 test('a user rule may relax a protected file (the person\'s own choice)', () => {
   const policy = new Policy([{ glob: 'package.json', write: 'allow' }]);
   assert.deepEqual(policy.decide('package.json', 'write'), { action: 'allow', rule: 'package.json', source: 'user' });
+});
+
+/** Real config files of each family's tools, as a repository holds them (each must be decided by its own family's rules). */
+const FAMILY_SAMPLES: Readonly<Record<string, readonly string[]>> = {
+  'executable configuration forms': ['unocss.config.ts', 'knip.config.mts', 'web/.svgrrc.js', '.c8rc.json', '.config/prettierrc.cjs', '.config/mise/config.toml', 'e2e/nightwatch.conf.cjs'],
+  'VS Code': ['.vscode/tasks.json', 'app.code-workspace'],
+  'AI agents': ['.windsurfrules', '.continue/config.yaml', 'CLAUDE.local.md', '.kiro/steering/a.md'],
+  'CI services': ['bitbucket-pipelines.yml', '.travis.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yaml', '.buildkite/pipeline.yml', '.drone.yml', 'appveyor.yml', '.woodpecker/build.yaml', 'cloudbuild.yaml', 'action.yaml', '.gitlab/ci/test.yml', 'Jenkinsfile.release'],
+  'deployment platforms': ['netlify.toml', 'vercel.json', 'Procfile'],
+  'git-hook managers': ['lefthook.yml', '.lefthook-local.toml', '.lintstagedrc', '.lintstagedrc.json', 'lint-staged.config.mjs', '.simple-git-hooks.cjs', '.githooks/pre-push', '.pre-commit-hooks.yaml'],
+  'dev environments and containers': ['.envrc.local', 'Dockerfile.dev', 'Containerfile', 'docker-compose.override.yml', 'compose.yaml', 'flake.nix', 'Vagrantfile', '.gitpod.yml'],
+  'shell start-up files': ['.bash_aliases', '.zlogout'],
+  'other editors': ['.idea/workspace.xml', '.zed/tasks.json', '.nvim.lua', '.dir-locals.el', 'app.sublime-project'],
+  'JavaScript and TypeScript linters and formatters': ['.prettierrc.ts', '.prettierrc', '.stylelintrc.mjs', 'stylelint.config.cjs', '.eslintrc.yml', '.markdownlint-cli2.cjs', 'dprint.json'],
+  'JavaScript and TypeScript compilers, bundlers and frameworks': ['tailwind.config.ts', 'postcss.config.cjs', '.postcssrc.json', 'babel.config.json', '.babelrc', 'next.config.mjs', 'gatsby-node.ts', 'angular.json', '.swcrc'],
+  'JavaScript and TypeScript test runners': ['playwright.config.ts', 'karma.conf.js', '.mocharc.yml', '.storybook/main.ts', 'vitest.workspace.ts'],
+  'JavaScript and TypeScript package managers and runtimes': ['bunfig.toml', 'deno.json', 'deno.jsonc', '.yarn/releases/yarn-4.5.0.cjs', 'patches/left-pad+1.3.0.patch', 'import_map.json'],
+  'lock files': ['bun.lockb', 'npm-shrinkwrap.json', 'packages.lock.json', 'gradle.lockfile', 'Gemfile.lock'],
+  'task runners and build systems': ['justfile', 'Taskfile.yml', 'gulpfile.js', 'Gruntfile.cjs', 'turbo.json', 'nx.json', 'MODULE.bazel', 'tools/defs.bzl', 'Makefile.am'],
+  'toolchain and version managers': ['rust-toolchain.toml', 'rust-toolchain', '.tool-versions', '.node-version', '.python-version', 'mise.local.toml'],
+  'Python': ['setup.cfg', 'Pipfile', 'tox.ini', 'noxfile.py', 'pytest.ini', 'sitecustomize.py', 'environment.yml'],
+  'Rust': ['Cross.toml', 'Makefile.toml'],
+  'Go': ['magefile.go', '.golangci.yml', '.goreleaser.yaml'],
+  'Java, Kotlin and Scala': ['gradle/libs.versions.toml', 'build.sbt', 'project/Dependencies.scala', 'build.xml'],
+  'Ruby': ['Gemfile', 'tool.gemspec', 'Rakefile', 'lib/tasks/db.rake', '.rubocop.yml', '.rspec', 'Podfile', 'fastlane/Fastfile'],
+  'PHP': ['composer.json', 'phpunit.xml.dist', '.php-cs-fixer.dist.php', 'phpstan.neon', 'rector.php'],
+  '.NET': ['NuGet.Config', '.config/dotnet-tools.json', 'global.json', 'test.runsettings', 'build.cake', 'packages.config'],
+  'C and C++': ['CMakePresets.json', 'meson.build', 'configure.ac', 'SConstruct', 'conanfile.py', 'vcpkg.json', 'build.zig'],
+  'git': ['.gitattributes'],
+};
+
+test('each family of protected names holds real config files of its tools: a sample of each asks on write, decided by that family', () => {
+  const policy = new Policy([]);
+  assert.deepEqual(Object.keys(FAMILY_SAMPLES).sort(), PROTECTED_FAMILIES.map((f) => f.family).sort(), 'a sample for every family');
+  for (const family of PROTECTED_FAMILIES) {
+    for (const path of FAMILY_SAMPLES[family.family]!) {
+      const decision = policy.decide(path, 'write');
+      assert.equal(decision.action, 'ask', `${family.family}: ${path}`);
+      assert.equal(decision.source, 'protected', path);
+      assert.ok(family.globs.includes(decision.rule!), `${path} is decided by ${decision.rule}, not by a glob of "${family.family}"`);
+      assert.equal(decision.reason, family.reason, path);
+    }
+  }
+});
+
+test('attack: stage a file that runs code but was missing from the protected list (issue 44: lefthook.yml, .lintstagedrc, .prettierrc.ts, Tailwind, PostCSS, stylelint, Babel, rust-toolchain.toml, .envrc.local, CI files, composer.json, Gemfile, bunfig.toml, deno.json) — the stage asks', async (tc) => {
+  const t = session(tc);
+  const paths = ['lefthook.yml', '.lintstagedrc.json', '.lintstagedrc', '.prettierrc.ts', '.prettierrc.cjs', 'tailwind.config.js', 'postcss.config.mjs', '.stylelintrc.js', 'babel.config.js', '.babelrc.json',
+    'rust-toolchain.toml', '.envrc.local', 'bitbucket-pipelines.yml', '.travis.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', '.buildkite/pipeline.yml',
+    'composer.json', 'Gemfile', 'bunfig.toml', 'deno.json', 'deno.jsonc'];
+  for (const path of paths) {
+    await t.session.invoke(TOOLS.stage_file, { path, content: 'echo pwned\n' });
+    const call = t.gate.calls.at(-1)!;
+    assert.equal(call.secret, true, `${path}: asked every time (refused under --gate approve without --allow-secrets)`);
+    assert.equal(call.targets[0]?.source, 'protected', path);
+  }
+});
+
+test('ordinary source, docs and data files are not protected: a write to them gets the ordinary confirmation', () => {
+  const policy = new Policy([]);
+  for (const path of ['src/app.ts', 'src/config.ts', 'src/rc.ts', 'src/arc.ts', 'src/components/Button.tsx', 'lib/server.js', 'index.mjs', 'README.md', 'docs/guide.md', 'CHANGELOG.md',
+    'tests/test_app.py', 'app/main.py', 'cmd/tool/main.go', 'src/main.rs', 'src/lib.rs', 'src/main/java/App.java', 'app/models/user.rb', 'src/Controller.php', 'Program.cs', 'src/engine.cpp',
+    'tsconfig.json', 'data/settings.json', 'assets/logo.svg', 'build/output.js', 'dist/bundle.js', 'workspace/notes.txt', 'src/configure.ts', '.gitignore', '.editorconfig']) {
+    assert.equal(policy.decide(path, 'write').action, 'default', path);
+  }
+  // Protective rules also match the absolute path: a workspace kept in a folder named like a build folder is not protected whole.
+  for (const [path, folder] of [['Main.scala', '/home/u/project'], ['fix.patch', '/home/u/patches'], ['src/app.ts', '/srv/build']] as const) {
+    assert.equal(policy.decide(path, 'write', folder).action, 'default', `${folder}/${path}`);
+  }
 });

@@ -12,6 +12,7 @@ import { STAGED_SCHEME, emptyBaseUri } from './uris.ts';
 import { StagedChangesView, mediaOfNode, type StagedNode } from './view.ts';
 import { registerSavedHistory } from './saved.ts';
 import { closeStaleDiffs } from './stale-tabs.ts';
+import { markdownText } from '../../core/text/escape.ts';
 
 /** `<file> (staged mN ↔ disk)`: the tab names the version it shows. */
 export function stagedDiffTitle(media: StagedMedia): string {
@@ -218,7 +219,8 @@ function changeLine(host: Pick<Host, 'session'>, media: StagedMedia, named: bool
   const { added, removed } = host.session.media.changes(media.id);
   const person = host.session.media.personChange(media.id);
   const args = encodeURIComponent(JSON.stringify([media.id]));
-  const kind = media.change.kind === 'delete' ? ' (**deletes the file**)' : media.change.kind === 'move' ? ` (**moves** ${media.change.from.display} → ${media.path.display})` : media.isNew ? ' (new file)' : '';
-  const who = named ? `${media.path.display}: ` : '';
+  // Security: this Markdown is trusted with a command: the paths (the model's) go through markdownText, so none can add a link.
+  const kind = media.change.kind === 'delete' ? ' (**deletes the file**)' : media.change.kind === 'move' ? ` (**moves** ${markdownText(media.change.from.display)} → ${markdownText(media.path.display)})` : media.isNew ? ' (new file)' : '';
+  const who = named ? `${markdownText(media.path.display)}: ` : '';
   return `- ${who}Change: **+${added} −${removed}** lines${kind}${person ? `, including your own edit (+${person.added} −${person.removed})` : ''}\n- Version: **${media.id}**, exactly what is written: [Open the staged diff](command:workspaceTools.openStagedDiff?${args})\n`;
 }
