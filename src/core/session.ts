@@ -160,7 +160,8 @@ export class Session implements TargetScope {
   shellBoundaryLine(allowProtectedWrites = false): string {
     const writeRoots = this.saveGuard.current();
     const shown = (writeRoots ?? this.allRoots()).map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
-    return describeBoundary(shown, this.options.shell?.allowedDomains() ?? [], { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined, review: this.options.shell?.review?.() ?? 'protected' });
+    const hosts = [...new Set([...(this.options.shell?.allowedDomains() ?? []), ...(this.shell?.hosts.remembered ?? [])])];
+    return describeBoundary(shown, hosts, { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined, review: this.options.shell?.review?.() ?? 'protected' });
   }
 
   hasCapability(capability: Capability): boolean {

@@ -99,7 +99,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const review = host.review?.() ?? 'protected';
   const tempRoot = host.tempRoot ?? tmpdir();
   const readOnlyBecause = host.noLayer ?? await shell.layer.unavailable(tempRoot);
-  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), allowedDomains, { allowProtectedWrites, asksHosts: host.askHost !== undefined, review, layered: readOnlyBecause === undefined });
+  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), [...new Set([...allowedDomains, ...shell.hosts.remembered])], { allowProtectedWrites, asksHosts: host.askHost !== undefined, review, layered: readOnlyBecause === undefined });
   // Security: the call's own folder (its home, temp folder and layers), readable by this user only.
   const callFolder = await mkdtemp(nodePath.join(tempRoot, 'wt-shell-'));
   try {
