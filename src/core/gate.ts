@@ -44,7 +44,7 @@ export interface GateCall {
   readonly secret: boolean;
   /**
    * A command allowed to write protected files (`allow_protected_writes`): the globs whose files
-   * become writable to it. Asked every time (`secret` is set), never remembered.
+   * are applied when it ends instead of staged for review. Asked every time (`secret` is set), never remembered.
    */
   readonly protectedWrites?: readonly string[];
   /** A call on bytes staged from a protected path (a save or a patch): where they came from (asked every time, naming both). */

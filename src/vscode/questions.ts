@@ -53,8 +53,8 @@ export function describeCall(call: GateCall): { message: string; detail: string 
     : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
   if (asked) lines.push(whyAsked(asked));
   if (call.protectedWrites) {
-    lines.push(`For this command only, files matching these protected globs become writable to it (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
-    lines.push('Secrets stay unreadable; .vscode and every repository\'s hooks and config stay read-only. Asked every time: no earlier answer covers it.');
+    lines.push(`For this command only, what it writes to files matching these protected globs is applied when it ends instead of staged for your review (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
+    lines.push('Secrets stay unreadable; changes to .vscode and to every repository\'s hooks and config are still staged for review. Asked every time: no earlier answer covers it.');
   }
   return { message: plainText(message), detail: lines.map(plainText).join('\n') };
 }

@@ -33,7 +33,7 @@ describe('run_shell_command through vscode.lm.invokeTool', () => {
     assert.match(text, /Risk: \*\*exec\*\*/);
   });
 
-  it('allow_protected_writes raises the modal every time naming the protected globs: declined nothing runs, approved the command writes package.json', async function () {
+  it('allow_protected_writes raises the modal every time naming the protected globs: declined nothing runs, approved the command\'s package.json is applied; without it, staged', async function () {
     this.timeout(60_000);
     const api = await testApi();
     assert.ok(api.decider, 'the test decider is active');
@@ -50,8 +50,8 @@ describe('run_shell_command through vscode.lm.invokeTool', () => {
       assert.equal(api.decider.asked.length, asked + 1, 'the modal asked');
       const question = api.decider.asked.at(-1)!;
       assert.equal(question.message, 'Allow run_shell_command to run a command that may WRITE PROTECTED FILES in "shell-protected"?');
-      assert.match(question.detail, /files matching these protected globs become writable to it .*: .*package\.json, \*\.lock, \*-lock\.json/);
-      assert.match(question.detail, /\.vscode and every repository's hooks and config stay read-only/);
+      assert.match(question.detail, /what it writes to files matching these protected globs is applied when it ends instead of staged for your review .*: .*package\.json, \*\.lock, \*-lock\.json/);
+      assert.match(question.detail, /changes to \.vscode and to every repository's hooks and config are still staged for review/);
       assert.equal(question.secret, true);
       // "Allow for This Session" is not offered for it, and an answer never covers the next call.
       api.decider.answer = 'allow-session';
@@ -60,11 +60,12 @@ describe('run_shell_command through vscode.lm.invokeTool', () => {
       assert.equal(await readText(manifest), '{"name":"after"}\n');
       await invoke('run_shell_command', input);
       assert.equal(api.decider.asked.length, asked + 3, 'asked again on the next call');
-      // Without the flag the same write fails, and nobody is asked in a modal.
-      await invoke('run_shell_command', { command: 'echo x > package.json', cwd: 'shell-protected' });
+      // Without the flag the same write is staged for review, not applied, and nobody is asked in a modal.
+      assert.match(await invoke('run_shell_command', { command: 'echo x > package.json', cwd: 'shell-protected' }), /staged for review, NOT on disk: shell-protected\/package\.json \(m\d+/);
       assert.equal(api.decider.asked.length, asked + 3);
       assert.equal(await readText(manifest), '{"name":"after"}\n');
     } finally {
+      api.host.session.media.discardAll();
       await vscode.workspace.fs.delete(folder, { recursive: true });
     }
   });
