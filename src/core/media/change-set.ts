@@ -2,7 +2,7 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { putBack, readDisk, removeFile } from './file-ops.ts';
+import { metaAt, putBack, readDisk, removeFile, type FileMeta } from './file-ops.ts';
 import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
@@ -41,8 +41,8 @@ export interface SetOutcome {
 
 /** A step already done, and how to take it back. */
 type Done =
-  | { readonly kind: 'wrote'; readonly path: GatedPath; readonly replaced: Uint8Array | undefined }
-  | { readonly kind: 'removed'; readonly path: GatedPath; readonly bytes: Uint8Array };
+  | { readonly kind: 'wrote'; readonly path: GatedPath; readonly replaced: Uint8Array | undefined; readonly meta: FileMeta | undefined }
+  | { readonly kind: 'removed'; readonly path: GatedPath; readonly bytes: Uint8Array; readonly meta: FileMeta | undefined };
 
 function conflict(what: string): SandboxError {
   return new SandboxError('E_SANDBOX_CONFLICT', `${what} Nothing in the set was written.`, `Stage that file again, re-apply your change, and save the set again.`);
@@ -86,8 +86,8 @@ async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[
   const failed: string[] = [];
   for (const step of [...done].reverse()) {
     try {
-      if (step.kind === 'wrote') await putBack(ctx, step.path, step.replaced, false);
-      else await putBack(ctx, step.path, step.bytes, true);
+      if (step.kind === 'wrote') await putBack(ctx, step.path, step.replaced, false, step.meta);
+      else await putBack(ctx, step.path, step.bytes, true, step.meta);
     } catch (e) {
       ctx.log.warn(`Rolling back "${step.path.display}" failed: ${e instanceof Error ? e.message : String(e)}`);
       failed.push(step.path.display);
@@ -109,8 +109,8 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
     const counts = ctx.media.find(media.id) ? ctx.media.changes(media.id) : { added: 0, removed: 0 };
     try {
       if (media.change.kind === 'delete') {
-        const bytes = await removeFile(ctx, target, media.base.hash);
-        done.push({ kind: 'removed', path: target, bytes });
+        const removed = await removeFile(ctx, target, media.base.hash);
+        done.push({ kind: 'removed', path: target, ...removed });
         if (ctx.media.find(media.id)) ctx.media.markSaved(media.id, target, new Uint8Array(0));
         ctx.media.noteDisk(target, undefined);
         files.push({ kind: 'delete', mediaId: media.id, path: target, ...counts, write: undefined });
@@ -119,11 +119,13 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       const move = media.change.kind === 'move' && source !== undefined;
       // Before the write: saving rebases the media onto what it wrote.
       const sourceHash = media.base.hash;
-      const write = await commitMedia(ctx, media.id, target, move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined);
-      done.push({ kind: 'wrote', path: target, replaced: write.replaced });
+      // Security: a moved file keeps its source's mode and owner (a private file stays private).
+      const carried = move ? await metaAt(ctx, source) : undefined;
+      const write = await commitMedia(ctx, media.id, target, move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined, carried);
+      done.push({ kind: 'wrote', path: target, replaced: write.replaced, meta: write.replacedMeta });
       if (move) {
-        const bytes = await removeFile(ctx, source, sourceHash);
-        done.push({ kind: 'removed', path: source, bytes });
+        const removed = await removeFile(ctx, source, sourceHash);
+        done.push({ kind: 'removed', path: source, ...removed });
         ctx.media.noteDisk(source, undefined);
         files.push({ kind: 'move', mediaId: media.id, path: target, from: source, ...counts, write });
       } else {
@@ -148,12 +150,12 @@ async function recordSet(ctx: SetContext, files: readonly SetFileOutcome[], done
       const base = { mediaId: f.mediaId, added: f.added, removed: f.removed, ...(set ? { set } : {}) };
       let first: SaveRecord;
       if (f.write) {
-        first = await ctx.saves.record({ ...base, path: f.path, replaced: f.write.replaced, written: f.write.written, file: f.write.file, ...(f.from ? { moved: { from: f.from } } : {}) });
+        first = await ctx.saves.record({ ...base, path: f.path, replaced: f.write.replaced, replacedMeta: f.write.replacedMeta, written: f.write.written, file: f.write.file, ...(f.from ? { moved: { from: f.from } } : {}) });
       } else {
-        first = await ctx.saves.record({ ...base, path: f.path, kind: 'delete', replaced: removedAt(done, f.path), written: new Uint8Array(0) });
+        first = await ctx.saves.record({ ...base, path: f.path, kind: 'delete', ...removedAt(done, f.path), written: new Uint8Array(0) });
       }
       set ??= first.id;
-      if (f.from) await ctx.saves.record({ ...base, set, path: f.from, kind: 'delete', replaced: removedAt(done, f.from), written: new Uint8Array(0), moved: { to: f.path } });
+      if (f.from) await ctx.saves.record({ ...base, set, path: f.from, kind: 'delete', ...removedAt(done, f.from), written: new Uint8Array(0), moved: { to: f.path } });
     }
     return set;
   } catch (e) {
@@ -162,7 +164,8 @@ async function recordSet(ctx: SetContext, files: readonly SetFileOutcome[], done
   }
 }
 
-function removedAt(done: readonly Done[], path: ModelPath): Uint8Array | undefined {
+/** The bytes, mode and owner a set removed at `path`, as a delete record keeps them. */
+function removedAt(done: readonly Done[], path: ModelPath): { readonly replaced: Uint8Array | undefined; readonly replacedMeta: FileMeta | undefined } {
   const step = done.find((d) => d.kind === 'removed' && pathKey(d.path) === pathKey(path));
-  return step?.kind === 'removed' ? step.bytes : undefined;
+  return step?.kind === 'removed' ? { replaced: step.bytes, replacedMeta: step.meta } : { replaced: undefined, replacedMeta: undefined };
 }

@@ -1,10 +1,39 @@
 import { cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
 import type { GatedPath, ResolvedAddress } from '../paths.ts';
 import type { ResolvedPinned } from '../fs/resolved-fs.ts';
+import type { FileStat, WriteOptions } from '../ports.ts';
 import { hashBytes } from './hash.ts';
 import type { SaveContext } from './save.ts';
 
 /* The file steps of a change set other than a write: read what a path holds, remove a file, put bytes back. */
+
+/** A file's permission bits and owner, where the backend has them: what a move, a delete's undo and a rollback give the file back. */
+export interface FileMeta {
+  readonly mode?: number;
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+/** The mode and owner of a stat, as a move carries them and an undo restores them. */
+export function metaOf(stat: FileStat | undefined): FileMeta | undefined {
+  if (stat === undefined || (stat.mode === undefined && stat.uid === undefined)) return undefined;
+  return { ...(stat.mode !== undefined ? { mode: stat.mode } : {}), ...(stat.uid !== undefined && stat.gid !== undefined ? { uid: stat.uid, gid: stat.gid } : {}) };
+}
+
+/**
+ * The write options that give a file `meta`. Security: setuid and setgid are never given back (bytes
+ * written by a tool must not run with another's rights); the owner is set only where the process may.
+ */
+export function metaOptions(meta: FileMeta | undefined): Pick<WriteOptions, 'mode' | 'owner'> {
+  if (meta === undefined) return {};
+  return { ...(meta.mode !== undefined ? { mode: meta.mode & 0o1777 } : {}), ...(meta.uid !== undefined && meta.gid !== undefined ? { owner: { uid: meta.uid, gid: meta.gid } } : {}) };
+}
+
+/** What `removeFile` removed: the bytes and the mode and owner it had. */
+export interface Removed {
+  readonly bytes: Uint8Array;
+  readonly meta: FileMeta | undefined;
+}
 
 /** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
 export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<Uint8Array | undefined> {
@@ -22,6 +51,14 @@ export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve
   } finally {
     await opened.release();
   }
+}
+
+/** The mode and owner of the file at `path` now (undefined: no file, or the backend has none), read without following a link. */
+export async function metaAt(ctx: Pick<SaveContext, 'fs' | 'resolve'>, path: GatedPath): Promise<FileMeta | undefined> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  if (!resolved.exists) return undefined;
+  const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(resolved.address) : ctx.fs.stat(resolved.address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'inspect'); });
+  return stat.type === 'file' ? metaOf(stat) : undefined;
 }
 
 /** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
@@ -47,7 +84,7 @@ async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, f
  * Removes the file at `path` when it still holds the bytes hashed `expected`; returns them.
  * Security: in its pinned folder, never a link or a folder, never recursively.
  */
-export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<Uint8Array> {
+export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<Removed> {
   return inPinned(ctx, path, false, async (address) => {
     const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
     if (stat.type !== 'file') throw invalidInput(`"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`, `Stage the files one by one.`);
@@ -56,19 +93,20 @@ export async function removeFile(ctx: SaveContext, path: GatedPath, expected: st
       throw refused(`"${path.display}" changed on disk since it was staged, so it was not deleted.`, `Stage it again.`);
     }
     await ctx.fs.delete(address).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
-    return bytes;
+    return { bytes, meta: metaOf(stat) };
   });
 }
 
 /**
  * Puts `bytes` back at `path` (undefined: removes the file there), for a rollback or an undo: the
- * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise.
+ * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise;
+ * either way with the mode and owner it had (`meta`, where known).
  */
-export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean): Promise<void> {
+export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean, meta: FileMeta | undefined): Promise<void> {
   if (bytes === undefined) { await removeFile(ctx, path, undefined); return; }
   await inPinned(ctx, path, true, async (address) => {
     try {
-      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}) });
+      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}), ...metaOptions(meta) });
     } catch (e) {
       throw fromFsError(e, path.display, 'write');
     }

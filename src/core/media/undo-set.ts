@@ -38,9 +38,9 @@ export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[]
   const done: Step[] = [];
   for (const step of [...steps].reverse()) {
     try {
-      if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true);
+      if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true, step.record.replacedMeta);
       else if (step.before === undefined) await removeFile(ctx, step.path, step.record.savedHash);
-      else await putBack(ctx, step.path, step.before, false);
+      else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta);
       ctx.media.noteDisk(step.path, step.before);
       done.push(step);
     } catch (e) {
@@ -58,7 +58,7 @@ async function redo(ctx: UndoContext, done: readonly Step[]): Promise<string[]> 
   for (const step of [...done].reverse()) {
     try {
       if (step.record.kind === 'delete') await removeFile(ctx, step.path, undefined);
-      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined);
+      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, undefined);
     } catch {
       failed.push(`"${step.path.display}"`);
     }

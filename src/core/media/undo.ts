@@ -11,7 +11,7 @@ import { mediaTaint } from './types.ts';
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: { readonly saves: SaveHistory; readonly log: Log }, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
-    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
+    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, replacedMeta: outcome.replacedMeta, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
   } catch (e) {
     services.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
     return undefined;
