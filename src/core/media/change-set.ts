@@ -2,7 +2,8 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { metaAt, putBack, readDisk, removeFile, type FileMeta } from './file-ops.ts';
+import { metaAt, putBack, readFileAt, removeFile, type FileBytes, type FileMeta } from './file-ops.ts';
+import type { JournalRecord, PlannedStep, SetJournal } from './journal.ts';
 import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
@@ -19,6 +20,8 @@ export interface SetContext extends SaveContext {
   readonly saves: SaveHistory;
   readonly log: Log;
   readonly editors: OpenEditors | undefined;
+  /** Where the set is journaled before its first write, so that a process that dies midway leaves it to be finished or rolled back. */
+  readonly journal: SetJournal;
 }
 
 /** What one change of a saved set did. */
@@ -53,7 +56,16 @@ function conflict(what: string): SandboxError {
  * editors, links and folders, and that each file is as it was staged (a move's destination absent
  * unless the person agreed to replace it).
  */
-async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise<void> {
+/** What each path of a set holds now, by `pathKey` (undefined: no file). */
+type Disks = Map<string, FileBytes | undefined>;
+
+async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise<Disks> {
+  const disks: Disks = new Map();
+  const read = async (path: GatedPath, verb: string): Promise<Uint8Array | undefined> => {
+    const file = await readFileAt(ctx, path, verb);
+    disks.set(pathKey(path), file);
+    return file?.bytes;
+  };
   const seen = new Set<string>();
   for (const c of changes) {
     for (const p of c.source ? [c.source, c.target] : [c.target]) {
@@ -65,7 +77,7 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
   }
   for (const { media, target, source } of changes) {
     const verb = media.change.kind === 'write' ? 'written' : media.change.kind === 'delete' ? 'deleted' : 'moved';
-    const disk = await readDisk(ctx, source ?? target, verb);
+    const disk = await read(source ?? target, verb);
     const display = (source ?? target).display;
     const samePath = pathKey(target) === pathKey(media.path);
     if (media.change.kind === 'write' && !samePath) {
@@ -75,10 +87,21 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
     if (disk === undefined && media.base.existed) throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
     if (disk !== undefined && !holdsBase(disk, media.base)) throw conflict(`"${display}" ${media.base.existed ? 'changed on disk' : 'was created'} after ${media.id} was staged.`);
     if (media.change.kind === 'move') {
-      const there = await readDisk(ctx, target, 'replaced');
+      const there = await read(target, 'replaced');
       if (there !== undefined && !media.change.replace) throw conflict(`"${target.display}", where ${media.id} moves "${display}", exists now.`);
     }
   }
+  return disks;
+}
+
+/** The set as its journal keeps it: each path with what it holds now and will hold (a move is a write of its destination and a delete of its source). */
+function plannedSteps(changes: readonly SetChange[], disks: Disks): PlannedStep[] {
+  const before = (path: GatedPath): PlannedStep['before'] => disks.get(pathKey(path));
+  return changes.flatMap(({ media, target, source }): PlannedStep[] => {
+    if (media.change.kind === 'delete') return [{ path: target, kind: 'delete', before: before(target), after: undefined }];
+    const write: PlannedStep = { path: target, kind: 'write', before: before(target), after: media.bytes };
+    return source && media.change.kind === 'move' ? [write, { path: source, kind: 'delete', before: before(source), after: undefined }] : [write];
+  });
 }
 
 /** Takes back what was done, newest first; returns the paths that could not be restored. */
@@ -102,7 +125,8 @@ async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[
  * error says so. Records one save set for undo.
  */
 export async function commitSet(ctx: SetContext, changes: readonly SetChange[]): Promise<SetOutcome> {
-  await checkAll(ctx, changes);
+  const disks = await checkAll(ctx, changes);
+  const journal = await beginJournal(ctx, plannedSteps(changes, disks));
   const done: Done[] = [];
   const files: SetFileOutcome[] = [];
   for (const { media, target, source } of changes) {
@@ -133,13 +157,26 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       }
     } catch (e) {
       const failed = await rollBack(ctx, done);
+      if (failed.length === 0) await journal.close();
+      else ctx.log.warn(`The set's journal (${journal.folder}) keeps what it replaced; the next start of Workspace Tools on this workspace puts back what it can.`);
       const cause = e instanceof SandboxError ? e : undefined;
       const what = cause?.what ?? (e instanceof Error ? e.message : String(e));
       const rolled = done.length === 0 ? 'Nothing had been written yet.' : failed.length === 0 ? `What was already written (${done.map((d) => `"${d.path.display}"`).join(', ')}) was rolled back, so nothing remains changed.` : `Rolling back failed for ${failed.map((f) => `"${f}"`).join(', ')}: check those files.`;
       throw new SandboxError(cause?.code ?? 'E_SANDBOX_IO', `Saving the set failed at "${target.display}": ${what} ${rolled}`, cause?.next ?? 'Tell the user.', { cause: e });
     }
   }
-  return { saveId: await recordSet(ctx, files, done), files };
+  const saveId = await recordSet(ctx, files, done);
+  await journal.close();
+  return { saveId, files };
+}
+
+/** Journals the set before its first write; a journal that cannot be written stops the set before it starts. */
+async function beginJournal(ctx: SetContext, steps: readonly PlannedStep[]): Promise<JournalRecord> {
+  try {
+    return await ctx.journal.begin('save', steps);
+  } catch (e) {
+    throw new SandboxError('E_SANDBOX_IO', `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`, `Tell the user: Workspace Tools' state folder needs space and must be writable.`, { cause: e });
+  }
 }
 
 /** Keeps what the set replaced, for undo: a write record per written file, a delete record per removed one. Failing to keep it never fails the save. */

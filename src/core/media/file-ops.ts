@@ -29,14 +29,19 @@ export function metaOptions(meta: FileMeta | undefined): Pick<WriteOptions, 'mod
   return { ...(meta.mode !== undefined ? { mode: meta.mode & 0o1777 } : {}), ...(meta.uid !== undefined && meta.gid !== undefined ? { owner: { uid: meta.uid, gid: meta.gid } } : {}) };
 }
 
-/** What `removeFile` removed: the bytes and the mode and owner it had. */
-export interface Removed {
+/** A file's bytes and the mode and owner it had (what `removeFile` removed). */
+export interface FileBytes {
   readonly bytes: Uint8Array;
   readonly meta: FileMeta | undefined;
 }
 
 /** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
 export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<Uint8Array | undefined> {
+  return (await readFileAt(ctx, path, verb))?.bytes;
+}
+
+/** What a path holds now: a file's bytes with its mode and owner, or nothing (as `readDisk`). */
+export async function readFileAt(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<FileBytes | undefined> {
   if (ctx.signal.aborted) throw cancelled();
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (!resolved.exists) return undefined;
@@ -45,7 +50,7 @@ export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve
     const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
     if (stat.type === 'directory') throw invalidInput(`"${path.display}" is a folder; only files can be ${verb} (folders are out of scope: stage each file).`, `Stage the files inside it one by one (list_directory shows them).`);
     if (stat.type !== 'file') throw refused(`"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`, `Use the real file path.`);
-    return await ctx.fs.readFile(opened.address, ctx.signal);
+    return { bytes: await ctx.fs.readFile(opened.address, ctx.signal), meta: metaOf(stat) };
   } catch (e) {
     throw fromFsError(e, path.display, 'read');
   } finally {
@@ -84,7 +89,7 @@ async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, f
  * Removes the file at `path` when it still holds the bytes hashed `expected`; returns them.
  * Security: in its pinned folder, never a link or a folder, never recursively.
  */
-export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<Removed> {
+export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<FileBytes> {
   return inPinned(ctx, path, false, async (address) => {
     const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
     if (stat.type !== 'file') throw invalidInput(`"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`, `Stage the files one by one.`);

@@ -4,6 +4,7 @@ import type { Log } from '../ports.ts';
 import type { OpenEditors } from './editors.ts';
 import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
+import type { SetJournal } from './journal.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './hash.ts';
 import { mediaTaint } from './types.ts';
@@ -33,6 +34,8 @@ export type UndoAction =
  */
 export interface UndoContext extends SaveContext {
   readonly saves: SaveHistory;
+  /** Where an undo of several files is journaled before its first write (as a set is). */
+  readonly journal: SetJournal;
   readonly log: Log;
   readonly editors: OpenEditors | undefined;
 }
