@@ -281,13 +281,14 @@ export class Session implements TargetScope {
   /**
    * Finishes or rolls back the change sets of this workspace that a process's end interrupted (a
    * crash, kill -9, a window reloaded midway), and logs what became of each. Hosts call it once, as
-   * they start, before the first call.
+   * they start, before the first call. `roots`: the folders to recover in (default: the workspace
+   * folders now; the MCP server passes its --root folders, as its client's roots come later).
    */
-  async recoverInterruptedSets(): Promise<RecoveredSet[]> {
+  async recoverInterruptedSets(roots: readonly WorkspaceRoot[] = this.roots): Promise<RecoveredSet[]> {
     return recoverSets({
       media: this.media, saveGuard: this.saveGuard, fs: this.resolvedFs, clock: this.clock, signal: new AbortController().signal,
-      journal: this.journal, saves: this.saves, log: this.log, roots: this.roots,
-      resolve: (path, options) => { checkOpenFolder(path, this.roots, 'recovery'); return resolveOnDisk(path, this.fs, options); },
+      journal: this.journal, saves: this.saves, log: this.log, roots,
+      resolve: (path, options) => { checkOpenFolder(path, roots, 'recovery'); return resolveOnDisk(path, this.fs, options); },
       // Recovery reveals nothing to a model: it only puts files back.
       readProtection: () => undefined,
     });

@@ -23,6 +23,8 @@ import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { vscodeProblems } from './problems.ts';
 import { vscodeOutline } from './outline.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
+import { workspaceStateDir } from '../core/state-dir.ts';
+import type { WorkspaceRoot } from '../core/paths.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
@@ -38,6 +40,16 @@ async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly
   const base = context.storageUri ?? context.globalStorageUri;
   if (base.scheme === 'file') return { dir: nodePath.join(base.fsPath, 'artifacts'), temporary: false };
   return { dir: await privateRunFolder(os.tmpdir(), 'workspace-tools-vscode-'), temporary: true };
+}
+
+/**
+ * The workspace's state folder: on the local disk the one every host opened on these folders shares
+ * (so VS Code finishes a set a killed CLI left, and the other way round); else the extension's
+ * storage for this workspace; none when there is neither (sets are journaled in the spool).
+ */
+function stateFolder(context: vscode.ExtensionContext, local: boolean, roots: readonly WorkspaceRoot[]): string | undefined {
+  if (local && roots.length > 0) return workspaceStateDir({ home: os.homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
+  return context.storageUri?.scheme === 'file' ? nodePath.join(context.storageUri.fsPath, 'state') : undefined;
 }
 
 function createFs(local: boolean, log: AuditLog): WorkspaceFs {
@@ -101,6 +113,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
   }));
   const spool = await spoolFolder(context);
+  const stateDir = stateFolder(context, local, roots);
   const session: Session = new Session({
     fs,
     roots: () => roots,
@@ -111,6 +124,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     clock: { now: () => Date.now() },
     log,
     spoolDir: spool.dir,
+    ...(stateDir !== undefined ? { stateDir } : {}),
     limits: () => settings.limits,
     writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
@@ -125,9 +139,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     confirmationExtras: (writes) => saveConfirmationExtras({ session }, writes),
     aroundInvoke: (writes, run, signal) => withNewDiagnostics({ session, local }, writes, run, signal),
   };
+  // Before any tool is offered: a set a crashed window, a killed CLI or MCP server left half applied is finished or rolled back.
+  const recovered = await session.recoverInterruptedSets().catch((e: unknown) => { log.warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  for (const set of recovered) {
+    void (set.outcome === 'left' ? vscode.window.showWarningMessage(`Workspace Tools: ${set.message}`) : vscode.window.showInformationMessage(`Workspace Tools: ${set.message}`));
+  }
   const tools = new LanguageModelToolRegistrations(session, hooks);
   context.subscriptions.push(tools);
-  const host: Host = { context, session, settings: () => settings, gate, log, tools, local };
+  const host: Host = { context, session, settings: () => settings, gate, log, tools, local, recovered };
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -8,6 +8,7 @@ import type { Clock } from '../ports.ts';
 import { processAlive } from '../artifacts/run-folders.ts';
 import type { FileMeta } from './file-ops.ts';
 import { hashKept } from './hash.ts';
+import { privateStateDir } from '../state-dir.ts';
 
 /*
  * The on-disk journal of change sets, so that a set is all or nothing even when the process dies
@@ -30,6 +31,8 @@ const journalSide = z.strictObject({
 /** One path of a set: the workspace folder's backend address and the path below it; `kind`, what the set does there (bytes written, or the file removed). */
 const journalStep = z.strictObject({
   root: z.string(),
+  /** The file's local path, where the folder has one: found again when the folder is open under another address (an MCP client's root inside --root). */
+  local: z.string().optional(),
   rel: z.string().min(1),
   display: z.string(),
   kind: z.enum(['write', 'delete']),
@@ -63,7 +66,7 @@ export interface PlannedStep {
 }
 
 export interface SetJournalOptions {
-  /** The workspace's state folder (created 0700 on first use). */
+  /** The workspace's state folder (created 0700 when the first set is journaled; never for a look). */
   readonly dir: () => Promise<string>;
   readonly clock: Clock;
 }
@@ -124,7 +127,7 @@ export class SetJournal {
         if (step.before) await fsp.writeFile(nodePath.join(temp, `before-${i}`), step.before.bytes, { mode: 0o600, flush: true });
         if (step.after && step.keepAfter) await fsp.writeFile(nodePath.join(temp, `after-${i}`), step.after, { mode: 0o600, flush: true });
         steps.push({
-          root: step.path.root.address, rel: step.path.rel, display: step.path.display, kind: step.kind,
+          root: step.path.root.address, ...(step.path.root.localPath !== undefined ? { local: nodePath.join(step.path.root.localPath, ...step.path.rel.split('/')) } : {}), rel: step.path.rel, display: step.path.display, kind: step.kind,
           before: step.before ? { exists: true, hash: hashKept(step.before.bytes), ...(step.before.meta ? { meta: step.before.meta } : {}), kept: true } : { exists: false },
           after: step.after ? { exists: true, hash: hashKept(step.after), ...(step.afterMeta ? { meta: step.afterMeta } : {}), ...(step.keepAfter ? { kept: true } : {}) } : { exists: false },
         });
@@ -148,9 +151,10 @@ export class SetJournal {
    * died before the set's first write) are removed. Unreadable journals are reported, not touched.
    */
   async interrupted(): Promise<{ readonly records: JournalRecord[]; readonly unreadable: string[] }> {
-    const sets = await this.sets();
+    const sets = await this.existingSets();
     const records: JournalRecord[] = [];
     const unreadable: string[] = [];
+    if (sets === undefined) return { records, unreadable };
     for (const name of await fsp.readdir(sets)) {
       const unfinished = UNFINISHED.exec(name);
       if (unfinished && !live(Number(unfinished[2]))) { await fsp.rm(nodePath.join(sets, name), { recursive: true, force: true }); continue; }
@@ -172,13 +176,17 @@ export class SetJournal {
     return { records, unreadable };
   }
 
-  private sets(): Promise<string> {
-    this.folder ??= this.options.dir().then(async (dir) => {
-      const sets = nodePath.join(dir, 'sets');
-      await fsp.mkdir(sets, { recursive: true, mode: 0o700 });
-      return sets;
-    });
+  /** The folder of the journals, made when missing, and checked private. */
+  private async sets(): Promise<string> {
+    this.folder ??= this.options.dir().then(async (dir) => { await privateStateDir(dir); return privateStateDir(nodePath.join(dir, 'sets')); });
     return this.folder;
+  }
+
+  /** The folder of the journals, checked private, when one was ever made (a look never makes it). */
+  private async existingSets(): Promise<string | undefined> {
+    if (this.folder) return this.folder;
+    const sets = nodePath.join(await this.options.dir(), 'sets');
+    return await fsp.lstat(sets).then(() => true, () => false) ? this.sets() : undefined;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { GatedPath, WorkspaceRoot } from '../paths.ts';
+import * as nodePath from 'node:path';
+import { displayOf, isWithin, type GatedPath, type WorkspaceRoot } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { putBack, readDisk, removeFile } from './file-ops.ts';
 import { hashBytes } from './hash.ts';
@@ -62,10 +63,9 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
   const left = (why: string): RecoveredSet => ({ kind, outcome: 'left', files, why, message: `${what} was interrupted when its process ended, and was left as it is: ${why}. What the files held before it is kept in ${record.folder}.` });
   const paths: GatedPath[] = [];
   for (const step of steps) {
-    const root = ctx.roots.find((r) => r.address === step.root);
-    if (root === undefined) return left(`its folder ${step.root} is not open here`);
-    // Security: the paths of a set the person approved when it began; put back as they were, through the same link-refusing steps.
-    paths.push({ root, rel: step.rel, display: step.display } as GatedPath);
+    const path = pathOf(ctx.roots, step);
+    if (path === undefined) return left(`its folder ${step.root} is not open here`);
+    paths.push(path);
   }
   const disks: (Uint8Array | undefined)[] = [];
   const standing: Standing[] = [];
@@ -94,6 +94,21 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
   await record.close();
   const undo = saveId ? ` The save it was undoing stands, and undo_save ${saveId} takes it back.` : '';
   return { kind, outcome: 'rolled-back', files, ...(saveId ? { saveId } : {}), message: `${what} was interrupted when its process ended, and was rolled back: every file holds what it held before.${undo}` };
+}
+
+/**
+ * Where a step's file is among the folders open now: in the same folder, or by its local path in a
+ * folder that holds it. Security: the paths of a set the person approved when it began, put back as
+ * they were through the same link-refusing steps as a save.
+ */
+function pathOf(roots: readonly WorkspaceRoot[], step: JournalStep): GatedPath | undefined {
+  const same = roots.find((r) => r.address === step.root);
+  if (same) return { root: same, rel: step.rel, display: step.display } as GatedPath;
+  const local = step.local;
+  const holder = local === undefined ? undefined : roots.find((r) => r.localPath !== undefined && isWithin(r.localPath, local) && r.localPath !== local);
+  if (holder?.localPath === undefined || local === undefined) return undefined;
+  const rel = nodePath.relative(holder.localPath, local).split(nodePath.sep).join('/');
+  return { root: holder, rel, display: displayOf(holder.name, rel, roots.length > 1) } as GatedPath;
 }
 
 /** Puts back what step `i` held before the set: its bytes, mode and owner, or no file. */
