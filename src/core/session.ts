@@ -18,6 +18,7 @@ import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
 import { SetJournal } from './media/journal.ts';
+import { journalFolder } from './state-dir.ts';
 import { recoverSets, type RecoveredSet } from './media/recover-sets.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
@@ -120,10 +121,8 @@ export class Session implements TargetScope {
       budgetBytes: () => this.limits.undoBudgetBytes,
       clock: options.clock,
     });
-    this.journal = new SetJournal({
-      dir: async () => { if (options.stateDir !== undefined) return options.stateDir; await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'state'); },
-      clock: options.clock,
-    });
+    const spoolState = async (): Promise<string> => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'state'); };
+    this.journal = new SetJournal({ dir: () => journalFolder(options.stateDir, this.roots, this.log, spoolState), clock: options.clock });
   }
 
   /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
@@ -279,10 +278,9 @@ export class Session implements TargetScope {
   }
 
   /**
-   * Finishes or rolls back the change sets of this workspace that a process's end interrupted (a
-   * crash, kill -9, a window reloaded midway), and logs what became of each. Hosts call it once, as
-   * they start, before the first call. `roots`: the folders to recover in (default: the workspace
-   * folders now; the MCP server passes its --root folders, as its client's roots come later).
+   * Finishes or rolls back the change sets a process's end interrupted (a crash, kill -9, a window
+   * reloaded), and logs what became of each. Hosts call it once as they start, before the first call.
+   * `roots`: the folders to recover in (default: the workspace folders; the MCP server's --root).
    */
   async recoverInterruptedSets(roots: readonly WorkspaceRoot[] = this.roots): Promise<RecoveredSet[]> {
     return recoverSets({

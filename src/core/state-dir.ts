@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
+import { isWithin, type WorkspaceRoot } from './paths.ts';
+import type { Log } from './ports.ts';
 
 /* The workspace's own state folder: kept across sessions, shared by every host opened on the same folders. */
 
@@ -39,4 +41,18 @@ export async function privateStateDir(dir: string): Promise<string> {
   if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to another user (uid ${stat.uid})`);
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) await fsp.chmod(dir, 0o700);
   return dir;
+}
+
+/**
+ * The folder a session's journal uses: the host's state folder, unless it lies inside a workspace
+ * folder (or holds one); then, and without one, `fallback` (a folder of the spool, which ends with the
+ * session). Security: what a journal holds is written back into the workspace at the next start
+ * without asking anyone, so it must never be a place the gated tools (or a command) can write: a
+ * journal planted there would be a write nobody approved.
+ */
+export async function journalFolder(dir: string | undefined, roots: readonly WorkspaceRoot[], log: Log, fallback: () => Promise<string>): Promise<string> {
+  const inside = dir === undefined ? undefined : roots.find((r) => r.localPath !== undefined && (isWithin(r.localPath, dir) || isWithin(dir, r.localPath)));
+  if (dir !== undefined && inside === undefined) return dir;
+  if (inside !== undefined) log.warn(`The workspace's state folder ${dir ?? ''} is inside (or holds) the workspace folder "${inside.name}", which the tools can write, so it is not used: a change set interrupted by this process's end will not be recovered at the next start.`);
+  return fallback();
 }

@@ -74,6 +74,7 @@ async function trial(tc: TestContext, mode: Mode, pauseAt: number): Promise<void
   const recovered = await t.session.recoverInterruptedSets();
   const after = standing(root);
   assert.deepEqual(readdirSync(nodePath.join(state, 'sets')), [], `${label}: no journal is left`);
+  assert.deepEqual(readdirSync(root).filter((n) => n.includes('.wt-save-')), [], `${label}: no temp file is left beside the files`);
   if (run.paused === undefined) {
     assert.deepEqual(recovered, [], label);
     assert.deepEqual(after, mode === 'save' ? ALL_NEW : ALL_OLD, label);

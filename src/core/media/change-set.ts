@@ -2,7 +2,8 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { metaAt, putBack, readFileAt, removeFile, type FileBytes, type FileMeta } from './file-ops.ts';
+import { metaAt, putBack, readFileAt, removeFile, type FileBytes } from './file-ops.ts';
+import type { FileMeta } from './file-meta.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from './journal.ts';
 import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
@@ -175,7 +176,7 @@ async function beginJournal(ctx: SetContext, steps: readonly PlannedStep[]): Pro
   try {
     return await ctx.journal.begin('save', steps);
   } catch (e) {
-    throw new SandboxError('E_SANDBOX_IO', `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`, `Tell the user: Workspace Tools' state folder needs space and must be writable.`, { cause: e });
+    throw new SandboxError('E_SANDBOX_IO', `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
   }
 }
 

@@ -7,7 +7,7 @@ import { Emitter, type Disposable, type Listener } from './events.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashKept } from './hash.ts';
-import type { FileMeta } from './file-ops.ts';
+import type { FileMeta } from './file-meta.ts';
 
 /** How a save was undone. */
 export type UndoneBy =

@@ -6,7 +6,7 @@ import { errnoCode } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import { processAlive } from '../artifacts/run-folders.ts';
-import type { FileMeta } from './file-ops.ts';
+import type { FileMeta } from './file-meta.ts';
 import { hashKept } from './hash.ts';
 import { privateStateDir } from '../state-dir.ts';
 
@@ -94,9 +94,9 @@ export class JournalRecord {
     return fsp.readFile(nodePath.join(this.folder, `${side}-${index}`));
   }
 
-  /** The set ended: its journal is removed. */
+  /** The set ended: its journal is removed (best effort: one left behind is found complete at the next start, and kept as such). */
   async close(): Promise<void> {
-    await fsp.rm(this.folder, { recursive: true, force: true });
+    await fsp.rm(this.folder, { recursive: true, force: true }).catch(() => undefined);
     this.ended();
   }
 }

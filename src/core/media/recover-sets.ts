@@ -6,6 +6,7 @@ import { hashBytes } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import type { JournalRecord, JournalSide, JournalStep, SetJournal } from './journal.ts';
 import type { SaveContext } from './save.ts';
+import { removeStaleTemps } from './save-temps.ts';
 
 /* The next start's half of the journal: sets whose process died midway are finished or rolled back. */
 
@@ -74,6 +75,7 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
     disks.push(disk ?? undefined);
     standing.push(disk === null ? 'other' : holds(disk, step.after) ? 'after' : holds(disk, step.before) ? 'before' : 'other');
   }
+  await removeTemps(ctx, record, paths);
   const changed = steps.filter((_, i) => standing[i] === 'other').map((s) => `"${s.display}"`);
   if (changed.length) return left(`${changed.join(', ')} changed since (it holds neither what the set wrote nor what it replaced)`);
 
@@ -109,6 +111,20 @@ function pathOf(roots: readonly WorkspaceRoot[], step: JournalStep): GatedPath |
   if (holder?.localPath === undefined || local === undefined) return undefined;
   const rel = nodePath.relative(holder.localPath, local).split(nodePath.sep).join('/');
   return { root: holder, rel, display: displayOf(holder.name, rel, roots.length > 1) } as GatedPath;
+}
+
+/**
+ * Removes the temp files the dead process's writes left beside the files (written, not yet renamed):
+ * those made while the set ran, never one a live save of the same file makes now.
+ */
+async function removeTemps(ctx: RecoveryContext, record: JournalRecord, paths: readonly GatedPath[]): Promise<void> {
+  const now = ctx.clock.now();
+  for (const [i, step] of record.entry.steps.entries()) {
+    if (!step.after.exists) continue;
+    const resolved = await ctx.resolve(paths[i]!, { forWrite: true }).catch(() => undefined);
+    const name = step.rel.slice(step.rel.lastIndexOf('/') + 1);
+    if (resolved) await removeStaleTemps(ctx.fs, ctx.fs.folderOf(resolved), name, (mtimeMs) => mtimeMs >= record.entry.at - 1000 && mtimeMs < now);
+  }
 }
 
 /** Puts back what step `i` held before the set: its bytes, mode and owner, or no file. */

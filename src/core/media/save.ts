@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
 import type { GatedPath, ModelPath, ResolvedAddress, ResolvedPath, ResolveOptions } from '../paths.ts';
 import type { Clock, FileStat, WriteOptions } from '../ports.ts';
@@ -11,7 +10,8 @@ import { diskText, textOf } from './lineage.ts';
 import { sameBytes } from '../text/bytes.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
-import { metaOf, metaOptions, type FileMeta } from './file-ops.ts';
+import { metaOf, metaOptions, type FileMeta } from './file-meta.ts';
+import { removeStaleTemps, STALE_TEMP_MS, tempName } from './save-temps.ts';
 
 /** How the bytes reached the file. */
 export type WriteMethod = 'rename' | 'direct';
@@ -53,18 +53,9 @@ function reasonOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A hidden name next to the target, unguessable so nothing can be planted there in advance. */
-function tempName(name: string): string {
-  const tag = randomBytes(6).toString('hex');
-  return Buffer.byteLength(name) > 200 ? `.wt-save-${tag}.tmp` : `.${name}.wt-save-${tag}.tmp`;
-}
-
 async function removeQuietly(fs: ResolvedFs, address: ResolvedAddress): Promise<void> {
   try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
 }
-
-/** A save's temp file older than this was left by a save that died between write and rename. */
-const STALE_TEMP_MS = 60_000;
 
 interface WriteTarget {
   readonly fs: ResolvedFs;
@@ -78,22 +69,6 @@ interface WriteTarget {
   readonly carried: FileMeta | undefined;
   readonly signal: AbortSignal;
   readonly now: number;
-}
-
-/**
- * Removes the temp files that saves of this same file left when the process died between writing
- * and renaming (older than a minute, so another window's save in flight is never touched).
- */
-async function removeStaleTemps(t: WriteTarget): Promise<void> {
-  const prefix = `.${t.name}.wt-save-`;
-  if (Buffer.byteLength(t.name) > 200) return; // such saves use an anonymous temp name
-  const entries = await t.fs.readDirectory(t.folder).catch(() => []);
-  for (const entry of entries) {
-    if (entry.type !== 'file' || !entry.name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(entry.name.slice(prefix.length))) continue;
-    const address = t.fs.join(t.folder, entry.name);
-    const stat = await t.fs.lstat(address).catch(() => undefined);
-    if (stat && t.now - stat.mtimeMs > STALE_TEMP_MS) await removeQuietly(t.fs, address);
-  }
 }
 
 interface Written {
@@ -148,7 +123,7 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
   if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing, 'this filesystem has no atomic rename');
   const sideEffect = renameSideEffect(t);
   if (sideEffect !== undefined) return writeDirect(t, data, replacing, sideEffect);
-  await removeStaleTemps(t);
+  await removeStaleTemps(t.fs, t.folder, t.name, (mtimeMs) => t.now - mtimeMs > STALE_TEMP_MS);
   const temp = t.fs.join(t.folder, tempName(t.name));
   try {
     // Security: created exclusively (nothing planted there is written through) with the final mode

@@ -40,7 +40,7 @@ export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[]
     steps.push({ record, path, before: await ctx.saves.before(record.id), now });
   }
   const journal = await ctx.journal.begin('undo', steps.map((s): PlannedStep => ({ path: s.path, kind: s.before === undefined ? 'delete' : 'write', before: s.now, after: s.before, afterMeta: s.record.replacedMeta, keepAfter: true }))).catch((e: unknown) => {
-    throw new SandboxError('E_SANDBOX_IO', `The undo could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing was undone.`, `Tell the user: Workspace Tools' state folder needs space and must be writable.`, { cause: e });
+    throw new SandboxError('E_SANDBOX_IO', `The undo could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing was undone.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
   });
   const done: Step[] = [];
   for (const step of [...steps].reverse()) {
