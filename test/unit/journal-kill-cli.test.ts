@@ -49,15 +49,23 @@ async function trial(tc: TestContext, changesBeforeKill: number): Promise<void> 
   tc.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   let outputs = 0;
+  let stderr = '';
   child.stdout.on('data', (d: Buffer) => { outputs += d.toString().split('\n').length - 1; });
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  // The CLI ending on its own before the kill fails the test at once (a crash, a refused set) rather than leaving it waiting.
+  let killed = false;
+  const ended = exited.then(() => { if (!killed) throw new Error(`the CLI ended before it was killed (after ${outputs} results): ${stderr}`); });
+  ended.catch(() => {});
   // The set begins once its journal is on disk; then the workspace changes (temp files, renames, deletes) as it is applied.
   const journal = whenChanged(stateHome, () => existsSync(sets) && readdirSync(sets).some((n) => n.endsWith(`@${child.pid}`)));
   let changes = 0;
   const applied = whenChanged(root, () => changes++ >= changesBeforeKill || outputs === LINES.length);
+  tc.after(() => { journal.stop(); applied.stop(); });
   child.stdin.write(LINES.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  await journal.promise;
-  await applied.promise;
+  await Promise.race([journal.promise, ended]);
+  await Promise.race([applied.promise, ended]);
   applied.stop();
+  killed = true;
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL');
 
