@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
@@ -48,7 +48,9 @@ async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly
  * storage for this workspace; none when there is neither (sets are journaled in the spool).
  */
 function stateFolder(context: vscode.ExtensionContext, local: boolean, roots: readonly WorkspaceRoot[]): string | undefined {
-  if (local && roots.length > 0) return workspaceStateDir({ home: os.homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
+  // Keyed by the folders' real paths, as the CLI's --root are, so both find one state folder.
+  const real = (path: string): string => { try { return realpathSync(path); } catch { return path; } };
+  if (local && roots.length > 0) return workspaceStateDir({ home: os.homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => real(r.localPath ?? r.address)));
   return context.storageUri?.scheme === 'file' ? nodePath.join(context.storageUri.fsPath, 'state') : undefined;
 }
 

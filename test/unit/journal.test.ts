@@ -115,3 +115,27 @@ test('attack: a state folder swapped for a link is refused; the set is not saved
   assert.equal(readFileSync(join(t0.root, 'b.txt'), 'utf8'), 'B\n');
   assert.deepEqual(readdirSync(elsewhere), []);
 });
+
+test('a set journaled under a folder inside the workspace (an MCP client\'s root) is recovered by the host of the whole folder', async (tc) => {
+  const t0 = session(tc);
+  const state = testDir(tc, 'wt-state-').path;
+  mkdirSync(join(t0.root, 'sub'));
+  writeFileSync(join(t0.root, 'sub/a.txt'), 'A\n');
+  writeFileSync(join(t0.root, 'sub/b.txt'), 'B\n');
+  const sub = { name: 'sub', address: join(t0.root, 'sub'), localPath: join(t0.root, 'sub') };
+  const client = session(tc, { overrides: { roots: () => [sub], stateDir: state } });
+  const path = (rel: string) => ({ root: sub, rel, display: rel });
+  // The set begins (journaled), writes a.txt, and its process ends there.
+  await client.session.journal.begin('save', [
+    { path: path('a.txt'), kind: 'write', before: { bytes: Buffer.from('A\n'), meta: undefined }, after: Buffer.from('A2\n') },
+    { path: path('b.txt'), kind: 'write', before: { bytes: Buffer.from('B\n'), meta: undefined }, after: Buffer.from('B2\n') },
+  ]);
+  writeFileSync(join(t0.root, 'sub/a.txt'), 'A2\n');
+  const roots = t0.session.roots;
+  const t = session(tc, { overrides: { roots: () => roots, stateDir: state } });
+  const [set] = await t.session.recoverInterruptedSets();
+  assert.equal(set?.outcome, 'rolled-back');
+  assert.deepEqual(set.files, ['a.txt', 'b.txt']);
+  assert.equal(readFileSync(join(t0.root, 'sub/a.txt'), 'utf8'), 'A\n');
+  assert.equal(readFileSync(join(t0.root, 'sub/b.txt'), 'utf8'), 'B\n');
+});

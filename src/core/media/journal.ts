@@ -31,7 +31,7 @@ const journalSide = z.strictObject({
 /** One path of a set: the workspace folder's backend address and the path below it; `kind`, what the set does there (bytes written, or the file removed). */
 const journalStep = z.strictObject({
   root: z.string(),
-  /** The file's local path, where the folder has one: found again when the folder is open under another address (an MCP client's root inside --root). */
+  /** The file's real local path, where the folder has one: found again when the folder is open under another address (an MCP client's root inside --root, a folder opened through a link). */
   local: z.string().optional(),
   rel: z.string().min(1),
   display: z.string(),
@@ -127,7 +127,7 @@ export class SetJournal {
         if (step.before) await fsp.writeFile(nodePath.join(temp, `before-${i}`), step.before.bytes, { mode: 0o600, flush: true });
         if (step.after && step.keepAfter) await fsp.writeFile(nodePath.join(temp, `after-${i}`), step.after, { mode: 0o600, flush: true });
         steps.push({
-          root: step.path.root.address, ...(step.path.root.localPath !== undefined ? { local: nodePath.join(step.path.root.localPath, ...step.path.rel.split('/')) } : {}), rel: step.path.rel, display: step.path.display, kind: step.kind,
+          root: step.path.root.address, ...(await realLocal(step.path)), rel: step.path.rel, display: step.path.display, kind: step.kind,
           before: step.before ? { exists: true, hash: hashKept(step.before.bytes), ...(step.before.meta ? { meta: step.before.meta } : {}), kept: true } : { exists: false },
           after: step.after ? { exists: true, hash: hashKept(step.after), ...(step.afterMeta ? { meta: step.afterMeta } : {}), ...(step.keepAfter ? { kept: true } : {}) } : { exists: false },
         });
@@ -188,6 +188,13 @@ export class SetJournal {
     const sets = nodePath.join(await this.options.dir(), 'sets');
     return await fsp.lstat(sets).then(() => true, () => false) ? this.sets() : undefined;
   }
+}
+
+/** `{ local }`: a path's real local path, where its folder has a local path. */
+async function realLocal(path: ModelPath): Promise<{ readonly local?: string }> {
+  const folder = path.root.localPath;
+  if (folder === undefined) return {};
+  return { local: nodePath.join(await fsp.realpath(folder).catch(() => folder), ...path.rel.split('/')) };
 }
 
 /** Whether the process that owns a journal may still be applying it (this process's own id: a process before it, whose id was reused). */

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { displayOf, isWithin, type GatedPath, type WorkspaceRoot } from '../paths.ts';
 import type { Log } from '../ports.ts';
@@ -63,8 +64,9 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
   const what = `${kind === 'save' ? 'A save' : 'An undo'} of ${files.map((f) => `"${f}"`).join(', ')} (started ${new Date(record.entry.at).toISOString()})`;
   const left = (why: string): RecoveredSet => ({ kind, outcome: 'left', files, why, message: `${what} was interrupted when its process ended, and was left as it is: ${why}. What the files held before it is kept in ${record.folder}.` });
   const paths: GatedPath[] = [];
+  const reals = await Promise.all(ctx.roots.map(async (r) => (r.localPath === undefined ? undefined : await realpath(r.localPath).catch(() => r.localPath))));
   for (const step of steps) {
-    const path = pathOf(ctx.roots, step);
+    const path = pathOf(ctx.roots, reals, step);
     if (path === undefined) return left(`its folder ${step.root} is not open here`);
     paths.push(path);
   }
@@ -103,13 +105,16 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
  * folder that holds it. Security: the paths of a set the person approved when it began, put back as
  * they were through the same link-refusing steps as a save.
  */
-function pathOf(roots: readonly WorkspaceRoot[], step: JournalStep): GatedPath | undefined {
+function pathOf(roots: readonly WorkspaceRoot[], reals: readonly (string | undefined)[], step: JournalStep): GatedPath | undefined {
   const same = roots.find((r) => r.address === step.root);
   if (same) return { root: same, rel: step.rel, display: step.display } as GatedPath;
   const local = step.local;
-  const holder = local === undefined ? undefined : roots.find((r) => r.localPath !== undefined && isWithin(r.localPath, local) && r.localPath !== local);
-  if (holder?.localPath === undefined || local === undefined) return undefined;
-  const rel = nodePath.relative(holder.localPath, local).split(nodePath.sep).join('/');
+  if (local === undefined) return undefined;
+  const at = reals.findIndex((real) => real !== undefined && real !== local && isWithin(real, local));
+  const holder = roots[at];
+  const real = reals[at];
+  if (holder === undefined || real === undefined) return undefined;
+  const rel = nodePath.relative(real, local).split(nodePath.sep).join('/');
   return { root: holder, rel, display: displayOf(holder.name, rel, roots.length > 1) } as GatedPath;
 }
 
