@@ -3,9 +3,10 @@
  * the core over a real workspace folder and a real state folder, and stops dead at the workspace
  * write numbered `pauseAt` of the set (a temp file written, a rename, a delete): it says so on stdout
  * and blocks, so the test can kill -9 it there. `failAt` makes that write fail (EIO), so the set
- * rolls back and the pause can fall inside the rollback.
+ * rolls back and the pause can fall inside the rollback. `recover`: no set; the start's recovery of
+ * the set an earlier child left is what it stops in.
  *
- * Usage: node journal-kill-child.ts <save|undo|rollback> <workspace> <spool> <state> <pauseAt> <failAt>
+ * Usage: node journal-kill-child.ts <save|undo|rollback|recover> <workspace> <spool> <state> <pauseAt> <failAt>
  */
 import { writeSync } from 'node:fs';
 import * as nodePath from 'node:path';
@@ -66,16 +67,25 @@ const session = new Session({
   stateDir: state,
 });
 
-const ids: string[] = [];
-for (const name of SET_FILES.written) ids.push((await session.invoke(TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id);
-ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id);
-ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id);
+async function stageSet(): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of SET_FILES.written) ids.push((await session.invoke(TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id);
+  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id);
+  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id);
+  return ids;
+}
 
-if (mode === 'undo') {
+if (mode === 'recover') {
+  // The next start, itself killed while it rolls back the set an earlier child left.
+  fs.armed = true;
+  await session.recoverInterruptedSets();
+} else if (mode === 'undo') {
+  const ids = await stageSet();
   await session.invoke(TOOLS.save_media, { media_ids: ids });
   fs.armed = true;
   await session.invoke(TOOLS.undo_save, {});
 } else {
+  const ids = await stageSet();
   fs.armed = true;
   await session.invoke(TOOLS.save_media, { media_ids: ids }).catch((e: unknown) => {
     if (mode !== 'rollback') throw e;

@@ -15,7 +15,7 @@ import { ALL_NEW, ALL_OLD, standing, writeOld } from './journal-kill-fixture.ts'
  */
 
 const CHILD = nodePath.join(import.meta.dirname, 'journal-kill-child.ts');
-type Mode = 'save' | 'undo' | 'rollback';
+type Mode = 'save' | 'undo' | 'rollback' | 'recover';
 
 interface ChildRun {
   /** The line the child wrote when it stopped (undefined: it ran to the end). */
@@ -49,7 +49,7 @@ async function runChild(tc: TestContext, mode: Mode, dirs: { root: string; spool
 }
 
 /** The workspace writes of each run (temp file, rename, delete, counted by the child): a kill after each, and one run to the end. */
-const WRITES: Record<Mode, { readonly writes: number; readonly failAt: number }> = {
+const WRITES: Record<Exclude<Mode, 'recover'>, { readonly writes: number; readonly failAt: number }> = {
   // a, b, c, the move's destination: temp file and rename each; the delete and the move's source: a delete each.
   save: { writes: 10, failAt: -1 },
   // a, b, c and the deleted file written back in place, the destination removed, the source written back.
@@ -58,7 +58,7 @@ const WRITES: Record<Mode, { readonly writes: number; readonly failAt: number }>
   rollback: { writes: 12, failAt: 8 },
 };
 
-async function trial(tc: TestContext, mode: Mode, pauseAt: number): Promise<void> {
+async function trial(tc: TestContext, mode: Exclude<Mode, 'recover'>, pauseAt: number): Promise<void> {
   const root = testDir(tc, 'wt-kill-ws-').path;
   const spool = testDir(tc, 'wt-kill-spool-').path;
   const state = nodePath.join(testDir(tc, 'wt-kill-state-').path, 'workspace');
@@ -104,4 +104,28 @@ for (const mode of ['save', 'undo', 'rollback'] as const) {
   for (let pauseAt = first; pauseAt <= writes + 1; pauseAt++) {
     test(`a ${mode} set killed with SIGKILL at write ${pauseAt > writes ? 'none (it ends)' : pauseAt} is all old or all new at the next start`, (tc) => trial(tc, mode, pauseAt));
   }
+}
+
+/** The set left by a save killed after the move's rename (write 9): three rewrites, the delete and the move's destination done, its source not yet removed. */
+const HALF_SAVED = { 'a.txt': 'new 644', 'b.txt': 'new 644', 'c.txt': 'new 644', 'd.sh': 'absent', 'e.txt': 'old 600', 'f.txt': 'new 600' };
+
+// The start's own rollback of that set, killed at each of its writes (the destination removed, the
+// deleted file and the three rewrites put back) and run to its end: the start after it finishes the job.
+for (let pauseAt = 1; pauseAt <= 6; pauseAt++) {
+  test(`a start killed with SIGKILL at write ${pauseAt > 5 ? 'none (it ends)' : pauseAt} of its rollback of an interrupted set: the next start leaves it all old`, async (tc) => {
+    const root = testDir(tc, 'wt-kill-ws-').path;
+    const state = testDir(tc, 'wt-kill-state-').path;
+    const dirs = { root, spool: testDir(tc, 'wt-kill-spool-').path, state };
+    writeOld(root);
+    await runChild(tc, 'save', dirs, 9, -1);
+    assert.deepEqual(standing(root), HALF_SAVED);
+    const run = await runChild(tc, 'recover', { ...dirs, spool: testDir(tc, 'wt-kill-spool-').path }, pauseAt, -1);
+    if (run.paused !== undefined) assert.equal(run.journals.length, 1, 'the set is journaled (claimed by the recovering start) at each write of its rollback');
+    const roots = [{ name: nodePath.basename(root), address: root, localPath: root }];
+    const t = session(tc, { overrides: { roots: () => roots, stateDir: state } });
+    const recovered = await t.session.recoverInterruptedSets();
+    assert.deepEqual(recovered.map((r) => r.outcome), run.paused === undefined ? [] : ['rolled-back']);
+    assert.deepEqual(standing(root), ALL_OLD);
+    assert.deepEqual(readdirSync(nodePath.join(state, 'sets')), []);
+  });
 }

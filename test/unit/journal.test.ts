@@ -75,7 +75,7 @@ test('a set whose file changed after its process died is left as it is, and the 
   const [set] = await t.session.recoverInterruptedSets();
   assert.equal(set?.outcome, 'left');
   const claimed = nodePath.join(state, 'sets', `1700000000000-0123456789ab@${process.pid}`);
-  assert.equal(set.message, `A save of "a.txt", "b.txt" (started 2023-11-14T22:13:20.000Z) was interrupted when its process ended, and was left as it is: "b.txt" changed since (it holds neither what the set wrote nor what it replaced). What the files held before it is kept in ${claimed}.`);
+  assert.equal(set.message, `A save of "a.txt", "b.txt" (started 2023-11-14T22:13:20.000Z) was interrupted when its process ended, and was left as it is: "b.txt" changed since (it holds neither what the set wrote nor what it replaced). What the files held before it is kept in ${claimed}; remove that folder once the files are as they should be.`);
   assert.equal(readFileSync(join(t0.root, 'a.txt'), 'utf8'), 'A2\n');
   assert.equal(readFileSync(join(t0.root, 'b.txt'), 'utf8'), 'the person wrote this since\n');
   assert.deepEqual(readdirSync(nodePath.join(state, 'sets')), [nodePath.basename(claimed)]);

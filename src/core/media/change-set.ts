@@ -52,14 +52,14 @@ function conflict(what: string): SandboxError {
   return new SandboxError('E_SANDBOX_CONFLICT', `${what} Nothing in the set was written.`, `Stage that file again, re-apply your change, and save the set again.`);
 }
 
-/**
- * Checks every change of a set against disk before anything is written: write roots, unsaved
- * editors, links and folders, and that each file is as it was staged (a move's destination absent
- * unless the person agreed to replace it).
- */
 /** What each path of a set holds now, by `pathKey` (undefined: no file). */
 type Disks = Map<string, FileBytes | undefined>;
 
+/**
+ * Checks every change of a set against disk before anything is written: write roots, unsaved
+ * editors, links and folders, and that each file is as it was staged (a move's destination absent
+ * unless the person agreed to replace it). Returns what each path holds, for the journal.
+ */
 async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise<Disks> {
   const disks: Disks = new Map();
   const read = async (path: GatedPath, verb: string): Promise<Uint8Array | undefined> => {

@@ -51,7 +51,10 @@ export async function recoverSets(ctx: RecoveryContext): Promise<RecoveredSet[]>
   for (const folder of unreadable) ctx.log.warn(`An interrupted change set's journal could not be read, so it was left as it is: ${folder}.`);
   const results: RecoveredSet[] = [];
   for (const record of records) {
-    const result = await recoverOne(ctx, record);
+    const result = await recoverOne(ctx, record).catch((e: unknown): RecoveredSet => {
+      const files = record.entry.steps.map((s) => s.display);
+      return { kind: record.entry.kind, outcome: 'left', files, why: String(e), message: `An interrupted change set of ${files.map((f) => `"${f}"`).join(', ')} could not be recovered (${e instanceof Error ? e.message : String(e)}); it was left as it is, and what the files held before it is kept in ${record.folder}.` };
+    });
     ctx.log.warn(result.message);
     results.push(result);
   }
@@ -62,7 +65,7 @@ async function recoverOne(ctx: RecoveryContext, record: JournalRecord): Promise<
   const { kind, steps } = record.entry;
   const files = steps.map((s) => s.display);
   const what = `${kind === 'save' ? 'A save' : 'An undo'} of ${files.map((f) => `"${f}"`).join(', ')} (started ${new Date(record.entry.at).toISOString()})`;
-  const left = (why: string): RecoveredSet => ({ kind, outcome: 'left', files, why, message: `${what} was interrupted when its process ended, and was left as it is: ${why}. What the files held before it is kept in ${record.folder}.` });
+  const left = (why: string): RecoveredSet => ({ kind, outcome: 'left', files, why, message: `${what} was interrupted when its process ended, and was left as it is: ${why}. What the files held before it is kept in ${record.folder}; remove that folder once the files are as they should be.` });
   const paths: GatedPath[] = [];
   const reals = await Promise.all(ctx.roots.map(async (r) => (r.localPath === undefined ? undefined : await realpath(r.localPath).catch(() => r.localPath))));
   for (const step of steps) {

@@ -68,7 +68,7 @@ async function redo(ctx: UndoContext, done: readonly Step[]): Promise<string[]> 
   for (const step of [...done].reverse()) {
     try {
       if (step.record.kind === 'delete') await removeFile(ctx, step.path, undefined);
-      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, undefined);
+      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, step.now?.meta);
     } catch {
       failed.push(`"${step.path.display}"`);
     }
