@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { session, testDir } from './harness.ts';
 import { join } from './media-fixtures.ts';
@@ -114,6 +114,10 @@ test('attack: a state folder swapped for a link is refused; the set is not saved
   assert.equal(readFileSync(join(t0.root, 'a.txt'), 'utf8'), 'A\n');
   assert.equal(readFileSync(join(t0.root, 'b.txt'), 'utf8'), 'B\n');
   assert.deepEqual(readdirSync(elsewhere), []);
+  // The person removes the link: the next save journals in a real folder and goes through.
+  unlinkSync(state);
+  await t.invoke('save_media', { media_ids: ['m1', 'm2'] });
+  assert.equal(readFileSync(join(t0.root, 'a.txt'), 'utf8'), 'A2\n');
 });
 
 test('a set journaled under a folder inside the workspace (an MCP client\'s root) is recovered by the host of the whole folder', async (tc) => {

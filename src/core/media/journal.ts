@@ -178,7 +178,9 @@ export class SetJournal {
 
   /** The folder of the journals, made when missing, and checked private. */
   private async sets(): Promise<string> {
-    this.folder ??= this.options.dir().then(async (dir) => { await privateStateDir(dir); return privateStateDir(nodePath.join(dir, 'sets')); });
+    // A folder refused now (a link in its place) is looked at again by the next set, once the person has fixed it.
+    this.folder ??= this.options.dir().then(async (dir) => { await privateStateDir(dir); return privateStateDir(nodePath.join(dir, 'sets')); })
+      .catch((e: unknown) => { this.folder = undefined; throw e; });
     return this.folder;
   }
 
