@@ -15,7 +15,7 @@ function file(t: TestSession, rel: string, content: string, mode: number): void 
   chmodSync(join(t.root, rel), mode);
 }
 
-test('a private file made world-readable by a move: the moved file keeps 0600', async (tc) => {
+test('attack: a private file made world-readable by a move: the moved file keeps 0600', async (tc) => {
   const t = session(tc);
   file(t, 'priv.txt', 'secret\n', 0o600);
   await t.invoke('stage_file', { path: 'priv.txt', action: 'move', to: 'moved.txt' });

@@ -17,10 +17,11 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 function leftJournal(state: string, root: string, pid: number, before: string): string {
   const folder = nodePath.join(state, 'sets', `1700000000000-0123456789ab@${pid}`);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  writeFileSync(nodePath.join(folder, 'before-0'), before);
-  writeFileSync(nodePath.join(folder, 'before-1'), readFileSync(nodePath.join(root, 'b.txt')));
-  const step = (rel: string, beforeText: string, afterText: string) => ({ root, rel, display: rel, kind: 'write', before: { exists: true, hash: sha(beforeText), kept: true }, after: { exists: true, hash: sha(afterText) } });
-  const entry = { version: 1, kind: 'save', at: 1_700_000_000_000, steps: [step('a.txt', before, readFileSync(nodePath.join(root, 'a.txt'), 'utf8')), step('b.txt', readFileSync(nodePath.join(root, 'b.txt'), 'utf8'), 'B2\n')] };
+  const b = readFileSync(nodePath.join(root, 'b.txt'), 'utf8');
+  writeFileSync(nodePath.join(folder, 'bytes'), before + b);
+  const kept = [{ offset: 0, length: Buffer.byteLength(before) }, { offset: Buffer.byteLength(before), length: Buffer.byteLength(b) }];
+  const step = (rel: string, beforeText: string, afterText: string, at: number) => ({ root, rel, display: rel, kind: 'write', before: { exists: true, hash: sha(beforeText), kept: kept[at] }, after: { exists: true, hash: sha(afterText) } });
+  const entry = { version: 1, kind: 'save', at: 1_700_000_000_000, steps: [step('a.txt', before, readFileSync(nodePath.join(root, 'a.txt'), 'utf8'), 0), step('b.txt', b, 'B2\n', 1)] };
   writeFileSync(nodePath.join(folder, 'journal.json'), JSON.stringify(entry));
   return folder;
 }

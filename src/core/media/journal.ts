@@ -20,12 +20,15 @@ import { privateStateDir } from '../state-dir.ts';
  * rolls them back. Saves of sets and undos of sets both go through it.
  */
 
-/** What one path holds before or after a set: a file (its SHA-256, mode and owner) or nothing; `kept`: its bytes are in the journal (always for `before`; for `after` where the set asks). */
+/**
+ * What one path holds before or after a set: a file (its SHA-256, mode and owner) or nothing; `kept`:
+ * where its bytes are in the journal's one bytes file (always for `before`; for `after` where the set asks).
+ */
 const journalSide = z.strictObject({
   exists: z.boolean(),
   hash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   meta: z.strictObject({ mode: z.number().int().optional(), uid: z.number().int().optional(), gid: z.number().int().optional() }).optional(),
-  kept: z.boolean().optional(),
+  kept: z.strictObject({ offset: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
 });
 
 /** One path of a set: the workspace folder's backend address and the path below it; `kind`, what the set does there (bytes written, or the file removed). */
@@ -72,6 +75,8 @@ export interface SetJournalOptions {
 }
 
 const ENTRY = 'journal.json';
+/** Every kept file's bytes, one after another: one file to flush, however many files the set has. */
+const BYTES = 'bytes';
 const OWNED = /^(\d+-[0-9a-f]{12})@(\d+)$/;
 const UNFINISHED = /^\.(\d+-[0-9a-f]{12})@(\d+)\.tmp$/;
 
@@ -89,9 +94,18 @@ export class JournalRecord {
 
   /** The bytes `steps[index]` held before the set (undefined: no file), or after it when kept. */
   async bytes(index: number, side: 'before' | 'after'): Promise<Uint8Array | undefined> {
-    const step = this.entry.steps[index];
-    if (step === undefined || !step[side].exists || !step[side].kept) return undefined;
-    return fsp.readFile(nodePath.join(this.folder, `${side}-${index}`));
+    const kept = this.entry.steps[index]?.[side];
+    if (kept?.exists !== true || kept.kept === undefined) return undefined;
+    const { offset, length } = kept.kept;
+    const handle = await fsp.open(nodePath.join(this.folder, BYTES), 'r');
+    try {
+      const bytes = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(bytes, 0, length, offset);
+      if (bytesRead !== length) throw new Error(`the journal's bytes end at ${offset + bytesRead}, before the ${length} bytes kept at ${offset}`);
+      return bytes;
+    } finally {
+      await handle.close();
+    }
   }
 
   /** The set ended: its journal is removed (best effort: one left behind is found complete at the next start, and kept as such). */
@@ -123,14 +137,25 @@ export class SetJournal {
     await fsp.mkdir(temp, { mode: 0o700 });
     try {
       const steps: JournalStep[] = [];
-      for (const [i, step] of planned.entries()) {
-        if (step.before) await fsp.writeFile(nodePath.join(temp, `before-${i}`), step.before.bytes, { mode: 0o600, flush: true });
-        if (step.after && step.keepAfter) await fsp.writeFile(nodePath.join(temp, `after-${i}`), step.after, { mode: 0o600, flush: true });
-        steps.push({
-          root: step.path.root.address, ...(await realLocal(step.path)), rel: step.path.rel, display: step.path.display, kind: step.kind,
-          before: step.before ? { exists: true, hash: hashKept(step.before.bytes), ...(step.before.meta ? { meta: step.before.meta } : {}), kept: true } : { exists: false },
-          after: step.after ? { exists: true, hash: hashKept(step.after), ...(step.afterMeta ? { meta: step.afterMeta } : {}), ...(step.keepAfter ? { kept: true } : {}) } : { exists: false },
-        });
+      const bytes = await fsp.open(nodePath.join(temp, BYTES), 'wx', 0o600);
+      try {
+        let offset = 0;
+        const keep = async (data: Uint8Array): Promise<{ offset: number; length: number }> => {
+          const at = offset;
+          for (let done = 0; done < data.byteLength;) done += (await bytes.write(data, done, data.byteLength - done, at + done)).bytesWritten;
+          offset += data.byteLength;
+          return { offset: at, length: data.byteLength };
+        };
+        for (const step of planned) {
+          steps.push({
+            root: step.path.root.address, ...(await realLocal(step.path)), rel: step.path.rel, display: step.path.display, kind: step.kind,
+            before: step.before ? { exists: true, hash: hashKept(step.before.bytes), ...(step.before.meta ? { meta: step.before.meta } : {}), kept: await keep(step.before.bytes) } : { exists: false },
+            after: step.after ? { exists: true, hash: hashKept(step.after), ...(step.afterMeta ? { meta: step.afterMeta } : {}), ...(step.keepAfter ? { kept: await keep(step.after) } : {}) } : { exists: false },
+          });
+        }
+        await bytes.sync();
+      } finally {
+        await bytes.close();
       }
       const entry: JournalEntry = { version: 1, kind, at: this.options.clock.now(), steps };
       await fsp.writeFile(nodePath.join(temp, ENTRY), JSON.stringify(entry), { mode: 0o600, flush: true });
