@@ -7,6 +7,7 @@ import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
+import { workspaceStateDir } from '../core/state-dir.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 import { readPolicyFile, UsageError } from './args.ts';
@@ -49,6 +50,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
   const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
+  const stateDir = workspaceStateDir({ home: homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
   const session = new Session({
     fs: new NodeFs({}, { warn }),
     roots: spec.liveRoots ?? (() => roots),
@@ -58,9 +60,12 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     clock: { now: () => Date.now() },
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
+    stateDir,
     shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
   });
   await session.artifacts.start();
+  // Change sets a killed CLI, MCP server or editor left half applied on these folders: finished or rolled back, and said on stderr.
+  await session.recoverInterruptedSets(roots).catch((e: unknown) => warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`));
   return {
     session,
     async close() {

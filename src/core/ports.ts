@@ -112,6 +112,8 @@ export interface WorkspaceFs {
 export interface WriteOptions {
   /** The file's permission bits: a new file is created with them (never wider), an existing one set to them before it is written. */
   readonly mode?: number;
+  /** The owner and group to give the file, where the process may (an unprivileged process can give only its own uid and its groups; refusals are ignored). */
+  readonly owner?: { readonly uid: number; readonly gid: number };
   /** Fail with EEXIST instead of writing an existing file (O_EXCL). */
   readonly exclusive?: boolean;
   /** Fail with ELOOP instead of writing through a link at the address itself (O_NOFOLLOW). */

@@ -45,6 +45,12 @@ export interface SessionOptions {
   readonly log: Log;
   /** A private folder for artifact spool files (the extension's storage, or a temp folder). */
   readonly spoolDir: string;
+  /**
+   * The workspace's own state folder, kept across sessions (private to the user; see
+   * `workspaceStateDir`): change sets are journaled there, so the next session finishes or rolls back
+   * one the process's end interrupted. Absent: a folder of the spool, which ends with the session.
+   */
+  readonly stateDir?: string;
   readonly limits?: () => SessionLimits;
   /** Where save_media may write, read on every save; absent: every workspace folder. */
   readonly writeRoots?: () => WriteRoots;

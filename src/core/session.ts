@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
 import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
-import { displayOf, normalizeModelPath, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
+import { displayOf, normalizeModelPath, resolveOnDisk, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
@@ -17,6 +17,9 @@ import { validateInput } from './schema.ts';
 import { ArtifactStore } from './artifacts/store.ts';
 import { MediaStore } from './media/store.ts';
 import { SaveHistory } from './media/history.ts';
+import { SetJournal } from './media/journal.ts';
+import { journalFolder } from './state-dir.ts';
+import { recoverSets, type RecoveredSet } from './media/recover-sets.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
@@ -87,6 +90,8 @@ export class Session implements TargetScope {
   readonly media: MediaStore;
   /** This window's saves, with what they replaced, for undo. */
   readonly saves: SaveHistory;
+  /** The workspace's journal of change sets: a set interrupted by the process's end is finished or rolled back at the next start. */
+  readonly journal: SetJournal;
   /** Write roots and one save of a file at a time, for save_media and undo_save. */
   readonly saveGuard: SaveGuard;
   readonly editors: OpenEditors | undefined;
@@ -117,6 +122,8 @@ export class Session implements TargetScope {
       budgetBytes: () => this.limits.undoBudgetBytes,
       clock: options.clock,
     });
+    const spoolState = async (): Promise<string> => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'state'); };
+    this.journal = new SetJournal({ dir: () => journalFolder(options.stateDir, this.roots, this.log, spoolState), clock: options.clock });
   }
 
   /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
@@ -206,7 +213,7 @@ export class Session implements TargetScope {
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   private get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.shell };
+    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, journal: this.journal, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.shell };
   }
 
   /** Runs one call through the whole pipeline. Throws a SandboxError on refusal or failure. */
@@ -269,6 +276,21 @@ export class Session implements TargetScope {
       decidedBy: verdict?.decidedBy ?? (forced ? 'validation' : 'rule'),
       durationMs: this.clock.now() - started,
       outcome,
+    });
+  }
+
+  /**
+   * Finishes or rolls back the change sets a process's end interrupted (a crash, kill -9, a window
+   * reloaded), and logs what became of each. Hosts call it once as they start, before the first call.
+   * `roots`: the folders to recover in (default: the workspace folders; the MCP server's --root).
+   */
+  async recoverInterruptedSets(roots: readonly WorkspaceRoot[] = this.roots): Promise<RecoveredSet[]> {
+    return recoverSets({
+      media: this.media, saveGuard: this.saveGuard, fs: this.resolvedFs, clock: this.clock, signal: new AbortController().signal,
+      journal: this.journal, saves: this.saves, log: this.log, roots,
+      resolve: (path, options) => { checkOpenFolder(path, roots, 'recovery'); return resolveOnDisk(path, this.fs, options); },
+      // Recovery reveals nothing to a model: it only puts files back.
+      readProtection: () => undefined,
     });
   }
 

@@ -12,6 +12,7 @@ import type { ArtifactStore } from './artifacts/store.ts';
 import type { MediaStore } from './media/store.ts';
 import type { PlannedWrite } from './media/types.ts';
 import type { SaveHistory } from './media/history.ts';
+import type { SetJournal } from './media/journal.ts';
 import type { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { SandboxSearch } from './search/port.ts';
@@ -92,6 +93,8 @@ export interface CallServices {
   readonly media: MediaStore;
   /** This window's saves, for undo. */
   readonly saves: SaveHistory;
+  /** The workspace's journal of change sets (save_media and undo_save of a set, a command's change set). */
+  readonly journal: SetJournal;
   /** Write roots and one save of a file at a time. */
   readonly saveGuard: SaveGuard;
   readonly search: SandboxSearch | undefined;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
@@ -23,6 +23,8 @@ import { withNewDiagnostics } from './staged/diagnostics.ts';
 import { vscodeProblems } from './problems.ts';
 import { vscodeOutline } from './outline.ts';
 import { scopeWriteRoots } from '../core/media/write-roots.ts';
+import { workspaceStateDir } from '../core/state-dir.ts';
+import type { WorkspaceRoot } from '../core/paths.ts';
 import { gateStatusLine, registerGateStatus, type GateStatusInput } from './gate-status.ts';
 import { registerMcpSetup } from './mcp-setup.ts';
 import { openEditors } from './editors.ts';
@@ -37,6 +39,18 @@ async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly
   const base = context.storageUri ?? context.globalStorageUri;
   if (base.scheme === 'file') return { dir: nodePath.join(base.fsPath, 'artifacts'), temporary: false };
   return { dir: await privateRunFolder(os.tmpdir(), 'workspace-tools-vscode-'), temporary: true };
+}
+
+/**
+ * The workspace's state folder: on the local disk the one every host opened on these folders shares
+ * (so VS Code finishes a set a killed CLI left, and the other way round); else the extension's
+ * storage for this workspace; none when there is neither (sets are journaled in the spool).
+ */
+function stateFolder(context: vscode.ExtensionContext, local: boolean, roots: readonly WorkspaceRoot[]): string | undefined {
+  // Keyed by the folders' real paths, as the CLI's --root are, so both find one state folder.
+  const real = (path: string): string => { try { return realpathSync(path); } catch { return path; } };
+  if (local && roots.length > 0) return workspaceStateDir({ home: os.homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => real(r.localPath ?? r.address)));
+  return context.storageUri?.scheme === 'file' ? nodePath.join(context.storageUri.fsPath, 'state') : undefined;
 }
 
 function createFs(local: boolean, log: AuditLog): WorkspaceFs {
@@ -100,6 +114,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
   }));
   const spool = await spoolFolder(context);
+  const stateDir = stateFolder(context, local, roots);
   const session: Session = new Session({
     fs,
     roots: () => roots,
@@ -110,6 +125,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     clock: { now: () => Date.now() },
     log,
     spoolDir: spool.dir,
+    ...(stateDir !== undefined ? { stateDir } : {}),
     limits: () => settings.limits,
     writeRoots: () => scopedWriteRoots(settings).writeRoots,
     allowWrites: () => vscode.workspace.isTrusted,
@@ -124,9 +140,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     confirmationExtras: (writes) => saveConfirmationExtras({ session }, writes),
     aroundInvoke: (writes, run, signal) => withNewDiagnostics({ session, local }, writes, run, signal),
   };
+  // Before any tool is offered: a set a crashed window, a killed CLI or MCP server left half applied is finished or rolled back.
+  const recovered = await session.recoverInterruptedSets().catch((e: unknown) => { log.warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  for (const set of recovered) {
+    void (set.outcome === 'left' ? vscode.window.showWarningMessage(`Workspace Tools: ${set.message}`) : vscode.window.showInformationMessage(`Workspace Tools: ${set.message}`));
+  }
   const tools = new LanguageModelToolRegistrations(session, hooks);
   context.subscriptions.push(tools);
-  const host: Host = { context, session, settings: () => settings, gate, log, tools, local };
+  const host: Host = { context, session, settings: () => settings, gate, log, tools, local, recovered };
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Session } from '../core/session.ts';
+import type { RecoveredSet } from '../core/media/recover-sets.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import type { AuditLog } from './audit-log.ts';
 import type { VscodeGate } from './gate.ts';
@@ -17,6 +18,8 @@ export interface Host {
   readonly tools: LanguageModelToolRegistrations;
   /** Whether the node fast path serves the workspace (addresses are filesystem paths). */
   readonly local: boolean;
+  /** The change sets an earlier process left half applied, finished or rolled back as this window started. */
+  readonly recovered: readonly RecoveredSet[];
 }
 
 /** Exposed as the extension's exports only in the test host. */

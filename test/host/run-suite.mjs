@@ -141,7 +141,8 @@ export async function openWorkbench({
       // The payload becomes a Map in the workbench: one extensionDevelopmentPath at most.
       ...(extensionDevelopmentPath ? [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]] : []),
       ...(extensionTestsPath ? [['extensionTestsPath', remote(extensionTestsPath)]] : []),
-      ...(extensionEnv ? [['extensionEnvironment', JSON.stringify(extensionEnv)]] : []),
+      // The change-set journal's state folder: the run's own (removed with it), never the machine's ~/.local/state.
+      ['extensionEnvironment', JSON.stringify({ XDG_STATE_HOME: join(tmp, 'state'), ...extensionEnv })],
       ['enableProposedApi', ''],
       // WT_WORKBENCH_TRACE=1: the workbench logs at trace level (window.log, kept under test-results/vscode-logs).
       ...(process.env.WT_WORKBENCH_TRACE === '1' ? [['logLevel', 'trace']] : []),

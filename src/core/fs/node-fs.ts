@@ -6,6 +6,7 @@ import type { DirEntry, FileStat, FsCapabilities, PackedFolder, PinnedFile, Pinn
 import { FolderReader, type FolderReaderOptions } from './folder-reader.ts';
 import { entryTypeOf } from './packed-folder.ts';
 import { SyncSlice } from '../sync-slice.ts';
+import { errnoCode } from '../errors.ts';
 
 function fileStat(s: Stats): FileStat {
   return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
@@ -101,6 +102,8 @@ export class NodeFs implements WorkspaceFs {
     const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | (options.exclusive ? fsConstants.O_EXCL : fsConstants.O_TRUNC) | (options.noFollow ? fsConstants.O_NOFOLLOW : 0);
     const handle = await fsp.open(address, flags, options.mode ?? 0o666);
     try {
+      // fchown before fchmod: a change of owner clears setuid and setgid. Only where allowed: an unprivileged process keeps the file.
+      if (options.owner !== undefined) await handle.chown(options.owner.uid, options.owner.gid).catch((e: unknown) => { if (errnoCode(e) !== 'EPERM' && errnoCode(e) !== 'EINVAL') throw e; });
       // fchmod on the open file: the umask may have narrowed a new file, and an existing one drops bits (setuid) before it gets new bytes.
       if (options.mode !== undefined) await handle.chmod(options.mode);
       await handle.writeFile(data);

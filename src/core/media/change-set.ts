@@ -2,7 +2,9 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { putBack, readDisk, removeFile } from './file-ops.ts';
+import { metaAt, putBack, readFileAt, removeFile, type FileBytes } from './file-ops.ts';
+import type { FileMeta } from './file-meta.ts';
+import type { JournalRecord, PlannedStep, SetJournal } from './journal.ts';
 import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
@@ -19,6 +21,8 @@ export interface SetContext extends SaveContext {
   readonly saves: SaveHistory;
   readonly log: Log;
   readonly editors: OpenEditors | undefined;
+  /** Where the set is journaled before its first write, so that a process that dies midway leaves it to be finished or rolled back. */
+  readonly journal: SetJournal;
 }
 
 /** What one change of a saved set did. */
@@ -41,19 +45,28 @@ export interface SetOutcome {
 
 /** A step already done, and how to take it back. */
 type Done =
-  | { readonly kind: 'wrote'; readonly path: GatedPath; readonly replaced: Uint8Array | undefined }
-  | { readonly kind: 'removed'; readonly path: GatedPath; readonly bytes: Uint8Array };
+  | { readonly kind: 'wrote'; readonly path: GatedPath; readonly replaced: Uint8Array | undefined; readonly meta: FileMeta | undefined }
+  | { readonly kind: 'removed'; readonly path: GatedPath; readonly bytes: Uint8Array; readonly meta: FileMeta | undefined };
 
 function conflict(what: string): SandboxError {
   return new SandboxError('E_SANDBOX_CONFLICT', `${what} Nothing in the set was written.`, `Stage that file again, re-apply your change, and save the set again.`);
 }
 
+/** What each path of a set holds now, by `pathKey` (undefined: no file). */
+type Disks = Map<string, FileBytes | undefined>;
+
 /**
  * Checks every change of a set against disk before anything is written: write roots, unsaved
  * editors, links and folders, and that each file is as it was staged (a move's destination absent
- * unless the person agreed to replace it).
+ * unless the person agreed to replace it). Returns what each path holds, for the journal.
  */
-async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise<void> {
+async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise<Disks> {
+  const disks: Disks = new Map();
+  const read = async (path: GatedPath, verb: string): Promise<Uint8Array | undefined> => {
+    const file = await readFileAt(ctx, path, verb);
+    disks.set(pathKey(path), file);
+    return file?.bytes;
+  };
   const seen = new Set<string>();
   for (const c of changes) {
     for (const p of c.source ? [c.source, c.target] : [c.target]) {
@@ -65,7 +78,7 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
   }
   for (const { media, target, source } of changes) {
     const verb = media.change.kind === 'write' ? 'written' : media.change.kind === 'delete' ? 'deleted' : 'moved';
-    const disk = await readDisk(ctx, source ?? target, verb);
+    const disk = await read(source ?? target, verb);
     const display = (source ?? target).display;
     const samePath = pathKey(target) === pathKey(media.path);
     if (media.change.kind === 'write' && !samePath) {
@@ -75,10 +88,21 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
     if (disk === undefined && media.base.existed) throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
     if (disk !== undefined && !holdsBase(disk, media.base)) throw conflict(`"${display}" ${media.base.existed ? 'changed on disk' : 'was created'} after ${media.id} was staged.`);
     if (media.change.kind === 'move') {
-      const there = await readDisk(ctx, target, 'replaced');
+      const there = await read(target, 'replaced');
       if (there !== undefined && !media.change.replace) throw conflict(`"${target.display}", where ${media.id} moves "${display}", exists now.`);
     }
   }
+  return disks;
+}
+
+/** The set as its journal keeps it: each path with what it holds now and will hold (a move is a write of its destination and a delete of its source). */
+function plannedSteps(changes: readonly SetChange[], disks: Disks): PlannedStep[] {
+  const before = (path: GatedPath): PlannedStep['before'] => disks.get(pathKey(path));
+  return changes.flatMap(({ media, target, source }): PlannedStep[] => {
+    if (media.change.kind === 'delete') return [{ path: target, kind: 'delete', before: before(target), after: undefined }];
+    const write: PlannedStep = { path: target, kind: 'write', before: before(target), after: media.bytes };
+    return source && media.change.kind === 'move' ? [write, { path: source, kind: 'delete', before: before(source), after: undefined }] : [write];
+  });
 }
 
 /** Takes back what was done, newest first; returns the paths that could not be restored. */
@@ -86,8 +110,8 @@ async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[
   const failed: string[] = [];
   for (const step of [...done].reverse()) {
     try {
-      if (step.kind === 'wrote') await putBack(ctx, step.path, step.replaced, false);
-      else await putBack(ctx, step.path, step.bytes, true);
+      if (step.kind === 'wrote') await putBack(ctx, step.path, step.replaced, false, step.meta);
+      else await putBack(ctx, step.path, step.bytes, true, step.meta);
     } catch (e) {
       ctx.log.warn(`Rolling back "${step.path.display}" failed: ${e instanceof Error ? e.message : String(e)}`);
       failed.push(step.path.display);
@@ -102,15 +126,16 @@ async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[
  * error says so. Records one save set for undo.
  */
 export async function commitSet(ctx: SetContext, changes: readonly SetChange[]): Promise<SetOutcome> {
-  await checkAll(ctx, changes);
+  const disks = await checkAll(ctx, changes);
+  const journal = await beginJournal(ctx, plannedSteps(changes, disks));
   const done: Done[] = [];
   const files: SetFileOutcome[] = [];
   for (const { media, target, source } of changes) {
     const counts = ctx.media.find(media.id) ? ctx.media.changes(media.id) : { added: 0, removed: 0 };
     try {
       if (media.change.kind === 'delete') {
-        const bytes = await removeFile(ctx, target, media.base.hash);
-        done.push({ kind: 'removed', path: target, bytes });
+        const removed = await removeFile(ctx, target, media.base.hash);
+        done.push({ kind: 'removed', path: target, ...removed });
         if (ctx.media.find(media.id)) ctx.media.markSaved(media.id, target, new Uint8Array(0));
         ctx.media.noteDisk(target, undefined);
         files.push({ kind: 'delete', mediaId: media.id, path: target, ...counts, write: undefined });
@@ -119,11 +144,13 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       const move = media.change.kind === 'move' && source !== undefined;
       // Before the write: saving rebases the media onto what it wrote.
       const sourceHash = media.base.hash;
-      const write = await commitMedia(ctx, media.id, target, move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined);
-      done.push({ kind: 'wrote', path: target, replaced: write.replaced });
+      // Security: a moved file keeps its source's mode and owner (a private file stays private).
+      const carried = move ? await metaAt(ctx, source) : undefined;
+      const write = await commitMedia(ctx, media.id, target, move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined, carried);
+      done.push({ kind: 'wrote', path: target, replaced: write.replaced, meta: write.replacedMeta });
       if (move) {
-        const bytes = await removeFile(ctx, source, sourceHash);
-        done.push({ kind: 'removed', path: source, bytes });
+        const removed = await removeFile(ctx, source, sourceHash);
+        done.push({ kind: 'removed', path: source, ...removed });
         ctx.media.noteDisk(source, undefined);
         files.push({ kind: 'move', mediaId: media.id, path: target, from: source, ...counts, write });
       } else {
@@ -131,13 +158,26 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       }
     } catch (e) {
       const failed = await rollBack(ctx, done);
+      if (failed.length === 0) await journal.close();
+      else ctx.log.warn(`The set's journal (${journal.folder}) keeps what it replaced; the next start of Workspace Tools on this workspace puts back what it can.`);
       const cause = e instanceof SandboxError ? e : undefined;
       const what = cause?.what ?? (e instanceof Error ? e.message : String(e));
       const rolled = done.length === 0 ? 'Nothing had been written yet.' : failed.length === 0 ? `What was already written (${done.map((d) => `"${d.path.display}"`).join(', ')}) was rolled back, so nothing remains changed.` : `Rolling back failed for ${failed.map((f) => `"${f}"`).join(', ')}: check those files.`;
       throw new SandboxError(cause?.code ?? 'E_SANDBOX_IO', `Saving the set failed at "${target.display}": ${what} ${rolled}`, cause?.next ?? 'Tell the user.', { cause: e });
     }
   }
-  return { saveId: await recordSet(ctx, files, done), files };
+  const saveId = await recordSet(ctx, files, done);
+  await journal.close();
+  return { saveId, files };
+}
+
+/** Journals the set before its first write; a journal that cannot be written stops the set before it starts. */
+async function beginJournal(ctx: SetContext, steps: readonly PlannedStep[]): Promise<JournalRecord> {
+  try {
+    return await ctx.journal.begin('save', steps);
+  } catch (e) {
+    throw new SandboxError('E_SANDBOX_IO', `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
+  }
 }
 
 /** Keeps what the set replaced, for undo: a write record per written file, a delete record per removed one. Failing to keep it never fails the save. */
@@ -148,12 +188,12 @@ async function recordSet(ctx: SetContext, files: readonly SetFileOutcome[], done
       const base = { mediaId: f.mediaId, added: f.added, removed: f.removed, ...(set ? { set } : {}) };
       let first: SaveRecord;
       if (f.write) {
-        first = await ctx.saves.record({ ...base, path: f.path, replaced: f.write.replaced, written: f.write.written, file: f.write.file, ...(f.from ? { moved: { from: f.from } } : {}) });
+        first = await ctx.saves.record({ ...base, path: f.path, replaced: f.write.replaced, replacedMeta: f.write.replacedMeta, written: f.write.written, file: f.write.file, ...(f.from ? { moved: { from: f.from } } : {}) });
       } else {
-        first = await ctx.saves.record({ ...base, path: f.path, kind: 'delete', replaced: removedAt(done, f.path), written: new Uint8Array(0) });
+        first = await ctx.saves.record({ ...base, path: f.path, kind: 'delete', ...removedAt(done, f.path), written: new Uint8Array(0) });
       }
       set ??= first.id;
-      if (f.from) await ctx.saves.record({ ...base, set, path: f.from, kind: 'delete', replaced: removedAt(done, f.from), written: new Uint8Array(0), moved: { to: f.path } });
+      if (f.from) await ctx.saves.record({ ...base, set, path: f.from, kind: 'delete', ...removedAt(done, f.from), written: new Uint8Array(0), moved: { to: f.path } });
     }
     return set;
   } catch (e) {
@@ -162,7 +202,8 @@ async function recordSet(ctx: SetContext, files: readonly SetFileOutcome[], done
   }
 }
 
-function removedAt(done: readonly Done[], path: ModelPath): Uint8Array | undefined {
+/** The bytes, mode and owner a set removed at `path`, as a delete record keeps them. */
+function removedAt(done: readonly Done[], path: ModelPath): { readonly replaced: Uint8Array | undefined; readonly replacedMeta: FileMeta | undefined } {
   const step = done.find((d) => d.kind === 'removed' && pathKey(d.path) === pathKey(path));
-  return step?.kind === 'removed' ? step.bytes : undefined;
+  return step?.kind === 'removed' ? { replaced: step.bytes, replacedMeta: step.meta } : { replaced: undefined, replacedMeta: undefined };
 }

@@ -2,12 +2,24 @@ import { cancelled, errnoCode, fromFsError, invalidInput, refused } from '../err
 import type { GatedPath, ResolvedAddress } from '../paths.ts';
 import type { ResolvedPinned } from '../fs/resolved-fs.ts';
 import { hashBytes } from './hash.ts';
+import { metaOf, metaOptions, type FileMeta } from './file-meta.ts';
 import type { SaveContext } from './save.ts';
 
 /* The file steps of a change set other than a write: read what a path holds, remove a file, put bytes back. */
 
+/** A file's bytes and the mode and owner it had (what `removeFile` removed). */
+export interface FileBytes {
+  readonly bytes: Uint8Array;
+  readonly meta: FileMeta | undefined;
+}
+
 /** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
 export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<Uint8Array | undefined> {
+  return (await readFileAt(ctx, path, verb))?.bytes;
+}
+
+/** What a path holds now: a file's bytes with its mode and owner, or nothing (as `readDisk`). */
+export async function readFileAt(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<FileBytes | undefined> {
   if (ctx.signal.aborted) throw cancelled();
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (!resolved.exists) return undefined;
@@ -16,12 +28,20 @@ export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve
     const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
     if (stat.type === 'directory') throw invalidInput(`"${path.display}" is a folder; only files can be ${verb} (folders are out of scope: stage each file).`, `Stage the files inside it one by one (list_directory shows them).`);
     if (stat.type !== 'file') throw refused(`"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`, `Use the real file path.`);
-    return await ctx.fs.readFile(opened.address, ctx.signal);
+    return { bytes: await ctx.fs.readFile(opened.address, ctx.signal), meta: metaOf(stat) };
   } catch (e) {
     throw fromFsError(e, path.display, 'read');
   } finally {
     await opened.release();
   }
+}
+
+/** The mode and owner of the file at `path` now (undefined: no file, or the backend has none), read without following a link. */
+export async function metaAt(ctx: Pick<SaveContext, 'fs' | 'resolve'>, path: GatedPath): Promise<FileMeta | undefined> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  if (!resolved.exists) return undefined;
+  const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(resolved.address) : ctx.fs.stat(resolved.address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'inspect'); });
+  return stat.type === 'file' ? metaOf(stat) : undefined;
 }
 
 /** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
@@ -47,7 +67,7 @@ export async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boo
  * Removes the file at `path` when it still holds the bytes hashed `expected`; returns them.
  * Security: in its pinned folder, never a link or a folder, never recursively.
  */
-export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<Uint8Array> {
+export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<FileBytes> {
   return inPinned(ctx, path, false, async (address) => {
     const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
     if (stat.type !== 'file') throw invalidInput(`"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`, `Stage the files one by one.`);
@@ -56,19 +76,20 @@ export async function removeFile(ctx: SaveContext, path: GatedPath, expected: st
       throw refused(`"${path.display}" changed on disk since it was staged, so it was not deleted.`, `Stage it again.`);
     }
     await ctx.fs.delete(address).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
-    return bytes;
+    return { bytes, meta: metaOf(stat) };
   });
 }
 
 /**
  * Puts `bytes` back at `path` (undefined: removes the file there), for a rollback or an undo: the
- * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise.
+ * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise;
+ * either way with the mode and owner it had (`meta`, where known).
  */
-export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean): Promise<void> {
+export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean, meta: FileMeta | undefined): Promise<void> {
   if (bytes === undefined) { await removeFile(ctx, path, undefined); return; }
   await inPinned(ctx, path, true, async (address) => {
     try {
-      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}) });
+      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}), ...metaOptions(meta) });
     } catch (e) {
       throw fromFsError(e, path.display, 'write');
     }

@@ -7,6 +7,7 @@ import { Emitter, type Disposable, type Listener } from './events.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashKept } from './hash.ts';
+import type { FileMeta } from './file-meta.ts';
 
 /** How a save was undone. */
 export type UndoneBy =
@@ -35,6 +36,8 @@ export interface SaveRecord extends LineCounts {
   readonly at: number;
   /** The file did not exist before: undoing removes it. */
   readonly created: boolean;
+  /** The mode and owner of the file before the save (a deleted file's), where known: an undo gives them back. */
+  readonly replacedMeta: FileMeta | undefined;
   /** SHA-256 of what the save wrote: the file must still hold it for the undo to write. */
   readonly savedHash: string;
   /** The file the save created (device and inode, where the backend has them): an undo removes only that file. */
@@ -106,12 +109,12 @@ export class SaveHistory {
    * Records a save: `replaced` is what the file held before (undefined: it did not exist),
    * `written` what the save wrote. Keeps both within the budget, dropping the oldest first.
    */
-  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly kind?: 'write' | 'delete'; readonly set?: string; readonly moved?: SaveRecord['moved'] } & LineCounts): Promise<SaveRecord> {
+  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly replacedMeta?: FileMeta | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly kind?: 'write' | 'delete'; readonly set?: string; readonly moved?: SaveRecord['moved'] } & LineCounts): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
-      id, path: save.path, mediaId: save.mediaId, kind: save.kind ?? 'write', set: save.set ?? id, ...(save.moved ? { moved: save.moved } : {}), at: this.options.clock.now(), created: save.replaced === undefined,
+      id, path: save.path, mediaId: save.mediaId, kind: save.kind ?? 'write', set: save.set ?? id, ...(save.moved ? { moved: save.moved } : {}), at: this.options.clock.now(), created: save.replaced === undefined, replacedMeta: save.replacedMeta,
       savedHash: hashKept(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { SandboxError, cancelled, fromFsError, invalidInput, refused, errnoCode } from '../errors.ts';
 import type { GatedPath, ModelPath, ResolvedAddress, ResolvedPath, ResolveOptions } from '../paths.ts';
-import type { Clock, FileStat } from '../ports.ts';
+import type { Clock, FileStat, WriteOptions } from '../ports.ts';
 import type { ResolvedFs, ResolvedPinned } from '../fs/resolved-fs.ts';
 import type { ReadProtection } from '../gate.ts';
 import type { MediaStore } from './store.ts';
@@ -11,6 +10,8 @@ import { diskText, textOf } from './lineage.ts';
 import { sameBytes } from '../text/bytes.ts';
 import { pathKey, type PersonChange, type StagedMedia } from './types.ts';
 import type { FileIdentity } from './history.ts';
+import { metaOf, metaOptions, type FileMeta } from './file-meta.ts';
+import { removeStaleTemps, STALE_TEMP_MS, tempName } from './save-temps.ts';
 
 /** How the bytes reached the file. */
 export type WriteMethod = 'rename' | 'direct';
@@ -32,6 +33,8 @@ export interface SaveOutcome extends LineCounts {
   readonly personChange: PersonChange | undefined;
   /** What the file held before (undefined: it did not exist), and what was written: for undo. */
   readonly replaced: Uint8Array | undefined;
+  /** The mode and owner of the file it replaced, where known: an undo gives them back. */
+  readonly replacedMeta: FileMeta | undefined;
   readonly written: Uint8Array;
   /** The file a save created, as written (device and inode), where the backend has them. */
   readonly file: FileIdentity | undefined;
@@ -50,18 +53,9 @@ function reasonOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A hidden name next to the target, unguessable so nothing can be planted there in advance. */
-function tempName(name: string): string {
-  const tag = randomBytes(6).toString('hex');
-  return Buffer.byteLength(name) > 200 ? `.wt-save-${tag}.tmp` : `.${name}.wt-save-${tag}.tmp`;
-}
-
 async function removeQuietly(fs: ResolvedFs, address: ResolvedAddress): Promise<void> {
   try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
 }
-
-/** A save's temp file older than this was left by a save that died between write and rename. */
-const STALE_TEMP_MS = 60_000;
 
 interface WriteTarget {
   readonly fs: ResolvedFs;
@@ -71,24 +65,10 @@ interface WriteTarget {
   readonly display: string;
   /** The file being replaced (undefined for a new file). */
   readonly stat: FileStat | undefined;
+  /** The mode and owner the file gets instead of the replaced one's: a moved file keeps its source's. */
+  readonly carried: FileMeta | undefined;
   readonly signal: AbortSignal;
   readonly now: number;
-}
-
-/**
- * Removes the temp files that saves of this same file left when the process died between writing
- * and renaming (older than a minute, so another window's save in flight is never touched).
- */
-async function removeStaleTemps(t: WriteTarget): Promise<void> {
-  const prefix = `.${t.name}.wt-save-`;
-  if (Buffer.byteLength(t.name) > 200) return; // such saves use an anonymous temp name
-  const entries = await t.fs.readDirectory(t.folder).catch(() => []);
-  for (const entry of entries) {
-    if (entry.type !== 'file' || !entry.name.startsWith(prefix) || !/^[0-9a-f]{12}\.tmp$/.test(entry.name.slice(prefix.length))) continue;
-    const address = t.fs.join(t.folder, entry.name);
-    const stat = await t.fs.lstat(address).catch(() => undefined);
-    if (stat && t.now - stat.mtimeMs > STALE_TEMP_MS) await removeQuietly(t.fs, address);
-  }
 }
 
 interface Written {
@@ -96,9 +76,13 @@ interface Written {
   readonly inPlaceBecause: string | undefined;
 }
 
-/** Security: the permission bits a save gives the file: the original's, less setuid and setgid (new bytes must not run with another's rights). */
-function finalMode(t: WriteTarget): number | undefined {
-  return t.stat?.mode === undefined ? undefined : t.stat.mode & 0o1777;
+/**
+ * Security: the permission bits (and owner, where the process may set it) a save gives the file: the
+ * original's (a moved file's source's), less setuid and setgid (new bytes must not run with another's
+ * rights). A private file stays private when it is moved.
+ */
+function finalMeta(t: WriteTarget): Pick<WriteOptions, 'mode' | 'owner'> {
+  return metaOptions(t.carried ?? metaOf(t.stat));
 }
 
 /**
@@ -117,9 +101,8 @@ function renameSideEffect(t: WriteTarget): string | undefined {
 
 async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean, because: string): Promise<Written> {
   try {
-    const mode = finalMode(t);
     // Security: in place through no link (the final component was checked link-free; it must not become one now).
-    await t.fs.writeFile(t.address, data, { noFollow: true, ...(mode !== undefined ? { mode } : {}) });
+    await t.fs.writeFile(t.address, data, { noFollow: true, ...finalMeta(t) });
   } catch (e) {
     const code = errnoCode(e);
     if (replacing && (code === 'ENOSPC' || code === 'EDQUOT')) {
@@ -140,13 +123,12 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
   if (!t.fs.capabilities.atomicRename) return writeDirect(t, data, replacing, 'this filesystem has no atomic rename');
   const sideEffect = renameSideEffect(t);
   if (sideEffect !== undefined) return writeDirect(t, data, replacing, sideEffect);
-  await removeStaleTemps(t);
+  await removeStaleTemps(t.fs, t.folder, t.name, (mtimeMs) => t.now - mtimeMs > STALE_TEMP_MS);
   const temp = t.fs.join(t.folder, tempName(t.name));
-  const mode = finalMode(t);
   try {
     // Security: created exclusively (nothing planted there is written through) with the final mode
     // from the start, so no other user can read the new bytes of a private file meanwhile.
-    await t.fs.writeFile(temp, data, { exclusive: true, noFollow: true, ...(mode !== undefined ? { mode } : {}) });
+    await t.fs.writeFile(temp, data, { exclusive: true, noFollow: true, ...finalMeta(t) });
   } catch (e) {
     await removeQuietly(t.fs, temp);
     if (TEMP_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `a temp file could not be created in the folder (${errnoCode(e)})`);
@@ -170,13 +152,13 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
  * safe write to the call's gated `target` (the media's own path, or where it is saved as a new file).
  * Reaches disk only through `ctx.resolve` and the call's fs.
  */
-export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath, expect?: Expectation): Promise<SaveOutcome> {
+export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath, expect?: Expectation, carried?: FileMeta): Promise<SaveOutcome> {
   const store = ctx.media;
   const media: StagedMedia = store.get(mediaId);
   const samePath = pathKey(target) === pathKey(media.path);
   if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file.`, `Give save_media the path of a file to write.`);
   ctx.saveGuard.checkWriteRoot(target);
-  return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath, expect));
+  return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath, { expect, carried }));
 }
 
 /**
@@ -196,7 +178,13 @@ export interface SaveContext {
   readProtection(resolved: ResolvedPath): ReadProtection | undefined;
 }
 
-async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean, expect: Expectation | undefined): Promise<SaveOutcome> {
+/** How a write is checked and what it carries: what the target must hold (`Expectation`), and a move's source's mode and owner. */
+interface WriteTerms {
+  readonly expect: Expectation | undefined;
+  readonly carried: FileMeta | undefined;
+}
+
+async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean, terms: WriteTerms): Promise<SaveOutcome> {
   const fs = ctx.fs;
   const resolved = await ctx.resolve(target, { forWrite: true });
   const segments = target.rel.split('/');
@@ -214,7 +202,7 @@ async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: Gated
   try {
     const folder = pinned?.address ?? fs.folderOf(resolved);
     const address = pinned ? fs.join(pinned.address, name) : resolved.address;
-    return await checkAndWriteIn(ctx, media, target, samePath, expect, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
+    return await checkAndWriteIn(ctx, media, target, samePath, terms, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
   } finally {
     await pinned?.release();
   }
@@ -229,7 +217,8 @@ interface Placement {
   readonly pinned: boolean;
 }
 
-async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, expect: Expectation | undefined, place: Placement): Promise<SaveOutcome> {
+async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, terms: WriteTerms, place: Placement): Promise<SaveOutcome> {
+  const { expect, carried } = terms;
   const store = ctx.media;
   const fs = ctx.fs;
   if (ctx.signal.aborted) throw cancelled();
@@ -273,14 +262,14 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
     try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
   }
-  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
+  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, carried, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
   const file = disk === undefined ? await identityOf(fs, place.address) : undefined;
 
   const counts = savedCounts(store, media, disk);
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
-  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, written: media.bytes, file };
+  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, replacedMeta: disk === undefined ? undefined : metaOf(stat), written: media.bytes, file };
 }
 
 /** `+added −removed` from what the disk held to what was written: the media's own counts when the disk held its base (known, not diffed again). */

@@ -1,7 +1,8 @@
 import { SandboxError, invalidInput } from '../errors.ts';
 import type { GatedPath } from '../paths.ts';
 import { refuseUnsavedEditor } from './editors.ts';
-import { putBack, readDisk, removeFile } from './file-ops.ts';
+import { putBack, readFileAt, removeFile, type FileBytes } from './file-ops.ts';
+import type { PlannedStep } from './journal.ts';
 import { hashBytes } from './hash.ts';
 import type { SaveRecord } from './history.ts';
 import type { UndoContext } from './undo.ts';
@@ -12,6 +13,8 @@ interface Step {
   readonly record: SaveRecord;
   readonly path: GatedPath;
   readonly before: Uint8Array | undefined;
+  /** What the file holds now (what the save left), with its mode and owner: the journal keeps it. */
+  readonly now: FileBytes | undefined;
 }
 
 /**
@@ -28,28 +31,35 @@ export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[]
     if (path === undefined) throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was not among the files the user was asked about; nothing was undone.`, 'Call undo_save again.');
     ctx.saveGuard.checkWriteRoot(path);
     refuseUnsavedEditor(ctx.editors, path, 'undo_save');
-    const disk = await readDisk(ctx, path, 'restored');
+    const now = await readFileAt(ctx, path, 'restored');
+    const disk = now?.bytes;
     const holdsSave = record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
     if (!holdsSave) {
       throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`, `Undo the other files one by one (undo_save with save_id and path), or ask the user.`);
     }
-    steps.push({ record, path, before: await ctx.saves.before(record.id) });
+    steps.push({ record, path, before: await ctx.saves.before(record.id), now });
   }
+  const journal = await ctx.journal.begin('undo', steps.map((s): PlannedStep => ({ path: s.path, kind: s.before === undefined ? 'delete' : 'write', before: s.now, after: s.before, afterMeta: s.record.replacedMeta, keepAfter: true }))).catch((e: unknown) => {
+    throw new SandboxError('E_SANDBOX_IO', `The undo could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing was undone.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
+  });
   const done: Step[] = [];
   for (const step of [...steps].reverse()) {
     try {
-      if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true);
+      if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true, step.record.replacedMeta);
       else if (step.before === undefined) await removeFile(ctx, step.path, step.record.savedHash);
-      else await putBack(ctx, step.path, step.before, false);
+      else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta);
       ctx.media.noteDisk(step.path, step.before);
       done.push(step);
     } catch (e) {
       const failed = await redo(ctx, done);
+      if (failed.length === 0) await journal.close();
+      else ctx.log.warn(`The undo's journal (${journal.folder}) keeps what the files held; the next start of Workspace Tools on this workspace puts back what it can.`);
       const what = e instanceof SandboxError ? e.what : e instanceof Error ? e.message : String(e);
       throw new SandboxError(e instanceof SandboxError ? e.code : 'E_SANDBOX_IO', `Undoing failed at "${step.path.display}": ${what} ${failed.length ? `Putting back the files already undone failed for ${failed.join(', ')}: check them.` : 'The files already undone were put back, so nothing remains changed.'}`, 'Tell the user.', { cause: e });
     }
   }
   for (const step of steps) ctx.saves.markUndone(step.record.id, { kind: 'reverted' });
+  await journal.close();
 }
 
 /** Takes an undo back: each file gets what the save had left there again. */
@@ -58,7 +68,7 @@ async function redo(ctx: UndoContext, done: readonly Step[]): Promise<string[]> 
   for (const step of [...done].reverse()) {
     try {
       if (step.record.kind === 'delete') await removeFile(ctx, step.path, undefined);
-      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined);
+      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, step.now?.meta);
     } catch {
       failed.push(`"${step.path.display}"`);
     }

@@ -4,6 +4,7 @@ import type { Log } from '../ports.ts';
 import type { OpenEditors } from './editors.ts';
 import { refuseUnsavedEditor } from './editors.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
+import type { SetJournal } from './journal.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { hashBytes } from './hash.ts';
 import { mediaTaint } from './types.ts';
@@ -11,7 +12,7 @@ import { mediaTaint } from './types.ts';
 /** Keeps what a save replaced, for undo. Failing to keep it never fails the save: the log says why. */
 export async function recordSave(services: { readonly saves: SaveHistory; readonly log: Log }, outcome: SaveOutcome): Promise<SaveRecord | undefined> {
   try {
-    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
+    return await services.saves.record({ path: outcome.path, mediaId: outcome.mediaId, replaced: outcome.replaced, replacedMeta: outcome.replacedMeta, written: outcome.written, file: outcome.file, added: outcome.added, removed: outcome.removed });
   } catch (e) {
     services.log.warn(`The save of "${outcome.path.display}" cannot be undone: its previous bytes could not be kept (${e instanceof Error ? e.message : String(e)}).`);
     return undefined;
@@ -33,6 +34,8 @@ export type UndoAction =
  */
 export interface UndoContext extends SaveContext {
   readonly saves: SaveHistory;
+  /** Where an undo of several files is journaled before its first write (as a set is). */
+  readonly journal: SetJournal;
   readonly log: Log;
   readonly editors: OpenEditors | undefined;
 }

@@ -99,7 +99,7 @@ export const saveMedia = defineTool({
   description: 'This is the step that makes an edit real: writes the writes, deletes and moves staged with stage_file/media_apply_patch. Until it runs, nothing changed on disk. Give media_id for one file, or media_ids (up to 50) to save several as ONE set: one confirmation, every file checked before anything is written, all or nothing (a failure midway rolls back), one save_id that undo_save undoes as a whole. Prefer one set for a multi-file change. Refuses with E_SANDBOX_CONFLICT when a file changed on disk since it was staged (stage it again) or has unsaved changes in an open editor (ask the user), refuses symlinked paths and paths outside the write roots. Keeps encoding, BOM and line endings.',
   risk: 'write',
   requires: ['writable'],
-  needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'log', 'clock'],
+  needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'journal', 'log', 'clock'],
   icon: 'save',
   schema: saveMediaSchema,
   targets: (input, scope) => {

@@ -67,7 +67,7 @@ export const undoSaveTool = defineTool({
   description: 'Undoes one save_media of this session (a set as a whole: every file, deletes and moves included, back byte for byte; path undoes one file of it): writes back the bytes the file held before it (or removes a file it created), but only when the file still holds exactly what was saved. If the file changed since, nothing is overwritten: the previous bytes are staged as a media for review instead (save it with save_media to finish the undo). Give the save_id save_media returned, or omit it for the latest save.',
   risk: 'write',
   requires: ['writable'],
-  needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'log', 'clock'],
+  needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'journal', 'log', 'clock'],
   icon: 'discard',
   schema: undoSaveSchema,
   targets: (input, scope) => {

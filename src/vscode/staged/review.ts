@@ -155,7 +155,7 @@ async function discard(host: Host, arg: unknown): Promise<void> {
 
 export function registerStagedReview(host: Host): void {
   const store = host.session.media;
-  const view = new StagedChangesView(store, host.session.saves);
+  const view = new StagedChangesView(store, host.session.saves, host.recovered.map((set) => set.message));
   const watchers = new DiskWatchers(host);
   const { provider, registration } = registerStagedProvider(store);
   host.context.subscriptions.push(view, watchers, registration);

@@ -85,9 +85,13 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
   private readonly subscription: { dispose(): void };
   private readonly historySubscription: { dispose(): void };
 
-  constructor(store: MediaStore, history: SaveHistory) {
+  /** What became of the change sets an earlier process left half applied: shown atop the view for this window's life. */
+  private readonly notices: readonly string[];
+
+  constructor(store: MediaStore, history: SaveHistory, notices: readonly string[] = []) {
     this.store = store;
     this.history = history;
+    this.notices = notices;
     this.view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: this, showCollapseAll: false });
     this.status = vscode.window.createStatusBarItem('workspaceTools.staged', vscode.StatusBarAlignment.Left, 50);
     this.status.name = 'Workspace Tools: Staged Changes';
@@ -101,7 +105,7 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
     this.changed.fire(undefined);
     const count = this.store.heads().length;
     this.view.badge = count ? { value: count, tooltip: `${count} staged change${count === 1 ? '' : 's'} not saved` } : undefined;
-    this.view.message = undefined;
+    this.view.message = this.notices.length ? this.notices.join('\n') : undefined;
     this.status.text = `$(diff) ${count} staged`;
     this.status.tooltip = 'Staged changes that are not on disk yet: open the Staged Changes view';
     if (count) this.status.show(); else this.status.hide();
