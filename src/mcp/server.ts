@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { isSandboxError } from '../core/errors.ts';
 import { toolJsonSchema } from '../core/manifest.ts';
 import type { WorkspaceRoot } from '../core/paths.ts';
@@ -139,7 +139,7 @@ export class McpToolHost {
       return { content: [{ type: 'text', text: lines.join('\n') }] };
     }
     // MCP's tools spec: an unknown tool is a protocol error (-32602), not a tool result.
-    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
+    if (!isToolName(name)) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
     try {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };
@@ -147,6 +147,15 @@ export class McpToolHost {
       if (isSandboxError(e)) return failure(`${e.code}: ${e.message}`);
       return failure(`E_INTERNAL: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+}
+
+/** A JSON-RPC error as the SDK sends it (its code and message; McpError would prefix "MCP error -32602: "). */
+class ProtocolError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
   }
 }
 

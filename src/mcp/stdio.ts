@@ -89,11 +89,10 @@ export class LineTransport implements Transport {
       return;
     }
     if (this.skipping === undefined) {
-      const sofar = Buffer.concat(this.pending);
-      this.skipping = { bytes: sofar.length, head: Buffer.from(sofar.subarray(0, KEPT_ENDS)), tail: Buffer.alloc(0) };
+      part = Buffer.concat([...this.pending, part]);
+      this.skipping = { bytes: 0, head: Buffer.from(part.subarray(0, KEPT_ENDS)), tail: Buffer.alloc(0) };
       this.pending = [];
       this.pendingBytes = 0;
-      part = Buffer.concat([sofar.subarray(KEPT_ENDS), part]);
     }
     this.skipping.bytes += part.length;
     this.skipping.tail = Buffer.from(Buffer.concat([this.skipping.tail, part.subarray(-KEPT_ENDS)]).subarray(-KEPT_ENDS));

@@ -223,7 +223,7 @@ test('issue 44 item 11: an unknown tool is a protocol error (-32602, as MCP\'s t
   await assert.rejects(c.call('read_text_file', { path: 'a' }), (e: unknown) => {
     assert.ok(e instanceof McpError);
     assert.equal(e.code, ErrorCode.InvalidParams);
-    assert.match(e.message, /Unknown tool "read_text_file"\. Tools: open_file, .*list_roots\./);
+    assert.match(e.message, /^MCP error -32602: Unknown tool "read_text_file"\. Tools: open_file, .*list_roots\./);
     return true;
   });
   const invalid = await c.call('open_file', { path: 42 });
