@@ -228,3 +228,16 @@ test('run_shell_command under --gate approve: allow_protected_writes is refused 
   const result = (JSON.parse(fetched.stdout) as { result: { refusedHosts: string[] } }).result;
   assert.deepEqual(result.refusedHosts, ['127.0.0.1:9']);
 });
+
+test('issue 44 item 13: under a Node older than 22 the CLI and the MCP server refuse to start, naming the version, and write nothing to stdout', (tc) => {
+  const ws = testDir(tc);
+  // Node 20 as the CLI sees it: process.version is all it reads.
+  const preload = nodePath.join(testDir(tc).path, 'node20.cjs');
+  writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n");
+  for (const args of [['--root', ws.path, '--gate', 'approve', 'list_directory', '{}'], ['mcp', '--root', ws.path, '--gate', 'approve']]) {
+    const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], { input: '', encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2, args[0]);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, 'workspace-tools: needs Node 22 or later, and this is Node 20.20.2. Run it with a newer node (`node --version` says which one is on PATH).\n');
+  }
+});

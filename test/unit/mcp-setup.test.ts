@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mcpClientSnippets, mcpSetupMarkdown } from '../../src/mcp/setup.ts';
+import { MCP_USAGE } from '../../src/cli/mcp.ts';
+import { toolAnnotations } from '../../src/mcp/annotations.ts';
+import { TOOL_NAMES } from '../../src/core/tools/names.ts';
 
 const setup = { node: 'node', cli: '/opt/ext/dist/cli.js', roots: ['/home/me/my project', "/home/me/it's"] };
 const args = (gate: string): string[] => ['/opt/ext/dist/cli.js', 'mcp', '--root', '/home/me/my project', '--root', "/home/me/it's", '--gate', gate];
@@ -25,4 +29,12 @@ test('the MCP setup document has a section and a fenced snippet per client', () 
   const markdown = mcpSetupMarkdown(setup);
   assert.deepEqual(markdown.match(/^## .+$/gm), ['## VS Code', '## Claude Code', '## Codex', '## Cursor']);
   assert.equal(markdown.match(/^```(json|sh|toml)$/gm)?.length, 4);
+});
+
+test('issue 44 item 13: README\'s MCP usage line is the server\'s own, and its hints name the tools that carry destructiveHint', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const usage = MCP_USAGE.split('\n')[0]!.replace(/^Usage: workspace-tools /, 'node dist/cli.js ');
+  assert.ok(readme.includes(`\n${usage}\n`), `README shows ${usage}`);
+  const hints = /`destructiveHint` only on ((?:`\w+`(?:, | and )?)+)/.exec(readme.replace(/\n\s*/g, ' '))?.[1] ?? assert.fail('no destructiveHint sentence');
+  assert.deepEqual([...hints.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort(), TOOL_NAMES.filter((name) => toolAnnotations(name).destructiveHint).sort());
 });
