@@ -87,7 +87,7 @@ export async function runMcpServer(argv: readonly string[]): Promise<number> {
   };
   const host = new McpToolHost({ gate: args.gate, allowSecrets: args.allowSecrets, version: VERSION, network: args.allowDomains.length > 0, warn, ...(args.askTimeoutMs !== undefined ? { askTimeoutMs: args.askTimeoutMs } : {}) });
   const roots = folders(args.roots);
-  const { session, close } = await openCliSession({ roots, policyFile: args.policyFile, gate: host.gate, askHost: host.askHost, liveRoots: host.roots, allowDomains: args.allowDomains, audit });
+  const { session, close } = await openCliSession({ roots, policyFile: args.policyFile, gate: host.gate, askHost: host.askHost, liveRoots: host.roots, vocabulary: host.vocabulary, allowDomains: args.allowDomains, audit });
   host.attach(session, roots);
   const closed = new Promise<void>((resolve) => { host.server.onclose = () => resolve(); });
   const stop = (): void => { void host.server.close(); };

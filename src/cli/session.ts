@@ -7,6 +7,7 @@ import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
+import { CLI_VOCABULARY, type HostVocabulary } from '../core/vocabulary.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
 import { folderWatch } from '../core/shell/folder-watch.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
@@ -35,6 +36,8 @@ export interface CliSessionSpec {
   /** Asks about a host no `--allow-domain` allows (the MCP server's elicitation); absent: refused, and the result says so. */
   readonly askHost?: HostDecider;
   readonly audit: (entry: AuditEntry) => void;
+  /** The host's words for what the person can change (default: the CLI's flags). */
+  readonly vocabulary?: HostVocabulary;
 }
 
 /** A headless session over the local disk (the CLI's and the MCP server's), with its own spool folder; `close` removes it. */
@@ -60,6 +63,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     policy: () => parsedRules.policy,
     ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),
     clock: { now: () => Date.now() },
+    vocabulary: spec.vocabulary ?? CLI_VOCABULARY,
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
     shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, watchGit: watch.watchGit, ...(spec.askHost ? { askHost: spec.askHost } : {}) },

@@ -14,6 +14,7 @@ import { mcpGate, mcpHostDecider, type Elicitor, type McpGateMode } from './gate
 import type { HostDecider } from '../core/shell/port.ts';
 import { GuardedTransport } from './guard.ts';
 import { narrowRoots } from './roots.ts';
+import { mcpVocabulary, type HostVocabulary } from '../core/vocabulary.ts';
 import { throttledProgress, type ProgressReporter } from '../core/results/progress.ts';
 
 /** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
@@ -68,6 +69,11 @@ export class McpToolHost {
   /** Asks the person about network hosts, through elicitation. */
   readonly askHost: HostDecider;
   readonly roots = (): readonly WorkspaceRoot[] => this.current;
+  /** The server's words (its flags) for the session's messages; a call that finds no folder names the client's roots and --root. */
+  readonly vocabulary: HostVocabulary = mcpVocabulary(() => ({
+    what: `No workspace folder: the client's roots (${this.clientRoots === undefined ? 'none announced' : this.clientRoots.join(', ') || 'an empty list'}) leave none of the server's --root folders (${this.serverRoots.map((r) => r.localPath ?? r.address).join(', ') || 'none'}).`,
+    next: 'Tell the user: the server serves the folders its --root options name, in their MCP client\'s configuration, narrowed by the roots the client announces.',
+  }));
   private readonly options: McpHostOptions;
   private serverRoots: readonly WorkspaceRoot[] = [];
   private current: readonly WorkspaceRoot[] = [];

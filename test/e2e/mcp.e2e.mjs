@@ -70,7 +70,7 @@ test('MCP in agent mode: our server defined by an extension; open_file on .env a
     // The person submits the form as it comes: the default refuses.
     await submit.click();
     const refused = await d.waitFor(() => events().find((e) => e.event === 'request' && e.results?.length >= 2), 'open_file\'s result', STEP_TIMEOUT);
-    assert.match(refused.results[1].text, /E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"/);
+    assert.match(refused.results[1].text, /E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"/);
     await d.waitFor(() => events().find((e) => e.event === 'final'), 'the model\'s final answer', STEP_TIMEOUT);
     await screenshot('final');
     // Nothing the model received, in any request, holds the canary.

@@ -241,3 +241,19 @@ test('issue 44 item 13: under a Node older than 22 the CLI and the MCP server re
     assert.equal(r.stderr, 'workspace-tools: needs Node 22 or later, and this is Node 20.20.2. Run it with a newer node (`node --version` says which one is on PATH).\n');
   }
 });
+
+test('issue 44 item 10: the CLI\'s messages name its own flags (the --policy file, this CLI session), not VS Code\'s settings', (tc) => {
+  const ws = testDir(tc);
+  mkdirSync(nodePath.join(ws.path, 'private'));
+  writeFileSync(nodePath.join(ws.path, 'private', 'keys.txt'), 'k\n');
+  const policy = nodePath.join(testDir(tc).path, 'rules.json');
+  writeFileSync(policy, JSON.stringify([{ glob: 'private/**', read: 'deny' }]));
+  const stdin = [
+    JSON.stringify({ tool: 'open_file', input: { path: 'private/keys.txt' } }),
+    JSON.stringify({ tool: 'artifact_read', input: { callId: 'art-000000-9' } }),
+  ].join('\n');
+  const r = cli(['--root', ws.path, '--gate', 'approve', '--policy', policy], stdin);
+  const [denied, gone] = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { error: { message: string } }).error.message);
+  assert.equal(denied, 'open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the --policy file.');
+  assert.match(gone ?? '', /artifacts live only as long as this CLI session and this id is not one of them/);
+});

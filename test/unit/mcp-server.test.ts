@@ -47,13 +47,15 @@ interface ConnectOptions {
   readonly shell?: ShellHost;
   /** The server's --ask-timeout, in ms. */
   readonly askTimeoutMs?: number;
+  /** Attach the session with no --root folder (a state the CLI never starts in), to see what a call without a folder says. */
+  readonly noServerRoots?: boolean;
 }
 
 async function connect(tc: Parameters<typeof session>[0], options: ConnectOptions = {}): Promise<Connected> {
   const warnings: string[] = [];
   const host = new McpToolHost({ gate: options.gate ?? 'approve', allowSecrets: options.allowSecrets ?? false, version: '0.0.0', warn: (m) => warnings.push(m), ...(options.askTimeoutMs !== undefined ? { askTimeoutMs: options.askTimeoutMs } : {}) });
-  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, search: createRipgrepSearch(testRipgrep()), ...(options.shell ? { shell: options.shell } : {}) } });
-  host.attach(t.session, [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
+  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, vocabulary: host.vocabulary, search: createRipgrepSearch(testRipgrep()), ...(options.shell ? { shell: options.shell } : {}) } });
+  host.attach(t.session, options.noServerRoots ? [] : [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
   const asked: string[] = [];
   const roots = options.roots?.(t.root) ?? [];
   const client = new Client({ name: 'test-client', version: '0.0.0' }, {
@@ -131,7 +133,7 @@ for (const [why, answer] of [
     withSecret(c.t);
     const opened = await c.call('open_file', { path: '.env' });
     assert.equal(opened.isError, true);
-    assert.match(opened.text, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"\. Do not retry/);
+    assert.match(opened.text, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"\. Do not retry/);
     assert.doesNotMatch(opened.text, new RegExp(CANARY));
     const searched = await c.call('search_files', { pattern: 'API_KEY', hidden: true, no_ignore: true });
     assert.doesNotMatch(searched.text, new RegExp(CANARY));
@@ -487,4 +489,29 @@ test('issue 44 item 7: --ask-timeout is counted again from each progress the cli
   answer(allowOnce());
   const result = await opened;
   assert.notEqual(result.isError, true, JSON.stringify(result));
+});
+
+test('issue 44 item 10: messages over MCP speak the server\'s words (its --policy file, this MCP session), never VS Code\'s settings, editor session or "open a folder"', async (tc) => {
+  const c = await connect(tc, { rules: [{ glob: 'private/**', read: 'deny' }], answer: () => ({ action: 'decline' }) });
+  mkdirSync(nodePath.join(c.t.root, 'private'));
+  writeFileSync(nodePath.join(c.t.root, 'private', 'keys.txt'), CANARY);
+  withSecret(c.t);
+  const texts: string[] = [];
+  const denied = await c.call('open_file', { path: 'private/keys.txt' });
+  texts.push(denied.text);
+  assert.equal(denied.text, 'E_SANDBOX_REFUSED: open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the server\'s --policy file.');
+  const gone = await c.call('artifact_read', { callId: 'art-000000-9' });
+  texts.push(gone.text);
+  assert.match(gone.text, /artifacts live only as long as this MCP session \(until the server stops or the client reconnects\) and this id is not one of them/);
+  const declined = await c.call('open_file', { path: '.env' });
+  texts.push(declined.text);
+  assert.match(declined.text, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"\./);
+  for (const text of texts) assert.doesNotMatch(text, /workspaceTools\.|editor session|open a folder|protected file/, text);
+});
+
+test('issue 44 item 10 (and 5): a call that finds no folder says which roots the client sent and which --root folders the server has', async (tc) => {
+  const c = await connect(tc, { noServerRoots: true, roots: (ws) => [pathToFileURL(ws).href] });
+  const listed = await c.call('list_directory', { path: 'src' });
+  assert.equal(listed.isError, true);
+  assert.equal(listed.text, `E_SANDBOX_NOT_FOUND: No workspace folder: the client's roots (${pathToFileURL(c.t.root).href}) leave none of the server's --root folders (none). Tell the user: the server serves the folders its --root options name, in their MCP client's configuration, narrowed by the roots the client announces.`);
 });
