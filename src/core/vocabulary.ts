@@ -11,6 +11,8 @@ export type BudgetName = 'media' | 'undo';
 export interface HostVocabulary {
   /** Where the rules are changed ("workspaceTools.rules"; "the --policy file"). */
   readonly rules: string;
+  /** Where the hosts commands may reach are allowed ("workspaceTools.shell.allowedDomains"; "--allow-domain"). */
+  readonly allowedDomains: string;
   /** How long artifacts, staged media and saves live ("the editor session"). */
   readonly session: string;
   /** Where a budget is raised, in parentheses after its name: a setting, or that nothing raises it here. */
@@ -22,6 +24,7 @@ export interface HostVocabulary {
 /** VS Code's words: its settings and its window. */
 export const VSCODE_VOCABULARY: HostVocabulary = {
   rules: 'workspaceTools.rules',
+  allowedDomains: 'workspaceTools.shell.allowedDomains',
   session: 'the editor session',
   budget: (name) => (name === 'media' ? 'workspaceTools.media.memoryBudgetMB' : 'workspaceTools.undo.diskBudgetMB'),
   noFolder: () => ({ what: 'No workspace folder is open, so there is nothing to address.', next: 'Ask the user to open a folder.' }),
@@ -35,6 +38,7 @@ function fixedBudget(host: string): (name: BudgetName) => string {
 /** The CLI's words: its flags. */
 export const CLI_VOCABULARY: HostVocabulary = {
   rules: 'the --policy file',
+  allowedDomains: '--allow-domain',
   session: 'this CLI session',
   budget: fixedBudget('the CLI'),
   noFolder: () => ({ what: 'No workspace folder was given, so there is nothing to address.', next: 'Tell the user to start the CLI with --root DIR.' }),
@@ -47,6 +51,7 @@ export const CLI_VOCABULARY: HostVocabulary = {
 export function mcpVocabulary(noFolder: () => Narration): HostVocabulary {
   return {
     rules: 'the server\'s --policy file',
+    allowedDomains: 'the server\'s --allow-domain',
     session: 'this MCP session (until the server stops or the client reconnects)',
     budget: fixedBudget('the MCP server'),
     noFolder,
