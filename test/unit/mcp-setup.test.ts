@@ -12,7 +12,7 @@ const args = (gate: string): string[] => ['/opt/ext/dist/cli.js', 'mcp', '--root
 
 test('the MCP setup snippets run the server with every workspace folder as a --root, quoted right for each client', () => {
   const byClient = new Map(mcpClientSnippets(setup).map((s) => [s.client, s]));
-  assert.deepEqual([...byClient.keys()], ['VS Code', 'Claude Code', 'Codex', 'Cursor']);
+  assert.deepEqual([...byClient.keys()], ['VS Code', 'Claude Code', 'Codex', 'Gemini CLI', 'Cursor']);
   assert.deepEqual(JSON.parse(byClient.get('VS Code')!.text), { servers: { 'workspace-tools': { type: 'stdio', command: 'node', args: args('elicit') } } });
   assert.deepEqual(JSON.parse(byClient.get('Cursor')!.text), { mcpServers: { 'workspace-tools': { command: 'node', args: args('approve') } } });
   // TOML basic strings take JSON's escapes for these characters.
@@ -23,12 +23,14 @@ test('the MCP setup snippets run the server with every workspace folder as a --r
   // The shell line, run by bash with `claude` standing for a command that prints its arguments.
   const printed = execFileSync('bash', ['-c', `claude() { printf '%s\\n' "$@"; }; ${byClient.get('Claude Code')!.text}`], { encoding: 'utf8' });
   assert.deepEqual(printed.trimEnd().split('\n'), ['mcp', 'add', 'workspace-tools', '--', 'node', ...args('approve')]);
+  const gemini = execFileSync('bash', ['-c', `gemini() { printf '%s\\n' "$@"; }; ${byClient.get('Gemini CLI')!.text}`], { encoding: 'utf8' });
+  assert.deepEqual(gemini.trimEnd().split('\n'), ['mcp', 'add', 'workspace-tools', 'node', '--', ...args('approve')]);
 });
 
 test('the MCP setup document has a section and a fenced snippet per client', () => {
   const markdown = mcpSetupMarkdown(setup);
-  assert.deepEqual(markdown.match(/^## .+$/gm), ['## VS Code', '## Claude Code', '## Codex', '## Cursor']);
-  assert.equal(markdown.match(/^```(json|sh|toml)$/gm)?.length, 4);
+  assert.deepEqual(markdown.match(/^## .+$/gm), ['## VS Code', '## Claude Code', '## Codex', '## Gemini CLI', '## Cursor']);
+  assert.equal(markdown.match(/^```(json|sh|toml)$/gm)?.length, 5);
 });
 
 test('issue 44 item 13: README\'s MCP usage line is the server\'s own, and its hints name the tools that carry destructiveHint', () => {
