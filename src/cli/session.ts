@@ -42,7 +42,7 @@ export interface CliSessionSpec {
 
 /** A headless session over the local disk (the CLI's and the MCP server's), with its own spool folder; `close` removes it. */
 export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly session: Session; close(): Promise<void> }> {
-  const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : []);
+  const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : [], spec.policyFile);
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
   // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
   await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);

@@ -257,3 +257,15 @@ test('issue 44 item 10: the CLI\'s messages name its own flags (the --policy fil
   assert.equal(denied, 'open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the --policy file.');
   assert.match(gone ?? '', /artifacts live only as long as this CLI session and this id is not one of them/);
 });
+
+test('issue 44 item 10: an invalid --policy file is named as the file, not as VS Code\'s workspaceTools.rules setting', (tc) => {
+  const ws = testDir(tc);
+  const policy = nodePath.join(testDir(tc).path, 'rules.json');
+  writeFileSync(policy, JSON.stringify([{ glob: 'private/**', read: 'maybe' }]));
+  for (const args of [['--root', ws.path, '--gate', 'approve', '--policy', policy, 'list_directory', '{}'], ['mcp', '--root', ws.path, '--gate', 'approve', '--policy', policy]]) {
+    const r = cli(args);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`^workspace-tools: Invalid policy: ${policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[0\\]\\["read"\\]: `));
+    assert.doesNotMatch(r.stderr, /workspaceTools/);
+  }
+});
