@@ -6,6 +6,7 @@ import { SandboxError, isSandboxError } from '../core/errors.ts';
 import type { Gate } from '../core/ports.ts';
 import { USAGE, UsageError, parseArgs, type CliArgs } from './args.ts';
 import { runMcpServer } from './mcp.ts';
+import { unsupportedNode } from './node-version.ts';
 import { folders, openCliSession } from './session.ts';
 
 interface CallOutcome { readonly line: string; readonly ok: boolean }
@@ -48,6 +49,11 @@ async function runCall(session: Session, toolName: unknown, input: unknown, sign
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  const oldNode = unsupportedNode(process.version);
+  if (oldNode !== undefined) {
+    process.stderr.write(`workspace-tools: ${oldNode}\n`);
+    return 2;
+  }
   if (argv[0] === 'mcp') return runMcpServer(argv.slice(1));
   let args: CliArgs;
   try {

@@ -8,6 +8,7 @@ import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
 import { workspaceStateDir } from '../core/state-dir.ts';
+import { CLI_VOCABULARY, type HostVocabulary } from '../core/vocabulary.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
 import { readPolicyFile, UsageError } from './args.ts';
@@ -35,11 +36,13 @@ export interface CliSessionSpec {
   /** Asks about a host no `--allow-domain` allows (the MCP server's elicitation); absent: refused, and the result says so. */
   readonly askHost?: HostDecider;
   readonly audit: (entry: AuditEntry) => void;
+  /** The host's words for what the person can change (default: the CLI's flags). */
+  readonly vocabulary?: HostVocabulary;
 }
 
 /** A headless session over the local disk (the CLI's and the MCP server's), with its own spool folder; `close` removes it. */
 export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly session: Session; close(): Promise<void> }> {
-  const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : []);
+  const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : [], spec.policyFile);
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
   // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
   await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
@@ -58,6 +61,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     policy: () => parsedRules.policy,
     ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),
     clock: { now: () => Date.now() },
+    vocabulary: spec.vocabulary ?? CLI_VOCABULARY,
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
     stateDir,

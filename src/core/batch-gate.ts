@@ -1,6 +1,7 @@
 import { cancelled, refused, type SandboxError } from './errors.ts';
-import type { GateCall, GateTarget } from './gate.ts';
+import { askedFileKind, type GateCall, type GateTarget } from './gate.ts';
 import { deniedBy, type Denial, type Judgement } from './pipeline.ts';
+import type { HostVocabulary } from './vocabulary.ts';
 import type { Gate } from './ports.ts';
 
 /**
@@ -28,13 +29,13 @@ export function planBatch(targets: readonly GateTarget[], denials: Judgement['de
  * (`again`): a denied path is refused alone; a path an `ask` rule protects (by its name or, now, by a
  * link's) is asked in a modal of its own, every time, naming it alone. Returns the entries refused, by index.
  */
-export async function confirmEach(gate: Gate, call: GateCall, batch: BatchPlan, again: Judgement, signal: AbortSignal): Promise<Map<number, SandboxError>> {
+export async function confirmEach(gate: Gate, call: GateCall, batch: BatchPlan, again: Judgement, signal: AbortSignal, words: HostVocabulary): Promise<Map<number, SandboxError>> {
   const refusals = new Map<number, SandboxError>();
   const answered = new Map<string, SandboxError | undefined>();
   for (const [i, entry] of batch.entries.entries()) {
     const target = again.targets[i] ?? entry.target;
     const denial = again.denials[i] ?? entry.denial;
-    if (denial !== undefined) { refusals.set(i, deniedBy(call.tool, denial)); continue; }
+    if (denial !== undefined) { refusals.set(i, deniedBy(call.tool, denial, words)); continue; }
     if (target.action !== 'ask' && entry.target.action !== 'ask') continue;
     // The same path twice in one batch is asked about once.
     if (!answered.has(target.display)) {
@@ -43,7 +44,7 @@ export async function confirmEach(gate: Gate, call: GateCall, batch: BatchPlan, 
       const verdict = await gate({ tool: call.tool, origin: call.origin, risk: call.risk, summary: entry.summary, targets: [asked], secret: true }, signal);
       answered.set(target.display, verdict.allow ? undefined : verdict.reason
         ? refused(verdict.reason.what, verdict.reason.next)
-        : refused(`The user declined ${call.tool} on the protected file "${asked.display}" (the rule "${asked.rule ?? ''}").`, 'Do not retry it or look for its contents another way; ask the user for what you need.'));
+        : refused(`The user declined ${call.tool} on ${askedFileKind(asked)} "${asked.display}" (the rule "${asked.rule ?? ''}").`, 'Do not retry it or look for its contents another way; ask the user for what you need.'));
     }
     const declined = answered.get(target.display);
     if (declined) refusals.set(i, declined);

@@ -86,10 +86,15 @@ export interface Verdict {
   readonly reason?: Narration;
 }
 
+/** What an asked file is, in a refusal: a secret is not a protected file (README's two kinds), and a person's own ask rule is neither. */
+export function askedFileKind(target: Pick<GateTarget, 'source'>): string {
+  return target.source === 'secret' ? 'the secret file' : target.source === 'protected' ? 'the protected file' : 'the file';
+}
+
 /** Why a call the person declined did not run, for the model: a protected file is not to be sought another way. */
 export function declinedReason(call: Pick<GateCall, 'tool' | 'targets'>): Narration {
   const secret = call.targets.find((t) => t.action === 'ask');
   return secret
-    ? { what: `The user declined ${call.tool} on the protected file "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
+    ? { what: `The user declined ${call.tool} on ${askedFileKind(secret)} "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
     : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' };
 }

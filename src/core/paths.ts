@@ -1,4 +1,5 @@
-import { SandboxError, refused, fromFsError, errnoCode } from './errors.ts';
+import { SandboxError, refused, fromFsError, errnoCode, type Narration } from './errors.ts';
+import { VSCODE_VOCABULARY } from './vocabulary.ts';
 import type { FileStat, WorkspaceFs } from './ports.ts';
 
 export interface WorkspaceRoot {
@@ -95,8 +96,11 @@ function folderList(roots: readonly WorkspaceRoot[]): string {
  * Pure lexical translation of a model path. Refuses every form that could name something outside
  * the workspace or display as something other than what it opens.
  */
-export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[]): ModelPath {
-  if (roots.length === 0) throw new SandboxError('E_SANDBOX_NOT_FOUND', 'No workspace folder is open, so there is nothing to address.', 'Ask the user to open a folder.');
+export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[], noFolder: () => Narration = VSCODE_VOCABULARY.noFolder): ModelPath {
+  if (roots.length === 0) {
+    const { what, next } = noFolder();
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', what, next);
+  }
   if (raw.length > MAX_PATH_CHARS) throw refuse(raw.slice(0, 80) + '…', `it is ${raw.length} characters long, over the limit of ${MAX_PATH_CHARS}`);
   if (raw.includes('\0')) throw refuse(raw, 'it contains a NUL byte');
   if (CONTROL.test(raw)) throw refuse(raw, 'it contains a control character');

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, refused } from './errors.ts';
+import type { HostVocabulary } from './vocabulary.ts';
 import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
 import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
 import { strictest, type Policy, type PolicyDecision } from './policy.ts';
@@ -57,10 +58,10 @@ export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk
 }
 
 /** The refusal of a call whose target a rule denies. */
-export function deniedBy(toolName: string, denial: Denial): SandboxError {
-  if (denial.taintOf !== undefined) return refused(`${toolName} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change workspaceTools.rules.`);
+export function deniedBy(toolName: string, denial: Denial, words: HostVocabulary): SandboxError {
+  if (denial.taintOf !== undefined) return refused(`${toolName} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change ${words.rules}.`);
   const through = denial.alias ? `, as it is also "${denial.alias.path}" through the link "${denial.alias.link}"` : '';
-  return refused(`${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
+  return refused(`${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change ${words.rules}.`);
 }
 
 /**
@@ -68,8 +69,8 @@ export function deniedBy(toolName: string, denial: Denial): SandboxError {
  * which only an approved call may). Judged again with the links walked since, a target that a link
  * makes denied is refused, and one it makes asked is asked again, as a secret, saying which link.
  */
-export async function confirmRejudged(gate: Gate, toolName: string, asked: GateCall, again: Judgement, signal: AbortSignal): Promise<void> {
-  if (again.denial !== undefined) throw deniedBy(toolName, again.denial);
+export async function confirmRejudged(gate: Gate, toolName: string, asked: GateCall, again: Judgement, signal: AbortSignal, words: HostVocabulary): Promise<void> {
+  if (again.denial !== undefined) throw deniedBy(toolName, again.denial, words);
   const raised = again.targets.find((t, i) => t.action === 'ask' && asked.targets[i]?.action !== 'ask');
   if (raised === undefined) return;
   if (signal.aborted) throw cancelled();

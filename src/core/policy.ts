@@ -249,12 +249,15 @@ export interface ParsedRules {
   readonly errors: readonly string[];
 }
 
-/** Parses one `workspaceTools.rules` value; `where` names its scope in the errors ("in .vscode/settings.json"). */
-export function parseRuleList(raw: unknown, where?: string): { rules: Rule[]; errors: string[] } {
+/**
+ * Parses one `workspaceTools.rules` value; `where` names its scope in the errors ("in
+ * .vscode/settings.json"), and `name` what the person calls the list (the CLI's policy file).
+ */
+export function parseRuleList(raw: unknown, where?: string, name = 'workspaceTools.rules'): { rules: Rule[]; errors: string[] } {
   const at = where ? ` in ${where}` : '';
   const list = raw ?? [];
   if (!Array.isArray(list)) {
-    return { rules: [], errors: [`workspaceTools.rules${at}: expected a list of rules, got ${list === null ? 'null' : typeof list}.`] };
+    return { rules: [], errors: [`${name}${at}: expected a list of rules, got ${list === null ? 'null' : typeof list}.`] };
   }
   // Each rule on its own: Security: one broken entry must not take its valid neighbours (a deny among them) down with it.
   const rules: Rule[] = [];
@@ -262,12 +265,12 @@ export function parseRuleList(raw: unknown, where?: string): { rules: Rule[]; er
   list.forEach((entry: unknown, index) => {
     const parsed = ruleSchema.safeParse(entry);
     if (!parsed.success) {
-      errors.push(...parsed.error.issues.map((i) => `workspaceTools.rules${[index, ...i.path].map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`));
+      errors.push(...parsed.error.issues.map((i) => `${name}${[index, ...i.path].map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`));
       return;
     }
     const problem = ruleGlobProblem(parsed.data.glob);
     if (problem === undefined) rules.push(parsed.data);
-    else errors.push(`Invalid glob ${JSON.stringify(parsed.data.glob)} in workspaceTools.rules${at}: ${problem}.`);
+    else errors.push(`Invalid glob ${JSON.stringify(parsed.data.glob)} in ${name}${at}: ${problem}.`);
   });
   return { rules, errors };
 }
@@ -293,7 +296,7 @@ export const INVALID_RULES_REASON = 'a workspaceTools.rules value is invalid, so
  * neighbours stay in force, and every path that no stricter rule covers asks until it is fixed
  * (a deny stays a deny), and the error is reported.
  */
-export function parseRules(raw: unknown): ParsedRules {
-  const { rules, errors } = parseRuleList(raw);
+export function parseRules(raw: unknown, name?: string): ParsedRules {
+  const { rules, errors } = parseRuleList(raw, undefined, name);
   return { policy: new Policy(rules, { askEverything: errors.length > 0 }), errors };
 }

@@ -10,6 +10,7 @@ import type { OutlinePort } from './outline/port.ts';
 import type { WriteRoots } from './media/write-roots.ts';
 import type { TextEncoding } from './text/encoding.ts';
 import type { ShellHost } from './shell/port.ts';
+import type { HostVocabulary } from './vocabulary.ts';
 
 /* What a host gives a Session: its ports, the policy, the limits. */
 export interface SessionLimits {
@@ -66,4 +67,6 @@ export interface SessionOptions {
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
   /** The OS sandbox for run_shell_command; absent: the tool is not offered. */
   readonly shell?: ShellHost;
+  /** The host's words for what the person can change, in the messages (default: VS Code's). */
+  readonly vocabulary?: HostVocabulary;
 }

@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
+import { VSCODE_VOCABULARY, type HostVocabulary } from './vocabulary.ts';
 import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
 import { displayOf, normalizeModelPath, resolveOnDisk, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
 import type { Policy } from './policy.ts';
@@ -97,12 +98,15 @@ export class Session implements TargetScope {
   readonly editors: OpenEditors | undefined;
   /** run_shell_command's sandbox and what the session keeps for it (hosts allowed for the session). */
   readonly shell: ShellServices | undefined;
+  /** The host's words for what the person can change (its settings or flags), for the messages. */
+  readonly vocabulary: HostVocabulary;
   private readonly options: SessionOptions;
   /** The same fs, typed for resolved addresses only: what a call's tool gets. */
   private readonly resolvedFs: ResolvedFs;
 
   constructor(options: SessionOptions) {
     this.options = options;
+    this.vocabulary = options.vocabulary ?? VSCODE_VOCABULARY;
     this.fs = options.fs;
     this.resolvedFs = resolvedFs(options.fs);
     this.gate = options.gate;
@@ -113,13 +117,14 @@ export class Session implements TargetScope {
     this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck() } : undefined;
     this.clock = options.clock;
     this.log = options.log;
-    this.artifacts = new ArtifactStore({ fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
-    this.media = new MediaStore({ clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.artifacts = new ArtifactStore({ lifetime: this.vocabulary.session, fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
+    this.media = new MediaStore({ budgetSetting: this.vocabulary.budget('media'), clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.saveGuard = new SaveGuard(options.writeRoots);
     this.links = new LinkCache(options.fs, options.clock, options.log);
     this.saves = new SaveHistory({
       dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
       budgetBytes: () => this.limits.undoBudgetBytes,
+      budgetSetting: this.vocabulary.budget('undo'),
       clock: options.clock,
     });
     const spoolState = async (): Promise<string> => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'state'); };
@@ -150,7 +155,7 @@ export class Session implements TargetScope {
   get declaration(): SchemaDeclaration { return { supportsFollow: this.search?.supportsFollow ?? false }; }
 
   /** Pure lexical translation of a model path against the current workspace folders. */
-  normalize(raw: string): ModelPath { return normalizeModelPath(raw, this.roots); }
+  normalize(raw: string): ModelPath { return normalizeModelPath(raw, this.roots, this.vocabulary.noFolder); }
 
   /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
   folderScope(path: string | undefined): ModelPath[] {
@@ -235,7 +240,7 @@ export class Session implements TargetScope {
       const denial = prepared.denial;
       if (denial !== undefined) {
         verdict = { allow: false, decidedBy: 'rule' };
-        throw deniedBy(tool.name, denial);
+        throw deniedBy(tool.name, denial, this.vocabulary);
       }
       if (options.confirmed !== undefined && options.confirmed !== confirmationOf(prepared.call)) {
         verdict = { allow: false, decidedBy: 'rule' };
@@ -254,8 +259,8 @@ export class Session implements TargetScope {
       // A call that writes to disk is judged with the links as they are now; others with a recent walk.
       // A command's writes are held by the kernel, which follows links itself: its cwd is judged as a read.
       await this.links.refresh(this.roots, tool.needs.includes('saveGuard') && tool.risk !== 'exec' ? 0 : LINKS_MAX_AGE_MS);
-      const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal) : undefined;
-      if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal);
+      const refusals = prepared.batch ? await confirmEach(this.gate, prepared.call, prepared.batch, prepared.rejudge(), signal, this.vocabulary) : undefined;
+      if (!prepared.batch) await confirmRejudged(this.gate, tool.name, prepared.call, prepared.rejudge(), signal, this.vocabulary);
       if (signal.aborted) throw cancelled();
       const ctx = callContext({ fs: this.fs, gate: this.gate, policy: () => this.policy, roots: () => this.roots }, { toolName: tool.name, call: prepared.call, risks: prepared.risks, paths: prepared.paths, ...(refusals ? { refusals } : {}) }, signal, options.page ?? DEFAULT_PAGE, options.progress);
       const outcome = await prepared.execute(ctx, this.services);

@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cancelled } from '../core/errors.ts';
 import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
@@ -22,6 +23,8 @@ export interface ElicitOutcome {
 export interface Elicitor {
   readonly canElicit: () => boolean;
   readonly elicit: (message: string, schema: ConfirmSchema, signal: AbortSignal) => Promise<ElicitOutcome>;
+  /** How long a question waits (`--ask-timeout`); undefined: as long as the person takes. */
+  readonly askTimeoutMs?: number | undefined;
 }
 
 /** The form the person fills in (arrays mutable only because the SDK's types want them so). */
@@ -58,11 +61,24 @@ export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elic
       answer = await elicitor.elicit(message(call), CONFIRM_SCHEMA, signal);
     } catch (e) {
       if (signal.aborted) throw cancelled();
-      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and asking them through the MCP client failed (${e instanceof Error ? e.message : String(e)}).`, 'Retry once; if it fails again, ask the user to check the MCP client.');
+      if (isUnanswered(e)) {
+        const waited = elicitor.askTimeoutMs === undefined ? '' : ` within ${formatSeconds(elicitor.askTimeoutMs)} (the server's --ask-timeout)`;
+        return refused(call, `${reasonToAsk(call)}, so the person was asked to confirm it, and did not answer${waited}.`, 'It did not run. Ask the user whether they want it before calling it again.');
+      }
+      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and the MCP client could not show them the question (${e instanceof Error ? e.message : String(e)}).`, 'It did not run. Tell the user the question could not be shown; their MCP client\'s log says why.');
     }
     if (answer.action === 'accept' && answer.content?.['decision'] === ALLOW) return { allow: true, decidedBy: 'person' };
     return { allow: false, decidedBy: 'person', reason: declinedReason(call) };
   };
+}
+
+/** The question ended with no answer: the wait ran out (-32001), or the client went away (-32000). */
+function isUnanswered(e: unknown): boolean {
+  return e instanceof McpError && (e.code === ErrorCode.RequestTimeout || e.code === ErrorCode.ConnectionClosed);
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function refused(call: GateCall, why: string, next: string): Verdict {

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { isSandboxError } from '../core/errors.ts';
 import { toolJsonSchema } from '../core/manifest.ts';
 import type { WorkspaceRoot } from '../core/paths.ts';
@@ -11,7 +12,9 @@ import { TOOL_NAMES } from '../core/tools/names.ts';
 import { toolAnnotations } from './annotations.ts';
 import { mcpGate, mcpHostDecider, type Elicitor, type McpGateMode } from './gate.ts';
 import type { HostDecider } from '../core/shell/port.ts';
+import { GuardedTransport } from './guard.ts';
 import { narrowRoots } from './roots.ts';
+import { mcpVocabulary, type HostVocabulary } from '../core/vocabulary.ts';
 import { throttledProgress, type ProgressReporter } from '../core/results/progress.ts';
 
 /** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
@@ -28,7 +31,16 @@ export interface McpHostOptions {
   readonly network?: boolean;
   /** Where a problem nobody asked about is told (stderr: stdout carries only JSON-RPC). */
   readonly warn: (message: string) => void;
+  /**
+   * How long a question to the person (an elicitation) waits for an answer, in ms, counted again
+   * from each progress the client reports (`--ask-timeout`); absent: as long as the person takes,
+   * like a VS Code confirmation.
+   */
+  readonly askTimeoutMs?: number;
 }
+
+// The longest timer Node keeps (about 24.8 days): the SDK's request timeout is a timer, and a longer one fires at once.
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The tools as MCP lists them: the manifest's names, descriptions and schemas, with hints. */
 export function mcpToolList(network = false): McpTool[] {
@@ -57,9 +69,17 @@ export class McpToolHost {
   /** Asks the person about network hosts, through elicitation. */
   readonly askHost: HostDecider;
   readonly roots = (): readonly WorkspaceRoot[] => this.current;
+  /** The server's words (its flags) for the session's messages; a call that finds no folder names the client's roots and --root. */
+  readonly vocabulary: HostVocabulary = mcpVocabulary(() => ({
+    what: `No workspace folder: the client's roots (${this.clientRoots === undefined ? 'none announced' : this.clientRoots.join(', ') || 'an empty list'}) leave none of the server's --root folders (${this.serverRoots.map((r) => r.localPath ?? r.address).join(', ') || 'none'}).`,
+    next: 'Tell the user: the server serves the folders its --root options name, in their MCP client\'s configuration, narrowed by the roots the client announces.',
+  }));
   private readonly options: McpHostOptions;
   private serverRoots: readonly WorkspaceRoot[] = [];
   private current: readonly WorkspaceRoot[] = [];
+  /** The roots the client last announced (file URIs), and those of them that narrowed nothing. */
+  private clientRoots: readonly string[] | undefined;
+  private ignoredRoots: readonly string[] = [];
   private session: Session | undefined;
   // A call waits for the roots asked of the client, so that it never runs on wider ones.
   private rootsKnown: Promise<void> = Promise.resolve();
@@ -69,7 +89,9 @@ export class McpToolHost {
     this.server = new Server({ name: 'workspace-tools', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     const elicitor: Elicitor = {
       canElicit: () => this.server.getClientCapabilities()?.elicitation !== undefined,
-      elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal }),
+      // A progress callback makes the request carry a progress token, so a client that reports progress restarts the wait.
+      elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal, timeout: options.askTimeoutMs ?? NO_TIMEOUT_MS, resetTimeoutOnProgress: true, onprogress: () => undefined }),
+      askTimeoutMs: options.askTimeoutMs,
     };
     this.gate = mcpGate(options.gate, options.allowSecrets, elicitor);
     this.askHost = mcpHostDecider(options.gate, elicitor);
@@ -86,6 +108,11 @@ export class McpToolHost {
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.askRoots());
   }
 
+  /** Serves on `transport`; requests that must not run (before initialize, a malformed tools/call) are answered with a readable error. */
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(new GuardedTransport(transport));
+  }
+
   /** Serves `session`, whose gate and roots are this host's, over the folders given with `--root`. */
   attach(session: Session, roots: readonly WorkspaceRoot[]): void {
     this.session = session;
@@ -96,7 +123,14 @@ export class McpToolHost {
   private askRoots(): void {
     if (this.server.getClientCapabilities()?.roots === undefined) return;
     this.rootsKnown = this.server.listRoots().then(
-      ({ roots }) => { this.current = narrowRoots(this.serverRoots, roots.map((r) => r.uri)); },
+      ({ roots }) => {
+        const uris = roots.map((r) => r.uri);
+        const narrowed = narrowRoots(this.serverRoots, uris);
+        this.clientRoots = uris;
+        this.current = narrowed.roots;
+        this.ignoredRoots = narrowed.ignored;
+        if (narrowed.ignored.length > 0) this.options.warn(ignoredRootsLine(narrowed.ignored, this.serverRoots));
+      },
       (e: unknown) => { this.options.warn(`the client announced roots but did not list them (${e instanceof Error ? e.message : String(e)}); serving the --root folders`); },
     );
   }
@@ -106,10 +140,12 @@ export class McpToolHost {
     const session = this.session;
     if (!session) return failure('E_INTERNAL: the server has no session yet. Retry the call.');
     if (name === LIST_ROOTS) {
-      const roots = this.current;
-      return { content: [{ type: 'text', text: roots.length === 0 ? 'No workspace folder: the client\'s roots leave none of the server\'s folders.' : roots.map((r) => `${r.name}\t${r.localPath ?? r.address}`).join('\n') }] };
+      const lines = this.current.map((r) => `${r.name}\t${r.localPath ?? r.address}`);
+      if (this.ignoredRoots.length > 0) lines.push(ignoredRootsLine(this.ignoredRoots, this.serverRoots));
+      return { content: [{ type: 'text', text: lines.join('\n') }] };
     }
-    if (!isToolName(name)) return failure(`E_SANDBOX_INVALID_INPUT: Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
+    // MCP's tools spec: an unknown tool is a protocol error (-32602), not a tool result.
+    if (!isToolName(name)) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
     try {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };
@@ -118,6 +154,20 @@ export class McpToolHost {
       return failure(`E_INTERNAL: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+}
+
+/** A JSON-RPC error as the SDK sends it (its code and message; McpError would prefix "MCP error -32602: "). */
+class ProtocolError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** One line on the client's roots that narrowed nothing, for the log and list_roots. */
+function ignoredRootsLine(ignored: readonly string[], server: readonly WorkspaceRoot[]): string {
+  return `Ignored the client's roots ${ignored.join(', ')}: they are no local folder or lie outside the server's --root folders (${server.map((r) => r.localPath ?? r.address).join(', ')}), which only the server's --root widens.`;
 }
 
 function failure(text: string): CallToolResult {

@@ -34,6 +34,11 @@ export function mcpClientSnippets(setup: McpSetup): McpClientSnippet[] {
       text: `[mcp_servers.workspace-tools]\ncommand = ${JSON.stringify(setup.node)}\nargs = [${args('approve').map((a) => JSON.stringify(a)).join(', ')}]`,
     },
     {
+      // Gemini CLI starts no MCP server in a folder it does not trust.
+      client: 'Gemini CLI', where: 'a terminal in the project (a folder Gemini CLI trusts)', language: 'sh',
+      text: ['gemini', 'mcp', 'add', 'workspace-tools', setup.node, '--', ...args('approve')].map(shellQuote).join(' '),
+    },
+    {
       client: 'Cursor', where: '.cursor/mcp.json', language: 'json',
       text: JSON.stringify({ mcpServers: { 'workspace-tools': { command: setup.node, args: args('approve') } } }, null, 2),
     },

@@ -5,6 +5,7 @@ import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { privateRunFolder } from '../core/artifacts/run-folders.ts';
 import { Session } from '../core/session.ts';
+import { VSCODE_VOCABULARY } from '../core/vocabulary.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
 import { createRipgrep } from '../core/search/ripgrep-process.ts';
@@ -123,6 +124,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     ...(search ? { search } : {}),
     ...(ripgrep ? { ripgrep } : {}),
     clock: { now: () => Date.now() },
+    vocabulary: VSCODE_VOCABULARY,
     log,
     spoolDir: spool.dir,
     ...(stateDir !== undefined ? { stateDir } : {}),

@@ -239,7 +239,7 @@ describe('agent mode with the scripted model', () => {
             assert.equal(await page.locator(CHAT.toolConfirmation).count(), 0, 'an in-chat confirmation is also asking');
           },
           afterResult: async ({ received }, result) => {
-            assert.match(result, /declined open_file on the protected file "\.env"/, 'the refusal is narrated');
+            assert.match(result, /declined open_file on the secret file "\.env"/, 'the refusal is narrated');
             assert.ok(!result.includes(CANARY));
             assert.ok(received().length > 0, 'the scripted model recorded what it received');
           },

@@ -3,11 +3,12 @@
 // in agent mode; open_file on .env makes the server ask through VS Code's elicitation form, the
 // person declines, and the canary never reaches the model.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { repoRoot } from '../host/ensure.mjs';
+import { cacheDir, repoRoot } from '../host/ensure.mjs';
 import * as d from './driver.mjs';
 
 const CANARY = 'WT_CANARY_ENV_7f3a';
@@ -70,7 +71,7 @@ test('MCP in agent mode: our server defined by an extension; open_file on .env a
     // The person submits the form as it comes: the default refuses.
     await submit.click();
     const refused = await d.waitFor(() => events().find((e) => e.event === 'request' && e.results?.length >= 2), 'open_file\'s result', STEP_TIMEOUT);
-    assert.match(refused.results[1].text, /E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"/);
+    assert.match(refused.results[1].text, /E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"/);
     await d.waitFor(() => events().find((e) => e.event === 'final'), 'the model\'s final answer', STEP_TIMEOUT);
     await screenshot('final');
     // Nothing the model received, in any request, holds the canary.
@@ -83,5 +84,33 @@ test('MCP in agent mode: our server defined by an extension; open_file on .env a
   } finally {
     await wb?.close();
     rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+// Issue 44 item 5: the MCP Inspector's CLI (the way its README shows it) announces an empty roots
+// list; the server used to keep no folder, and every file call failed.
+const INSPECTOR_VERSION = '2.12.0';
+
+/** The Inspector's CLI launcher, installed from npm into the host cache on first use. */
+function ensureInspector() {
+  const dir = join(cacheDir(), `mcp-inspector-${INSPECTOR_VERSION}`);
+  const launcher = join(dir, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+  if (!existsSync(launcher)) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('npm', ['install', '--no-save', '--no-package-lock', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`], { cwd: dir, stdio: 'ignore', timeout: 300_000 });
+  }
+  return launcher;
+}
+
+test(`issue 44 item 5: the MCP Inspector ${INSPECTOR_VERSION} CLI, with its default roots, finds and lists files under --root`, { timeout: 360_000 }, () => {
+  const launcher = ensureInspector();
+  const ws = realpathSync(mkdtempSync(join(tmpdir(), 'wt-mcp-inspector-')));
+  try {
+    writeFileSync(join(ws, 'a.txt'), 'hello\n');
+    const inspect = (...args) => JSON.parse(execFileSync(process.execPath, [launcher, '--cli', process.execPath, join(repoRoot, 'dist/cli.js'), 'mcp', '--root', ws, '--gate', 'approve', '--method', 'tools/call', ...args], { cwd: ws, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] }));
+    assert.deepEqual(inspect('--tool-name', 'find_files', '--tool-arg', 'glob=*.txt').content, [{ type: 'text', text: '1 file:\na.txt' }]);
+    assert.deepEqual(inspect('--tool-name', 'list_roots').content, [{ type: 'text', text: `${ws.split('/').pop()}\t${ws}` }]);
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
   }
 });

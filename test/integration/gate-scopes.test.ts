@@ -43,7 +43,7 @@ describe('workspace settings may only tighten the gate', () => {
     api.decider.answer = 'decline';
     const asked = api.decider.asked.length;
     const result = await invoke('open_file', { path: '.env' });
-    assert.match(result, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"/);
+    assert.match(result, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"/);
     assert.equal(api.decider.asked.length, asked + 1, 'the secret modal was shown');
     assert.equal(api.decider.asked.at(-1)?.message, 'Allow open_file to read the protected file ".env"?');
     assert.ok(!result.includes(CANARY));

@@ -45,7 +45,7 @@ describe('gate in VS Code', () => {
     api.decider.answer = 'decline';
     // A refusal is returned as the tool's result (not thrown), led by its code.
     const message = await invoke('open_file', { path: '.env' });
-    assert.match(message, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"/);
+    assert.match(message, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"/);
     assert.equal(api.decider.asked.length, asked + 1);
     const last = api.decider.asked.at(-1)!;
     assert.equal(last.message, 'Allow open_file to read the protected file ".env"?');

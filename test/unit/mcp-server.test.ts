@@ -9,7 +9,7 @@ import * as nodePath from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { languageModelToolEntries } from '../../src/core/manifest.ts';
 import type { Rule } from '../../src/core/policy.ts';
 import { LIST_ROOTS, McpToolHost } from '../../src/mcp/server.ts';
@@ -45,13 +45,17 @@ interface ConnectOptions {
   readonly rules?: Rule[];
   /** run_shell_command's host (its OS sandbox); absent: the server has no shell. */
   readonly shell?: ShellHost;
+  /** The server's --ask-timeout, in ms. */
+  readonly askTimeoutMs?: number;
+  /** Attach the session with no --root folder (a state the CLI never starts in), to see what a call without a folder says. */
+  readonly noServerRoots?: boolean;
 }
 
 async function connect(tc: Parameters<typeof session>[0], options: ConnectOptions = {}): Promise<Connected> {
   const warnings: string[] = [];
-  const host = new McpToolHost({ gate: options.gate ?? 'approve', allowSecrets: options.allowSecrets ?? false, version: '0.0.0', warn: (m) => warnings.push(m) });
-  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, search: createRipgrepSearch(testRipgrep()), ...(options.shell ? { shell: options.shell } : {}) } });
-  host.attach(t.session, [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
+  const host = new McpToolHost({ gate: options.gate ?? 'approve', allowSecrets: options.allowSecrets ?? false, version: '0.0.0', warn: (m) => warnings.push(m), ...(options.askTimeoutMs !== undefined ? { askTimeoutMs: options.askTimeoutMs } : {}) });
+  const t = session(tc, { ...(options.rules ? { rules: options.rules } : {}), overrides: { gate: host.gate, roots: host.roots, vocabulary: host.vocabulary, search: createRipgrepSearch(testRipgrep()), ...(options.shell ? { shell: options.shell } : {}) } });
+  host.attach(t.session, options.noServerRoots ? [] : [{ name: nodePath.basename(t.root), address: t.root, localPath: t.root }]);
   const asked: string[] = [];
   const roots = options.roots?.(t.root) ?? [];
   const client = new Client({ name: 'test-client', version: '0.0.0' }, {
@@ -64,7 +68,7 @@ async function connect(tc: Parameters<typeof session>[0], options: ConnectOption
   const sent: JSONRPCMessage[] = [];
   const send = serverSide.send.bind(serverSide);
   serverSide.send = (message, options) => { sent.push(message); return send(message, options); };
-  await host.server.connect(serverSide);
+  await host.connect(serverSide);
   await client.connect(clientSide);
   tc.after(() => client.close());
   const call = async (name: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => {
@@ -129,7 +133,7 @@ for (const [why, answer] of [
     withSecret(c.t);
     const opened = await c.call('open_file', { path: '.env' });
     assert.equal(opened.isError, true);
-    assert.match(opened.text, /^E_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env"\. Do not retry/);
+    assert.match(opened.text, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"\. Do not retry/);
     assert.doesNotMatch(opened.text, new RegExp(CANARY));
     const searched = await c.call('search_files', { pattern: 'API_KEY', hidden: true, no_ignore: true });
     assert.doesNotMatch(searched.text, new RegExp(CANARY));
@@ -173,18 +177,16 @@ test('roots: the client\'s roots narrow --root (a subfolder), never widen it, an
   // The roots were asked at initialization, when sub did not exist yet: announce them again.
   await c.client.sendRootsListChanged();
   const roots = await c.call(LIST_ROOTS, {});
-  assert.equal(roots.text, `sub\t${nodePath.join(c.t.root, 'sub')}`);
+  assert.equal(roots.text, `sub\t${nodePath.join(c.t.root, 'sub')}\nIgnored the client's roots ${pathToFileURL(outside).href}: they are no local folder or lie outside the server's --root folders (${c.t.root}), which only the server's --root widens.`);
   const listed = await c.call('list_directory', {});
   assert.match(listed.text, /in\.txt/);
   assert.doesNotMatch(listed.text, /top\.txt|far\.txt/);
   assert.equal((await c.call('open_file', { path: '../top.txt' })).isError, true);
   assert.equal((await c.call('open_file', { path: nodePath.join(outside, 'far.txt') })).isError, true);
-  // The client drops its roots: nothing is left.
+  // The client drops its roots: an empty list narrows nothing, so --root is served again.
   c.roots.splice(0, c.roots.length);
   await c.client.sendRootsListChanged();
-  assert.match((await c.call(LIST_ROOTS, {})).text, /^No workspace folder/);
-  const none = await c.call('list_directory', {});
-  assert.doesNotMatch(none.text, /in\.txt|top\.txt|far\.txt/, none.text);
+  assert.equal((await c.call(LIST_ROOTS, {})).text, `${nodePath.basename(c.t.root)}\t${c.t.root}`);
 });
 
 test('cancelling a call while the person is being asked withdraws the question and ends the call as cancelled', async (tc) => {
@@ -218,11 +220,14 @@ test('a result larger than one page comes back as its first page and a result ar
   assert.match(searched.text, /artifact_read/);
 });
 
-test('an unknown tool and invalid arguments are narrated errors', async (tc) => {
+test('issue 44 item 11: an unknown tool is a protocol error (-32602, as MCP\'s tools spec has it) naming the tools; invalid arguments are a narrated tool error the model sees', async (tc) => {
   const c = await connect(tc);
-  const unknown = await c.call('read_text_file', { path: 'a' });
-  assert.deepEqual([unknown.isError, unknown.text.split(':')[0]], [true, 'E_SANDBOX_INVALID_INPUT']);
-  assert.match(unknown.text, /Unknown tool "read_text_file"\. Tools: open_file, .*list_roots\./);
+  await assert.rejects(c.call('read_text_file', { path: 'a' }), (e: unknown) => {
+    assert.ok(e instanceof McpError);
+    assert.equal(e.code, ErrorCode.InvalidParams);
+    assert.match(e.message, /^MCP error -32602: Unknown tool "read_text_file"\. Tools: open_file, .*list_roots\./);
+    return true;
+  });
   const invalid = await c.call('open_file', { path: 42 });
   assert.equal(invalid.isError, true);
   assert.match(invalid.text, /^E_SANDBOX_INVALID_INPUT: /);
@@ -388,4 +393,125 @@ test('progress: a client that passes a progress token hears how far a long call 
   const before = c.sent.filter((m) => 'method' in m && m.method === 'notifications/progress').length;
   await c.call('search_files', { pattern: 'needle' });
   assert.equal(c.sent.filter((m) => 'method' in m && m.method === 'notifications/progress').length, before);
+});
+
+test('issue 44 item 5: an empty roots list (the MCP Inspector announces one) narrows nothing: every file call works on --root', async (tc) => {
+  const c = await connect(tc, { roots: () => [] });
+  writeFileSync(nodePath.join(c.t.root, 'a.txt'), 'hello\n');
+  assert.equal((await c.call(LIST_ROOTS, {})).text, `${nodePath.basename(c.t.root)}\t${c.t.root}`);
+  const found = await c.call('find_files', { glob: '*.txt' });
+  assert.equal(found.isError, false, found.text);
+  assert.match(found.text, /a\.txt/);
+  assert.equal((await c.call('open_file', { path: 'a.txt' })).isError, false);
+  assert.deepEqual(c.warnings, []);
+});
+
+test('issue 44 item 5: client roots outside --root (a user-scope config started from another folder) are ignored, with one line in the log and in list_roots', async (tc) => {
+  const outside = realpathSync(mkdtempSync(nodePath.join(tmpdir(), 'wt-mcp-outside-')));
+  tc.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(nodePath.join(outside, 'far.txt'), CANARY);
+  const elsewhere = pathToFileURL(outside).href;
+  const gone = pathToFileURL(nodePath.join(outside, 'gone')).href;
+  const c = await connect(tc, { roots: () => [elsewhere, gone] });
+  writeFileSync(nodePath.join(c.t.root, 'a.txt'), 'hello\n');
+  const roots = (await c.call(LIST_ROOTS, {})).text.split('\n');
+  assert.equal(roots[0], `${nodePath.basename(c.t.root)}\t${c.t.root}`);
+  const line = `Ignored the client's roots ${elsewhere}, ${gone}: they are no local folder or lie outside the server's --root folders (${c.t.root}), which only the server's --root widens.`;
+  assert.deepEqual(roots.slice(1), [line]);
+  assert.deepEqual(c.warnings, [line]);
+  assert.match((await c.call('list_directory', {})).text, /a\.txt/);
+  const far = await c.call('open_file', { path: nodePath.join(outside, 'far.txt') });
+  assert.equal(far.isError, true);
+  assert.doesNotMatch(far.text, new RegExp(CANARY));
+});
+
+/** Answers nothing, ever; resolves `asked` when the question comes. */
+function silentPerson(): { asked: Promise<void>; answer: () => Promise<ElicitResult> } {
+  let resolve: () => void = () => undefined;
+  const asked = new Promise<void>((r) => { resolve = r; });
+  return { asked, answer: () => { resolve(); return new Promise<ElicitResult>(() => undefined); } };
+}
+
+test('issue 44 item 7: a question waits as long as the person takes (no 60 s request timeout), and an answer after 61 s still counts', { timeout: 30_000 }, async (tc) => {
+  tc.mock.timers.enable({ apis: ['setTimeout'] });
+  let answer: (result: ElicitResult) => void = () => undefined;
+  let asking: () => void = () => undefined;
+  const askedNow = new Promise<void>((resolve) => { asking = resolve; });
+  const c = await connect(tc, { answer: () => { asking(); return new Promise<ElicitResult>((resolve) => { answer = resolve; }); } });
+  withSecret(c.t);
+  // The client's own wait for the call is the client's to choose (this one waits as long as the server).
+  const opened = c.client.callTool({ name: 'open_file', arguments: { path: '.env' } }, undefined, { timeout: 2 ** 31 - 1 }) as Promise<CallToolResult>;
+  await askedNow;
+  // The SDK's default request timeout is 60 s: a minute and more passes with the question open.
+  tc.mock.timers.tick(61_000);
+  tc.mock.timers.tick(3_600_000);
+  answer(allowOnce());
+  const result = await opened;
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+});
+
+test('issue 44 item 7: with --ask-timeout, a question nobody answers is refused saying the person did not answer, not that something failed', async (tc) => {
+  const person = silentPerson();
+  const c = await connect(tc, { answer: person.answer, askTimeoutMs: 200 });
+  withSecret(c.t);
+  const opened = await c.call('open_file', { path: '.env' });
+  assert.equal(opened.isError, true);
+  assert.match(opened.text, /^E_SANDBOX_REFUSED: open_file on "\.env" was refused: "\.env" matches the secret rule "[^"]+".*, so the person was asked to confirm it, and did not answer within 0\.2 s \(the server's --ask-timeout\)\. It did not run\. Ask the user whether they want it before calling it again\.$/);
+  assert.doesNotMatch(opened.text, /Retry|failed/);
+});
+
+test('issue 44 item 7: --ask-timeout is counted again from each progress the client reports on the question', { timeout: 30_000 }, async (tc) => {
+  tc.mock.timers.enable({ apis: ['setTimeout'] });
+  let answer: (result: ElicitResult) => void = () => undefined;
+  let report: () => Promise<void> = async () => undefined;
+  let asking: () => void = () => undefined;
+  const askedNow = new Promise<void>((resolve) => { asking = resolve; });
+  const c = await connect(tc, {
+    askTimeoutMs: 10_000,
+    answer: () => { asking(); return new Promise<ElicitResult>((resolve) => { answer = resolve; }); },
+  });
+  c.client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    asking();
+    assert.ok(token !== undefined, 'the question carries a progress token');
+    report = () => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, message: 'the person is reading' } });
+    return new Promise<ElicitResult>((resolve) => { answer = resolve; });
+  });
+  withSecret(c.t);
+  const opened = c.client.callTool({ name: 'open_file', arguments: { path: '.env' } }, undefined, { timeout: 2 ** 31 - 1 }) as Promise<CallToolResult>;
+  await askedNow;
+  for (let i = 0; i < 3; i++) {
+    tc.mock.timers.tick(8_000);
+    await report();
+    // The notification reaches the server before the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  answer(allowOnce());
+  const result = await opened;
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+});
+
+test('issue 44 item 10: messages over MCP speak the server\'s words (its --policy file, this MCP session), never VS Code\'s settings, editor session or "open a folder"', async (tc) => {
+  const c = await connect(tc, { rules: [{ glob: 'private/**', read: 'deny' }], answer: () => ({ action: 'decline' }) });
+  mkdirSync(nodePath.join(c.t.root, 'private'));
+  writeFileSync(nodePath.join(c.t.root, 'private', 'keys.txt'), CANARY);
+  withSecret(c.t);
+  const texts: string[] = [];
+  const denied = await c.call('open_file', { path: 'private/keys.txt' });
+  texts.push(denied.text);
+  assert.equal(denied.text, 'E_SANDBOX_REFUSED: open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the server\'s --policy file.');
+  const gone = await c.call('artifact_read', { callId: 'art-000000-9' });
+  texts.push(gone.text);
+  assert.match(gone.text, /artifacts live only as long as this MCP session \(until the server stops or the client reconnects\) and this id is not one of them/);
+  const declined = await c.call('open_file', { path: '.env' });
+  texts.push(declined.text);
+  assert.match(declined.text, /^E_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"\./);
+  for (const text of texts) assert.doesNotMatch(text, /workspaceTools\.|editor session|open a folder|protected file/, text);
+});
+
+test('issue 44 item 10 (and 5): a call that finds no folder says which roots the client sent and which --root folders the server has', async (tc) => {
+  const c = await connect(tc, { noServerRoots: true, roots: (ws) => [pathToFileURL(ws).href] });
+  const listed = await c.call('list_directory', { path: 'src' });
+  assert.equal(listed.isError, true);
+  assert.equal(listed.text, `E_SANDBOX_NOT_FOUND: No workspace folder: the client's roots (${pathToFileURL(c.t.root).href}) leave none of the server's --root folders (none). Tell the user: the server serves the folders its --root options name, in their MCP client's configuration, narrowed by the roots the client announces.`);
 });

@@ -1,6 +1,7 @@
 // Issue 28: `node dist/cli.js mcp` over real stdio, spawned by the SDK's own client transport. stdout
 // must hold only JSON-RPC: the transport reports any other line as an error.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
@@ -107,4 +108,98 @@ test('attack: a command that breaks out of its code span into Markdown and an HT
   assert.ok(summary!.startsWith(`run \`${command}\` in ${nodePath.basename(ws.path)} (sandboxed: `), summary);
   assert.equal(paths, 'Paths: "."');
   assert.equal(readdirSync(ws.path).length, 0, 'the declined command ran nothing');
+});
+
+interface RawReply { readonly id?: string | number; readonly result?: unknown; readonly error?: { readonly code: number; readonly message: string } }
+
+/** `dist/cli.js mcp` over raw stdio: lines in, replies out, in order; ended when the test ends. */
+function rawServer(tc: TestContext, root: string): { send(line: string | Buffer): void; reply(): Promise<RawReply>; stderr(): string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, 'mcp', '--root', root, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const replies: RawReply[] = [];
+  const waiting: ((reply: RawReply) => void)[] = [];
+  let buffer = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const reply = JSON.parse(buffer.slice(0, nl)) as RawReply;
+      buffer = buffer.slice(nl + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(reply); else replies.push(reply);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  tc.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  return {
+    send: (line) => { child.stdin.write(line); child.stdin.write('\n'); },
+    reply: () => new Promise((resolve) => { const next = replies.shift(); if (next) resolve(next); else waiting.push(resolve); }),
+    stderr: () => stderr,
+    exited,
+  };
+}
+
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+test('issue 44 item 11: protocol edges over raw stdio: malformed JSON is -32700, a batch and a non-message -32600, tools/list before initialize refused, a tools/call without a name or with arguments: null is -32602 in words, an unknown tool -32602', { timeout: 60_000 }, async (tc) => {
+  const ws = testDir(tc);
+  const s = rawServer(tc, ws.path);
+  s.send('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
+  const parse = await s.reply();
+  assert.deepEqual([parse.id, parse.error?.code], [undefined, -32700]);
+  assert.match(parse.error?.message ?? '', /^Parse error: the line is not JSON \(.+\)\. Send one JSON-RPC message per line\.$/);
+  s.send(JSON.stringify([{ jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }]));
+  const batch = await s.reply();
+  assert.equal(batch.error?.code, -32600);
+  assert.equal(batch.error?.message, 'Invalid Request: a batch (a JSON array of 2 messages) is not part of MCP since 2025-06-18; nothing in it was run. Send each message on its own line.');
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 42 }));
+  assert.deepEqual((await s.reply()).error?.code, -32600);
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }));
+  assert.deepEqual(await s.reply(), { jsonrpc: '2.0', id: 5, result: {} });
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }));
+  assert.deepEqual(await s.reply(), { jsonrpc: '2.0', id: 6, error: { code: -32600, message: 'tools/list came before initialize: an MCP session starts with the initialize request (then notifications/initialized); only ping may come earlier. Send initialize first.' } });
+
+  s.send(INITIALIZE);
+  assert.equal((await s.reply()).id, 'init');
+  s.send(INITIALIZED);
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {} } }));
+  assert.deepEqual(await s.reply(), { jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'tools/call needs params.name, the tool to call, as a string (got none); tools/list names the tools.' } });
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'list_directory', arguments: null } }));
+  assert.deepEqual(await s.reply(), { jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'tools/call\'s params.arguments must be an object of list_directory\'s arguments, or left out for none (got null).' } });
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'read_text_file', arguments: {} } }));
+  const unknown = await s.reply();
+  assert.equal(unknown.error?.code, -32602);
+  assert.match(unknown.error?.message ?? '', /^Unknown tool "read_text_file"\. Tools: open_file, /);
+  // Arguments the tool does not take are the tool's error, which the model sees and can correct.
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'list_directory', arguments: { max_depth: 0 } } }));
+  const invalid = await s.reply() as { result?: { isError?: boolean; content: { text: string }[] } };
+  assert.equal(invalid.result?.isError, true);
+  assert.match(invalid.result?.content[0]?.text ?? '', /^E_SANDBOX_INVALID_INPUT: /);
+  // And the server still serves.
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'list_roots' } }));
+  const roots = await s.reply();
+  assert.deepEqual([roots.id, roots.error], [11, undefined]);
+});
+
+test('issue 44 item 12: a JSON-RPC message over 10 MiB is answered with an error (its id, where it can be found), told on stderr, and the server goes on', { timeout: 60_000 }, async (tc) => {
+  const ws = testDir(tc);
+  const s = rawServer(tc, ws.path);
+  s.send(INITIALIZE);
+  await s.reply();
+  s.send(INITIALIZED);
+  // The id last, as the SDK's clients write it.
+  const content = 'x'.repeat(11 * 1024 * 1024);
+  s.send(JSON.stringify({ method: 'tools/call', params: { name: 'stage_file', arguments: { path: 'big.txt', content } }, jsonrpc: '2.0', id: 12 }));
+  const big = await s.reply();
+  assert.equal(big.id, 12);
+  assert.equal(big.error?.code, -32600);
+  assert.match(big.error?.message ?? '', /^The message was 11\.0 MiB, over the 10\.0 MiB this server reads in one message, so it was not read\. Send less in one call/);
+  assert.match(s.stderr(), /workspace-tools: a JSON-RPC message of 11\.0 MiB came in, over the 10\.0 MiB this server reads in one message: it was skipped unread and answered with an error; the server goes on\./);
+  s.send(JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'list_roots' } }));
+  const roots = await s.reply();
+  assert.deepEqual([roots.id, roots.error], [13, undefined]);
 });

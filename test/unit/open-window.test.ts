@@ -169,7 +169,7 @@ describe('several files at once', () => {
     assert.doesNotMatch(text, new RegExp(CANARY));
     assert.doesNotMatch(JSON.stringify(result), new RegExp(CANARY));
     assert.match(text, /^Opened 4 of 5 files\.\n== src\/a\.ts ==\nartifact [^\n]+\nLines 1-1 of 1:\n1\texport const a = 1;\n\(end of file\)\n/);
-    assert.match(text, /\n== \.env ==\nE_SANDBOX_REFUSED: The user declined open_file on the protected file "\.env" \(the rule "[^"]+"\)\. Do not retry it or look for its contents another way; ask the user for what you need\.\n== src\/c\.ts ==/);
+    assert.match(text, /\n== \.env ==\nE_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env" \(the rule "[^"]+"\)\. Do not retry it or look for its contents another way; ask the user for what you need\.\n== src\/c\.ts ==/);
     assert.equal(s.session.artifacts.list().some((a) => a.path === '.env'), false, 'the declined secret was never opened');
   });
 

@@ -22,6 +22,8 @@ export interface ArtifactStoreOptions {
   readonly clock: Clock;
   readonly budgetBytes: () => number;
   readonly nonStreamingMaxBytes: () => number;
+  /** How long artifacts live, as the host says it (default: "the editor session"). */
+  readonly lifetime?: string;
   /** The encoding the user's settings give a file (VS Code's files.encoding), if any. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
@@ -129,7 +131,7 @@ export class ArtifactStore {
     if (was !== undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone.`, `Open "${was.path}" again with open_file (it will show the file as it is now).`);
     }
-    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as the editor session and this id is not one of them.`, `Open the file again with open_file and use the callId it returns.`);
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as ${this.options.lifetime ?? 'the editor session'} and this id is not one of them.`, `Open the file again with open_file and use the callId it returns.`);
   }
 
   /**

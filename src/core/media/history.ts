@@ -58,6 +58,8 @@ export interface SaveHistoryOptions {
   readonly dir: () => Promise<string>;
   /** Disk budget for the kept bytes; the oldest saves' bytes are dropped beyond it. */
   readonly budgetBytes: () => number;
+  /** Where the person raises it, as the host names it (default: VS Code's setting). */
+  readonly budgetSetting?: string;
   readonly clock: Clock;
 }
 
@@ -118,7 +120,7 @@ export class SaveHistory {
       savedHash: hashKept(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
     };
     if (size > budget) {
-      const record: SaveRecord = { ...base, lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (workspaceTools.undo.diskBudgetMB)` };
+      const record: SaveRecord = { ...base, lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})` };
       this.entries.set(id, { record, kept: 0, files: undefined });
       this.changed.fire();
       return record;
@@ -196,7 +198,7 @@ export class SaveHistory {
       if (entry.kept === 0 || !entry.files) continue;
       used -= entry.kept;
       entry.kept = 0;
-      entry.record = { ...entry.record, lost: 'the oldest saves were dropped to stay within the undo budget (workspaceTools.undo.diskBudgetMB)' };
+      entry.record = { ...entry.record, lost: `the oldest saves were dropped to stay within the undo budget (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})` };
       void fsp.rm(entry.files.before, { force: true });
       void fsp.rm(entry.files.after, { force: true });
     }

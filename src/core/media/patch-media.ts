@@ -24,7 +24,7 @@ export function patchMedia(store: MediaStore, parentId: string, patch: MediaPatc
   if (parent.change.kind === 'delete') {
     throw invalidInput(`Media ${parent.id} stages the deletion of "${parent.path.display}", so there is nothing to patch.`, `Stage the file again with stage_file to edit it instead of deleting it.`);
   }
-  const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
+  const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(store.options.budgetSetting ? { budgetSetting: store.options.budgetSetting } : {}), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
   if (parent.encoding === 'binary') {
     throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text.`, `Stage a text file, or replace the whole file with stage_file and content.`);
   }

@@ -20,6 +20,8 @@ export interface PatchSubject {
   readonly protectedFrom?: string;
   /** The largest text, in characters, the patch may produce (the staged-media budget): checked before it is built. */
   readonly maxChars?: number;
+  /** Where the person raises the staged-media budget, as the host names it (default: VS Code's setting). */
+  readonly budgetSetting?: string;
 }
 
 export interface PatchOutcome {
@@ -164,7 +166,7 @@ export function applyEdits(text: string, edits: readonly FindReplace[], eol: Eol
 }
 
 function tooLarge(edit: FindReplace, label: string, subject: PatchSubject, room: number): SandboxError {
-  return new SandboxError('E_SANDBOX_TOO_LARGE', `${label}replacing ${edit.replace_all ? 'every occurrence of find' : 'find'} would make ${subject.mediaId} ("${subject.display}") larger than the staged-media budget of ${subject.maxChars} characters (room for ${Math.max(0, room)} replacements of this size); nothing was changed. Replace fewer occurrences, or a shorter text, or ask the user to raise workspaceTools.media.memoryBudgetMB.`, '');
+  return new SandboxError('E_SANDBOX_TOO_LARGE', `${label}replacing ${edit.replace_all ? 'every occurrence of find' : 'find'} would make ${subject.mediaId} ("${subject.display}") larger than the staged-media budget of ${subject.maxChars} characters (room for ${Math.max(0, room)} replacements of this size); nothing was changed. Replace fewer occurrences, or a shorter text, or ask the user to raise the staged-media budget (${subject.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`, '');
 }
 
 function hunkHeader(h: StructuredPatchHunk): string {

@@ -17,6 +17,8 @@ export interface MediaStoreOptions {
   readonly clock: Clock;
   /** Memory budget for all media and the disk snapshots they were staged from, in bytes. */
   readonly budgetBytes: () => number;
+  /** Where the person raises it, as the host names it (default: VS Code's setting). */
+  readonly budgetSetting?: string;
   /** The encoding the user's settings give a file (VS Code's files.encoding), if any. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
 }
@@ -110,13 +112,13 @@ export class MediaStore {
   private makeRoom(display: string, bytes: number, held: HeldBytes): void {
     const budget = this.options.budgetBytes();
     if (bytes > budget) {
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`, '');
+      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`, '');
     }
     if (held.total + bytes <= budget) return;
     const used = this.evictSaved(budget - bytes, held);
     if (used + bytes > budget) {
       const unsaved = this.heads().length;
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged.`, `Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).`);
+      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged.`, `Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`);
     }
   }
 

@@ -178,7 +178,7 @@ function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibi
     if (callerGlobs.some((g) => g === bad || g === `!${bad}` || g.replace(/^!/, '') === bad)) {
       throw invalidInput(`The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}.`, `Fix the glob and call again.`);
     }
-    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules (workspaceTools.rules) is not a glob ripgrep accepts, so search cannot run safely.', 'Tell the user to check the rules.');
+    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules is not a glob ripgrep accepts, so search cannot run safely.', 'Tell the user to check the rules.');
   }
   const how = exit.code === null ? `was stopped by signal ${exit.signal ?? 'unknown'}` : `failed with exit code ${exit.code}`;
   throw new SandboxError('E_SANDBOX_IO', `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}.`, `Retry once; if it fails again, tell the user.`);

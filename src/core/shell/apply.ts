@@ -6,7 +6,7 @@ import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '.
 import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
 import type { Log } from '../ports.ts';
-import { inPinned, readDisk, removeFile } from '../media/file-ops.ts';
+import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { mediaTaint } from '../media/types.ts';
 import { lineCountsOfUtf8 } from '../text/line-counts.ts';
 import type { Policy } from '../policy.ts';
@@ -61,10 +61,10 @@ export interface JudgedChange {
 export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
   const outcomes: ChangeOutcome[] = [];
   let set: string | undefined;
-  const record = async (path: ModelPath, kind: 'write' | 'delete', replaced: Uint8Array | undefined, written: Uint8Array): Promise<void> => {
+  const record = async (path: ModelPath, kind: 'write' | 'delete', replaced: FileBytes | undefined, written: Uint8Array): Promise<void> => {
     try {
-      const counts = lineCountsOfUtf8(replaced ?? new Uint8Array(0), written);
-      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced, written, kind, ...(set ? { set } : {}), ...counts });
+      const counts = lineCountsOfUtf8(replaced?.bytes ?? new Uint8Array(0), written);
+      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced: replaced?.bytes, replacedMeta: replaced?.meta, written, kind, ...(set ? { set } : {}), ...counts });
       set ??= saved.id;
     } catch (e) {
       ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
@@ -82,7 +82,7 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       switch (entry.kind) {
         case 'file': {
           const bytes = new Uint8Array(await readFile(entry.from));
-          const replaced = await readDisk(ctx, gated, 'written');
+          const replaced = await readFileAt(ctx, gated, 'written');
           await writeInPlace(ctx, gated, bytes, entry.mode);
           await record(path, 'write', replaced, bytes);
           break;
