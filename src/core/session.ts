@@ -114,7 +114,7 @@ export class Session implements TargetScope {
     this.ripgrep = options.ripgrep;
     this.lister = options.lister ?? fsLister(options.fs);
     this.editors = options.editors;
-    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck() } : undefined;
+    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck(), words: options.vocabulary ?? VSCODE_VOCABULARY } : undefined;
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ lifetime: this.vocabulary.session, fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });

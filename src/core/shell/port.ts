@@ -3,6 +3,7 @@ import type { ShellBoundary, VerdictMemo } from './boundary.ts';
 import type { HostDecider, SessionHosts } from './hosts.ts';
 import type { ShellReview } from './judge.ts';
 import type { LayerCheck } from './layer.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
 
 export type { HostAnswer, HostDecider, HostRequest } from './hosts.ts';
 
@@ -89,6 +90,8 @@ export interface ShellServices {
   readonly memo: VerdictMemo;
   /** Whether this machine can layer the write roots, checked once a session. */
   readonly layer: LayerCheck;
+  /** The host's words for what the person can change (its settings or flags). */
+  readonly words: HostVocabulary;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

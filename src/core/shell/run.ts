@@ -47,6 +47,8 @@ export interface ShellStatus {
   readonly saveId?: string;
   /** The workspace was read-only to the command (no copy-on-write layer here): why. */
   readonly readOnlyBecause?: string;
+  /** Where this host's person allows hosts (a setting or a flag), for the refusal line. */
+  readonly hostsSetting: string;
   /** Repositories (as displayed) whose object store was unreadable, and the secret their history holds. */
   readonly hiddenHistories: readonly { readonly repository: string; readonly secret: string }[];
 }
@@ -77,7 +79,7 @@ const REFUSAL = /Permission denied|Read-only file system|Operation not permitted
 export async function runInSandbox(input: ShellInput, ctx: ShellContext, target: GatedPath | undefined): Promise<ShellOutput> {
   const shell = ctx.shell;
   if (shell === undefined || ctx.ripgrep === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'run_shell_command is not available in this host.', 'Use the file tools instead.');
-  if (target === undefined) throw refused('run_shell_command needs a workspace folder to run in, and none is open.', 'Ask the user to open a folder.');
+  if (target === undefined) throw refused('run_shell_command needs a workspace folder to run in, and none is open.', shell.words.noFolder().next ?? 'Ask the user to open a folder.');
   const host = shell.host;
   const maxTimeout = host.maxTimeoutMs();
   const timeoutMs = input.timeout_ms ?? Math.min(DEFAULT_TIMEOUT_MS, maxTimeout);
@@ -157,6 +159,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const status = (): ShellStatus => ({
       command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
       durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
+      hostsSetting: shell.words.allowedDomains,
       hiddenHistories: boundary.hiddenHistories.map((h) => ({ repository: shownRepository(h.gitDir, ctx.roots), secret: h.secret })),
       changes: changeSet?.outcomes ?? [], ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}), ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
@@ -251,7 +254,7 @@ export function statusLines(s: ShellStatus): string[] {
     : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
-  if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in workspaceTools.shell.allowedDomains, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
+  if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in ${s.hostsSetting}, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
   lines.push(...changeSetLines(s.changes, s.saveId));
   for (const h of s.hiddenHistories) lines.push(`Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`);
   if (s.readOnlyBecause !== undefined) lines.push(`Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`);
