@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import { SandboxError } from '../errors.ts';
 import { SpoolReader } from './reader.ts';
 import { formatBytes } from '../text/format.ts';
-import type { LeasedArtifact } from './store.ts';
+import type { LeasedArtifact } from './entry.ts';
 
 /* What the artifact_* contracts share about a leased artifact: refusing binary, reading it whole, paging it. */
 

@@ -2,7 +2,8 @@ import { promises as fsp } from 'node:fs';
 import { cancelled, invalidInput } from '../errors.ts';
 import { PAGE_MAX_BYTES, type SpoolLine, type SpoolReader } from './reader.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
-import type { ArtifactStore, LeasedArtifact } from './store.ts';
+import type { ArtifactStore } from './store.ts';
+import type { LeasedArtifact } from './entry.ts';
 import type { ArtifactPage, PageLine } from './types.ts';
 
 /** Default and cap of artifact_read's `limit`. */

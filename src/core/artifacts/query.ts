@@ -4,7 +4,8 @@ import { findSection, nearHeadings, parseOutline, type Outline } from './markdow
 import { PAGE_MAX_BYTES } from './reader.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
 import { PAGE_MAX_LINES, readPage } from './page.ts';
-import type { ArtifactStore, LeasedArtifact } from './store.ts';
+import type { ArtifactStore } from './store.ts';
+import type { LeasedArtifact } from './entry.ts';
 import type { ArtifactQueryResult, JsonShape } from './types.ts';
 import type { SymbolOutline } from '../outline/symbols.ts';
 

@@ -4,16 +4,16 @@ import * as nodePath from 'node:path';
 import { SandboxError, cancelled } from '../errors.ts';
 import type { ModelPath, ResolvedPath } from '../paths.ts';
 import type { Clock, WorkspaceFs } from '../ports.ts';
-import type { LineIndex } from './line-index.ts';
-import type { Outline } from './markdown.ts';
 import { spoolFile } from './spool.ts';
 import type { TextEncoding } from '../text/encoding.ts';
 import { formatBytes } from '../text/format.ts';
 import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 import { LiveResult } from './live.ts';
+import type { LineIndex } from './line-index.ts';
 import { Emitter, type Disposable, type Listener } from '../media/events.ts';
 import { removeDeadRunFolders } from './run-folders.ts';
-import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter, SymbolOutline } from './types.ts';
+import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter } from './types.ts';
+import { handleOf, type Entry, type LeasedArtifact } from './entry.ts';
 
 export interface ArtifactStoreOptions {
   readonly fs: WorkspaceFs;
@@ -32,25 +32,6 @@ const EVICTED_REMEMBERED = 1000;
 /** Kept free of a result's lines for its last ones (notes, and the line that says how it ended). */
 const RESULT_TRAILER_ROOM = 4096;
 const RUN_PREFIX = 'wt-run-';
-
-interface Entry {
-  info: Omit<ArtifactInfo, 'lastUsedAt'>;
-  readonly spoolPath: string;
-  index: LineIndex;
-  /** Set while a result artifact is still being written. */
-  live?: LiveResult | undefined;
-  /** A Markdown artifact's outline, parsed once. */
-  outline?: Outline;
-  /** A source file's symbols, as the host's document symbol provider reported them when it was opened. */
-  symbols?: SymbolOutline;
-  lastUsedAt: number;
-  /** Calls currently reading the spool file; an evicted entry's file is deleted when this drops to 0. */
-  leases: number;
-  gone: boolean;
-}
-
-/** An artifact while a call holds it (see `ArtifactStore.lease`): what the artifact_* contracts read. */
-export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> & Pick<Entry, 'outline' | 'symbols'>;
 
 /**
  * Spooled, line-indexed snapshots of files. Each artifact is a copy of the file's bytes taken when
@@ -315,9 +296,4 @@ export class ArtifactStore {
       await fsp.rm(this.runDir, { recursive: true, force: true });
     }
   }
-}
-
-function handleOf(entry: Entry): ArtifactHandle {
-  const { callId, path, bytes, lines, encoding, eol, binary, mtime, links } = entry.info;
-  return { callId, path, bytes, lines, encoding, eol, binary, mtime, ...(links ? { links } : {}) };
 }
