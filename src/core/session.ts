@@ -27,7 +27,7 @@ import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';
-import { describeBoundary, protectedWriteGlobs, VerdictMemo } from './shell/boundary.ts';
+import { boundaryLineOf, protectedWriteGlobs, VerdictMemo } from './shell/boundary.ts';
 import { LayerCheck } from './shell/layer.ts';
 import { SessionHosts } from './shell/hosts.ts';
 import type { ShellServices } from './shell/port.ts';
@@ -114,21 +114,16 @@ export class Session implements TargetScope {
     this.ripgrep = options.ripgrep;
     this.lister = options.lister ?? fsLister(options.fs);
     this.editors = options.editors;
-    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck(), words: options.vocabulary ?? VSCODE_VOCABULARY } : undefined;
+    this.shell = options.shell ? { host: options.shell, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck(), words: this.vocabulary } : undefined;
     this.clock = options.clock;
     this.log = options.log;
     this.artifacts = new ArtifactStore({ lifetime: this.vocabulary.session, fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => this.limits.artifactBudgetBytes, nonStreamingMaxBytes: () => this.limits.nonStreamingMaxBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.media = new MediaStore({ budgetSetting: this.vocabulary.budget('media'), clock: options.clock, budgetBytes: () => this.limits.mediaBudgetBytes, ...(options.encodingOf ? { encodingOf: options.encodingOf } : {}) });
     this.saveGuard = new SaveGuard(options.writeRoots);
     this.links = new LinkCache(options.fs, options.clock, options.log);
-    this.saves = new SaveHistory({
-      dir: async () => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'saves'); },
-      budgetBytes: () => this.limits.undoBudgetBytes,
-      budgetSetting: this.vocabulary.budget('undo'),
-      clock: options.clock,
-    });
-    const spoolState = async (): Promise<string> => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, 'state'); };
-    this.journal = new SetJournal({ dir: () => journalFolder(options.stateDir, this.roots, this.log, spoolState), clock: options.clock });
+    const spoolFolder = async (name: string): Promise<string> => { await this.artifacts.start(); return nodePath.join(this.artifacts.spoolDir, name); };
+    this.saves = new SaveHistory({ dir: () => spoolFolder('saves'), budgetBytes: () => this.limits.undoBudgetBytes, budgetSetting: this.vocabulary.budget('undo'), clock: options.clock });
+    this.journal = new SetJournal({ dir: () => journalFolder(options.stateDir, this.roots, this.log, () => spoolFolder('state')), clock: options.clock });
   }
 
   /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
@@ -170,10 +165,7 @@ export class Session implements TargetScope {
 
   /** One line describing the shell sandbox's boundary as the settings are now. */
   shellBoundaryLine(allowProtectedWrites = false): string {
-    const writeRoots = this.saveGuard.current();
-    const shown = (writeRoots ?? this.allRoots()).map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
-    const hosts = [...new Set([...(this.options.shell?.allowedDomains() ?? []), ...(this.shell?.hosts.remembered ?? [])])];
-    return describeBoundary(shown, hosts, { allowProtectedWrites, asksHosts: this.options.shell?.askHost !== undefined, review: this.options.shell?.review?.() ?? 'protected' });
+    return boundaryLineOf(this.shell, this.saveGuard.current() ?? this.allRoots(), allowProtectedWrites);
   }
 
   hasCapability(capability: Capability): boolean {

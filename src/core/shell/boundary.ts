@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import type { Policy, PolicyDecision } from '../policy.ts';
-import type { WorkspaceRoot } from '../paths.ts';
+import type { ModelPath, WorkspaceRoot } from '../paths.ts';
 import { PROTECTED_GLOBS } from '../protected.ts';
 import { GIT_ENTRY, GIT_HEAD, gitDirsOf } from '../git/dirs.ts';
 import { gitDirsAround } from '../git/named.ts';
@@ -245,6 +245,22 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
 export function protectedWriteGlobs(policy: Policy): string[] {
   const asking = [...policy.userRules, ...policy.workspaceRules].filter((rule) => rule.write === 'ask').map((rule) => rule.glob);
   return [...new Set([...PROTECTED_GLOBS, ...asking])].filter((glob) => !ALWAYS_REVIEWED.some((kept) => glob === `**/${kept}/**` || glob === kept));
+}
+
+/** What the boundary line is told by (a session's `ShellServices`). */
+interface BoundaryLineSource {
+  readonly host: { allowedDomains(): readonly string[]; readonly askHost?: unknown; readonly review?: () => 'protected' | 'all' };
+  readonly hosts: { readonly remembered: readonly string[] };
+}
+
+/**
+ * The boundary line as the session's settings are now: the write roots (or workspace folders) by
+ * their names, the hosts allowed by the settings and for this session, and the review mode.
+ */
+export function boundaryLineOf(shell: BoundaryLineSource | undefined, writeRoots: readonly ModelPath[], allowProtectedWrites: boolean, layered?: boolean): string {
+  const shown = writeRoots.map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
+  const hosts = [...new Set([...(shell?.host.allowedDomains() ?? []), ...(shell?.hosts.remembered ?? [])])];
+  return describeBoundary(shown, hosts, { allowProtectedWrites, asksHosts: shell?.host.askHost !== undefined, review: shell?.host.review?.() ?? 'protected', ...(layered !== undefined ? { layered } : {}) });
 }
 
 /** One line for the person: what the command can and cannot do. */

@@ -12,7 +12,7 @@ import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
 import { ResultPager } from '../results/pager.ts';
 import { streamResult, type StreamingCall } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
-import { deriveBoundary, describeBoundary } from './boundary.ts';
+import { boundaryLineOf, deriveBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
@@ -101,7 +101,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const review = host.review?.() ?? 'protected';
   const tempRoot = host.tempRoot ?? tmpdir();
   const readOnlyBecause = host.noLayer ?? await shell.layer.unavailable(tempRoot);
-  const boundaryLine = describeBoundary((writeRoots ?? ctx.roots.map((root) => ({ display: root.name }))).map((p) => p.display || '.'), [...new Set([...allowedDomains, ...shell.hosts.remembered])], { allowProtectedWrites, asksHosts: host.askHost !== undefined, review, layered: readOnlyBecause === undefined });
+  const boundaryLine = boundaryLineOf(shell, writeRoots ?? ctx.roots.map((root) => ({ root, rel: '', display: root.name })), allowProtectedWrites, readOnlyBecause === undefined);
   // Security: the call's own folder (its home, temp folder and layers), readable by this user only.
   const callFolder = await mkdtemp(nodePath.join(tempRoot, 'wt-shell-'));
   try {
