@@ -201,4 +201,46 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(text, /the workspace was read-only to this command \(no overlayfs in this test\)/, text);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
   });
+
+  test('attack (retargeted): protected files a command creates — eslint.config.mjs, Makefile, .github/actions, a link named jest.config.js, .env.local, a hard link to package.json — are never on disk; each is staged or held', async (t) => {
+    const f = fixture(t);
+    const text = await run(f, 'echo "export default []" > eslint.config.mjs; printf "all:\\n\\ttouch pwned\\n" > Makefile; mkdir -p .github/actions/x && echo "runs: {}" > .github/actions/x/action.yml; echo "module.exports={}" > jest.x.js && ln -s jest.x.js jest.config.js; echo "K=1" > .env.local; ln package.json pkg-copy.json; true');
+    for (const name of ['eslint.config.mjs', 'Makefile', '.github/actions/x/action.yml', 'jest.config.js', '.env.local']) {
+      assert.equal(existsSync(nodePath.join(f.s.root, name)), false, `${name} reached the disk:\n${text}`);
+    }
+    for (const staged of ['eslint\\.config\\.mjs', 'Makefile', '\\.github/actions/x/action\\.yml', '\\.env\\.local']) assert.match(text, new RegExp(`staged for review, NOT on disk: [^\\n]*${staged} \\(m\\d+`), text);
+    // A hard link made to a protected file lands as a file of its own: package.json itself is untouched.
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), '{"name":"fixture","version":"1.0.0"}\n');
+    assert.match(text, /held back, not written: [^\n]*jest\.config\.js \(a symbolic link/, text);
+  });
+
+  test('attack (retargeted): what git would run in other repositories — a nested repository\'s config and hooks, a submodule-like gitdir file, a commondir, config.worktree, an included file — is never on disk', async (t) => {
+    const f = fixture(t);
+    mkdirSync(nodePath.join(f.s.root, 'vendor', 'lib'), { recursive: true });
+    execFileSync('git', ['init', '-q', nodePath.join(f.s.root, 'vendor', 'lib')]);
+    execFileSync('git', ['-C', f.s.root, 'config', 'include.path', 'config.local']);
+    const text = await run(f, [
+      'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"',
+      'printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/post-index-change',
+      'mkdir -p x && echo "gitdir: ../.git" > x/.git',
+      'echo ../evil > .git/commondir',
+      'echo "[core]" > .git/config.worktree',
+      'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local',
+      'true',
+    ].join('; '));
+    assert.doesNotMatch(readFileSync(nodePath.join(f.s.root, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
+    for (const name of ['vendor/lib/.git/hooks/post-index-change', 'x/.git', '.git/commondir', '.git/config.worktree', '.git/config.local']) {
+      assert.equal(existsSync(nodePath.join(f.s.root, name)), false, `${name} reached the disk:\n${text}`);
+      assert.ok(text.includes(`${name} (m`), `${name} is staged:\n${text}`);
+    }
+  });
+
+  test('attack (retargeted): with the person\'s own core.hooksPath relative (.githooks), a hook a command writes in a repository it makes is staged, never on disk', async (t) => {
+    const f = fixture(t);
+    writeFileSync(nodePath.join(f.home, '.gitconfig'), '[user]\n\tname = Pat\n\temail = pat@example.com\n[core]\n\thooksPath = .githooks\n');
+    const text = await run(f, 'git init -q fresh && mkdir -p fresh/.githooks && printf "#!/bin/sh\\ntouch pwned\\n" > fresh/.githooks/post-index-change && chmod +x fresh/.githooks/post-index-change');
+    assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.githooks', 'post-index-change')), false, text);
+    assert.match(text, /fresh\/\.githooks\/post-index-change \(m\d+/, text);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.git', 'HEAD')), true, 'the plain new repository lands');
+  });
 });

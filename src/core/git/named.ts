@@ -196,11 +196,16 @@ export interface GitNamed {
   readonly hooks: readonly string[];
 }
 
-/** `GitNamed` for these git directories (each with the person's own configuration), every path also by where a link there leads. */
-export async function gitNamedBy(gitDirs: readonly string[], home: string, env: Readonly<Record<string, string | undefined>>): Promise<GitNamed> {
+/**
+ * `GitNamed` for these git directories (each with the person's own configuration), every path also
+ * by where a link there leads. `newTops`: work trees of repositories not on disk yet (a command made
+ * them), where the person's own configuration names files too (a relative `core.hooksPath`).
+ */
+export async function gitNamedBy(gitDirs: readonly string[], home: string, env: Readonly<Record<string, string | undefined>>, newTops: readonly string[] = []): Promise<GitNamed> {
   const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
   const named = [...personal.includes];
   for (const gitDir of gitDirs) named.push(...await namedByConfig(gitDir, personal, home));
+  for (const top of newTops) named.push(...namesIn(personal.files, top, home));
   const files = new Set<string>();
   const hooks: string[] = [];
   for (const n of named) {

@@ -21,7 +21,8 @@ export interface ChangeSetInputs {
   readonly startedAt: number;
   readonly allowProtectedWrites: boolean;
   readonly placeholders: ReadonlySet<string>;
-  readonly gitNamed: GitNamed;
+  /** What git configurations name for git to run, given the work trees of the repositories the command made. */
+  readonly gitNamed: (newRepositoryTops: readonly string[]) => Promise<GitNamed>;
 }
 
 /** A repository's configuration is read this far at most. */
@@ -71,13 +72,15 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     }
     const layerPlace = placeIn(folder.lower, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
+    const newTops = [...existed].filter(([, was]) => !was).map(([gitEntry]) => nodePath.join(folder.lower, ...nodePath.posix.dirname(gitEntry).split('/')));
+    const gitNamed = await inputs.gitNamed(newTops);
     for (const entry of entries) {
       const place = placeIn(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
       if (place === undefined) continue;
       const verdict = await judge(entry, {
         gitReview,
         policy: inputs.policy, rootPath: place.root.localPath!, layerRel: layerPlace?.root === place.root ? layerPlace.rel : '', review: inputs.review,
-        startedAt: inputs.startedAt, allowProtectedWrites: inputs.allowProtectedWrites, placeholders: inputs.placeholders, gitNamed: inputs.gitNamed,
+        startedAt: inputs.startedAt, allowProtectedWrites: inputs.allowProtectedWrites, placeholders: inputs.placeholders, gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });

@@ -22,7 +22,7 @@ import { makeLayer, type Layer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
 import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
 import { changeSetLines, judgeLayer } from './change-set.ts';
-import { gitNamedBy } from '../git/named.ts';
+import { gitNamedBy, type GitNamed } from '../git/named.ts';
 import { personalIdentity } from './identity.ts';
 
 /** How the command ended. */
@@ -152,7 +152,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const landChanges = async (): Promise<{ saveId: string | undefined; outcomes: ChangeOutcome[] }> => {
       if (changeSet !== undefined) return changeSet;
       if (layer === undefined) return (changeSet = { saveId: undefined, outcomes: [] });
-      const gitNamed = await gitNamedBy(boundary.gitDirs, host.home, hostEnv);
+      const gitNamed = (newTops: readonly string[]): Promise<GitNamed> => gitNamedBy(boundary.gitDirs, host.home, hostEnv, newTops);
       const judged = await judgeLayer(layer, { path: hostEnv['PATH'] ?? '/usr/bin:/bin', policy: ctx.policy, roots: ctx.roots, review, startedAt, allowProtectedWrites, placeholders: new Set(host.sandbox.placeholders()), gitNamed });
       return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
     };

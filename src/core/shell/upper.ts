@@ -1,5 +1,5 @@
-import { chmod, lstat, readdir, readlink } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { chmod, lstat, open, readdir, readlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { mergedNames, type LayerFolder } from './layer.ts';
 
@@ -50,6 +50,24 @@ function belowOf(stat: Stats | undefined): Below {
 async function readable(path: string, stat: Stats): Promise<void> {
   const needed = stat.isDirectory() ? 0o700 : 0o600;
   if ((stat.mode & needed) !== needed) await chmod(path, (stat.mode & 0o7777) | needed);
+}
+
+/** Whether two files hold the same bytes (read side by side in chunks, never through a link). */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  const opened = await Promise.allSettled([open(a, constants.O_RDONLY | constants.O_NOFOLLOW), open(b, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)]);
+  const [fa, fb] = opened.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+  if (fa === undefined || fb === undefined) { await fa?.close(); await fb?.close(); return false; }
+  try {
+    const [ba, bb] = [Buffer.alloc(1 << 16), Buffer.alloc(1 << 16)];
+    for (let at = 0; ; at += ba.length) {
+      const [ra, rb] = await Promise.all([fa.read(ba, 0, ba.length, at), fb.read(bb, 0, bb.length, at)]);
+      if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead))) return false;
+      if (ra.bytesRead === 0) return true;
+    }
+  } finally {
+    await fa.close();
+    await fb.close();
+  }
 }
 
 const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
@@ -108,6 +126,8 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
         }
         await walk(child);
       } else if (stat.isFile()) {
+        // Copied up but not changed (a touch, a hard link made to it, a chmod to the same mode): nothing to apply.
+        if (below.type === 'file' && below.mode === (stat.mode & 0o7777) && belowStat?.size === stat.size && await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child))) continue;
         made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below });
       } else if (stat.isSymbolicLink()) {
         made.push({ kind: 'link', rel: child, target: await readlink(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below });
