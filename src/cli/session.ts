@@ -11,6 +11,7 @@ import { workspaceStateDir } from '../core/state-dir.ts';
 import { CLI_VOCABULARY, type HostVocabulary } from '../core/vocabulary.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
 import { srtSandbox } from '../core/shell/srt-sandbox.ts';
+import { endOrphanedHelpers, HOST_MARK } from '../core/shell/process-tree.ts';
 import { readPolicyFile, UsageError } from './args.ts';
 import { createSearchBackend } from './search.ts';
 
@@ -49,6 +50,11 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const warn = (message: string): void => { process.stderr.write(`workspace-tools: ${message}\n`); };
   const backend = createSearchBackend(warn);
+  // The sandbox's helpers (its network proxy) carry this process's id, and those of a host killed
+  // before it could end them are ended now.
+  process.env[HOST_MARK] = String(process.pid);
+  const orphans = endOrphanedHelpers();
+  if (orphans.length > 0) warn(`ended ${orphans.length} sandbox helper process(es) a killed CLI or MCP server left running (${orphans.join(', ')}).`);
   // Commands run only inside the OS sandbox, whose read denials no flag lifts.
   const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
   const allowedDomains = [...spec.allowDomains];

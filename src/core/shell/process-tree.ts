@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 
 /** Each process's parent, from /proc on Linux, from ps elsewhere. */
 function parents(): Map<number, number> {
@@ -85,4 +85,43 @@ export function processesWithEnvironment(entry: string): number[] {
     } catch { /* it ended while we looked, or is not ours to read */ }
   }
   return found;
+}
+
+/**
+ * The environment variable a host sets on itself (its process id) before the sandbox starts its
+ * helpers, which inherit it: the network proxy's socat bridges outlive a host killed with SIGKILL.
+ */
+export const HOST_MARK = 'WT_SANDBOX_HOST';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Security: ends what the sandbox started for a host that is gone (a killed MCP server's socat,
+ * listening on its socket under the temp folder), and removes the sockets they listened on; on
+ * Linux. Returns the process ids it ended.
+ */
+export function endOrphanedHelpers(): number[] {
+  if (process.platform !== 'linux') return [];
+  const ended: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!/^\d+$/.test(entry) || pid === process.pid) continue;
+    try {
+      const mark = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').find((e) => e.startsWith(`${HOST_MARK}=`));
+      const host = mark === undefined ? NaN : Number(mark.slice(HOST_MARK.length + 1));
+      if (!Number.isInteger(host) || host === process.pid || alive(host)) continue;
+      const sockets = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0').flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
+      process.kill(pid, 'SIGKILL');
+      ended.push(pid);
+      for (const socket of sockets) rmSync(socket, { force: true });
+    } catch { /* it ended while we looked, or is not ours */ }
+  }
+  return ended;
 }
