@@ -75,12 +75,12 @@ export const stageFile = defineTool({
     if (action === 'delete') return { paths: [scope.normalize(input.path)], summary: `stage deleting ${input.path}` };
     if (action === 'move') {
       const to = scope.normalize(input.to ?? '');
-      return { paths: [scope.normalize(input.path), to], summary: `stage moving ${input.path} to ${to.display}${input.replace ? ', replacing it' : ''}${input.content !== undefined ? ' with new content' : input.patch !== undefined ? ' and patch it' : ''}`, reads: true };
+      return { paths: [scope.normalize(input.path), to], summary: `stage moving ${input.path} to ${to.display}${input.replace ? ', replacing it' : ''}${input.content !== undefined ? ' with new content' : input.patch !== undefined ? ' and patch it' : ''}`, reads: 'change' };
     }
     return {
       paths: [scope.normalize(input.path)],
       summary: `stage ${input.path}${input.content !== undefined ? ' with new content' : input.patch !== undefined ? ' and patch it' : ''}`,
-      reads: input.content === undefined,
+      reads: input.content !== undefined ? 'none' : input.patch !== undefined ? 'change' : 'keep',
     };
   },
   run: async (input, ctx): Promise<StageFileResult> => {
