@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { isSandboxError } from '../../src/core/errors.ts';
+import type { StageBatchResult, StageFileResult } from '../../src/core/tools/stage_file.ts';
 import { session, type TestSession } from './harness.ts';
 
 /* stage_file with `changes` (issue 46): an edit across N files is stage (1 call) + save (1 call). */
@@ -14,6 +15,8 @@ function fixture(t: TestSession): void {
   writeFileSync(nodePath.join(t.root, 'src/dead.ts'), 'export {};\n');
 }
 
+/** The media ids of a batch's result. */
+const idsOf = (r: StageFileResult | StageBatchResult): readonly string[] => ('media_ids' in r && r.media_ids ? r.media_ids : assert.fail('not a batch result'));
 const read = (t: TestSession, rel: string): string => readFileSync(nodePath.join(t.root, rel), 'utf8');
 const importer = (name: string) => ({ path: `src/${name}.ts`, patch: { find: "'./util'", replace: "'./helpers'" } });
 
@@ -26,13 +29,13 @@ test('a rename with its three importers, a new file and a delete: one stage_file
     { path: 'src/new.ts', content: 'export const n = 1;\n' },
     { path: 'src/dead.ts', action: 'delete' },
   ] });
-  assert.deepEqual(staged.result.media_ids, ['m1', 'm3', 'm5', 'm7', 'm8', 'm9']);
+  assert.deepEqual(idsOf(staged.result), ['m1', 'm3', 'm5', 'm7', 'm8', 'm9']);
   assert.equal(staged.text, '{"media_ids":["m1","m3","m5","m7","m8","m9"]}\n'
     + 'move src/util.ts → src/helpers.ts +0 −0; src/a.ts +1 −1; src/b.ts +1 −1; src/c.ts +1 −1; new src/new.ts (1 line); delete src/dead.ts. Nothing written yet: save_media with these media_ids.');
   assert.equal(t.gate.calls.length, 1, 'one confirmation for the whole call');
   assert.equal(t.gate.calls[0]!.summary, 'stage 6 changes: moving src/util.ts to src/helpers.ts; src/a.ts and patch it; src/b.ts and patch it; src/c.ts and patch it; src/new.ts with new content; deleting src/dead.ts');
   assert.equal(read(t, 'src/a.ts'), "import { x } from './util';\nexport const a = x;\n", 'nothing written before save_media');
-  await t.invoke('save_media', { media_ids: staged.result.media_ids });
+  await t.invoke('save_media', { media_ids: idsOf(staged.result) });
   assert.equal(t.gate.calls.length, 2);
   assert.deepEqual(['a', 'b', 'c'].map((n) => read(t, `src/${n}.ts`).split('\n')[0]), Array(3).fill("import { x } from './helpers';"));
   assert.deepEqual([existsSync(nodePath.join(t.root, 'src/util.ts')), read(t, 'src/helpers.ts'), read(t, 'src/new.ts'), existsSync(nodePath.join(t.root, 'src/dead.ts'))], [false, 'export const x = 1;\n', 'export const n = 1;\n', false]);
