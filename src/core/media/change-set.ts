@@ -2,7 +2,7 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { putBack, readDisk, removeFile } from './file-ops.ts';
+import { putBack, readDisk, removeEmptiedFolders, removeFile } from './file-ops.ts';
 import { holdsBase } from './hash.ts';
 import type { SaveHistory, SaveRecord } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
@@ -37,6 +37,8 @@ export interface SetOutcome {
   /** The set's save_id for undo (undefined when the bytes could not be kept). */
   readonly saveId: string | undefined;
   readonly files: readonly SetFileOutcome[];
+  /** The folders the set's deletes and moves left empty, removed with them ("src/legacy/"); an undo puts them back. */
+  readonly removedFolders: readonly string[];
 }
 
 /** A step already done, and how to take it back. */
@@ -137,7 +139,9 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       throw new SandboxError(cause?.code ?? 'E_SANDBOX_IO', `Saving the set failed at "${target.display}": ${what} ${rolled}`, cause?.next ?? 'Tell the user.', { cause: e });
     }
   }
-  return { saveId: await recordSet(ctx, files, done), files };
+  const removedFolders: string[] = [];
+  for (const step of done) if (step.kind === 'removed') removedFolders.push(...await removeEmptiedFolders(ctx, step.path));
+  return { saveId: await recordSet(ctx, files, done), files, removedFolders };
 }
 
 /** Keeps what the set replaced, for undo: a write record per written file, a delete record per removed one. Failing to keep it never fails the save. */
