@@ -105,7 +105,7 @@ describe('agent mode with the scripted model', () => {
     const sideBar = (page) => page.locator(WORKBENCH.sideBar);
     /** The staged diff is on screen: its tab, the diff editor with the patched text, and the view's entry. */
     const assertStagedDiffShown = async ({ page, wb }) => {
-      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^greet\.js \(staged m\d+ ↔ disk\)$/.test(l)), 'the "greet.js (staged mN ↔ disk)" tab', 30_000);
+      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^greet\.js \(disk ↔ staged m\d+\)$/.test(l)), 'the "greet.js (disk ↔ staged mN)" tab', 30_000);
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
       const sides = await d.waitFor(async () => {
         const s = await d.diffEditorText(page);
@@ -198,7 +198,7 @@ describe('agent mode with the scripted model', () => {
               return s.modified.includes(CURL) ? s : undefined;
             }, `the diff the link opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
             assert.ok(!sides.modified.includes(ECHO), `the diff shows m3's text: ${sides.modified}`);
-            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (staged ${m2} ↔ disk)`), `the "${DEPLOY} (staged ${m2} ↔ disk)" tab`, 30_000);
+            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (disk ↔ staged ${m2})`), `the "${DEPLOY} (disk ↔ staged ${m2})" tab`, 30_000);
             assert.match(pending.message, new RegExp(`Version: ${m2}\\b`), 'the confirmation names the version it saves');
             await screenshot('step3-linked-diff');
             assert.equal(existsSync(join(wb.workspaceDir, DEPLOY)), false, 'deploy.sh was written before the person answered');

@@ -68,7 +68,7 @@ describe('change sets in agent mode with the scripted model', () => {
             await screenshot('step2-move-diff');
             // And the delete's: the file against nothing.
             await links.nth(1).click();
-            await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^old\.txt \(staged m\d+ ↔ disk\)$/.test(l)), 'the delete\'s diff tab', 30_000);
+            await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^old\.txt \(disk ↔ staged m\d+\)$/.test(l)), 'the delete\'s diff tab', 30_000);
             await screenshot('step2-delete-diff');
           },
           afterResult: ({ wb }) => {

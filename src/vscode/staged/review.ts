@@ -13,9 +13,9 @@ import { StagedChangesView, mediaOfNode, type StagedNode } from './view.ts';
 import { registerSavedHistory } from './saved.ts';
 import { closeStaleDiffs } from './stale-tabs.ts';
 
-/** `<file> (staged mN ↔ disk)`: the tab names the version it shows. */
+/** `<file> (disk ↔ staged mN)`: the tab names its sides in the order it shows them (disk left), and the version it shows. */
 export function stagedDiffTitle(media: StagedMedia): string {
-  return `${nodePath.posix.basename(media.path.display)} (staged ${media.id} ↔ disk)`;
+  return `${nodePath.posix.basename(media.path.display)} (disk ↔ staged ${media.id})`;
 }
 
 /**
