@@ -152,7 +152,8 @@ async function discard(host: Host, arg: unknown): Promise<void> {
   if (media) store.discard(media.id);
 }
 
-export function registerStagedReview(host: Host): void {
+/** Registers the staged review (view, documents, commands); returns the staged documents' provider. */
+export function registerStagedReview(host: Host): StagedFileSystemProvider {
   const store = host.session.media;
   const view = new StagedChangesView(store, host.session.saves);
   const watchers = new DiskWatchers(host);
@@ -199,6 +200,7 @@ export function registerStagedReview(host: Host): void {
     const answer = await vscode.window.showWarningMessage(`Discard ${count} staged change${count === 1 ? '' : 's'}? Nothing on disk changes.`, { modal: true }, 'Discard All');
     if (answer === 'Discard All') store.discardAll();
   });
+  return provider;
 }
 
 /** save_media's confirmation: for each file it writes, the +/− counts and a link that opens that staged diff. */
