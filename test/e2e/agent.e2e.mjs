@@ -93,9 +93,10 @@ describe('agent mode with the scripted model', () => {
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'Hello, ${name}!', replace: 'Hi, ${name}!' } },
           confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*"added":1,"removed":1[\\s\\S]*In memory only` },
         // Skipped: the model gets a refusal and the disk stays as it was.
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
-          expect: 'skip', reject: 'save_id' },
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
+        // The save asks itself, in the chat: Save is its main button, beside Skip (one click).
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [`Save ${GREET}?`, '+1 −1'],
+          expect: '^E_SANDBOX_REFUSED: The user declined save_media', reject: 'save_id' },
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [`Save ${GREET}?`, '+1 −1'],
           expect: '^\\{"save_id":"s\\d+","path":"src/greet\\.js","added":1,"removed":1\\}' },
       ],
       final: 'Saved the change.\n\n{{step 3}}',
@@ -176,7 +177,7 @@ describe('agent mode with the scripted model', () => {
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'set -e\n', replace: `set -e\n${CURL}\n` } }, confirm: 'allowOnce', shows: [DEPLOY], expect: MEDIA_ID },
         // The same first version patched again: a harmless sibling, and the newest version of the line.
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'set -e\n', replace: `set -e\n${ECHO}\n` } }, confirm: 'allowOnce', shows: [DEPLOY], expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [DEPLOY, 'Open the staged diff'],
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [DEPLOY],
           expect: '^\\{"save_id":"s\\d+","path":"deploy\\.sh"' },
       ],
       final: 'Saved the deploy script.\n\n{{step 3}}',
@@ -260,15 +261,15 @@ describe('agent mode with the scripted model', () => {
   const protectedDialog = (tool, verb) => `Allow ${tool} to ${verb} the protected file "${SETTINGS}"?`;
   const secretDialog = 'Allow open_file to read the protected file ".env"?';
 
-  test('attack: after "Always Allow" for stage_file and save_media, saving .vscode/settings.json still raises our modal; Cancel leaves the disk unchanged', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: after "Always Allow" for stage_file (a save asks in the chat every time), saving .vscode/settings.json still raises our modal; Cancel leaves the disk unchanged', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     const script = {
       prompt: 'Stop asking me to confirm every file.',
       steps: [
         { tool: 'stage_file', input: { path: 'docs/todo.md', content: '- [ ] ship\n' }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: '"save_id":"s\\d+","path":"docs/todo\\.md"' },
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'save', shows: ['docs/todo.md'], expect: '"save_id":"s\\d+","path":"docs/todo\\.md"' },
         // Auto-approved in chat now, but a protected file: our modal asks, for the stage and for the save.
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
+        { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [SETTINGS, 'You will also be asked in a dialog'], dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
           expect: `^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\\.vscode/settings\\.json"`, reject: 'save_id' },
       ],
       final: 'The settings file was not changed.\n\n{{step 3}}',
@@ -300,7 +301,7 @@ describe('agent mode with the scripted model', () => {
       steps: [
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, confirm: 'alwaysAllow', shows: [SETTINGS],
           dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: [SETTINGS],
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [SETTINGS],
           dialog: { message: protectedDialog('save_media', 'write'), click: 'Allow Once' }, expect: '"save_id":"s\\d+","path":"\\.vscode/settings\\.json"' },
         // Had the workspace rule applied, this would run with no confirmation and no dialog.
         { tool: 'open_file', input: { path: '.env' }, confirm: 'allowOnce', shows: ['.env'],

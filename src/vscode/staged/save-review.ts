@@ -53,7 +53,8 @@ export async function showChangeSet(host: Host, provider: StagedFileSystemProvid
     const disk = m.isNew ? emptyBaseUri(m) : fileUri(base.root, base.rel, host.local);
     return [fileUri(m.path.root, m.path.rel, host.local), disk, provider.uriOf(m)] as const;
   });
-  await vscode.commands.executeCommand('vscode.changes', `Save set: ${media.length} files (disk ↔ staged ${media.map((m) => m.id).join(', ')})`, resources);
+  // VS Code adds the count: `Save set: disk ↔ staged m2, m4 (2 files)`.
+  await vscode.commands.executeCommand('vscode.changes', `Save set: disk ↔ staged ${media.map((m) => m.id).join(', ')}`, resources);
 }
 
 /** The question, short enough to read without scrolling for a set of five: one line a file. */
@@ -69,11 +70,9 @@ export function reviewText(host: Pick<Host, 'session'>, review: Pick<SaveReview,
   return { title, lines };
 }
 
-/** The message as Markdown, every name the model chose written as text. */
-function reviewMarkdown(lines: readonly string[], files: number): string {
+/** The message as Markdown, one line a file (the set is open beside it), every name the model chose written as text. */
+function reviewMarkdown(lines: readonly string[]): string {
   const md = new vscode.MarkdownString();
-  md.appendText(files > 1 ? 'The set is open in the editor as one diff (disk ↔ staged).' : 'Its diff is open in the editor (disk ↔ staged).');
-  md.appendMarkdown('\n\n');
   for (const line of lines) { md.appendMarkdown('- '); md.appendText(line); md.appendMarkdown('\n'); }
   return md.value;
 }
@@ -90,7 +89,7 @@ export async function askToSave(host: Host, provider: StagedFileSystemProvider, 
   const { title, lines } = reviewText(host, review);
   if (review.toolInvocationToken !== undefined) {
     try {
-      const input = { title, message: reviewMarkdown(lines, review.writes.length), buttons: [SAVE_LABEL, SKIP_LABEL] };
+      const input = { title, message: reviewMarkdown(lines), buttons: [SAVE_LABEL, SKIP_LABEL] };
       const result = await vscode.lm.invokeTool(CHAT_CONFIRMATION_TOOL, { input, toolInvocationToken: review.toolInvocationToken }, review.token);
       const answer = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
       return answer === SAVE_LABEL;
