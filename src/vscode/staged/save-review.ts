@@ -48,9 +48,11 @@ export async function showChangeSet(host: Host, provider: StagedFileSystemProvid
   const media = mediaOf(host, writes);
   if (media.length === 0) return;
   if (media.length === 1) { await openStagedDiff(host, provider, media[0]!, { preserveFocus: true, preview: true }); return; }
+  // The disk side of a write or a delete is the bytes it was staged against (the save refuses if the
+  // disk differs), named like its staged side so the changes editor shows a change, not a rename.
   const resources = media.map((m) => {
-    const base = m.change.kind === 'move' ? m.change.from : m.path;
-    const disk = m.isNew ? emptyBaseUri(m) : fileUri(base.root, base.rel, host.local);
+    const from = m.change.kind === 'move' ? m.change.from : undefined;
+    const disk = from ? fileUri(from.root, from.rel, host.local) : emptyBaseUri(m);
     return [fileUri(m.path.root, m.path.rel, host.local), disk, provider.uriOf(m)] as const;
   });
   // VS Code adds the count: `Save set: disk ↔ staged m2, m4 (2 files)`.
