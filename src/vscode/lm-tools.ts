@@ -290,7 +290,10 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
       return undefined; // Invalid now: the run below reports it, narrated, and writes nothing.
     }
     const ask = this.hooks.askBeforeWriting;
+    const started = Date.now();
     if (ask === undefined || await ask(call, writes, options.toolInvocationToken, token)) return undefined;
+    // The audit trail records the call the person declined, as the gate's own refusals are.
+    this.session.log.audit({ tool: tool.name, target: call.targets.map((t) => t.display).join(', '), verdict: 'refused', decidedBy: 'person', durationMs: Date.now() - started, outcome: 'E_SANDBOX_REFUSED' });
     const { what, next } = declinedReason(call);
     return `E_SANDBOX_REFUSED: ${what} ${next}`;
   }

@@ -142,6 +142,8 @@ describe('agent mode with the scripted model', () => {
           afterResult: async (ctx) => {
             assert.equal(greetOnDisk(ctx.wb), GREET_BEFORE, 'a skipped save_media changed the file');
             assert.equal(await stagedCount(ctx.page), '1 staged', 'the change is still staged after Skip');
+            // The save asked itself: the person's Skip is in the audit trail like any refusal.
+            await d.waitFor(() => auditLines(ctx.wb).some((l) => /\bsave_media "src\/greet\.js" refused by person\b.*E_SANDBOX_REFUSED/.test(l)), 'the audit log to record the skipped save', 30_000);
           },
         },
         3: {
