@@ -224,7 +224,10 @@ test('a delete that leaves a folder empty removes the folder with it; undo_save 
   mkdirSync(join(t.root, 'lib/keep'), { recursive: true });
   writeFileSync(join(t.root, 'lib/keep/one.ts'), '1\n');
   writeFileSync(join(t.root, 'lib/keep/two.ts'), '2\n');
-  await t.invoke('stage_file', { changes: [{ path: 'src/legacy/deep/old.ts', action: 'delete' }, { path: 'lib/keep/one.ts', action: 'delete' }] });
+  const staged = await t.invoke('stage_file', { changes: [{ path: 'src/legacy/deep/old.ts', action: 'delete' }, { path: 'lib/keep/one.ts', action: 'delete' }] });
+  // Staged, it says so: the review sees the folder go with the file.
+  assert.deepEqual(staged.result.leaves_empty, ['src/legacy/deep/']);
+  assert.match(staged.text, /\nSaving also removes src\/legacy\/deep\/, which then holds nothing \(undo_save brings it back\)\.$/);
   const saved = await t.invoke('save_media', { media_ids: ['m1', 'm2'] });
   assert.deepEqual(saved.result.removed_folders, ['src/legacy/deep/', 'src/legacy/']);
   assert.match(saved.text, /Removed the emptied folders src\/legacy\/deep\/, src\/legacy\/\.$/);
@@ -238,7 +241,8 @@ test('a move out of a folder removes the folder it empties; a workspace folder i
   const t = session(tc);
   mkdirSync(join(t.root, 'old'));
   writeFileSync(join(t.root, 'old/x.ts'), 'x\n');
-  await t.invoke('stage_file', { path: 'old/x.ts', action: 'move', to: 'new/x.ts' });
+  const moving = await t.invoke('stage_file', { path: 'old/x.ts', action: 'move', to: 'new/x.ts' });
+  assert.deepEqual(moving.result.leaves_empty, ['old/']);
   const saved = await t.invoke('save_media', { media_id: 'm1' });
   assert.deepEqual([saved.result.removed_folders, existsSync(join(t.root, 'old')), readFileSync(join(t.root, 'new/x.ts'), 'utf8')], [['old/'], false, 'x\n']);
   await t.invoke('stage_file', { path: 'new/x.ts', action: 'move', to: 'top.ts' });

@@ -35,6 +35,7 @@ test('a rename with its three importers, a new file and a delete: one stage_file
   assert.equal(t.gate.calls.length, 1, 'one confirmation for the whole call');
   assert.equal(t.gate.calls[0]!.summary, 'stage 6 changes: moving src/util.ts to src/helpers.ts; src/a.ts and patch it; src/b.ts and patch it; src/c.ts and patch it; src/new.ts with new content; deleting src/dead.ts');
   assert.equal(read(t, 'src/a.ts'), "import { x } from './util';\nexport const a = x;\n", 'nothing written before save_media');
+  assert.equal(staged.result.leaves_empty, undefined, 'src/ keeps its other files');
   await t.invoke('save_media', { media_ids: idsOf(staged.result) });
   assert.equal(t.gate.calls.length, 2);
   assert.deepEqual(['a', 'b', 'c'].map((n) => read(t, `src/${n}.ts`).split('\n')[0]), Array(3).fill("import { x } from './helpers';"));

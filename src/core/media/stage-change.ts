@@ -74,3 +74,35 @@ export async function stageMove(ctx: StageContext, from: GatedPath, to: GatedPat
   const resolved = await ctx.resolve(from, { forWrite: true });
   return ctx.media.stage(to, disk, content, mediaTaint(from.display, ctx.readProtection(resolved)), 'model', { kind: 'move', from, replace: there !== undefined && replace });
 }
+
+/** A file's folder, as a key: its workspace folder and relative path. */
+const folderKey = (path: GatedPath): string => `${path.root.name}\u0000${path.rel.slice(0, Math.max(0, path.rel.lastIndexOf('/')))}`;
+
+/**
+ * The folders that the removals staged together (deletes, and moves' sources) leave with nothing in
+ * them, as displayed ("src/legacy/"): a save removes them with the files. A folder that one of the
+ * changes writes into (`written`: writes, moves' destinations) is not left empty. Only the files' own
+ * folders are looked at (a save also removes the parents that then hold nothing), never a workspace folder.
+ */
+export async function foldersLeftEmpty(ctx: StageContext, removed: readonly GatedPath[], written: readonly GatedPath[]): Promise<string[]> {
+  const filled = new Set(written.map(folderKey));
+  const byFolder = new Map<string, { path: GatedPath; names: Set<string> }>();
+  for (const path of removed) {
+    const cut = path.rel.lastIndexOf('/');
+    const key = folderKey(path);
+    if (cut < 0 || filled.has(key)) continue;
+    const entry = byFolder.get(key) ?? { path, names: new Set<string>() };
+    entry.names.add(path.rel.slice(cut + 1));
+    byFolder.set(key, entry);
+  }
+  const empty: string[] = [];
+  for (const { path, names } of byFolder.values()) {
+    try {
+      const entries = await ctx.fs.readDirectory(ctx.fs.folderOf(await ctx.resolve(path, { forWrite: true })));
+      if (entries.every((e) => names.has(e.name))) empty.push(`${path.display.slice(0, path.display.lastIndexOf('/'))}/`);
+    } catch {
+      // Unreadable now: the save looks again.
+    }
+  }
+  return empty;
+}

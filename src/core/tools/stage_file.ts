@@ -8,7 +8,7 @@ import type { FileEncoding } from '../text/encoding.ts';
 import type { Eol } from '../text/eol.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import { pathKey } from '../media/types.ts';
-import { stageDelete, stageMove, stageWrite } from '../media/stage-change.ts';
+import { foldersLeftEmpty, stageDelete, stageMove, stageWrite } from '../media/stage-change.ts';
 import { MAX_SET } from './save_media.ts';
 
 /** The most changes one stage_file call stages (as many as save_media saves as one set). */
@@ -58,6 +58,14 @@ export interface StageFileResult {
   readonly links?: number;
   /** The open editor that holds the user's unsaved changes to this file (not in the media). */
   readonly unsaved_editor?: string;
+  /** The folders a delete or move leaves with nothing in them: a save removes them with the file. */
+  readonly leaves_empty?: readonly string[];
+}
+
+/** The line saying which folders a save removes with the files, when any. */
+function emptiedLine(folders: readonly string[] | undefined): string {
+  if (!folders?.length) return '';
+  return `\nSaving also removes ${folders.join(', ')}, which then ${folders.length === 1 ? 'holds' : 'hold'} nothing (undo_save brings ${folders.length === 1 ? 'it' : 'them'} back).`;
 }
 
 export function renderStageFile(r: StageFileResult): string {
@@ -67,7 +75,7 @@ export function renderStageFile(r: StageFileResult): string {
     : 'Nothing written yet: save_media (media_ids for several).';
   const links = r.links ? `\nThis file has ${r.links} names (hard links): saving it changes the file under every name.` : '';
   const editor = r.unsaved_editor === undefined ? '' : `\nThe user has unsaved changes to this file in the editor "${r.unsaved_editor}"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.`;
-  return `${JSON.stringify(shown)}\n${next}${links}${editor}`;
+  return `${JSON.stringify(shown)}\n${next}${links}${editor}${emptiedLine(r.leaves_empty)}`;
 }
 
 /**
@@ -77,7 +85,9 @@ export function renderStageFile(r: StageFileResult): string {
 export type StageBatchResult = {
   readonly media_ids: readonly string[];
   readonly files: readonly StageFileResult[];
-} & { readonly [K in keyof StageFileResult]?: never };
+  /** The folders the set's deletes and moves leave with nothing in them: a save removes them. */
+  readonly leaves_empty?: readonly string[];
+} & { readonly [K in Exclude<keyof StageFileResult, 'leaves_empty'>]?: never };
 
 /** How one staged change reads in a batch's result: its path, kind and counts. */
 function batchLine(r: StageFileResult): string {
@@ -94,7 +104,7 @@ export function renderStageBatch(r: StageBatchResult): string {
     ...(f.links ? [`${f.path} has ${f.links} names (hard links): saving it changes the file under every name.`] : []),
     ...(f.unsaved_editor === undefined ? [] : [`${f.path} has unsaved changes in the editor "${f.unsaved_editor}" (not in the media); save_media will refuse until the user saves or reverts them.`]),
   ]);
-  return [JSON.stringify({ media_ids: r.media_ids }), `${r.files.map(batchLine).join('; ')}. Nothing written yet: save_media with these media_ids.`, ...notes].join('\n');
+  return [JSON.stringify({ media_ids: r.media_ids }), `${r.files.map(batchLine).join('; ')}. Nothing written yet: save_media with these media_ids.`, ...notes].join('\n') + emptiedLine(r.leaves_empty);
 }
 
 /** A call's targets as one change plans them: its paths and what it does with their bytes. */
@@ -204,24 +214,30 @@ async function stageAll(changes: readonly StageChangeInput[], plan: StagePlan, c
       throw namedEntry(e, i, change, files.length);
     }
   }
-  return { media_ids: files.map((f) => f.media_id), files };
+  // Each change's first target is the file it removes (a delete, a move's source) or writes; a move's second, its destination.
+  const firsts = changes.map((_, i) => plan.slice(0, i).reduce((a, b) => a + b, 0));
+  const removed = changes.flatMap((c, i) => (c.action === 'delete' || c.action === 'move' ? [ctx.targets[firsts[i]!]!] : []));
+  const written = changes.flatMap((c, i) => (c.action === 'move' ? [ctx.targets[firsts[i]! + 1]!] : c.action === 'delete' ? [] : [ctx.targets[firsts[i]!]!]));
+  const emptied = await foldersLeftEmpty(ctx, removed, written);
+  return { media_ids: files.map((f) => f.media_id), files, ...(emptied.length ? { leaves_empty: emptied } : {}) };
 }
 
 /**
- * Stages one change on its approved paths. `keepUnpatched`: when its patch fails, the file stays
- * staged unpatched for the model to patch (the single form); otherwise it is discarded too.
+ * Stages one change on its approved paths. `alone` (the single form): when its patch fails, the file
+ * stays staged unpatched for the model to patch, and the folder a removal empties is looked at here;
+ * in a batch, a failed entry is discarded too, and the batch looks at its removals together.
  */
-async function stageOne(input: StageChangeInput, paths: readonly GatedPath[], ctx: ToolContext<'fs' | 'media' | 'editors'>, keepUnpatched: boolean): Promise<StageFileResult> {
+async function stageOne(input: StageChangeInput, paths: readonly GatedPath[], ctx: ToolContext<'fs' | 'media' | 'editors'>, alone: boolean): Promise<StageFileResult> {
   const [path, to] = paths;
   if (path === undefined) throw invalidInput('stage_file was given no path.', 'Give path.');
-  if (input.action === 'delete' || input.action === 'move') return stageChange(input, path, to, ctx, keepUnpatched);
+  if (input.action === 'delete' || input.action === 'move') return stageChange(input, path, to, ctx, alone);
   const { media, links } = await stageWrite(ctx, path, input.content);
   const editor = ctx.editors?.unsavedEditor(path);
   const facts = { ...(links > 1 ? { links } : {}), ...(editor !== undefined ? { unsaved_editor: editor } : {}) };
   if (input.patch === undefined) {
     return { media_id: media.id, path: path.display, bytes: media.bytes.byteLength, lines: media.lines, encoding: media.encoding, eol: media.eol, isNew: media.isNew, ...facts };
   }
-  const { child, counts, normalizedEdits } = patchStaged(ctx.media, media.id, input.patch, keepUnpatched);
+  const { child, counts, normalizedEdits } = patchStaged(ctx.media, media.id, input.patch, alone);
   return {
     media_id: child.id, path: path.display, bytes: child.bytes.byteLength, lines: child.lines, encoding: child.encoding, eol: child.eol, isNew: child.isNew,
     parent_id: media.id, ...counts, ...(normalizedEdits.length ? { normalized_line_endings: normalizedEdits } : {}), ...facts,
@@ -240,13 +256,15 @@ function checkAction(input: StageChangeInput, action: 'write' | 'delete' | 'move
 }
 
 /** Stages a delete (no `to`) or a move (with its patch, if any). */
-async function stageChange(input: StageChangeInput, first: GatedPath, second: GatedPath | undefined, ctx: ToolContext<'fs' | 'media' | 'editors'>, keepUnpatched: boolean): Promise<StageFileResult> {
+async function stageChange(input: StageChangeInput, first: GatedPath, second: GatedPath | undefined, ctx: ToolContext<'fs' | 'media' | 'editors'>, alone: boolean): Promise<StageFileResult> {
   if (input.action === 'move' && second === undefined) throw invalidInput(`A move needs two different paths; "${first.display}" was given as both.`, `Give the new path in to.`);
   const media = second === undefined ? await stageDelete(ctx, first) : await stageMove(ctx, first, second, input.content, input.replace === true);
   const from = media.change.kind === 'move' ? { from: media.change.from.display } : {};
-  const base = { path: media.path.display, action: media.change.kind === 'delete' ? 'delete' as const : 'move' as const, ...from, encoding: media.encoding, eol: media.eol, isNew: false };
+  // A batch looks at its removals together (one file of a folder's two may be deleted by another entry).
+  const emptied = alone ? await foldersLeftEmpty(ctx, [first], second ? [second] : []) : [];
+  const base = { path: media.path.display, action: media.change.kind === 'delete' ? 'delete' as const : 'move' as const, ...from, encoding: media.encoding, eol: media.eol, isNew: false, ...(emptied.length ? { leaves_empty: emptied } : {}) };
   if (input.patch === undefined) return { media_id: media.id, bytes: media.bytes.byteLength, lines: media.lines, ...base, ...ctx.media.changes(media.id) };
-  const { child, normalizedEdits } = patchStaged(ctx.media, media.id, input.patch, keepUnpatched);
+  const { child, normalizedEdits } = patchStaged(ctx.media, media.id, input.patch, alone);
   return { media_id: child.id, bytes: child.bytes.byteLength, lines: child.lines, ...base, parent_id: media.id, ...ctx.media.changes(child.id), ...(normalizedEdits.length ? { normalized_line_endings: normalizedEdits } : {}) };
 }
 
