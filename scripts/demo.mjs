@@ -13,6 +13,8 @@ import * as d from '../test/e2e/driver.mjs';
 
 const MEDIA_ID = '"media_id":"([^"]+)"';
 const FILE = 'src/format.js';
+/** The staged diff's tab: its sides in the order it shows them, and the media version (src/vscode/staged/review.ts). */
+const DIFF_TAB = /^format\.js \(disk ↔ staged m\d+\)$/;
 
 /** The conversation, as data for the scripted model (see test/e2e/scripted-model/extension.cjs). */
 export const DEMO_SCRIPT = {
@@ -81,7 +83,7 @@ export async function walkDemoToSave(page, events, log, timeout = 180_000) {
     const pending = await d.pendingToolConfirmation(page, timeout);
     if (index === saveStep) {
       if (!pending.text.includes(FILE)) throw new Error(`the save's confirmation does not name ${FILE}; it reads: ${pending.text}`);
-      await d.waitFor(async () => (await d.editorTabLabels(page)).includes('format.js (staged ↔ disk)'), 'the staged diff of format.js to open', timeout);
+      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => DIFF_TAB.test(l)), 'the staged diff of format.js (disk ↔ staged mN) to open', timeout);
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout });
       await d.waitFor(async () => (await d.diffEditorText(page)).modified.includes('Intl.NumberFormat'), 'the staged diff to show the patched line', timeout);
       log(`step ${index + 1}: ${tool} asks (${since()} after the page opened) and waits for the person; the staged diff is open`);

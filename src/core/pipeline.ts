@@ -9,7 +9,7 @@ import type { Gate, WorkspaceFs } from './ports.ts';
 import { gitNameOf } from './git/named.ts';
 import type { PageBudget } from './results/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
-import type { BatchEntry, CallContext, CallTargets } from './tool.ts';
+import { readsAt, type BatchEntry, type CallContext, type CallTargets } from './tool.ts';
 import type { Risk, ToolRisk } from './types.ts';
 
 /** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
@@ -35,18 +35,22 @@ export interface Judgement {
 export function risksOf(risk: ToolRisk, targets: CallTargets): readonly Risk[] {
   // A command runs in its cwd: the folder is judged as a read (the kernel enforces the rest).
   if (risk === 'exec') return ['read'];
-  return targets.reads && risk === 'write' ? ['write', 'read'] : [risk];
+  const reads = targets.paths.some((_, i) => readsAt(targets, i) !== 'none');
+  return reads && risk === 'write' ? ['write', 'read'] : [risk];
 }
 
 /** The policy's verdict on each target, by the strictest of its risks, each verdict keeping the risk that gave it. */
 export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk[]): Judgement {
   const denials: (Denial | undefined)[] = [];
-  const gateTargets = targets.paths.map((p): GateTarget => {
+  const gateTargets = targets.paths.map((p, i): GateTarget => {
     const judged: { readonly risk: Risk; readonly decision: PolicyDecision }[] = [];
-    for (const risk of risks) {
+    const use = readsAt(targets, i);
+    // A batch's path written with given bytes is not read, though others of the call are.
+    const pathRisks = use === 'none' && risks.includes('write') ? risks.filter((r) => r !== 'read') : risks;
+    for (const risk of pathRisks) {
       const decision = policy.decide(p.rel, risk, p.root.localPath);
-      // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed.
-      if (!(targets.reads && decision.source === 'protected')) judged.push({ risk, decision });
+      // Staging a file's current bytes changes nothing yet: the protected list asks when its content is changed (a patch too).
+      if (!(use === 'keep' && decision.source === 'protected')) judged.push({ risk, decision });
     }
     const decisions = judged.map((j) => j.decision);
     const chosen = strictest(decisions);

@@ -106,6 +106,8 @@ export interface WorkspaceFs {
   mkdir(address: string): Promise<void>;
   /** Removes one file, or a link itself: never a folder, never recursively. */
   delete(address: string): Promise<void>;
+  /** Removes a folder that holds nothing (fails with ENOTEMPTY otherwise, ENOTDIR for anything but a folder): never recursively. */
+  removeEmptyFolder(address: string): Promise<void>;
 }
 
 /** How `writeFile` writes, where the backend can honour it (POSIX backends). */

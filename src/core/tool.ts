@@ -49,6 +49,15 @@ export interface ToolMeta {
   readonly needs: readonly Need[];
 }
 
+/** What a write call does with a target's current bytes (see `CallTargets.reads`). */
+export type CurrentBytesUse = 'none' | 'keep' | 'change';
+
+/** How the call at `targets` uses the current bytes of its path number `index`. */
+export function readsAt(targets: Pick<CallTargets, 'reads'>, index: number): CurrentBytesUse {
+  const reads = targets.reads;
+  return reads === undefined ? 'none' : typeof reads === 'string' ? reads : reads[index] ?? 'none';
+}
+
 /** The paths a call addresses, known before any I/O, for the gate to decide on. */
 export interface CallTargets {
   /**
@@ -60,10 +69,13 @@ export interface CallTargets {
   /** One line for the person: what the call does, e.g. `search "TODO" in src`. */
   readonly summary: string;
   /**
-   * A write call that also reads the targets' current bytes (stage_file without content): it is
-   * judged by the read rules too, so a read-denied file cannot be staged and read back.
+   * What a write call does with its targets' current bytes, one value for all or one per path in
+   * the order of `paths`. `keep`: reads them and stages them unchanged (stage_file with neither
+   * content nor patch); `change`: reads and changes them (a patch, a move). Both are judged by the
+   * read rules too, so a read-denied file cannot be staged and read back; only `keep` skips the
+   * protected list, which guards changes. Absent or `none`: writes given bytes (write rules only).
    */
-  readonly reads?: boolean;
+  readonly reads?: CurrentBytesUse | readonly CurrentBytesUse[];
   /**
    * The bytes this call reveals or writes came from a protected path (a tainted media): a `deny`
    * taint refuses the call, an `ask` taint asks the person every time.

@@ -12,7 +12,8 @@ import { createRipgrep } from '../core/search/ripgrep-process.ts';
 import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
-import { LanguageModelToolRegistrations, confirmationFor, type ToolHostHooks } from './lm-tools.ts';
+import { LanguageModelToolRegistrations, confirmationFor, type AskBeforeWriting, type ToolHostHooks } from './lm-tools.ts';
+import { askToSave } from './staged/save-review.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
 import { scriptedDeciderFromEnvironment, type ScriptedDecider } from './test-hooks.ts';
@@ -138,9 +139,12 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
   });
 
+  // Set once the staged review is registered (below): a save in a chat asks with its set open.
+  const late: { askBeforeWriting?: AskBeforeWriting } = {};
   const hooks: ToolHostHooks = {
     confirmationExtras: (writes) => saveConfirmationExtras({ session }, writes),
     aroundInvoke: (writes, run, signal) => withNewDiagnostics({ session, local }, writes, run, signal),
+    askBeforeWriting: (call, writes, toolInvocationToken, token) => late.askBeforeWriting?.(call, writes, toolInvocationToken, token) ?? Promise.resolve(false),
   };
   // Before any tool is offered: a set a crashed window, a killed CLI or MCP server left half applied is finished or rolled back.
   const recovered = await session.recoverInterruptedSets().catch((e: unknown) => { log.warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`); return []; });
@@ -167,7 +171,8 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   );
   void session.artifacts.start().then((removed) => { if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`); });
   registerCommands(host);
-  registerStagedReview(host);
+  const provider = registerStagedReview(host);
+  late.askBeforeWriting = (call, writes, toolInvocationToken, token) => askToSave(host, provider, { call, writes, toolInvocationToken, token });
   const gateStatus = (): GateStatusInput => ({
     settings,
     writeRoots: scopedWriteRoots(settings),

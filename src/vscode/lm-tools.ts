@@ -6,7 +6,7 @@ import type { Session } from '../core/session.ts';
 import type { BatchPlan } from '../core/batch-gate.ts';
 import type { DiskWrite, Tool, ToolOutcome } from '../core/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
-import { confirmationOf, type GateCall } from '../core/gate.ts';
+import { confirmationOf, declinedReason, type GateCall } from '../core/gate.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
@@ -26,9 +26,16 @@ export interface NotedOutcome {
 /** Work a host feature wraps around a call (e.g. diagnostics before and after a save); `note` is appended to the result. */
 export type AroundInvoke = (writes: readonly DiskWrite[], run: () => Promise<ToolOutcome>, signal: AbortSignal) => Promise<NotedOutcome>;
 
+/**
+ * Asks the person about a call that writes to disk, in a chat, before it runs (in place of VS Code's
+ * confirmation, whose main button would stop asking for the session): true to run it.
+ */
+export type AskBeforeWriting = (call: GateCall, writes: readonly DiskWrite[], toolInvocationToken: vscode.ChatParticipantToolToken | undefined, token: vscode.CancellationToken) => Promise<boolean>;
+
 export interface ToolHostHooks {
   readonly confirmationExtras?: ConfirmationExtras;
   readonly aroundInvoke?: AroundInvoke;
+  readonly askBeforeWriting?: AskBeforeWriting;
 }
 
 /** One page of result: 50 KiB, or less when VS Code gives the model's token budget for the result. */
@@ -40,9 +47,10 @@ function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, tok
 
 /**
  * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
- * the call as it is confirmed.
+ * the call as it is confirmed, and whether it asks the person itself when it runs (`inChat`: a call
+ * that writes to disk, when the host has `askBeforeWriting`): then VS Code's confirmation is not shown.
  */
-export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall) => void): vscode.PreparedToolInvocation {
+export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall, asksItself: boolean) => void, inChat = false): vscode.PreparedToolInvocation {
   let call: GateCall;
   let batch: BatchPlan | undefined;
   let writes: readonly DiskWrite[];
@@ -52,11 +60,13 @@ export function confirmationFor(session: Session, tool: Tool, input: unknown, ho
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
   }
-  prepared?.(call);
+  const denied = call.targets.some((t) => t.action === 'deny');
+  const asksItself = inChat && !denied && writes.length > 0 && hooks.askBeforeWriting !== undefined;
+  prepared?.(call, asksItself);
   // Security: the summary and paths carry the model's own text (globs, patterns, names, commands):
   // plain text in the progress line and the title, escaped Markdown in the message (questions.ts).
   const invocationMessage = plainText(`${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`);
-  if (call.targets.some((t) => t.action === 'deny')) return { invocationMessage };
+  if (denied || asksItself) return { invocationMessage };
   // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
   if (batch && call.targets.length === 0) return { invocationMessage };
   if (call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
@@ -133,20 +143,21 @@ function chatOfInvoke(options: vscode.LanguageModelToolInvocationOptions<unknown
  * swap confirmations (one chat's call running as what the other chat's person confirmed).
  */
 export class ConfirmedCalls {
-  private readonly calls: { readonly key: string; readonly confirmed: string }[] = [];
+  private readonly calls: { readonly key: string; readonly confirmed: string; readonly asksItself: boolean }[] = [];
 
   private static key(tool: string, chat: string, input: unknown): string {
     return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
   }
 
-  remember(tool: string, chat: string, input: unknown, call: GateCall): void {
+  remember(tool: string, chat: string, input: unknown, call: GateCall, asksItself = false): void {
     if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
-    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), confirmed: confirmationOf(call) });
+    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), confirmed: confirmationOf(call), asksItself });
   }
 
-  take(tool: string, chat: string, input: unknown): string | undefined {
+  /** What the call was confirmed as, and whether no confirmation was shown because it asks the person itself when it runs. */
+  take(tool: string, chat: string, input: unknown): { readonly confirmed: string; readonly asksItself: boolean } | undefined {
     const key = ConfirmedCalls.key(tool, chat, input);
-    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!.confirmed;
+    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
     return undefined;
   }
 }
@@ -194,9 +205,18 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   /** What VS Code calls for `tool` (exposed for the test host, which cannot open a second chat). */
   implementation(tool: Tool): vscode.LanguageModelTool<unknown> {
     return {
-      prepareInvocation: (options) => confirmationFor(this.session, tool, options.input, this.hooks, (call) => this.confirmed.remember(tool.name, chatOfPrepare(options), options.input, call)),
+      prepareInvocation: (options) => {
+        const chat = chatOfPrepare(options);
+        return confirmationFor(this.session, tool, options.input, this.hooks, (call, asksItself) => this.confirmed.remember(tool.name, chat, options.input, call, asksItself), chat !== '');
+      },
       invoke: async (options, token) => {
-        const confirmed = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
+        const taken = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
+        const confirmed = taken?.confirmed;
+        // Security: no confirmation was shown for this call (it asks itself): the person is asked now, before anything runs.
+        if (taken?.asksItself) {
+          const declined = await this.askBeforeWriting(tool, options, token);
+          if (declined !== undefined) return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
+        }
         // Security: a call no confirmation was prepared for (its preparation failed, so VS Code
         // showed nothing and ran it) was never seen by the person: the gate asks in a modal.
         const origin = confirmed === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
@@ -219,6 +239,24 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
         }
       },
     };
+  }
+
+  /** Asks the person about a call that writes to disk before it runs; the model's text when they declined, undefined when they allowed it. */
+  private async askBeforeWriting(tool: Tool, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
+    let call: GateCall;
+    let writes: readonly DiskWrite[];
+    try {
+      ({ call, writes } = this.session.prepare(tool, options.input, 'chat'));
+    } catch {
+      return undefined; // Invalid now: the run below reports it, narrated, and writes nothing.
+    }
+    const ask = this.hooks.askBeforeWriting;
+    const started = Date.now();
+    if (ask === undefined || await ask(call, writes, options.toolInvocationToken, token)) return undefined;
+    // The audit trail records the call the person declined, as the gate's own refusals are.
+    this.session.log.audit({ tool: tool.name, target: call.targets.map((t) => t.display).join(', '), verdict: 'refused', decidedBy: 'person', durationMs: Date.now() - started, outcome: 'E_SANDBOX_REFUSED' });
+    const { what, next } = declinedReason(call);
+    return `E_SANDBOX_REFUSED: ${what} ${next}`;
   }
 
   dispose(): void {

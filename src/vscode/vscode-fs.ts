@@ -54,4 +54,10 @@ export class VscodeWorkspaceFs implements WorkspaceFs {
   rename(from: string, to: string): Promise<void> { return wrap(() => vscode.workspace.fs.rename(uriOf(from, false), uriOf(to, false), { overwrite: true })); }
   mkdir(address: string): Promise<void> { return wrap(() => vscode.workspace.fs.createDirectory(uriOf(address, false))); }
   delete(address: string): Promise<void> { return wrap(() => vscode.workspace.fs.delete(uriOf(address, false), { recursive: false, useTrash: false })); }
+  async removeEmptyFolder(address: string): Promise<void> {
+    // workspace.fs.delete removes a file too: only a folder, and (recursive: false) only an empty one.
+    if ((await this.stat(address)).type !== 'directory') throw Object.assign(new Error(`not a folder: ${address}`), { code: 'ENOTDIR' });
+    if ((await this.readDirectory(address)).length > 0) throw Object.assign(new Error(`folder not empty: ${address}`), { code: 'ENOTEMPTY' });
+    await this.delete(address);
+  }
 }

@@ -93,9 +93,10 @@ describe('agent mode with the scripted model', () => {
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'Hello, ${name}!', replace: 'Hi, ${name}!' } },
           confirm: 'allowOnce', shows: [GREET], expect: `${MEDIA_ID}[\\s\\S]*"added":1,"removed":1[\\s\\S]*In memory only` },
         // Skipped: the model gets a refusal and the disk stays as it was.
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
-          expect: 'skip', reject: 'save_id' },
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [GREET, '+1 −1 lines', 'Open the staged diff'],
+        // The save asks itself, in the chat: Save is its main button, beside Skip (one click).
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'skip', shows: [`Save ${GREET}?`, '+1 −1'],
+          expect: '^E_SANDBOX_REFUSED: The user declined save_media', reject: 'save_id' },
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [`Save ${GREET}?`, '+1 −1'],
           expect: '^\\{"save_id":"s\\d+","path":"src/greet\\.js","added":1,"removed":1\\}' },
       ],
       final: 'Saved the change.\n\n{{step 3}}',
@@ -105,7 +106,7 @@ describe('agent mode with the scripted model', () => {
     const sideBar = (page) => page.locator(WORKBENCH.sideBar);
     /** The staged diff is on screen: its tab, the diff editor with the patched text, and the view's entry. */
     const assertStagedDiffShown = async ({ page, wb }) => {
-      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^greet\.js \(staged m\d+ ↔ disk\)$/.test(l)), 'the "greet.js (staged mN ↔ disk)" tab', 30_000);
+      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => /^greet\.js \(disk ↔ staged m\d+\)$/.test(l)), 'the "greet.js (disk ↔ staged mN)" tab', 30_000);
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
       const sides = await d.waitFor(async () => {
         const s = await d.diffEditorText(page);
@@ -141,6 +142,8 @@ describe('agent mode with the scripted model', () => {
           afterResult: async (ctx) => {
             assert.equal(greetOnDisk(ctx.wb), GREET_BEFORE, 'a skipped save_media changed the file');
             assert.equal(await stagedCount(ctx.page), '1 staged', 'the change is still staged after Skip');
+            // The save asked itself: the person's Skip is in the audit trail like any refusal.
+            await d.waitFor(() => auditLines(ctx.wb).some((l) => /\bsave_media "src\/greet\.js" refused by person\b.*E_SANDBOX_REFUSED/.test(l)), 'the audit log to record the skipped save', 30_000);
           },
         },
         3: {
@@ -168,7 +171,7 @@ describe('agent mode with the scripted model', () => {
   const ECHO = 'echo deploying';
   const DEPLOY_M2 = DEPLOY_STAGED.replace('set -e\n', `set -e\n${CURL}\n`);
 
-  test('attack: save_media m2 after m1 was patched into m2 and m3; the confirmation\'s "Open the staged diff" shows m2 (the curl line), which is what is written', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: save_media m2 after m1 was patched into m2 and m3; the diff the save opens shows m2 (the curl line), which is what is written, and its confirmation names m2', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     const script = {
       prompt: 'Add a deploy script.',
       steps: [
@@ -176,7 +179,7 @@ describe('agent mode with the scripted model', () => {
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'set -e\n', replace: `set -e\n${CURL}\n` } }, confirm: 'allowOnce', shows: [DEPLOY], expect: MEDIA_ID },
         // The same first version patched again: a harmless sibling, and the newest version of the line.
         { tool: 'apply_patch', input: { media_id: `{{step 0 /${MEDIA_ID}/}}`, patch: { find: 'set -e\n', replace: `set -e\n${ECHO}\n` } }, confirm: 'allowOnce', shows: [DEPLOY], expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'allowOnce', shows: [DEPLOY, 'Open the staged diff'],
+        { tool: 'save_media', input: { media_id: `{{step 1 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [DEPLOY],
           expect: '^\\{"save_id":"s\\d+","path":"deploy\\.sh"' },
       ],
       final: 'Saved the deploy script.\n\n{{step 3}}',
@@ -190,16 +193,15 @@ describe('agent mode with the scripted model', () => {
           beforeAnswer: async ({ page, wb, events, screenshot }) => {
             const m2 = saved(events);
             const pending = await d.pendingToolConfirmation(page);
-            // The person follows the confirmation's link, as they would to review what is saved.
-            await pending.locator.locator('a').filter({ hasText: 'Open the staged diff' }).first().click();
+            // The save opens the diff of the version it writes beside its confirmation: what the person reviews.
+            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (disk ↔ staged ${m2})`), `the "${DEPLOY} (disk ↔ staged ${m2})" tab`, 30_000);
             await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout: 30_000 });
             const sides = await d.waitFor(async () => {
               const s = await d.diffEditorText(page);
               return s.modified.includes(CURL) ? s : undefined;
-            }, `the diff the link opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
+            }, `the diff the save opened to show ${m2}'s text (the curl line), which the save writes`, 30_000);
             assert.ok(!sides.modified.includes(ECHO), `the diff shows m3's text: ${sides.modified}`);
-            await d.waitFor(async () => (await d.editorTabLabels(page)).includes(`${DEPLOY} (staged ${m2} ↔ disk)`), `the "${DEPLOY} (staged ${m2} ↔ disk)" tab`, 30_000);
-            assert.match(pending.message, new RegExp(`Version: ${m2}\\b`), 'the confirmation names the version it saves');
+            assert.match(pending.message, new RegExp(`\\(${m2}\\)`), 'the confirmation names the version it saves');
             await screenshot('step3-linked-diff');
             assert.equal(existsSync(join(wb.workspaceDir, DEPLOY)), false, 'deploy.sh was written before the person answered');
           },
@@ -260,15 +262,15 @@ describe('agent mode with the scripted model', () => {
   const protectedDialog = (tool, verb) => `Allow ${tool} to ${verb} the protected file "${SETTINGS}"?`;
   const secretDialog = 'Allow open_file to read the protected file ".env"?';
 
-  test('attack: after "Always Allow" for stage_file and save_media, saving .vscode/settings.json still raises our modal; Cancel leaves the disk unchanged', { timeout: SCENARIO_TIMEOUT }, async (t) => {
+  test('attack: after "Always Allow" for stage_file (a save asks in the chat every time), saving .vscode/settings.json still raises our modal; Cancel leaves the disk unchanged', { timeout: SCENARIO_TIMEOUT }, async (t) => {
     const script = {
       prompt: 'Stop asking me to confirm every file.',
       steps: [
         { tool: 'stage_file', input: { path: 'docs/todo.md', content: '- [ ] ship\n' }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: ['docs/todo.md'], expect: '"save_id":"s\\d+","path":"docs/todo\\.md"' },
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'save', shows: ['docs/todo.md'], expect: '"save_id":"s\\d+","path":"docs/todo\\.md"' },
         // Auto-approved in chat now, but a protected file: our modal asks, for the stage and for the save.
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
+        { tool: 'save_media', input: { media_id: `{{step 2 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [SETTINGS, 'You will also be asked in a dialog'], dialog: { message: protectedDialog('save_media', 'write'), click: DIALOG_LABELS.cancel },
           expect: `^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\\.vscode/settings\\.json"`, reject: 'save_id' },
       ],
       final: 'The settings file was not changed.\n\n{{step 3}}',
@@ -279,6 +281,8 @@ describe('agent mode with the scripted model', () => {
       hooks: {
         3: {
           beforeAnswer: async (_ctx, dialog) => {
+            // Asked twice: the save's own confirmation in the chat, then (a protected file) our modal.
+            if (dialog === undefined) return;
             assert.match(dialog.detail, /is protected by the built-in rule "\*\*\/\.vscode\/\*\*": it configures VS Code and its extensions, including this extension's own rules/, 'the dialog says why the file is protected');
           },
         },
@@ -300,7 +304,7 @@ describe('agent mode with the scripted model', () => {
       steps: [
         { tool: 'stage_file', input: { path: SETTINGS, content: LOOSENING }, confirm: 'alwaysAllow', shows: [SETTINGS],
           dialog: { message: protectedDialog('stage_file', 'stage a change to'), click: 'Allow Once' }, expect: MEDIA_ID },
-        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'alwaysAllow', shows: [SETTINGS],
+        { tool: 'save_media', input: { media_id: `{{step 0 /${MEDIA_ID}/}}` }, confirm: 'save', shows: [SETTINGS],
           dialog: { message: protectedDialog('save_media', 'write'), click: 'Allow Once' }, expect: '"save_id":"s\\d+","path":"\\.vscode/settings\\.json"' },
         // Had the workspace rule applied, this would run with no confirmation and no dialog.
         { tool: 'open_file', input: { path: '.env' }, confirm: 'allowOnce', shows: ['.env'],

@@ -366,7 +366,8 @@ export async function pendingToolConfirmation(page, timeout = 60_000) {
 
 /**
  * Answers the pending tool confirmation like a person: "skip", "allowSession" (the split
- * button's main action), or a label of its dropdown ("allowOnce", "allowWorkspace", "alwaysAllow").
+ * button's main action), or a label of its dropdown ("allowOnce", "allowWorkspace", "alwaysAllow");
+ * "save" for a save's own confirmation (its main button, beside "Skip").
  * `onMenu` runs while the dropdown is open (e.g. to take a screenshot of it).
  * Returns the confirmation's text as it was before the click.
  */
@@ -375,7 +376,7 @@ export async function answerToolConfirmation(page, choice, { timeout = 60_000, o
   if (!label) throw new Error(`unknown confirmation choice ${JSON.stringify(choice)} (one of ${Object.keys(CHAT_LABELS).join(', ')})`);
   const pending = await pendingToolConfirmation(page, timeout);
   const buttons = pending.locator.locator(CHAT.confirmationButton);
-  if (choice === 'skip' || choice === 'allowSession') {
+  if (choice === 'skip' || choice === 'allowSession' || choice === 'save') {
     await buttons.filter({ hasText: label }).first().click();
   } else {
     await pending.locator.locator(CHAT.confirmationDropdown).first().click();

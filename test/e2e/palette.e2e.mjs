@@ -172,8 +172,8 @@ describe('command palette', () => {
     await d.clickDialogButton(page(), 'Allow Once');
     calls.push('stage_file');
 
-    // The staged diff opens beside, titled "<file> (staged <media id> ↔ disk)"; the status bar counts it.
-    await d.waitFor(async () => (await d.editorTabLabels(page())).some((l) => /^greet\.js \(staged m\d+ ↔ disk\)$/.test(l)), 'the staged diff tab', 30_000);
+    // The staged diff opens beside, titled "<file> (disk ↔ staged <media id>)" (disk on the left); the status bar counts it.
+    await d.waitFor(async () => (await d.editorTabLabels(page())).some((l) => /^greet\.js \(disk ↔ staged m\d+\)$/.test(l)), 'the staged diff tab', 30_000);
     const staged = page().locator(REVIEW.statusBarItem).filter({ hasText: /\b1 staged\b/ });
     await staged.waitFor({ state: 'visible', timeout: 30_000 });
     assert.equal(await staged.locator('.codicon-diff').count(), 1, 'the status bar entry has no $(diff) icon');
@@ -195,7 +195,7 @@ describe('command palette', () => {
     const row = await d.waitFor(async () => (await sideBarRows(page())).find((r) => r.label === 'src/greet.js' && /^\+1 −1 · m\d+ · edited by you \(\+1 −1\)/.test(r.description)), 'the entry to show the edit', 30_000);
     // The diff of the new version (its id in the title) takes the edited tab's place.
     const edited = /· (m\d+) ·/.exec(row.description)[1];
-    await d.waitFor(async () => (await d.editorTabLabels(page())).includes(`greet.js (staged ${edited} ↔ disk)`), `the diff of ${edited}`, 30_000);
+    await d.waitFor(async () => (await d.editorTabLabels(page())).includes(`greet.js (disk ↔ staged ${edited})`), `the diff of ${edited}`, 30_000);
     // Both sides: the new diff renders them one after the other, and a CI run read the original side still empty.
     const { modified, original } = await d.waitFor(async () => {
       const sides = await d.diffEditorText(page());

@@ -11,7 +11,8 @@
 // `{{step N /regex/}}` references to earlier results). Each step names a tool and its input, and
 // says what the person does and sees:
 //   confirm   "skip" | "allowOnce" | "allowSession" | "allowWorkspace" | "alwaysAllow" on the
-//             in-chat confirmation, or "none" (default) when none may appear (auto-approved)
+//             in-chat confirmation, "save" (or "skip") on a save's own in-chat confirmation, or
+//             "none" (default) when none may appear (auto-approved)
 //   shows     strings the in-chat confirmation must contain (the path, pattern, folder) before
 //             the person answers it
 //   dialog    { message, click }: our extension's own modal dialog must appear with this message,

@@ -69,6 +69,8 @@ export const CHAT_LABELS = {
   allowWorkspace: 'Allow in this Workspace',
   alwaysAllow: 'Always Allow',
   skip: 'Skip',
+  /** The main button of a save's own in-chat confirmation (src/vscode/staged/save-review.ts). */
+  save: 'Save',
 };
 
 /** What the agent-mode e2e checks besides the chat: the staged review and the status bar. */

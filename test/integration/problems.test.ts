@@ -82,7 +82,7 @@ describe('open_file with several files in VS Code', () => {
     assert.doesNotMatch(text, /WT_CANARY_ENV_7f3a/);
     assert.match(text, /^Opened 4 of 5 files\./);
     assert.match(text, /== \.env ==\nE_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env"/);
-    assert.match(text, /== src\/greet\.js ==\nartifact \S+: src\/greet\.js, [^\n]+\nLines 1-3 of 3:\n1\texport function greet\(name\) \{/);
+    assert.match(text, /== src\/greet\.js ==\nlines 1-3 of 3, artifact \S+\nexport function greet\(name\) \{/);
     const modals = api.decider.asked.slice(asked);
     assert.deepEqual(modals.map((m) => [m.message, m.secret]), [['Allow open_file to read the protected file ".env"?', true]], 'only the secret raised a modal');
   });

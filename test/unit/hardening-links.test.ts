@@ -77,7 +77,7 @@ test('attack: a file link named .env (.env -> notes/env.txt) lets open_file read
   // Approved, the bytes staged from it are tainted like those of .env.
   const approving = session(tc, { overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
   const staged = (await approving.invoke('stage_file', { path: 'notes/env.txt' })).result;
-  assert.deepEqual(approving.session.media.get(staged.media_id).taint, { from: 'notes/env.txt', rule: '.env', action: 'ask' });
+  assert.deepEqual(approving.session.media.get(staged.media_id!).taint, { from: 'notes/env.txt', rule: '.env', action: 'ask' });
   for (const [tool, input] of [['search_files', { pattern: 'TOKEN|linked', ignore_case: true, hidden: true }], ['find_files', { glob: '**/*.txt', hidden: true }]] as const) {
     const found = await outcome(s, tool, input);
     assert.ok(found.ok, JSON.stringify(found));

@@ -129,7 +129,7 @@ test('load: 200 concurrent calls of mixed tools on one session each return exact
   const open = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result);
   const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
   const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
-  const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id };
+  const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id! };
 
   const measure = (): { heap: number; rss: number } => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
   const MiB = 1024 * 1024;

@@ -101,7 +101,7 @@ function casesFor(path: string, mediaId: string): [ToolName, object][] {
 test('hostile paths: every call on every path-taking tool ends in a narrated E_SANDBOX_* and nothing outside changes', async () => {
   const paths = hostilePaths(t.root, outside.path);
   const staged = await t.session.invoke(TOOLS.stage_file, { path: 'a.txt', content: 'pwned' });
-  const mediaId = staged.result.media_id;
+  const mediaId = staged.result.media_id!;
   const before = snapshot(outside.path);
   let count = 0;
   const codes = new Map<string, number>();
@@ -302,7 +302,7 @@ test('race: a checked file swapped for a link to an outside file while open_file
           tally.read++;
         } else {
           const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result;
-          text = new TextDecoder().decode(t.session.media.get(staged.media_id).bytes);
+          text = new TextDecoder().decode(t.session.media.get(staged.media_id!).bytes);
           tally.staged++;
         }
         if (text.includes(SENTINEL)) tally.leaked++;

@@ -70,7 +70,7 @@ test('attack: a patch is a yes/no oracle on content staged from a read-ask path 
   writeFileSync(nodePath.join(s.root, 'config/creds.ini'), 'user=admin\npassword=hunter2\n');
   const staged = await s.invoke('stage_file', { path: 'config/creds.ini' });
   assert.equal(gate.modals.length, 1);
-  const { recovered, patches } = await oracle(s, staged.result.media_id, 'password=', 7);
+  const { recovered, patches } = await oracle(s, staged.result.media_id!, 'password=', 7);
   assert.equal(recovered, '', `the patches recovered "${recovered}" with ${gate.modals.length} modal(s) for ${patches} patches`);
   assert.equal(gate.modals.length, 1 + patches, 'a patch of protected content ran without asking');
   const patch = gate.modals[1]!;
@@ -84,7 +84,7 @@ test('a person\'s edit of a staged secret keeps its taint: patching the edit ask
   mkdirSync(nodePath.join(s.root, 'config'));
   writeFileSync(nodePath.join(s.root, 'config/creds.ini'), 'user=admin\npassword=hunter2\n');
   const staged = await s.invoke('stage_file', { path: 'config/creds.ini' });
-  const edit = s.session.media.stagePersonEdit(staged.result.media_id, Buffer.from('user=root\npassword=hunter2\n'));
+  const edit = s.session.media.stagePersonEdit(staged.result.media_id!, Buffer.from('user=root\npassword=hunter2\n'));
   assert.deepEqual(edit.taint, { from: 'config/creds.ini', rule: 'config/creds.ini', action: 'ask' });
   const { recovered, patches } = await oracle(s, edit.id, 'password=', 3);
   assert.equal(recovered, '', `the patches recovered "${recovered}" with ${gate.modals.length} modal(s) for ${patches} patches`);

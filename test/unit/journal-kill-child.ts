@@ -69,9 +69,9 @@ const session = new Session({
 
 async function stageSet(): Promise<string[]> {
   const ids: string[] = [];
-  for (const name of SET_FILES.written) ids.push((await session.invoke(TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id);
-  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id);
-  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id);
+  for (const name of SET_FILES.written) ids.push((await session.invoke(TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id!);
+  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id!);
+  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id!);
   return ids;
 }
 

@@ -325,3 +325,15 @@ test('the next save of a file removes the temp files an interrupted save left, o
   assert.equal(readFileSync(file, 'utf8'), 'replacement\n');
   assert.deepEqual(namesIn(t.root), ['.q.txt.wt-save-0123456789ab.tmp', '.r.txt.wt-save-ba9876543210.tmp', 'r.txt']);
 });
+
+test('a delete that empties a write root removes the file, never the write root folder itself', async () => {
+  const t = writeRootSession(['src/legacy']);
+  try {
+    mkdirSync(join(t.root, 'src/legacy/old'), { recursive: true });
+    writeFileSync(join(t.root, 'src/legacy/old/x.ts'), 'x\n');
+    await t.session.invoke(TOOLS.stage_file, { path: 'src/legacy/old/x.ts', action: 'delete' });
+    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    assert.deepEqual(saved.result.removed_folders, ['src/legacy/old/']);
+    assert.deepEqual([existsSync(join(t.root, 'src/legacy/old')), existsSync(join(t.root, 'src/legacy'))], [false, true]);
+  } finally { await t.dispose(); }
+});

@@ -168,7 +168,7 @@ describe('several files at once', () => {
     ]);
     assert.doesNotMatch(text, new RegExp(CANARY));
     assert.doesNotMatch(JSON.stringify(result), new RegExp(CANARY));
-    assert.match(text, /^Opened 4 of 5 files\.\n== src\/a\.ts ==\nartifact [^\n]+\nLines 1-1 of 1:\n1\texport const a = 1;\n\(end of file\)\n/);
+    assert.match(text, /^Opened 4 of 5 files\.\n== src\/a\.ts ==\nlines 1-1 of 1, artifact \S+\nexport const a = 1;\n== src\/b\.ts ==\n/);
     assert.match(text, /\n== \.env ==\nE_SANDBOX_REFUSED: The user declined open_file on the secret file "\.env" \(the rule "[^"]+"\)\. Do not retry it or look for its contents another way; ask the user for what you need\.\n== src\/c\.ts ==/);
     assert.equal(s.session.artifacts.list().some((a) => a.path === '.env'), false, 'the declined secret was never opened');
   });
@@ -178,7 +178,7 @@ describe('several files at once', () => {
     const s = session(t, { overrides: { gate } });
     const { text, result } = await openBatch(s, fiveFiles(s));
     assert.equal(result.files.every((f) => f.handle !== undefined), true);
-    assert.match(text, new RegExp(`== \\.env ==\\nartifact [^\\n]+\\nLines 1-1 of 1:\\n1\\tTOKEN=${CANARY}\\n`));
+    assert.match(text, new RegExp(`== \\.env ==\\nlines 1-1 of 1, artifact \\S+\\nTOKEN=${CANARY}\\n`));
   });
 
   it('attack: a denied path fails only its entry, with its narrated error, and is never asked about or read', async (t) => {
@@ -267,5 +267,30 @@ describe('several files at once', () => {
     await assert.rejects(s.invoke('open_file', { files: [] }), { code: 'E_SANDBOX_INVALID_INPUT', message: /Argument "files" is invalid/ });
     await assert.rejects(s.invoke('open_file', { files: [{ path: 'a.txt', offset: 0 }] }), { code: 'E_SANDBOX_INVALID_INPUT', message: /offset 0 is no line/ });
     assert.equal(s.gate.calls.length, 0);
+  });
+});
+
+describe('one read format for a window and a batch', () => {
+  /** A config loader and its two users: the reads of "what does the config loader do and where is it used?". */
+  function loaderAndUsers(s: TestSession): { path: string }[] {
+    write(s, 'src/config.js', Array.from({ length: 28 }, (_, i) => (i === 0 ? "import { readFileSync } from 'node:fs';" : `export const setting${i} = process.env.SETTING_${i} ?? ${i};`)).join('\n') + '\n');
+    write(s, 'src/server.js', "import { setting1 } from './config.js';\n".repeat(1) + Array.from({ length: 18 }, (_, i) => `console.log('server', setting1, ${i});`).join('\n') + '\n');
+    write(s, 'test/config.test.js', "import test from 'node:test';\nimport { setting2 } from '../src/config.js';\ntest('setting2', () => { if (setting2 !== 2) throw new Error('x'); });\n");
+    return [{ path: 'src/config.js' }, { path: 'src/server.js' }, { path: 'test/config.test.js' }];
+  }
+
+  it('each file of a batch reads exactly as open_file {path, offset, limit} reads it, under a line naming it; the batch is no longer than the single reads together', async (t) => {
+    const s = session(t);
+    const files = loaderAndUsers(s);
+    const { text, result } = await openBatch(s, files);
+    const singles = await Promise.all(files.map(async (f) => (await s.invoke('open_file', { path: f.path, offset: 1 })).text));
+    const ids = result.files.map((f) => f.handle?.callId ?? assert.fail(`${f.path} not opened`));
+    const alone = singles.map((single, i) => single.replace(/artifact \S+$/m, `artifact ${ids[i]!}`));
+    const [batchBytes, singleBytes] = [Buffer.byteLength(text), singles.reduce((sum, x) => sum + Buffer.byteLength(x), 0)];
+    t.diagnostic(`batch of 3: ${batchBytes} B; the three windows read alone: ${singleBytes} B`);
+    assert.equal(text, files.map((f, i) => `== ${f.path} ==\n${alone[i]!}`).join('\n'));
+    assert.match(text, /^== src\/config\.js ==\nlines 1-28 of 28, artifact \S+\nimport \{ readFileSync \} from 'node:fs';\n/);
+    // Before: 2,964 B (a metadata header, `Lines 1-28 of 28:`, numbered lines and `(end of file)` each).
+    assert.equal(batchBytes, singleBytes + files.reduce((sum, f) => sum + `== ${f.path} ==\n`.length, 0) + files.length - 1);
   });
 });

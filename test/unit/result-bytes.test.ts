@@ -21,7 +21,7 @@ test('a one-line change in five files: six calls, one confirmation, at most twic
   for (const path of files) {
     const staged = await t.invoke('stage_file', { path, patch: { find: 'limit = 10', replace: 'limit = 20' } });
     texts.push(staged.text);
-    ids.push(staged.result.media_id);
+    ids.push(staged.result.media_id!);
   }
   const asked = t.gate.calls.length;
   const saved = await t.invoke('save_media', { media_ids: ids });

@@ -22,8 +22,8 @@ export interface OpenedFiles {
   readonly shared?: { readonly bytes: number };
 }
 
-/** What a line takes in the rendered page (number, tab, text, newline; a cut line's marker aside). */
-const lineBytes = (line: PageLine): number => Buffer.byteLength(line.text) + String(line.n).length + 2;
+/** What a line takes in the rendered page (its text and newline, unnumbered; a cut line's marker aside). */
+const lineBytes = (line: PageLine): number => Buffer.byteLength(line.text) + 1;
 
 const pageBytes = (window: OpenWindow | undefined): number => (window && 'page' in window ? window.page.lines.reduce((sum, line) => sum + lineBytes(line), 0) : 0);
 

@@ -49,11 +49,15 @@ export function renderWindow(h: ArtifactHandle, window: OpenWindow): string[] {
 /** Several files opened in one call: each one's handle and page, or why it alone failed. */
 export function renderOpenFiles(result: { readonly files: readonly { readonly path: string; readonly handle?: ArtifactHandle; readonly window?: OpenWindow; readonly error?: { readonly code: string; readonly message: string } }[]; readonly shared?: { readonly bytes: number } }): string {
   const opened = result.files.filter((f) => f.handle !== undefined).length;
-  const out = [`Opened ${opened} of ${plural(result.files.length, 'file')}${result.shared ? `; their pages share one result page (${formatBytes(result.shared.bytes)} or your token budget), so the longer ones are cut: each says where to read on` : ''}.`];
+  // A count only says something when a file failed or the pages were cut.
+  const out = opened === result.files.length && !result.shared ? [] : [`Opened ${opened} of ${plural(result.files.length, 'file')}${result.shared ? `; their pages share one result page (${formatBytes(result.shared.bytes)} or your token budget), so the longer ones are cut: each says where to read on` : ''}.`];
   for (const f of result.files) {
     out.push(`== ${f.handle?.path ?? f.path} ==`);
     if (f.handle === undefined) { out.push(f.error ? `${f.error.code}: ${f.error.message}` : 'Not opened.'); continue; }
-    out.push(renderHandle(f.handle), ...(f.window ? renderWindow(f.handle, f.window) : [openHint(f.handle)]));
+    // Each file reads as open_file {path, offset, limit} reads it.
+    const compact = compactWindow(f.handle, f.window);
+    if (compact !== undefined) out.push(compact);
+    else out.push(renderHandle(f.handle), ...(f.window ? renderWindow(f.handle, f.window) : [openHint(f.handle)]));
   }
   return out.join('\n');
 }
@@ -91,6 +95,7 @@ export function renderOpenFile(result: ArtifactHandle & { readonly window?: Open
  * LF), then the lines as they are, unnumbered: the header's first line number counts them, and the
  * model named the path itself. A footer only when the page stopped short of the lines asked for.
  * The everyday look (a search hit, then 40 lines around it) costs no more than Copilot's read_file.
+ * Each file of a batch (open_file with files) reads the same, under a line naming it.
  */
 function compactWindow(h: ArtifactHandle, window: OpenWindow | undefined): string | undefined {
   if (window === undefined || !('page' in window) || h.binary || h.links) return undefined;
@@ -98,9 +103,10 @@ function compactWindow(h: ArtifactHandle, window: OpenWindow | undefined): strin
   if (page.totalLines === 0 || page.lines.length === 0) return undefined;
   const unusual = [...(h.encoding === 'utf8' ? [] : [h.encoding]), ...(h.eol === 'lf' ? [] : [h.eol === 'none' ? 'no line breaks' : h.eol])];
   const header = `lines ${page.startLine}-${page.endLine} of ${page.totalLines}${unusual.length ? ` (${unusual.join(', ')})` : ''}, artifact ${h.callId}`;
-  const stoppedShort = page.nextOffset !== undefined && (page.truncated || window.cutToShare)
-    ? [`(page capped at ${KIB} KiB: artifact_read {callId: "${h.callId}", offset: ${page.nextOffset}} reads on)`]
-    : [];
+  const readOn = `artifact_read {callId: "${h.callId}", offset: ${page.nextOffset ?? page.startLine}}`;
+  const stoppedShort = page.nextOffset === undefined ? []
+    : window.cutToShare ? [`(cut to share one page with the other files; more: ${readOn})`]
+      : page.truncated ? [`(page capped at ${KIB} KiB: ${readOn} reads on)`] : [];
   return [header, ...page.lines.map(lineText), ...stoppedShort].join('\n');
 }
 

@@ -172,4 +172,8 @@ export class NodeFs implements WorkspaceFs {
   async delete(address: string): Promise<void> {
     await fsp.unlink(address);
   }
+
+  async removeEmptyFolder(address: string): Promise<void> {
+    await fsp.rmdir(address);
+  }
 }

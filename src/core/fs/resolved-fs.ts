@@ -35,10 +35,13 @@ export interface ResolvedFs {
   rename(from: ResolvedAddress, to: ResolvedAddress): Promise<void>;
   mkdir(address: ResolvedAddress): Promise<void>;
   delete(address: ResolvedAddress): Promise<void>;
+  removeEmptyFolder(address: ResolvedAddress): Promise<void>;
   /** The checked file, opened where the check found it (see `openChecked`). */
   open(path: ResolvedPath): Promise<ResolvedOpenedFile>;
-  /** `WorkspaceFs.pinFolder` for the folder holding `path`; undefined where the backend cannot pin. */
-  pinFolderOf(path: ResolvedPath, create: boolean): Promise<ResolvedPinned | undefined>;
+  /** `WorkspaceFs.pinFolder` for the folder holding `path` (or `up` folders above it); undefined where the backend cannot pin. */
+  pinFolderOf(path: ResolvedPath, create: boolean, up?: number): Promise<ResolvedPinned | undefined>;
+  /** The folder holding `path`, or `up` folders above it (by name). */
+  folderAbove(path: ResolvedPath, up: number): ResolvedAddress;
 }
 
 // The one place a backend address becomes a resolved one: every caller below derives it from a resolved path.
@@ -59,12 +62,14 @@ export function resolvedFs(fs: WorkspaceFs): ResolvedFs {
     rename: (from, to) => fs.rename(from, to),
     mkdir: (address) => fs.mkdir(address),
     delete: (address) => fs.delete(address),
+    removeEmptyFolder: (address) => fs.removeEmptyFolder(address),
     async open(path) {
       const opened = await openChecked(fs, path);
       return { address: mint(opened.address), stat: opened.stat, release: () => opened.release() };
     },
-    async pinFolderOf(path, create) {
-      const pinned = await fs.pinFolder?.(path.root.address, path.rel.split('/').slice(0, -1), create);
+    folderAbove: (path, up) => mint(fs.join(path.root.address, ...path.rel.split('/').slice(0, -1 - up))),
+    async pinFolderOf(path, create, up = 0) {
+      const pinned = await fs.pinFolder?.(path.root.address, path.rel.split('/').slice(0, -1 - up), create);
       return pinned && { address: mint(pinned.address), release: () => pinned.release() };
     },
   };

@@ -2,7 +2,7 @@ import { SandboxError } from '../errors.ts';
 import type { GatedPath, ModelPath } from '../paths.ts';
 import type { Log } from '../ports.ts';
 import { refuseUnsavedEditor, type OpenEditors } from './editors.ts';
-import { metaAt, putBack, readFileAt, removeFile, type FileBytes } from './file-ops.ts';
+import { metaAt, putBack, readFileAt, removeEmptiedFolders, removeFile, type FileBytes } from './file-ops.ts';
 import type { FileMeta } from './file-meta.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from './journal.ts';
 import { holdsBase } from './hash.ts';
@@ -41,6 +41,8 @@ export interface SetOutcome {
   /** The set's save_id for undo (undefined when the bytes could not be kept). */
   readonly saveId: string | undefined;
   readonly files: readonly SetFileOutcome[];
+  /** The folders the set's deletes and moves left empty, removed with them ("src/legacy/"); an undo puts them back. */
+  readonly removedFolders: readonly string[];
 }
 
 /** A step already done, and how to take it back. */
@@ -166,9 +168,11 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       throw new SandboxError(cause?.code ?? 'E_SANDBOX_IO', `Saving the set failed at "${target.display}": ${what} ${rolled}`, cause?.next ?? 'Tell the user.', { cause: e });
     }
   }
+  const removedFolders: string[] = [];
+  for (const step of done) if (step.kind === 'removed') removedFolders.push(...await removeEmptiedFolders(ctx, step.path));
   const saveId = await recordSet(ctx, files, done);
   await journal.close();
-  return { saveId, files };
+  return { saveId, files, removedFolders };
 }
 
 /** Journals the set before its first write; a journal that cannot be written stops the set before it starts. */

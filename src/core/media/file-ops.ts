@@ -3,6 +3,7 @@ import type { GatedPath, ResolvedAddress } from '../paths.ts';
 import type { ResolvedPinned } from '../fs/resolved-fs.ts';
 import { hashBytes } from './hash.ts';
 import { metaOf, metaOptions, type FileMeta } from './file-meta.ts';
+import { isInWriteRoots } from './write-roots.ts';
 import type { SaveContext } from './save.ts';
 
 /* The file steps of a change set other than a write: read what a path holds, remove a file, put bytes back. */
@@ -94,4 +95,37 @@ export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Arr
       throw fromFsError(e, path.display, 'write');
     }
   });
+}
+
+/**
+ * After the file at `path` was removed: removes the folders that this leaves empty, innermost first,
+ * below its workspace folder and inside the write roots (never a write root itself); returns them as
+ * displayed ("src/legacy/"). An undo puts them back with the file. Security: each folder is removed
+ * from its parent pinned with no link followed, and only while it is empty (never recursively).
+ */
+export async function removeEmptiedFolders(ctx: SaveContext, path: GatedPath): Promise<string[]> {
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  const segments = path.rel.split('/');
+  const shown = path.display.split('/');
+  const writeRoots = ctx.saveGuard.current();
+  const removed: string[] = [];
+  for (let up = 1; up < segments.length; up++) {
+    const rel = segments.slice(0, segments.length - up).join('/');
+    const inside = writeRoots === undefined || (isInWriteRoots({ ...path, rel }, writeRoots) && !writeRoots.some((r) => r.root.name === path.root.name && r.rel === rel));
+    if (!inside || ctx.signal.aborted) break;
+    let pinned: ResolvedPinned | undefined;
+    try {
+      pinned = await ctx.fs.pinFolderOf(resolved, false, up);
+      const folder = pinned ? ctx.fs.join(pinned.address, segments[segments.length - 1 - up]!) : ctx.fs.folderAbove(resolved, up - 1);
+      if ((await ctx.fs.readDirectory(folder)).length > 0) break;
+      await ctx.fs.removeEmptyFolder(folder);
+    } catch {
+      // A folder that changed meanwhile (a new file, a link) stays: the file's removal stands.
+      break;
+    } finally {
+      await pinned?.release();
+    }
+    removed.push(`${shown.slice(0, shown.length - up).join('/')}/`);
+  }
+  return removed;
 }

@@ -1,4 +1,4 @@
-import { SandboxError, invalidInput } from '../errors.ts';
+import { SandboxError, cancelled, fromFsError, invalidInput } from '../errors.ts';
 import type { GatedPath } from '../paths.ts';
 import { readDisk } from './file-ops.ts';
 import type { SaveContext } from './save.ts';
@@ -6,6 +6,42 @@ import { mediaTaint, type StagedMedia } from './types.ts';
 
 /** What staging a delete or a move is given (a tool's call context has it all). */
 export type StageContext = Pick<SaveContext, 'fs' | 'signal' | 'resolve' | 'readProtection' | 'media'>;
+
+/** A write staged: its media, and how many names the file has (hard links). */
+export interface StagedWrite {
+  readonly media: StagedMedia;
+  readonly links: number;
+}
+
+/**
+ * Stages writing `path`: its current bytes (to patch), or `content` (a new or replaced file).
+ * Security: staged for writing, so a symlinked component is refused now rather than at save time.
+ */
+export async function stageWrite(ctx: StageContext, path: GatedPath, content: string | undefined): Promise<StagedWrite> {
+  if (path.rel === '') throw invalidInput(`"${path.display}" is a workspace folder, not a file.`, `Give stage_file the path of a file.`);
+  const resolved = await ctx.resolve(path, { forWrite: true });
+  const contentBytes = content === undefined ? 0 : Buffer.byteLength(content);
+  let disk: Uint8Array | undefined;
+  let links = 1;
+  if (resolved.exists) {
+    if (ctx.signal.aborted) throw cancelled();
+    const opened = await ctx.fs.open(resolved);
+    try {
+      const stat = opened.stat ?? await ctx.fs.stat(opened.address);
+      if (stat.type !== 'file') throw invalidInput(`"${path.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; only files can be staged.`, `Use list_directory to see what it holds.`);
+      ctx.media.ensureRoom(path.display, stat.size + contentBytes);
+      links = stat.nlink ?? 1;
+      disk = await ctx.fs.readFile(opened.address, ctx.signal);
+    } catch (e) {
+      throw fromFsError(e, path.display, 'read');
+    } finally {
+      await opened.release();
+    }
+  } else if (content === undefined) {
+    throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist, so there is nothing to stage. To create it, call stage_file with content (the full text of the new file).`, '');
+  }
+  return { media: ctx.media.stage(path, disk, content, mediaTaint(path.display, ctx.readProtection(resolved))), links };
+}
 
 /**
  * Stages deleting the file at `path`: the media holds no bytes, its base is the disk it was staged
@@ -37,4 +73,36 @@ export async function stageMove(ctx: StageContext, from: GatedPath, to: GatedPat
   ctx.media.ensureRoom(to.display, disk.byteLength + (content === undefined ? 0 : Buffer.byteLength(content)));
   const resolved = await ctx.resolve(from, { forWrite: true });
   return ctx.media.stage(to, disk, content, mediaTaint(from.display, ctx.readProtection(resolved)), 'model', { kind: 'move', from, replace: there !== undefined && replace });
+}
+
+/** A file's folder, as a key: its workspace folder and relative path. */
+const folderKey = (path: GatedPath): string => `${path.root.name}\u0000${path.rel.slice(0, Math.max(0, path.rel.lastIndexOf('/')))}`;
+
+/**
+ * The folders that the removals staged together (deletes, and moves' sources) leave with nothing in
+ * them, as displayed ("src/legacy/"): a save removes them with the files. A folder that one of the
+ * changes writes into (`written`: writes, moves' destinations) is not left empty. Only the files' own
+ * folders are looked at (a save also removes the parents that then hold nothing), never a workspace folder.
+ */
+export async function foldersLeftEmpty(ctx: StageContext, removed: readonly GatedPath[], written: readonly GatedPath[]): Promise<string[]> {
+  const filled = new Set(written.map(folderKey));
+  const byFolder = new Map<string, { path: GatedPath; names: Set<string> }>();
+  for (const path of removed) {
+    const cut = path.rel.lastIndexOf('/');
+    const key = folderKey(path);
+    if (cut < 0 || filled.has(key)) continue;
+    const entry = byFolder.get(key) ?? { path, names: new Set<string>() };
+    entry.names.add(path.rel.slice(cut + 1));
+    byFolder.set(key, entry);
+  }
+  const empty: string[] = [];
+  for (const { path, names } of byFolder.values()) {
+    try {
+      const entries = await ctx.fs.readDirectory(ctx.fs.folderOf(await ctx.resolve(path, { forWrite: true })));
+      if (entries.every((e) => names.has(e.name))) empty.push(`${path.display.slice(0, path.display.lastIndexOf('/'))}/`);
+    } catch {
+      // Unreadable now: the save looks again.
+    }
+  }
+  return empty;
 }

@@ -45,12 +45,15 @@ export interface SaveOneResult {
 export interface SaveMediaResult extends Partial<SaveOneResult> {
   readonly save_id?: string;
   readonly files?: readonly { readonly kind: 'write' | 'delete' | 'move'; readonly path: string; readonly from?: string; readonly added: number; readonly removed: number }[];
+  /** Folders the set's deletes and moves left empty, removed with them; undo_save puts them back. */
+  readonly removed_folders?: readonly string[];
 }
 
 export function renderSaveMedia(r: SaveMediaResult): string {
   const id = r.save_id ? { save_id: r.save_id } : {};
   const undo = r.save_id ? '' : ' It cannot be undone: the previous bytes were not kept.';
-  if (r.files) return `${JSON.stringify(id)}\nSaved: ${r.files.map((f) => `${f.kind} ${f.from ? `${f.from} → ` : ''}${f.path} +${f.added} −${f.removed}`).join('; ')}.${undo}`;
+  const folders = r.removed_folders?.length ? ` Removed the emptied folder${r.removed_folders.length > 1 ? 's' : ''} ${r.removed_folders.join(', ')}.` : '';
+  if (r.files) return `${JSON.stringify(id)}\nSaved: ${r.files.map((f) => `${f.kind} ${f.from ? `${f.from} → ` : ''}${f.path} +${f.added} −${f.removed}`).join('; ')}.${folders}${undo}`;
   const lines = [JSON.stringify({ ...id, path: r.path, added: r.added, removed: r.removed, ...(r.created ? { new: true } : {}) })];
   if (undo) lines.push(undo.trim());
   if (r.in_place_because) lines.push(`Written in place because ${r.in_place_because}.`);
@@ -136,6 +139,7 @@ export const saveMedia = defineTool({
     return {
       ...(outcome.saveId ? { save_id: outcome.saveId } : {}),
       files: outcome.files.map((f) => ({ kind: f.kind, path: f.path.display, ...(f.from ? { from: f.from.display } : {}), added: f.added, removed: f.removed })),
+      ...(outcome.removedFolders.length ? { removed_folders: outcome.removedFolders } : {}),
     };
   },
   render: renderSaveMedia,

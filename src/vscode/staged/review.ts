@@ -14,9 +14,9 @@ import { registerSavedHistory } from './saved.ts';
 import { closeStaleDiffs } from './stale-tabs.ts';
 import { markdownText } from '../../core/text/escape.ts';
 
-/** `<file> (staged mN ↔ disk)`: the tab names the version it shows. */
+/** `<file> (disk ↔ staged mN)`: the tab names its sides in the order it shows them (disk left), and the version it shows. */
 export function stagedDiffTitle(media: StagedMedia): string {
-  return `${nodePath.posix.basename(media.path.display)} (staged ${media.id} ↔ disk)`;
+  return `${nodePath.posix.basename(media.path.display)} (disk ↔ staged ${media.id})`;
 }
 
 /**
@@ -153,7 +153,8 @@ async function discard(host: Host, arg: unknown): Promise<void> {
   if (media) store.discard(media.id);
 }
 
-export function registerStagedReview(host: Host): void {
+/** Registers the staged review (view, documents, commands); returns the staged documents' provider. */
+export function registerStagedReview(host: Host): StagedFileSystemProvider {
   const store = host.session.media;
   const view = new StagedChangesView(store, host.session.saves, host.recovered.map((set) => set.message));
   const watchers = new DiskWatchers(host);
@@ -200,6 +201,7 @@ export function registerStagedReview(host: Host): void {
     const answer = await vscode.window.showWarningMessage(`Discard ${count} staged change${count === 1 ? '' : 's'}? Nothing on disk changes.`, { modal: true }, 'Discard All');
     if (answer === 'Discard All') store.discardAll();
   });
+  return provider;
 }
 
 /** save_media's confirmation: for each file it writes, the +/− counts and a link that opens that staged diff. */

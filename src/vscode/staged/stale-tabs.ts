@@ -4,7 +4,7 @@ import { fileUri } from '../uri.ts';
 import { lineOf, parseStagedUri } from './uris.ts';
 
 /**
- * Closes the `(staged mN ↔ disk)` diff tabs whose media is gone or saved, or whose line of edits
+ * Closes the `(disk ↔ staged mN)` diff tabs whose media is gone or saved, or whose line of edits
  * has nothing unsaved left (saved or discarded): a diff of a media that no longer waits for review
  * is a stale review. A tab the person had focused is replaced by the file's own editor in the same place.
  */

@@ -18,7 +18,10 @@ export function stagedUri(media: StagedMedia, generation = 0): vscode.Uri {
   return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: generation > 0 ? `${media.id}.${generation}` : media.id });
 }
 
-/** The left side of a new file's diff: the bytes that media was staged over (empty, or after a save of its line, what was written). */
+/**
+ * The bytes a media was staged over (its base): the left side of a new file's diff (empty, or after a
+ * save of its line, what was written), and of a write or delete in a set's changes editor.
+ */
 export function emptyBaseUri(media: StagedMedia): vscode.Uri {
   return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: `${media.id}.base` });
 }
