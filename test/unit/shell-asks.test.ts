@@ -87,6 +87,8 @@ describe('run_shell_command: network hosts are asked', { timeout: 120_000 }, () 
     const { text } = await s.invoke('run_shell_command', { command: fetchVia(server.port) });
     assert.equal(server.requests(), 0, text);
     assert.match(text, new RegExp(`network refused: 127\\.0\\.0\\.1:${server.port}`));
+    // Nobody was asked: the refusal does not say the user denied it (issue 44, item 10).
+    assert.doesNotMatch(text, /user denied/, text);
   });
 
   test('"Allow Once" lets the connection through and the next command is asked again; "for this session" is not asked again', async (t) => {

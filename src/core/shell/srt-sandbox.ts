@@ -46,12 +46,18 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
    * it: the latest running command that can ask does, and the person is shown every running
    * command. Nothing running (or nobody to ask): refused.
    */
-  const askHost = async ({ host, port }: { host: string; port: number | undefined }): Promise<boolean> => {
+  const askHost = async ({ host, port }: { host: string; port: number | undefined }): Promise<boolean | { allow: false; reason: string }> => {
     const starts = [...running];
     const asker = starts.reverse().find((s) => s.askHost !== undefined);
-    if (asker?.askHost === undefined) return false;
-    return asker.askHost(host, port, [...running].map((s) => visibleCommand(s.command)));
+    const allowed = asker?.askHost === undefined ? false : await asker.askHost(host, port, [...running].map((s) => visibleCommand(s.command)));
+    if (allowed) return true;
+    // Said in the words of what happened, not the library's "user denied" (nobody may have been asked).
+    // Security: a library that does not read reasons takes any object for an allow.
+    if (!reasonsRead) return false;
+    return { allow: false, reason: asker === undefined ? 'nobody could be asked, and no setting allows this host' : 'not allowed: refused when asked, or nobody could answer' };
   };
+  /** The loaded library reads a refusal's reason (`askCallbackDenyReason`); until then only booleans are answered. */
+  let reasonsRead = false;
   let ready: Promise<{ srt: Srt; availability: SandboxAvailability; ownFolders: readonly string[] }> | undefined;
   const prepare = (): Promise<{ srt: Srt; availability: SandboxAvailability; ownFolders: readonly string[] }> => (ready ??= (async () => {
     const ownFolders: string[] = [];
@@ -63,6 +69,7 @@ export function srtSandbox(options: SrtSandboxOptions): ShellSandbox {
       return { srt: undefined as unknown as Srt, ownFolders, availability: { available: false, why: `the sandbox library could not be loaded (${e instanceof Error ? e.message : String(e)})`, install: installAdvice(platform) } };
     }
     const manager = srt.SandboxManager;
+    reasonsRead = (manager as { readonly askCallbackDenyReason?: unknown }).askCallbackDenyReason === true;
     if ((platform !== 'linux' && platform !== 'darwin') || !manager.isSupportedPlatform()) {
       return { srt, ownFolders, availability: { available: false, why: `${platform} has no OS sandbox this extension can use`, install: installAdvice(platform) } };
     }
