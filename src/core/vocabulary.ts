@@ -19,6 +19,8 @@ export interface HostVocabulary {
   readonly budget: (name: BudgetName) => string;
   /** A path was given and no workspace folder is there to address it in. */
   readonly noFolder: () => Narration;
+  /** Where the longest timeout a command may ask for is raised; absent: nothing raises it here. */
+  readonly shellTimeout?: string;
 }
 
 /** VS Code's words: its settings and its window. */
@@ -28,6 +30,7 @@ export const VSCODE_VOCABULARY: HostVocabulary = {
   session: 'the editor session',
   budget: (name) => (name === 'media' ? 'workspaceTools.media.memoryBudgetMB' : 'workspaceTools.undo.diskBudgetMB'),
   noFolder: () => ({ what: 'No workspace folder is open, so there is nothing to address.', next: 'Ask the user to open a folder.' }),
+  shellTimeout: 'workspaceTools.shell.maxTimeoutMs',
 };
 
 /** The budgets a headless host keeps at their defaults. */

@@ -14,7 +14,7 @@ after(() => sandbox.dispose());
 
 interface Fixture { readonly s: TestSession; readonly home: string; readonly outside: string }
 
-function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string } = {}): Fixture {
+function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string; stateDir?: string } = {}): Fixture {
   const home = testDir(t, 'wt-home-').path;
   writeFileSync(nodePath.join(home, '.gitconfig'), '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n');
   mkdirSync(nodePath.join(home, '.kube'));
@@ -30,7 +30,7 @@ function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: 
     ...(options.review ? { review: () => options.review! } : {}),
     ...(options.noLayer ? { noLayer: options.noLayer } : {}),
   };
-  const s = session(t, { overrides: { shell: host } });
+  const s = session(t, { overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) } });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
   writeFileSync(nodePath.join(s.root, 'a.txt'), 'one\n');
   writeFileSync(nodePath.join(s.root, 'b.txt'), 'two\n');
@@ -242,5 +242,14 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.githooks', 'post-index-change')), false, text);
     assert.match(text, /fresh\/\.githooks\/post-index-change \(m\d+/, text);
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.git', 'HEAD')), true, 'the plain new repository lands');
+  });
+
+  test('a command\'s change set is journaled before it is applied; where the journal cannot be written nothing is applied, and the files are staged instead', async (t) => {
+    const blocked = nodePath.join(testDir(t, 'wt-state-').path, 'not-a-folder');
+    writeFileSync(blocked, 'a file where the state folder would go\n');
+    const f = fixture(t, { stateDir: blocked });
+    const text = await run(f, 'echo ONE > a.txt');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
+    assert.match(text, /staged for review, NOT on disk: a\.txt \(m\d+: the change set could not be journaled before it was applied/, text);
   });
 });

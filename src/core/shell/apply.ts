@@ -5,6 +5,7 @@ import { errnoCode, fromFsError, refused } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
+import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts';
 import type { Log } from '../ports.ts';
 import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { mediaTaint } from '../media/types.ts';
@@ -26,6 +27,8 @@ export interface ChangeOutcome {
 }
 
 export interface ApplyContext extends SaveContext {
+  /** Where the change set is journaled before it is applied (see `journalFirst`). */
+  readonly journal: SetJournal;
   /**
    * Security: the person approved the command, which ran with writes bounded to the write roots by
    * the kernel; its change set is the writes that call was allowed to make, so the pipeline makes
@@ -71,7 +74,9 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
     }
   };
   const gatedPaths = ctx.approveChangeSet?.(changes.map((c) => c.path));
-  for (const [i, { entry, path, verdict }] of changes.entries()) {
+  const journaled = await journalFirst(ctx, changes, gatedPaths);
+  for (const [i, { entry, path, verdict: judged }] of changes.entries()) {
+    const verdict = journaled.refused !== undefined && judged.action === 'apply' && (entry.kind === 'file' || entry.kind === 'delete') ? { action: 'stage' as const, why: journaled.refused } : judged;
     if (verdict.action === 'skip') continue;
     const base = { path: path.display, kind: kindOf(entry) };
     if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); continue; }
@@ -81,8 +86,7 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
     try {
       switch (entry.kind) {
         case 'file': {
-          const bytes = new Uint8Array(await readFile(entry.from));
-          const replaced = await readFileAt(ctx, gated, 'written');
+          const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? { before: await readFileAt(ctx, gated, 'written'), after: new Uint8Array(await readFile(entry.from)) };
           await writeInPlace(ctx, gated, bytes, entry.mode);
           await record(path, 'write', replaced, bytes);
           break;
@@ -104,7 +108,32 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       outcomes.push(entry.kind === 'file' || entry.kind === 'delete' ? await stage(ctx, entry, gated, why) : { ...base, action: 'held', why });
     }
   }
+  await journaled.record?.close();
   return { saveId: set, outcomes };
+}
+
+/**
+ * Journals the files a change set applies before the first is written (what each holds and will
+ * hold), as a save's set is journaled: a host killed midway leaves a journal the next start finishes
+ * or rolls back. Where it cannot be written, nothing is applied: `refused` says why, and the files
+ * are staged instead.
+ */
+async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[], gated: readonly GatedPath[] | undefined): Promise<{ readonly record?: JournalRecord; readonly refused?: string; readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }> }> {
+  const bytes = new Map<number, { before: FileBytes | undefined; after: Uint8Array }>();
+  const steps: PlannedStep[] = [];
+  try {
+    for (const [i, { entry, path, verdict }] of changes.entries()) {
+      const at = gated?.[i];
+      if (verdict.action !== 'apply' || at === undefined || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
+      const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
+      const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
+      bytes.set(i, { before, after });
+      steps.push({ path, kind: entry.kind === 'file' ? 'write' : 'delete', before, after: entry.kind === 'file' ? after : undefined });
+    }
+    return steps.length === 0 ? { bytes } : { record: await ctx.journal.begin('save', steps), bytes };
+  } catch (e) {
+    return { refused: `the change set could not be journaled before it was applied (${e instanceof Error ? e.message : String(e)}), so it was staged instead`, bytes: new Map() };
+  }
 }
 
 /** Stages a write or delete as a media (its bytes from the upper layer), tainted where a read rule protects its name. */

@@ -83,7 +83,7 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
   const host = shell.host;
   const maxTimeout = host.maxTimeoutMs();
   const timeoutMs = input.timeout_ms ?? Math.min(DEFAULT_TIMEOUT_MS, maxTimeout);
-  if (timeoutMs > maxTimeout) throw invalidInput(`timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`, `Pass at most ${maxTimeout}, or ask the user to raise workspaceTools.shell.maxTimeoutMs.`);
+  if (timeoutMs > maxTimeout) throw invalidInput(`timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`, `Pass at most ${maxTimeout}${shell.words.shellTimeout === undefined ? '' : `, or ask the user to raise ${shell.words.shellTimeout}`}.`);
   const availability = await host.sandbox.availability();
   // Security: never unsandboxed. Where the boundary cannot be built, nothing runs.
   if (!availability.available) throw new SandboxError('E_SANDBOX_UNAVAILABLE', `run_shell_command cannot run "${visibleCommand(input.command)}": the OS sandbox is not available (${availability.why}), and commands never run without it; nothing was run.`, `Tell the user: ${availability.install}`);
