@@ -33,10 +33,10 @@ test('the MCP setup document has a section and a fenced snippet per client', () 
   assert.equal(markdown.match(/^```(json|sh|toml)$/gm)?.length, 5);
 });
 
-test('issue 44 item 13: README\'s MCP usage line is the server\'s own, and its hints name the tools that carry destructiveHint', () => {
-  const readme = readFileSync('README.md', 'utf8');
+test('issue 44 item 13: docs/mcp.md\'s MCP usage line is the server\'s own, and its hints name the tools that carry destructiveHint', () => {
+  const doc = readFileSync('docs/mcp.md', 'utf8');
   const usage = MCP_USAGE.split('\n')[0]!.replace(/^Usage: workspace-tools /, 'node dist/cli.js ');
-  assert.ok(readme.includes(`\n${usage}\n`), `README shows ${usage}`);
-  const hints = /`destructiveHint` only on ((?:`\w+`(?:, | and )?)+)/.exec(readme.replace(/\n\s*/g, ' '))?.[1] ?? assert.fail('no destructiveHint sentence');
+  assert.ok(doc.includes(`\n${usage}\n`), `docs/mcp.md shows ${usage}`);
+  const hints = /`destructiveHint` only on ((?:`\w+`(?:, | and )?)+)/.exec(doc.replace(/\n\s*/g, ' '))?.[1] ?? assert.fail('no destructiveHint sentence');
   assert.deepEqual([...hints.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort(), TOOL_NAMES.filter((name) => toolAnnotations(name).destructiveHint).sort());
 });
