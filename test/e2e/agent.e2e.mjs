@@ -288,7 +288,7 @@ describe('agent mode with the scripted model', () => {
         },
       },
       check: async (ctx) => {
-        // For the record (README, gate status): what VS Code's default Agent offers beside our tools.
+        // For the record (docs/security.md, gate status): what VS Code's default Agent offers beside our tools.
         const offered = ctx.events().find((e) => e.event === 'request' && e.tools?.length).tools;
         t.diagnostic(`tools the default Agent offered to the model: ${offered.join(' ')}`);
         assert.deepEqual(changedFiles(ctx.initialDisk, ctx.disk()), ['docs/todo.md'], 'only the ordinary file was written');

@@ -35,7 +35,7 @@ test('attack: rewrite a file an editor extension, an installer or CI runs (eslin
     'pom.xml', '.mvn/jvm.config', 'pyproject.toml', 'setup.py', 'requirements.txt', 'requirements-dev.txt', '.github/actions/setup/action.yml', '.circleci/config.yml',
     'azure-pipelines.yml', 'Jenkinsfile', '.mise.toml', 'Makefile', 'makefile', 'Dockerfile', 'go.mod'];
   for (const path of paths) assert.equal(policy.decide(path, 'write').action, 'ask', path);
-  // Decided not to protect: it changes how code is checked, not what runs (README says why).
+  // Decided not to protect: it changes how code is checked, not what runs (docs/security.md says why).
   assert.equal(policy.decide('tsconfig.json', 'write').action, 'default');
 });
 
