@@ -180,6 +180,8 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
             }
           }
           exit = await child.exited;
+          // The command has ended: applying what it wrote is not the command's time.
+          clearTimeout(timer);
           await landChanges();
           final = status();
           if (ctx.signal.aborted && !timedOut) throw cancelled();
