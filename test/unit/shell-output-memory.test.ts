@@ -27,6 +27,12 @@ test('100 MB of output keeps the host within 64 MiB of memory growth and returns
     maxTimeoutMs: () => 600_000,
   };
   const s = session(t, { overrides: { shell: host, spoolDir: spool } });
+  // The sandbox library's own work for each command grows with the host's working folder (a checkout
+  // with its node_modules costs ~100 MiB of transient heap), which is not output's cost: the host
+  // works from the call's home here, as a CLI started outside a checkout does.
+  const before = process.cwd();
+  process.chdir(home);
+  t.after(() => process.chdir(before));
   // Warm up: the sandbox's first setup and the modules it loads are not output's cost.
   await s.invoke('run_shell_command', { command: 'true' });
   globalThis.gc?.();
