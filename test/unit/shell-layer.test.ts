@@ -244,6 +244,30 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.git', 'HEAD')), true, 'the plain new repository lands');
   });
 
+  test('a new folder of many files (a build\'s output) lands whole, modes and links kept; undo_save removes it whole, and refuses when a file in it changed since', async (t) => {
+    const f = fixture(t);
+    const make = (dir: string): string => `mkdir -p ${dir}/a ${dir}/b && for i in $(seq 1 150); do echo "x$i" > ${dir}/a/f$i.js; done && chmod 755 ${dir}/a/f2.js && ln -s ../a/f1.js ${dir}/b/link && echo API=${CANARY} > ${dir}/.env.local`;
+    const text = await run(f, `${make('gen')} && echo ONE > a.txt`);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f150.js'), 'utf8'), 'x150\n', text);
+    assert.equal(statSync(nodePath.join(f.s.root, 'gen', 'a', 'f2.js')).mode & 0o777, 0o755);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'b', 'link'), 'utf8'), 'x1\n');
+    // A secret's name inside keeps the folder from landing whole; the rest of it lands.
+    assert.equal(existsSync(nodePath.join(f.s.root, 'gen', '.env.local')), false, text);
+    assert.match(text, /staged for review, NOT on disk: gen\/\.env\.local/, text);
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    writeFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), 'the person\'s edit\n');
+    await assert.rejects(f.s.invoke('undo_save', { save_id: saveId }), { code: 'E_SANDBOX_CONFLICT', message: /"gen\/a", which save s\d+ made, changed since \("f3\.js" changed\)/ });
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), 'utf8'), 'the person\'s edit\n');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n');
+
+    const again = await run(f, `${make('out')} && rm -f out/.env.local && echo TWO > b.txt`);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'out', 'a', 'f1.js'), 'utf8'), 'x1\n', again);
+    const undone = (await f.s.invoke('undo_save', { save_id: /"save_id":"(s\d+)"/.exec(again)?.[1] })).text;
+    assert.match(undone, /Undid save/, undone);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'out')), false, undone);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n');
+  });
+
   test('a command\'s change set is journaled before it is applied; where the journal cannot be written nothing is applied, and the files are staged instead', async (t) => {
     const blocked = nodePath.join(testDir(t, 'wt-state-').path, 'not-a-folder');
     writeFileSync(blocked, 'a file where the state folder would go\n');

@@ -8,6 +8,7 @@ import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashKept } from './hash.ts';
 import type { FileMeta } from './file-meta.ts';
+import type { TreeManifest } from './tree.ts';
 
 /** How a save was undone. */
 export type UndoneBy =
@@ -27,8 +28,12 @@ export interface SaveRecord extends LineCounts {
   readonly path: ModelPath;
   /** The media that was written. */
   readonly mediaId: string;
-  /** `write`: bytes were written to `path`; `delete`: `path` was removed (a move is a delete of its source and a write of its destination, in one set). */
-  readonly kind: 'write' | 'delete';
+  /**
+   * `write`: bytes were written to `path`; `delete`: `path` was removed (a move is a delete of its
+   * source and a write of its destination, in one set); `tree`: a command made the folder `path`
+   * whole (`tree` says what it held), and undoing removes it.
+   */
+  readonly kind: 'write' | 'delete' | 'tree';
   /** The save_id of the set it belongs to (its own id for a save of one file): undo_save of the set undoes every file of it. */
   readonly set: string;
   /** Part of a move: the other side (the source for the write, the destination for the delete). */
@@ -46,6 +51,8 @@ export interface SaveRecord extends LineCounts {
   /** Why the bytes needed to undo are not kept (too large for the budget, evicted); undefined while kept. */
   readonly lost: string | undefined;
   readonly undone: UndoneBy | undefined;
+  /** kind `tree`: what the folder held when it was made. */
+  readonly tree?: TreeManifest;
 }
 
 export interface FileIdentity {
@@ -137,6 +144,18 @@ export class SaveHistory {
     return record;
   }
 
+  /** Records a folder a command made whole: no bytes are kept; undoing it removes the folder while it holds just what `tree` says. */
+  recordTree(save: { readonly path: ModelPath; readonly mediaId: string; readonly tree: TreeManifest; readonly set?: string }): SaveRecord {
+    const id = `s${++this.counter}`;
+    const record: SaveRecord = {
+      id, path: save.path, mediaId: save.mediaId, kind: 'tree', set: save.set ?? id, at: this.options.clock.now(), created: true, replacedMeta: undefined,
+      savedHash: '', savedBytes: save.tree.bytes, file: undefined, added: 0, removed: 0, lost: undefined, undone: undefined, tree: save.tree,
+    };
+    this.entries.set(id, { record, kept: 0, files: undefined });
+    this.changed.fire();
+    return record;
+  }
+
   /** The files of a set, in save order (one record for a save of one file); a narrated E_SANDBOX_NOT_FOUND when there is none. */
   setOf(id: string): SaveRecord[] {
     const set = this.get(id).set;
@@ -178,6 +197,9 @@ export class SaveHistory {
 
   private kept(id: string): { readonly record: SaveRecord; readonly files: NonNullable<Entry['files']> } {
     const { record, files } = this.entry(id);
+    if (record.tree !== undefined) {
+      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} made the folder "${record.path.display}" whole (${record.tree.files} files) and keeps no copy of them: undoing it removes the folder.`, `Undo the whole save (undo_save with its save_id).`);
+    }
     if (files === undefined || record.lost !== undefined) {
       throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} of "${record.path.display}" cannot be undone: the bytes it replaced were not kept (${record.lost ?? 'dropped'}).`, `Stage the file and change it back by hand instead.`);
     }

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, readFile, rmdir, symlink } from 'node:fs/promises';
+import { lstat, open, readFile, rmdir, symlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errnoCode, fromFsError, refused } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
@@ -9,6 +9,7 @@ import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts
 import type { Log } from '../ports.ts';
 import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { mediaTaint } from '../media/types.ts';
+import { moveTree, treeChange, treeStampOf, type TreeManifest, type TreeStamp } from '../media/tree.ts';
 import { lineCountsOfUtf8 } from '../text/line-counts.ts';
 import type { Policy } from '../policy.ts';
 import type { LayerEntry } from './upper.ts';
@@ -59,7 +60,8 @@ export interface JudgedChange {
 /**
  * Applies what a command's change set may apply (in order: removals first), stages the rest as
  * media, and records what was applied as one save set, so `undo_save` of the returned id takes the
- * whole command back. A change that fails to apply is staged instead, and says why.
+ * whole command back. A change that fails to apply is staged instead, and says why. New folders of
+ * many files (an install's `node_modules`, a build's output) are moved in whole (`wholeTrees`).
  */
 export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
   const outcomes: ChangeOutcome[] = [];
@@ -73,16 +75,19 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  const gatedPaths = ctx.approveChangeSet?.(changes.map((c) => c.path));
-  const journaled = await journalFirst(ctx, changes, gatedPaths);
-  for (const [i, { entry, path, verdict: judged }] of changes.entries()) {
+  const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
+  const inTree = new Set(trees.flatMap((t) => t.members));
+  const gatedPaths = gatedOf(ctx, changes, (i) => !inTree.has(i) || trees.some((t) => t.top === i));
+  const journaled = await journalFirst(ctx, changes, gatedPaths, inTree);
+  const applyOne = async (i: number): Promise<void> => {
+    const { entry, path, verdict: judged } = changes[i]!;
     const verdict = journaled.refused !== undefined && judged.action === 'apply' && (entry.kind === 'file' || entry.kind === 'delete') ? { action: 'stage' as const, why: journaled.refused } : judged;
-    if (verdict.action === 'skip') continue;
+    if (verdict.action === 'skip') return;
     const base = { path: path.display, kind: kindOf(entry) };
-    if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); continue; }
-    const gated = gatedPaths?.[i];
-    if (gated === undefined) { outcomes.push({ ...base, action: 'held', why: 'this host applies no change set' }); continue; }
-    if (verdict.action === 'stage') { outcomes.push(await stage(ctx, entry, gated, verdict.why)); continue; }
+    if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); return; }
+    const gated = gatedPaths[i] ?? ctx.approveChangeSet?.([path])[0];
+    if (gated === undefined) { outcomes.push({ ...base, action: 'held', why: 'this host applies no change set' }); return; }
+    if (verdict.action === 'stage') { outcomes.push(await stage(ctx, entry, gated, verdict.why)); return; }
     try {
       switch (entry.kind) {
         case 'file': {
@@ -92,7 +97,7 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
           break;
         }
         case 'delete': {
-          if (entry.below.type !== 'file') { outcomes.push({ ...base, action: 'held', why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove` }); continue; }
+          if (entry.below.type !== 'file') { outcomes.push({ ...base, action: 'held', why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove` }); return; }
           const replaced = await removeFile(ctx, gated, undefined);
           await record(path, 'delete', replaced, new Uint8Array(0));
           break;
@@ -107,6 +112,23 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       const why = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
       outcomes.push(entry.kind === 'file' || entry.kind === 'delete' ? await stage(ctx, entry, gated, why) : { ...base, action: 'held', why });
     }
+  };
+  for (const i of changes.keys()) if (!inTree.has(i)) await applyOne(i);
+  for (const tree of trees) {
+    const top = changes[tree.top]!;
+    const gated = gatedPaths[tree.top];
+    const moved = gated !== undefined && top.entry.kind === 'mkdir' && await moveTreeIn(ctx, gated, top.entry.from, tree.manifest);
+    if (!moved) {
+      // Something took its place, or it lies on another filesystem: file by file, as any change.
+      for (const i of tree.members) await applyOne(i);
+      continue;
+    }
+    const saved = ctx.saves.recordTree({ path: top.path, mediaId: 'run_shell_command', tree: moved, ...(set ? { set } : {}) });
+    set ??= saved.id;
+    for (const i of tree.members) {
+      const { entry, path } = changes[i]!;
+      if (entry.kind !== 'mkdir') outcomes.push({ path: path.display, kind: kindOf(entry), action: 'applied' });
+    }
   }
   await journaled.record?.close();
   return { saveId: set, outcomes };
@@ -118,13 +140,13 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
  * or rolls back. Where it cannot be written, nothing is applied: `refused` says why, and the files
  * are staged instead.
  */
-async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[], gated: readonly GatedPath[] | undefined): Promise<{ readonly record?: JournalRecord; readonly refused?: string; readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }> }> {
+async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[], gated: readonly (GatedPath | undefined)[], skip: ReadonlySet<number>): Promise<{ readonly record?: JournalRecord; readonly refused?: string; readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }> }> {
   const bytes = new Map<number, { before: FileBytes | undefined; after: Uint8Array }>();
   const steps: PlannedStep[] = [];
   try {
     for (const [i, { entry, path, verdict }] of changes.entries()) {
-      const at = gated?.[i];
-      if (verdict.action !== 'apply' || at === undefined || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
+      const at = gated[i];
+      if (verdict.action !== 'apply' || at === undefined || skip.has(i) || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
       const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
       const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
       bytes.set(i, { before, after });
@@ -134,6 +156,98 @@ async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[],
   } catch (e) {
     return { refused: `the change set could not be journaled before it was applied (${e instanceof Error ? e.message : String(e)}), so it was staged instead`, bytes: new Map() };
   }
+}
+
+/** The gated path of each change `include` names (the pipeline approves them in one call); undefined where the host applies no change set. */
+function gatedOf(ctx: ApplyContext, changes: readonly JudgedChange[], include: (i: number) => boolean): (GatedPath | undefined)[] {
+  const wanted = [...changes.keys()].filter(include);
+  const approved = ctx.approveChangeSet?.(wanted.map((i) => changes[i]!.path)) ?? [];
+  const gated: (GatedPath | undefined)[] = [];
+  wanted.forEach((i, at) => { gated[i] = approved[at]; });
+  return gated;
+}
+
+/** A new folder with at least this many files is moved in whole. */
+const WHOLE_TREE_FILES = 100;
+
+/** A folder the command made where nothing was, with everything in it (indices of `changes`, the folder first). */
+interface WholeTree {
+  readonly top: number;
+  readonly members: readonly number[];
+  readonly manifest: TreeManifest;
+}
+
+const keyOf = (path: ModelPath): string => `${path.root.address}\0${path.rel}`;
+
+/**
+ * The new folders (outermost first) that can be moved in by one rename: every change in them is
+ * applied as it is (no file staged or held, no set-id or setgid bit, nothing made unreadable to
+ * its owner), they hold at least `WHOLE_TREE_FILES` files, and their upper layer lies on the
+ * workspace folder's filesystem.
+ */
+async function wholeTrees(changes: readonly JudgedChange[]): Promise<WholeTree[]> {
+  const order = [...changes.keys()].sort((a, b) => (keyOf(changes[a]!.path) < keyOf(changes[b]!.path) ? -1 : 1));
+  const keys = order.map((i) => keyOf(changes[i]!.path));
+  const removed = new Set(changes.filter((c) => c.entry.kind === 'delete' || c.entry.kind === 'rmdir').map((c) => keyOf(c.path)));
+  const trees: WholeTree[] = [];
+  let within: string | undefined;
+  for (const [at, i] of order.entries()) {
+    const { entry, path, verdict } = changes[i]!;
+    if (within !== undefined && keys[at]!.startsWith(within)) continue;
+    if (entry.kind !== 'mkdir' || verdict.action !== 'apply' || removed.has(keys[at]!) || path.root.localPath === undefined) continue;
+    const prefix = `${keys[at]}/`;
+    const members = [i];
+    const entries = new Map<string, TreeStamp>([['', { type: 'folder', ...entry.stamp }]]);
+    let files = 0;
+    let bytes = 0;
+    let whole = true;
+    for (let j = lowerBound(keys, prefix); whole && j < keys.length && keys[j]!.startsWith(prefix); j++) {
+      const member = changes[order[j]!]!;
+      const inner = member.entry;
+      whole = member.verdict.action === 'apply' && (inner.kind === 'link' || ((inner.kind === 'file' || inner.kind === 'mkdir') && movable(inner.kind, inner.mode)));
+      if (!whole || (inner.kind !== 'file' && inner.kind !== 'mkdir' && inner.kind !== 'link')) break;
+      entries.set(keys[j]!.slice(prefix.length), { type: inner.kind === 'mkdir' ? 'folder' : inner.kind, ...inner.stamp });
+      if (inner.kind === 'file') { files++; bytes += inner.size; }
+      members.push(order[j]!);
+    }
+    if (!whole || files < WHOLE_TREE_FILES || !await sameDevice(entry.from, path.root.localPath)) continue;
+    trees.push({ top: i, members: members.sort((a, b) => a - b), manifest: { files, bytes, entries } });
+    within = prefix;
+  }
+  return trees;
+}
+
+const movable = (kind: 'file' | 'mkdir', mode: number): boolean => (mode & 0o7000) === 0 && (mode & (kind === 'mkdir' ? 0o700 : 0o600)) === (kind === 'mkdir' ? 0o700 : 0o600);
+
+function lowerBound(sorted: readonly string[], key: string): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+async function sameDevice(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([lstat(a), lstat(b)]).catch(() => [undefined, undefined]);
+  return sa !== undefined && sb !== undefined && sa.dev === sb.dev;
+}
+
+/**
+ * Moves a folder the command made to its place by one rename, its parent pinned (made where
+ * missing; never through a link): the manifest of what it holds there, or undefined when it could
+ * not be moved so (and nothing moved). Security: only what was judged moves: anything else in the
+ * upper folder (a whiteout, an entry the walk did not judge) keeps it from moving whole.
+ */
+async function moveTreeIn(ctx: ApplyContext, path: GatedPath, from: string, manifest: TreeManifest): Promise<TreeManifest | undefined> {
+  if (await treeChange(from, manifest) !== undefined) return undefined;
+  return inPinned(ctx, path, true, async (address) => {
+    if (!await moveTree(from, address)) return undefined;
+    // The rename gave the folder a new parent: its own times are taken again.
+    const top = treeStampOf(await lstat(address));
+    return top === undefined ? undefined : { ...manifest, entries: new Map(manifest.entries).set('', top) };
+  });
 }
 
 /** Stages a write or delete as a media (its bytes from the upper layer), tainted where a read rule protects its name. */

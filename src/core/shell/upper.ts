@@ -11,18 +11,25 @@ export interface Below {
   readonly changedAt?: number;
 }
 
+/** What identifies an entry of the upper layer as the command left it: a later change to it changes one of these. */
+export interface Stamp {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 /** One change a command made in a folder, read from the upper layer (never through a link). */
 export type LayerEntry =
   /** Bytes written (new or changed file), in the upper layer at `from`. */
-  | { readonly kind: 'file'; readonly rel: string; readonly from: string; readonly size: number; readonly mode: number; readonly below: Below }
+  | { readonly kind: 'file'; readonly rel: string; readonly from: string; readonly size: number; readonly mode: number; readonly below: Below; readonly stamp: Stamp }
   /** The file (or link) at `rel` was removed. */
   | { readonly kind: 'delete'; readonly rel: string; readonly below: Below }
   /** A folder that was on disk is gone (its files are `delete` entries of their own). */
   | { readonly kind: 'rmdir'; readonly rel: string }
-  /** A folder made where none was. */
-  | { readonly kind: 'mkdir'; readonly rel: string; readonly mode: number }
+  /** A folder made where none was, in the upper layer at `from`. */
+  | { readonly kind: 'mkdir'; readonly rel: string; readonly from: string; readonly mode: number; readonly stamp: Stamp }
   /** A symbolic link made or changed. */
-  | { readonly kind: 'link'; readonly rel: string; readonly target: string; readonly below: Below }
+  | { readonly kind: 'link'; readonly rel: string; readonly target: string; readonly below: Below; readonly stamp: Stamp }
   /** A pipe, socket or device: never applied. */
   | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
 
@@ -69,6 +76,8 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
     await fb.close();
   }
 }
+
+export const stampOf = (stat: Stats): Stamp => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
 
 const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
 
@@ -122,15 +131,15 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
         if (below.type === 'folder') sharedFolders.push(child);
         else {
           if (below.type !== 'none') removals.push({ kind: 'delete', rel: child, below });
-          made.push({ kind: 'mkdir', rel: child, mode: stat.mode & 0o7777 });
+          made.push({ kind: 'mkdir', rel: child, from: nodePath.join(folder.upper, child), mode: stat.mode & 0o7777, stamp: stampOf(stat) });
         }
         await walk(child);
       } else if (stat.isFile()) {
         // Copied up but not changed (a touch, a hard link made to it, a chmod to the same mode): nothing to apply.
         if (below.type === 'file' && below.mode === (stat.mode & 0o7777) && belowStat?.size === stat.size && await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child))) continue;
-        made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below });
+        made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
       } else if (stat.isSymbolicLink()) {
-        made.push({ kind: 'link', rel: child, target: await readlink(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below });
+        made.push({ kind: 'link', rel: child, target: await readlink(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
       } else {
         made.push({ kind: 'special', rel: child, below });
       }

@@ -74,12 +74,12 @@ export const undoSaveTool = defineTool({
     const records = recordsOf(input, scope);
     const plan: UndoPlan = { saveIds: records.map((r) => r.id) };
     const first = records[0];
-    if (records.length === 1 && first !== undefined) return { paths: [first.path], summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : ''}`, plan };
-    return { paths: records.map((r) => r.path), summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : 'restore'} ${r.path.display}`).join('; ')}`, plan };
+    if (records.length === 1 && first !== undefined) return { paths: [first.path], summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : first.kind === 'tree' ? ` (remove the folder it made, ${first.tree?.files ?? 0} files)` : ''}`, plan };
+    return { paths: records.map((r) => r.path), summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : r.kind === 'tree' ? 'remove the folder' : 'restore'} ${r.path.display}`).join('; ')}`, plan };
   },
   run: async (input, ctx, plan): Promise<UndoSaveResult> => {
     const ids = plan?.saveIds ?? [];
-    if (ids.length > 1 || (ids.length === 1 && ctx.saves.get(ids[0] ?? '').kind === 'delete')) {
+    if (ids.length > 1 || (ids.length === 1 && ctx.saves.get(ids[0] ?? '').kind !== 'write')) {
       const records = ids.map((id) => ctx.saves.get(id));
       await undoFiles(ctx, records, ctx.targets);
       const head = records[0]!;

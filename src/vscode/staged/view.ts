@@ -25,7 +25,7 @@ export function savedSets(history: SaveHistory): SaveRecord[][] {
 function savedNotes(record: SaveRecord): string[] {
   const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
   const moved = record.moved && 'from' in record.moved ? `moved from ${record.moved.from.display}` : record.moved ? `moved to ${record.moved.to.display}` : '';
-  return [moved || (record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : ''), state].filter(Boolean);
+  return [moved || (record.tree ? `new folder of ${record.tree.files} files` : record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : ''), state].filter(Boolean);
 }
 
 /** The media a node stands for: a file with one line of edits stands for that line's head. */
@@ -53,7 +53,7 @@ function savedItem(record: SaveRecord, inSet: boolean): vscode.TreeItem {
   // In a set, "saved-part": Undo This File (the set's other files stay as saved).
   item.contextValue = record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : inSet ? 'saved-part' : 'saved';
   item.iconPath = new vscode.ThemeIcon(record.undone ? 'discard' : 'check');
-  if (record.lost === undefined) item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
+  if (record.lost === undefined && record.tree === undefined) item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
   return item;
 }
 
