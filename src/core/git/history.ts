@@ -22,8 +22,10 @@ export async function secretInHistory(gitDir: string, isSecret: (rel: string) =>
 
 /** A digest of where every ref points (and the index's size and time), to know when `secretInHistory` must look again. */
 export async function historyKey(gitDir: string, path: string): Promise<string | undefined> {
-  const refs = await readGit(['for-each-ref', '--format=%(objectname) %(refname)'], { PATH: path, GIT_DIR: gitDir }, 5_000);
-  const head = await readGit(['rev-parse', '-q', '--verify', 'HEAD'], { PATH: path, GIT_DIR: gitDir }, 5_000);
-  const index = await stat(nodePath.join(gitDir, 'index')).then((s) => `${s.size}:${s.mtimeMs}`, () => '');
+  const [refs, head, index] = await Promise.all([
+    readGit(['for-each-ref', '--format=%(objectname) %(refname)'], { PATH: path, GIT_DIR: gitDir }, 5_000),
+    readGit(['rev-parse', '-q', '--verify', 'HEAD'], { PATH: path, GIT_DIR: gitDir }, 5_000),
+    stat(nodePath.join(gitDir, 'index')).then((s) => `${s.size}:${s.mtimeMs}`, () => ''),
+  ]);
   return refs === undefined ? undefined : `${refs.toString('utf8')}\0${head?.toString('utf8') ?? ''}\0${index}`;
 }

@@ -1,10 +1,15 @@
 import { execFile } from 'node:child_process';
 
-/** One value of the person's own git configuration (global and system), or undefined. */
-function personalValue(key: string, env: Readonly<Record<string, string | undefined>>, home: string): Promise<string | undefined> {
+/** The person's own `user.name` and `user.email` (their global git configuration), as git reads them: one call. */
+function personalValues(env: Readonly<Record<string, string | undefined>>, home: string): Promise<Map<string, string>> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(Object.entries({ ...env, HOME: home }).filter((e): e is [string, string] => e[1] !== undefined));
-    execFile('git', ['config', '--global', '--get', key], { env: clean, timeout: 5_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+    execFile('git', ['config', '--global', '--null', '--get-regexp', '^user\\.(name|email)$'], { env: clean, timeout: 5_000 }, (error, stdout) => {
+      const values = new Map<string, string>();
+      // --null: each entry is "key\nvalue\0"; the last of a key wins, as for git.
+      if (!error) for (const entry of stdout.split('\0')) { const at = entry.indexOf('\n'); if (at > 0 && entry.slice(at + 1).trim() !== '') values.set(entry.slice(0, at), entry.slice(at + 1).trim()); }
+      resolve(values);
+    });
   });
 }
 
@@ -15,8 +20,9 @@ const quoted = (value: string): string => `"${value.replace(/[\\"]/g, (c) => `\\
  * works, and nothing else of theirs (no credential helper, no hooks path, no aliases).
  */
 export async function personalIdentity(env: Readonly<Record<string, string | undefined>>, home: string): Promise<string> {
-  const name = await personalValue('user.name', env, home);
-  const email = await personalValue('user.email', env, home);
+  const values = await personalValues(env, home);
+  const name = values.get('user.name');
+  const email = values.get('user.email');
   const lines = ['[user]'];
   if (name !== undefined) lines.push(`\tname = ${quoted(name)}`);
   if (email !== undefined) lines.push(`\temail = ${quoted(email)}`);

@@ -18,7 +18,7 @@ import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
-import { makeLayer, type Layer } from './layer.ts';
+import { makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
 import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
 import { changeSetLines, judgeLayer } from './change-set.ts';
@@ -110,14 +110,17 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     await mkdir(home, { mode: 0o700 });
     await mkdir(temp, { mode: 0o700 });
     const hostEnv = host.env();
-    await writeFile(nodePath.join(home, '.gitconfig'), await personalIdentity(hostEnv, host.home), { mode: 0o600 });
-    const layer: Layer | undefined = readOnlyBecause === undefined ? await makeLayer(callFolder, writeFolders) : undefined;
-    // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
-    const boundary = await deriveBoundary({
-      policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
-      tempFolder: callFolder, readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []), layered: layer !== undefined,
-      allowedDomains, path: hostEnv['PATH'] ?? '/usr/bin:/bin', list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
-    });
+    // The three are independent: a command waits for the slowest, not for their sum.
+    const [, layer, boundary] = await Promise.all([
+      personalIdentity(hostEnv, host.home).then((identity) => writeFile(nodePath.join(home, '.gitconfig'), identity, { mode: 0o600 })),
+      readOnlyBecause === undefined ? makeLayer(callFolder, writeFolders) : Promise.resolve(undefined),
+      // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
+      deriveBoundary({
+        policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
+        tempFolder: callFolder, readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []), layered: readOnlyBecause === undefined,
+        allowedDomains, path: hostEnv['PATH'] ?? '/usr/bin:/bin', list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
+      }),
+    ]);
     if (ctx.signal.aborted) throw cancelled();
     await hidePlaceholdersFromGit(home, host.sandbox.placeholders(), writeFolders, boundary.gitDirs);
     const { env } = scrubEnvironment(hostEnv);
