@@ -6,6 +6,7 @@ import * as nodePath from 'node:path';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
+import { FaultyFs } from './media-fixtures.ts';
 
 const CANARY = 'CANARY-5d1e2b7a';
 const ripgrep = testRipgrep();
@@ -14,7 +15,7 @@ after(() => sandbox.dispose());
 
 interface Fixture { readonly s: TestSession; readonly home: string; readonly outside: string }
 
-function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string; stateDir?: string } = {}): Fixture {
+function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string; stateDir?: string; fs?: FaultyFs } = {}): Fixture {
   const home = testDir(t, 'wt-home-').path;
   writeFileSync(nodePath.join(home, '.gitconfig'), '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n');
   mkdirSync(nodePath.join(home, '.kube'));
@@ -30,7 +31,7 @@ function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: 
     ...(options.review ? { review: () => options.review! } : {}),
     ...(options.noLayer ? { noLayer: options.noLayer } : {}),
   };
-  const s = session(t, { overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) } });
+  const s = session(t, { ...(options.fs ? { fs: options.fs } : {}), overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) } });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
   writeFileSync(nodePath.join(s.root, 'a.txt'), 'one\n');
   writeFileSync(nodePath.join(s.root, 'b.txt'), 'two\n');
@@ -266,6 +267,28 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(undone, /Undid save/, undone);
     assert.equal(existsSync(nodePath.join(f.s.root, 'out')), false, undone);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n');
+  });
+
+  test('a change set is all or nothing: where one file fails to apply (the disk is full), the file applied before it is put back and every file is staged instead', async (t) => {
+    const fs = new FaultyFs();
+    fs.beforeWrite = (address) => { if (address.endsWith('b.txt')) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }); };
+    const f = fixture(t, { fs });
+    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n', text);
+    assert.match(text, /staged for review, NOT on disk: a\.txt \(m\d+: "b\.txt" failed to apply \(The disk is full.*put back and staged instead\); b\.txt \(m\d+: applying it failed \(The disk is full/, text);
+    assert.doesNotMatch(text, /changes applied/, text);
+  });
+
+  test('a change set whose file cannot be read where it lands (a folder kept on disk) applies nothing, and says which file', async (t) => {
+    const f = fixture(t);
+    mkdirSync(nodePath.join(f.s.root, 'd'));
+    writeFileSync(nodePath.join(f.s.root, 'd', 'package.json'), '{}\n');
+    // The protected file's removal is staged, so d stays a folder on disk, and the file d cannot be written.
+    const text = await run(f, 'echo ONE > a.txt && rm -rf d && echo x > d');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'd', 'package.json'), 'utf8'), '{}\n');
+    assert.match(text, /a\.txt \(m\d+: "d" cannot be applied \("d" is a folder/, text);
   });
 
   test('a command\'s change set is journaled before it is applied; where the journal cannot be written nothing is applied, and the files are staged instead', async (t) => {

@@ -7,7 +7,7 @@ import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts';
 import type { Log } from '../ports.ts';
-import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
+import { inPinned, putBack, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { mediaTaint } from '../media/types.ts';
 import { moveTree, treeChange, treeStampOf, type TreeManifest, type TreeStamp } from '../media/tree.ts';
 import { lineCountsOfUtf8 } from '../text/line-counts.ts';
@@ -60,28 +60,24 @@ export interface JudgedChange {
 /**
  * Applies what a command's change set may apply (in order: removals first), stages the rest as
  * media, and records what was applied as one save set, so `undo_save` of the returned id takes the
- * whole command back. A change that fails to apply is staged instead, and says why. New folders of
+ * whole command back. All or nothing for its files: where one fails to apply, those already
+ * applied are put back and every file of the set is staged instead, saying why. New folders of
  * many files (an install's `node_modules`, a build's output) are moved in whole (`wholeTrees`).
  */
 export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
   const outcomes: ChangeOutcome[] = [];
-  let set: string | undefined;
-  const record = async (path: ModelPath, kind: 'write' | 'delete', replaced: FileBytes | undefined, written: Uint8Array): Promise<void> => {
-    try {
-      const counts = lineCountsOfUtf8(replaced?.bytes ?? new Uint8Array(0), written);
-      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced: replaced?.bytes, replacedMeta: replaced?.meta, written, kind, ...(set ? { set } : {}), ...counts });
-      set ??= saved.id;
-    } catch (e) {
-      ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  };
   const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
   const inTree = new Set(trees.flatMap((t) => t.members));
   const gatedPaths = gatedOf(ctx, changes, (i) => !inTree.has(i) || trees.some((t) => t.top === i));
   const journaled = await journalFirst(ctx, changes, gatedPaths, inTree);
+  /** The files applied so far, with what they replaced (for the undo record, or to be put back). */
+  const done: Applied[] = [];
+  /** Why the set's files are staged rather than applied (the journal could not be written, or a file failed to apply). */
+  let stopped = journaled.refused;
   const applyOne = async (i: number): Promise<void> => {
     const { entry, path, verdict: judged } = changes[i]!;
-    const verdict = journaled.refused !== undefined && judged.action === 'apply' && (entry.kind === 'file' || entry.kind === 'delete') ? { action: 'stage' as const, why: journaled.refused } : judged;
+    const isFile = entry.kind === 'file' || entry.kind === 'delete';
+    const verdict = stopped !== undefined && judged.action === 'apply' ? (isFile ? { action: 'stage' as const, why: stopped } : { action: 'hold' as const, why: stopped }) : judged;
     if (verdict.action === 'skip') return;
     const base = { path: path.display, kind: kindOf(entry) };
     if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); return; }
@@ -93,13 +89,13 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
         case 'file': {
           const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? { before: await readFileAt(ctx, gated, 'written'), after: new Uint8Array(await readFile(entry.from)) };
           await writeInPlace(ctx, gated, bytes, entry.mode);
-          await record(path, 'write', replaced, bytes);
+          done.push({ change: i, gated, kind: 'write', replaced, written: bytes, outcome: outcomes.length });
           break;
         }
         case 'delete': {
           if (entry.below.type !== 'file') { outcomes.push({ ...base, action: 'held', why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove` }); return; }
           const replaced = await removeFile(ctx, gated, undefined);
-          await record(path, 'delete', replaced, new Uint8Array(0));
+          done.push({ change: i, gated, kind: 'delete', replaced, written: new Uint8Array(0), outcome: outcomes.length });
           break;
         }
         case 'mkdir': await makeFolder(ctx, gated); break;
@@ -109,18 +105,25 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
       }
       outcomes.push({ ...base, action: 'applied' });
     } catch (e) {
-      const why = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
-      outcomes.push(entry.kind === 'file' || entry.kind === 'delete' ? await stage(ctx, entry, gated, why) : { ...base, action: 'held', why });
+      const failure = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
+      if (!isFile) { outcomes.push({ ...base, action: 'held', why: failure }); return; }
+      stopped = `"${path.display}" failed to apply (${e instanceof Error ? e.message : String(e)}), so the command's files were put back and staged instead`;
+      outcomes.push(await stage(ctx, entry, gated, failure));
+      await putBackApplied(ctx, done, (applied) => stage(ctx, changes[applied.change]!.entry, applied.gated, stopped!).then((o) => { outcomes[applied.outcome] = o; }));
+      done.length = 0;
     }
   };
   for (const i of changes.keys()) if (!inTree.has(i)) await applyOne(i);
+  let set = await recordApplied(ctx, changes, done);
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
+    if (stopped !== undefined) { outcomes.push({ path: top.path.display, kind: 'folder', action: 'held', why: `${stopped}; this new folder of ${tree.manifest.files} files was not moved in` }); continue; }
     const moved = gated !== undefined && top.entry.kind === 'mkdir' && await moveTreeIn(ctx, gated, top.entry.from, tree.manifest);
     if (!moved) {
       // Something took its place, or it lies on another filesystem: file by file, as any change.
       for (const i of tree.members) await applyOne(i);
+      set = (await recordApplied(ctx, changes, done.splice(0), set)) ?? set;
       continue;
     }
     const saved = ctx.saves.recordTree({ path: top.path, mediaId: 'run_shell_command', tree: moved, ...(set ? { set } : {}) });
@@ -134,6 +137,43 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
   return { saveId: set, outcomes };
 }
 
+/** A file a change set wrote or removed, with what it replaced; `outcome`: its place among the outcomes. */
+interface Applied {
+  readonly change: number;
+  readonly gated: GatedPath;
+  readonly kind: 'write' | 'delete';
+  readonly replaced: FileBytes | undefined;
+  readonly written: Uint8Array;
+  readonly outcome: number;
+}
+
+/** Puts back what the set had applied (newest first: bytes restored, created files removed, deleted ones recreated), then `then` for each. */
+async function putBackApplied(ctx: ApplyContext, done: readonly Applied[], then: (applied: Applied) => Promise<void>): Promise<void> {
+  for (const applied of [...done].reverse()) {
+    try {
+      await putBack(ctx, applied.gated, applied.replaced?.bytes, applied.kind === 'delete', applied.replaced?.meta);
+    } catch (e) {
+      ctx.log.warn(`Putting back "${applied.gated.display}" after a command's change set failed did not work: ${e instanceof Error ? e.message : String(e)}; the set's journal keeps what it held.`);
+    }
+    await then(applied);
+  }
+}
+
+/** Records the files applied as one save set (joining `set` when given); its id. Failing to record never fails the command: the log says why. */
+async function recordApplied(ctx: ApplyContext, changes: readonly JudgedChange[], done: readonly Applied[], set?: string): Promise<string | undefined> {
+  for (const applied of done) {
+    const path = changes[applied.change]!.path;
+    try {
+      const counts = lineCountsOfUtf8(applied.replaced?.bytes ?? new Uint8Array(0), applied.written);
+      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced: applied.replaced?.bytes, replacedMeta: applied.replaced?.meta, written: applied.written, kind: applied.kind, ...(set ? { set } : {}), ...counts });
+      set ??= saved.id;
+    } catch (e) {
+      ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return set;
+}
+
 /**
  * Journals the files a change set applies before the first is written (what each holds and will
  * hold), as a save's set is journaled: a host killed midway leaves a journal the next start finishes
@@ -143,15 +183,19 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
 async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[], gated: readonly (GatedPath | undefined)[], skip: ReadonlySet<number>): Promise<{ readonly record?: JournalRecord; readonly refused?: string; readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }> }> {
   const bytes = new Map<number, { before: FileBytes | undefined; after: Uint8Array }>();
   const steps: PlannedStep[] = [];
-  try {
-    for (const [i, { entry, path, verdict }] of changes.entries()) {
-      const at = gated[i];
-      if (verdict.action !== 'apply' || at === undefined || skip.has(i) || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
+  for (const [i, { entry, path, verdict }] of changes.entries()) {
+    const at = gated[i];
+    if (verdict.action !== 'apply' || at === undefined || skip.has(i) || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
+    try {
       const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
       const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
       bytes.set(i, { before, after });
       steps.push({ path, kind: entry.kind === 'file' ? 'write' : 'delete', before, after: entry.kind === 'file' ? after : undefined });
+    } catch (e) {
+      return { refused: `"${path.display}" cannot be applied (${e instanceof Error ? e.message : String(e)}), so the command's files were staged instead`, bytes: new Map() };
     }
+  }
+  try {
     return steps.length === 0 ? { bytes } : { record: await ctx.journal.begin('save', steps), bytes };
   } catch (e) {
     return { refused: `the change set could not be journaled before it was applied (${e instanceof Error ? e.message : String(e)}), so it was staged instead`, bytes: new Map() };
