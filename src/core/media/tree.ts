@@ -1,5 +1,5 @@
-import { lstat, readdir, rename, rm } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { lstat, rename, rm } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
 
@@ -29,31 +29,38 @@ export function treeStampOf(stat: Stats): TreeStamp | undefined {
   return type === undefined ? undefined : { type, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
 }
 
-const sameStamp = (a: TreeStamp, b: TreeStamp): boolean => a.type === b.type && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
-
 /**
- * Why the folder at `abs` is not what `manifest` says (an entry added, removed or changed; undefined:
- * it is exactly that). Walked with lstat only: no link in it is followed.
+ * Why the folder at `abs` is not what `manifest` says (an entry added, removed, or of another type;
+ * with `stamps`, also changed: another inode, size or time; undefined: it is exactly that). Read
+ * without following a link. The calls are synchronous (a thread-pool round trip for each of tens of
+ * thousands of entries took seconds), the event loop given its turn every 500 entries.
  */
-export async function treeChange(abs: string, manifest: TreeManifest): Promise<string | undefined> {
+export async function treeChange(abs: string, manifest: TreeManifest, stamps = true): Promise<string | undefined> {
   let seen = 0;
-  const walk = async (rel: string): Promise<string | undefined> => {
-    const stat = await lstat(rel === '' ? abs : nodePath.join(abs, ...rel.split('/'))).catch(() => undefined);
+  let visited = 0;
+  const shown = (rel: string): string => (rel === '' ? 'the folder' : `"${rel}"`);
+  const check = (rel: string, type: TreeStamp['type'] | undefined, stat: () => Stats | undefined): string | undefined => {
     const want = manifest.entries.get(rel);
-    const shown = rel === '' ? 'the folder' : `"${rel}"`;
-    if (want === undefined) return `${shown} was added`;
-    const now = stat && treeStampOf(stat);
-    if (now === undefined) return `${shown} is gone`;
-    if (!sameStamp(now, want)) return `${shown} changed`;
+    if (want === undefined) return `${shown(rel)} was added`;
+    if (type !== want.type) return type === undefined ? `${shown(rel)} is gone` : `${shown(rel)} changed`;
+    const now = stamps ? stat() : undefined;
+    if (stamps && (now === undefined || now.ino !== want.ino || now.size !== want.size || now.mtimeMs !== want.mtimeMs)) return `${shown(rel)} changed`;
     seen++;
-    if (now.type !== 'folder') return undefined;
-    for (const name of await readdir(rel === '' ? abs : nodePath.join(abs, ...rel.split('/')))) {
-      const why = await walk(rel === '' ? name : `${rel}/${name}`);
+    return undefined;
+  };
+  const walk = async (rel: string, path: string): Promise<string | undefined> => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      if (++visited % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      const childPath = nodePath.join(path, entry.name);
+      const type = entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : entry.isSymbolicLink() ? 'link' : undefined;
+      const why = check(childRel, type, () => lstatSync(childPath, { throwIfNoEntry: false })) ?? (type === 'folder' ? await walk(childRel, childPath) : undefined);
       if (why !== undefined) return why;
     }
     return undefined;
   };
-  const why = await walk('');
+  const top = lstatSync(abs, { throwIfNoEntry: false });
+  const why = check('', top && treeStampOf(top)?.type, () => top) ?? (top?.isDirectory() ? await walk('', abs) : undefined);
   if (why !== undefined) return why;
   return seen === manifest.entries.size ? undefined : `${manifest.entries.size - seen} of its entries are gone`;
 }

@@ -285,7 +285,7 @@ async function sameDevice(a: string, b: string): Promise<boolean> {
  * upper folder (a whiteout, an entry the walk did not judge) keeps it from moving whole.
  */
 async function moveTreeIn(ctx: ApplyContext, path: GatedPath, from: string, manifest: TreeManifest): Promise<TreeManifest | undefined> {
-  if (await treeChange(from, manifest) !== undefined) return undefined;
+  if (await treeChange(from, manifest, false) !== undefined) return undefined;
   return inPinned(ctx, path, true, async (address) => {
     if (!await moveTree(from, address)) return undefined;
     // The rename gave the folder a new parent: its own times are taken again.

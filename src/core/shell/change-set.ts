@@ -116,7 +116,7 @@ async function refsToReview(folder: LayerFolder, entries: readonly LayerEntry[],
 /** The lines of a command's result that say what became of its changes, and how to take them back. */
 export function changeSetLines(outcomes: readonly ChangeOutcome[], saveId: string | undefined): string[] {
   const lines: string[] = [];
-  const inGit = (o: ChangeOutcome): boolean => gitPlaceOf(o.path) !== undefined;
+  const inGit = (o: ChangeOutcome): boolean => o.path.includes('.git') && gitPlaceOf(o.path) !== undefined;
   const applied = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder' && !inGit(o));
   const appliedInGit = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder' && inGit(o)).length;
   const staged = outcomes.filter((o) => o.action === 'staged');

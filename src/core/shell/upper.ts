@@ -1,5 +1,5 @@
-import { chmod, lstat, open, readdir, readlink } from 'node:fs/promises';
-import { constants, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { chmodSync, constants, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { mergedNames, type LayerFolder } from './layer.ts';
 
@@ -35,12 +35,19 @@ export type LayerEntry =
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 
-async function entryAt(abs: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(abs);
-  } catch {
-    return undefined;
-  }
+/*
+ * The walks below call the file system synchronously: a change set can hold tens of thousands of
+ * entries, and a round trip through Node's thread pool for each took seconds where the calls
+ * themselves take milliseconds. They give the event loop its turn every `YIELD_EVERY` entries.
+ */
+const YIELD_EVERY = 500;
+let walked = 0;
+const yieldNow = async (): Promise<void> => {
+  if (++walked % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function entryAt(abs: string): Stats | undefined {
+  return lstatSync(abs, { throwIfNoEntry: false });
 }
 
 function belowOf(stat: Stats | undefined): Below {
@@ -54,9 +61,9 @@ function belowOf(stat: Stats | undefined): Below {
  * unreadable): what it holds is made readable to us before it is read; the mode the command gave a
  * file was taken before (`LayerEntry.mode`).
  */
-async function readable(path: string, stat: Stats): Promise<void> {
+function readable(path: string, stat: Stats): void {
   const needed = stat.isDirectory() ? 0o700 : 0o600;
-  if ((stat.mode & needed) !== needed) await chmod(path, (stat.mode & 0o7777) | needed);
+  if ((stat.mode & needed) !== needed) chmodSync(path, (stat.mode & 0o7777) | needed);
 }
 
 /** Whether two files hold the same bytes (read side by side in chunks, never through a link). */
@@ -86,13 +93,14 @@ async function removalOf(lowerRoot: string, rel: string, out: LayerEntry[]): Pro
   const abs = nodePath.join(lowerRoot, rel);
   let names: string[];
   try {
-    names = await readdir(abs);
+    names = readdirSync(abs);
   } catch {
     names = [];
   }
   for (const name of names) {
+    await yieldNow();
     const child = join(rel, name);
-    const stat = await entryAt(nodePath.join(lowerRoot, child));
+    const stat = entryAt(nodePath.join(lowerRoot, child));
     if (stat === undefined) continue;
     if (stat.isDirectory()) await removalOf(lowerRoot, child, out);
     else out.push({ kind: 'delete', rel: child, below: belowOf(stat) });
@@ -111,14 +119,16 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
   const made: LayerEntry[] = [];
   /** Folders of the upper layer that were folders on disk too: they may hide what they replaced (opaque). */
   const sharedFolders: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    await readable(nodePath.join(folder.upper, rel), await lstat(nodePath.join(folder.upper, rel)));
-    const names = await readdir(nodePath.join(folder.upper, rel));
+  /** `lowerFolder`: the folder is on disk too (below a folder made by the command, nothing is). */
+  const walk = async (rel: string, lowerFolder: boolean): Promise<void> => {
+    readable(nodePath.join(folder.upper, rel), lstatSync(nodePath.join(folder.upper, rel)));
+    const names = readdirSync(nodePath.join(folder.upper, rel));
     for (const name of names.sort()) {
+      await yieldNow();
       const child = join(rel, name);
-      const stat = await lstat(nodePath.join(folder.upper, child));
-      if (stat.isFile()) await readable(nodePath.join(folder.upper, child), stat);
-      const belowStat = await entryAt(nodePath.join(folder.lower, child));
+      const stat = lstatSync(nodePath.join(folder.upper, child));
+      if (stat.isFile()) readable(nodePath.join(folder.upper, child), stat);
+      const belowStat = lowerFolder ? entryAt(nodePath.join(folder.lower, child)) : undefined;
       const below = belowOf(belowStat);
       if (isWhiteout(stat)) {
         if (below.type === 'folder') await removalOf(folder.lower, child, removals);
@@ -133,19 +143,19 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
           if (below.type !== 'none') removals.push({ kind: 'delete', rel: child, below });
           made.push({ kind: 'mkdir', rel: child, from: nodePath.join(folder.upper, child), mode: stat.mode & 0o7777, stamp: stampOf(stat) });
         }
-        await walk(child);
+        await walk(child, below.type === 'folder');
       } else if (stat.isFile()) {
         // Copied up but not changed (a touch, a hard link made to it, a chmod to the same mode): nothing to apply.
         if (below.type === 'file' && below.mode === (stat.mode & 0o7777) && belowStat?.size === stat.size && await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child))) continue;
         made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
       } else if (stat.isSymbolicLink()) {
-        made.push({ kind: 'link', rel: child, target: await readlink(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
+        made.push({ kind: 'link', rel: child, target: readlinkSync(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
       } else {
         made.push({ kind: 'special', rel: child, below });
       }
     }
   };
-  await walk('');
+  await walk('', true);
   await hiddenBelow(folder, sharedFolders, removals);
   return [...removals, ...made];
 }
@@ -157,8 +167,8 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
 async function hiddenBelow(folder: LayerFolder, shared: readonly string[], removals: LayerEntry[]): Promise<void> {
   const candidates: { dir: string; lower: string[] }[] = [];
   for (const dir of shared) {
-    const upperNames = new Set(await readdir(nodePath.join(folder.upper, dir)));
-    const lower = (await readdir(nodePath.join(folder.lower, dir)).catch(() => [] as string[])).filter((n) => !upperNames.has(n));
+    const upperNames = new Set(readdirSync(nodePath.join(folder.upper, dir)));
+    const lower = (() => { try { return readdirSync(nodePath.join(folder.lower, dir)); } catch { return []; } })().filter((n) => !upperNames.has(n));
     if (lower.length > 0) candidates.push({ dir, lower });
   }
   if (candidates.length === 0) return;
@@ -169,7 +179,7 @@ async function hiddenBelow(folder: LayerFolder, shared: readonly string[], remov
     for (const name of lower) {
       if (seen.has(name)) continue;
       const child = join(dir, name);
-      const stat = await entryAt(nodePath.join(folder.lower, child));
+      const stat = entryAt(nodePath.join(folder.lower, child));
       if (stat?.isDirectory()) await removalOf(folder.lower, child, removals);
       else if (stat !== undefined) removals.push({ kind: 'delete', rel: child, below: belowOf(stat) });
     }
