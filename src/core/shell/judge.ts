@@ -3,6 +3,7 @@ import type { Policy } from '../policy.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { unsafeConfig } from '../git/new-repo.ts';
 import type { LayerEntry } from './upper.ts';
+import type { ModelPath } from '../paths.ts';
 
 /** `protected`: what the write rules protect is staged for review, the rest applied; `all`: everything is staged. */
 export type ShellReview = 'protected' | 'all';
@@ -17,6 +18,13 @@ export type Verdict =
   | { readonly action: 'hold'; readonly why: string }
   /** Not the command's doing (a mount point the sandbox made). */
   | { readonly action: 'skip' };
+
+/** A judged change, at its place in the workspace. */
+export interface JudgedChange {
+  readonly entry: LayerEntry;
+  readonly path: ModelPath;
+  readonly verdict: Verdict;
+}
 
 export interface JudgeInputs {
   readonly policy: Policy;
