@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
-import { parseRules } from '../../src/core/policy.ts';
+import { parseRules } from '../../src/core/policy/policy.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';

@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
-import { parseRules } from '../core/policy.ts';
+import { parseRules } from '../core/policy/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
 import { workspaceStateDir } from '../core/state-dir.ts';

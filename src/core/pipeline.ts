@@ -4,7 +4,7 @@ import { SandboxError, cancelled, refused } from './errors.ts';
 import type { HostVocabulary } from './vocabulary.ts';
 import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
 import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
-import { strictest, type Policy, type PolicyDecision } from './policy.ts';
+import { strictest, type Policy, type PolicyDecision } from './policy/policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import { gitNameOf } from './git/named.ts';
 import type { PageBudget } from './results/budget.ts';

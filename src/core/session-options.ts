@@ -1,5 +1,5 @@
 import type { ModelPath, WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy.ts';
+import type { Policy } from './policy/policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';

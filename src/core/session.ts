@@ -3,7 +3,7 @@ import { SandboxError, cancelled, isSandboxError, refused } from './errors.ts';
 import { VSCODE_VOCABULARY, type HostVocabulary } from './vocabulary.ts';
 import { confirmationOf, type CallOrigin, type GateCall, type Verdict } from './gate.ts';
 import { displayOf, normalizeModelPath, resolveOnDisk, withDistinctNames, type ModelPath, type WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy.ts';
+import type { Policy } from './policy/policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';

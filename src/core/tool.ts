@@ -18,7 +18,7 @@ import type { OpenEditors } from './media/editors.ts';
 import type { SandboxSearch } from './search/port.ts';
 import type { Ripgrep } from './search/ripgrep-process.ts';
 import type { DirectoryLister } from './list/port.ts';
-import type { Policy } from './policy.ts';
+import type { Policy } from './policy/policy.ts';
 import type { ProblemsPort } from './problems/port.ts';
 import type { OutlinePort } from './outline/port.ts';
 import type { Clock, Log } from './ports.ts';

@@ -2,7 +2,7 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as nodePath from 'node:path';
 import { session, type TestSession } from './harness.ts';
-import type { Rule } from '../../src/core/policy.ts';
+import type { Rule } from '../../src/core/policy/policy.ts';
 import { isPaged } from '../../src/core/results/paged.ts';
 import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../../src/core/outline/port.ts';
 

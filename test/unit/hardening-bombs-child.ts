@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
-import { parseRules } from '../../src/core/policy.ts';
+import { parseRules } from '../../src/core/policy/policy.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
 import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';

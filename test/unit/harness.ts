@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session, type SessionOptions } from '../../src/core/session.ts';
-import { Policy, type Rule } from '../../src/core/policy.ts';
+import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import type { AuditEntry, Gate, Log } from '../../src/core/ports.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 import type { GateCall } from '../../src/core/gate.ts';

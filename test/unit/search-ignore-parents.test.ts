@@ -2,7 +2,7 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, symlinkSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { ignoreRulesAbove } from '../../src/core/search/ignore-parents.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';

@@ -5,7 +5,7 @@ import { chmodSync } from 'node:fs';
 import { getDefaultHighWaterMark } from 'node:stream';
 import * as nodePath from 'node:path';
 import fc from 'fast-check';
-import { Policy, type Rule } from '../../src/core/policy.ts';
+import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';

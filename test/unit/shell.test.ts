@@ -12,7 +12,7 @@ import { renderShellLine } from '../../src/core/shell/output.ts';
 import { scrubEnvironment } from '../../src/core/shell/env.ts';
 import { visibleCommand } from '../../src/core/shell/display.ts';
 import { isPaged } from '../../src/core/results/paged.ts';
-import { Policy, type Rule } from '../../src/core/policy.ts';
+import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';

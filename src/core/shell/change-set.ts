@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import type { Policy } from '../policy.ts';
+import type { Policy } from '../policy/policy.ts';
 import type { WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';

@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
 import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
 import type { Clock } from '../ports.ts';
-import type { Policy } from '../policy.ts';
+import type { Policy } from '../policy/policy.ts';
 import type { SaveGuard } from '../media/save-guard.ts';
 import type { Ripgrep } from '../search/ripgrep-process.ts';
 import { fits } from '../results/budget.ts';
