@@ -7,7 +7,7 @@ import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type 
 import { strictest, type Policy, type PolicyDecision } from './policy/policy.ts';
 import type { Gate, WorkspaceFs } from './ports.ts';
 import { gitNameOf } from './git/named.ts';
-import type { PageBudget } from './results/budget.ts';
+import type { PageBudget } from './paging/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import { readsAt, type BatchEntry, type CallContext, type CallTargets } from './tool.ts';
 import type { Risk, ToolRisk } from './types.ts';

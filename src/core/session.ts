@@ -6,7 +6,7 @@ import { displayOf, normalizeModelPath, resolveOnDisk, withDistinctNames, type M
 import type { Policy } from './policy/policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
-import type { Ripgrep } from './search/ripgrep-process.ts';
+import type { Ripgrep } from './ripgrep/process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import { fsLister } from './list/fs-lister.ts';
 import type { CallContext, CallServices, Capability, DiskWrite, SchemaDeclaration, TargetScope, Tool, ToolOutcome } from './tool.ts';
@@ -23,7 +23,7 @@ import { journalFolder } from './state-dir.ts';
 import { recoverSets, type RecoveredSet } from './media/recover-sets.ts';
 import { SaveGuard } from './media/save-guard.ts';
 import type { OpenEditors } from './media/editors.ts';
-import { DEFAULT_PAGE, type PageBudget } from './results/budget.ts';
+import { DEFAULT_PAGE, type PageBudget } from './paging/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import type { LinkIndex } from './links/link-index.ts';
 import { LinkCache } from './links/walk.ts';

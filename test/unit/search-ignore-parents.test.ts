@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { Policy } from '../../src/core/policy/policy.ts';
 import { ignoreRulesAbove } from '../../src/core/search/ignore-parents.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
+import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import type { SearchBatch } from '../../src/core/search/port.ts';
 import { testDir } from './harness.ts';
 import { rgPath, writeTree } from './search-helpers.ts';

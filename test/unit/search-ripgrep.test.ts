@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
+import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import { contentArgs, exclusionArgs, pathArgsFor, walkThreads } from '../../src/core/search/ripgrep-args.ts';
 import { ContentParser, NulSplitter, parseStderr, type ContentRecord } from '../../src/core/search/ripgrep-output.ts';
 import { SearchVisibility } from '../../src/core/search/visibility.ts';

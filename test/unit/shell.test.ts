@@ -11,7 +11,7 @@ import type { ShellHost, ShellSandbox } from '../../src/core/shell/port.ts';
 import { renderShellLine } from '../../src/core/shell/output.ts';
 import { scrubEnvironment } from '../../src/core/shell/env.ts';
 import { visibleCommand } from '../../src/core/shell/display.ts';
-import { isPaged } from '../../src/core/results/paged.ts';
+import { isPaged } from '../../src/core/paging/paged.ts';
 import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import { scopeShellSettings } from '../../src/core/shell/settings.ts';
 import { deriveBoundary } from '../../src/core/shell/boundary.ts';

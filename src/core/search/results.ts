@@ -1,8 +1,8 @@
 import { SandboxError } from '../errors.ts';
 import { displayOf } from '../paths.ts';
-import { fits } from '../results/budget.ts';
+import { fits } from '../paging/budget.ts';
 import { ResultPager } from '../results/pager.ts';
-import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../paging/paged.ts';
 import { streamResult } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
 import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
