@@ -53,7 +53,6 @@ const SMOKE: { tool: string; run: () => Promise<void> }[] = [
     },
   },
   { tool: 'media_apply_patch', run: async () => { state.patchedId = mediaIdOf(await invoke('media_apply_patch', { media_id: state.mediaId, patch: { find: 'Hello', replace: 'Howdy' } })); } },
-  { tool: 'count_lines', run: async () => assert.equal(await invoke('count_lines', { path: 'src/greet.js' }), 'src/greet.js: 3 lines') },
   { tool: 'list_media', run: async () => assert.match(await invoke('list_media', {}), /src\/greet\.js/) },
   // The sandbox library comes from the platform package's node_modules (bubblewrap and socat from the machine).
   { tool: 'run_shell_command', run: async () => assert.match(await invoke('run_shell_command', { command: 'echo from-the-packaged-sandbox' }), /from-the-packaged-sandbox/) },

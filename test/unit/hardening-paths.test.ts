@@ -96,7 +96,7 @@ function casesFor(path: string, mediaId: string): [ToolName, object][] {
     ['open_file', { path }], ['open_json_file', { path }], ['open_markdown_file', { path }],
     ['list_directory', { path }], ['search_files', { pattern: 'x', path }], ['find_files', { glob: '*', path }],
     ['stage_file', { path }], ['stage_file', { path, content: 'pwned' }], ['save_media', { media_id: mediaId, path }],
-    ['list_problems', { paths: [path] }], ['find_symbols', { query: 'x', path }], ['count_lines', { path }],
+    ['list_problems', { paths: [path] }], ['find_symbols', { query: 'x', path }],
   ];
 }
 

@@ -17,7 +17,6 @@ import { undoSaveTool } from './undo_save.ts';
 import { listProblems } from './list_problems.ts';
 import { findSymbols } from './find_symbols.ts';
 import { runShellCommand } from './run_shell_command.ts';
-import { countLines } from './count_lines.ts';
 
 const DEFINED = {
   open_file: openFile,
@@ -34,7 +33,6 @@ const DEFINED = {
   save_media: saveMedia,
   undo_save: undoSaveTool,
   list_media: listMedia,
-  count_lines: countLines,
   list_problems: listProblems,
   find_symbols: findSymbols,
   run_shell_command: runShellCommand,

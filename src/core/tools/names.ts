@@ -14,7 +14,6 @@ export const TOOL_NAMES = [
   'save_media',
   'undo_save',
   'list_media',
-  'count_lines',
   'list_problems',
   'find_symbols',
   'run_shell_command',
