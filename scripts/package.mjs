@@ -8,7 +8,7 @@
 //   node scripts/package.mjs --list [--target …] [--json]     what each package would hold (vsce ls)
 //
 // The bundle (dist/, esbuild --production) holds every JavaScript dependency. ripgrep is not
-// packaged for any platform: the extension runs the rg VS Code ships (src/core/search/ripgrep-binary.ts).
+// packaged for any platform: the extension runs the rg VS Code ships (src/core/ripgrep/binary.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -3,7 +3,7 @@
  * rules, and the `--threads` among them, so that a peer `rg` can be given the same: what is left of
  * a ratio is then our layer's own cost.
  */
-import { parseRules } from '../../src/core/policy.ts';
+import { parseRules } from '../../src/core/policy/policy.ts';
 import { ignoreRulesAbove } from '../../src/core/search/ignore-parents.ts';
 import { contentArgs, pathArgsFor, type SearchPlace } from '../../src/core/search/ripgrep-args.ts';
 import type { SearchQueryBase } from '../../src/core/search/port.ts';

@@ -1,7 +1,7 @@
 import type { SandboxSearch } from '../core/search/port.ts';
 import { createRipgrepSearch } from '../core/search/ripgrep.ts';
-import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
-import { createRipgrep, type Ripgrep } from '../core/search/ripgrep-process.ts';
+import { locateRipgrep } from '../core/ripgrep/binary.ts';
+import { createRipgrep, type Ripgrep } from '../core/ripgrep/process.ts';
 
 /** The CLI's ripgrep (from @vscode/ripgrep, else PATH) and the search backend over it; none without it. */
 export function createSearchBackend(warn: (message: string) => void): { search: SandboxSearch; ripgrep: Ripgrep } | undefined {

@@ -1,10 +1,10 @@
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { removeDeadRunFolders } from '../core/artifacts/run-folders.ts';
+import { removeDeadRunFolders } from '../core/run-folders.ts';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
-import { parseRules } from '../core/policy.ts';
+import { parseRules } from '../core/policy/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
 import { Session } from '../core/session.ts';
 import { workspaceStateDir } from '../core/state-dir.ts';

@@ -1,5 +1,4 @@
-import type { RuleAction, RuleSource } from './policy/types.ts';
-import type { ToolRisk } from './types.ts';
+import type { RuleAction, RuleSource, ToolRisk } from './types.ts';
 import type { Narration } from './errors.ts';
 
 /** One path a call will touch, as the decider sees it (before any I/O). */

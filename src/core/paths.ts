@@ -1,6 +1,7 @@
 import { SandboxError, refused, fromFsError, errnoCode, type Narration } from './errors.ts';
 import { VSCODE_VOCABULARY } from './vocabulary.ts';
 import type { FileStat, WorkspaceFs } from './ports.ts';
+import * as nodePath from 'node:path';
 
 export interface WorkspaceRoot {
   /** The folder's name, the first path segment in a multi-root workspace. */
@@ -23,6 +24,36 @@ export function withDistinctNames<T extends { readonly name: string }>(roots: re
     taken.add(name);
     return name === root.name ? root : { ...root, name };
   });
+}
+
+/** A place in the workspace: the folder that holds it and its path there ('/'-separated, '' for the folder itself). */
+export interface RootPlace {
+  readonly root: WorkspaceRoot;
+  readonly rel: string;
+}
+
+/** Separators of absolute paths and addresses here: "/" everywhere, and "\\" where the platform's paths use it. */
+const SEPARATORS = nodePath.sep === '\\' ? /[\\/]/ : /\//;
+
+/**
+ * The one mapping from an absolute path (or a host's address) to a place in the workspace, shared by
+ * the model's absolute paths, the shell's change set and the files a host reports. Nested folders
+ * resolve to the deepest folder holding the path, whatever the folders' order: every caller gives
+ * one file one model path (one policy decision, one media). `locate` says what a folder is found
+ * by: its local path (the default) or its host address. Lexical only: ".." and "." segments are
+ * kept for the caller to judge, never resolved.
+ */
+export function placeOf(path: string, roots: readonly WorkspaceRoot[], locate: (root: WorkspaceRoot) => string | undefined = (root) => root.localPath): RootPlace | undefined {
+  let best: { readonly root: WorkspaceRoot; readonly base: string } | undefined;
+  for (const root of roots) {
+    const at = locate(root);
+    if (at === undefined) continue;
+    let base = at;
+    while (base.length > 0 && SEPARATORS.test(base.at(-1)!)) base = base.slice(0, -1);
+    if (path !== base && !(path.startsWith(base) && SEPARATORS.test(path.charAt(base.length)))) continue;
+    if (best === undefined || base.length > best.base.length) best = { root, base };
+  }
+  return best && { root: best.root, rel: path.slice(best.base.length).split(SEPARATORS).filter(Boolean).join('/') };
 }
 
 /** A model path after the pure, lexical checks: no I/O has happened yet. */
@@ -118,10 +149,10 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[],
   let rest = raw;
   let root: WorkspaceRoot | undefined;
   if (raw.startsWith('/')) {
-    const owner = roots.find((r) => r.localPath !== undefined && (raw === r.localPath || raw.startsWith(r.localPath.endsWith('/') ? r.localPath : r.localPath + '/')));
-    if (!owner || owner.localPath === undefined) throw refuse(raw, 'it is an absolute path outside the workspace folders');
-    root = owner;
-    rest = raw.slice(owner.localPath.length);
+    const place = placeOf(raw, roots);
+    if (!place) throw refuse(raw, 'it is an absolute path outside the workspace folders');
+    root = place.root;
+    rest = place.rel;
   }
 
   const segments: string[] = [];

@@ -1,5 +1,5 @@
 import type { CallOrigin } from './gate.ts';
-import type { PageBudget } from './results/budget.ts';
+import type { PageBudget } from './paging/budget.ts';
 import type { ProgressReporter } from './results/progress.ts';
 import type { Session } from './session.ts';
 import type { Tool, ToolOutcome } from './tool.ts';

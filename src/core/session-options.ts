@@ -1,8 +1,8 @@
 import type { ModelPath, WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy.ts';
+import type { Policy } from './policy/policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
 import type { SandboxSearch } from './search/port.ts';
-import type { Ripgrep } from './search/ripgrep-process.ts';
+import type { Ripgrep } from './ripgrep/process.ts';
 import type { DirectoryLister } from './list/port.ts';
 import type { OpenEditors } from './media/editors.ts';
 import type { ProblemsPort } from './problems/port.ts';

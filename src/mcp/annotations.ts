@@ -10,17 +10,13 @@ export interface ToolAnnotations {
   readonly openWorldHint: boolean;
 }
 
-// Writes that reach the disk. Stage and patch only make media in memory. Listed by name on purpose:
-// a new tool does not compile until someone decides what it is.
-const REACHES_DISK: Readonly<Record<ToolName, boolean>> = {
-  open_file: false, open_json_file: false, open_markdown_file: false,
-  artifact_read: false, artifact_grep: false, artifact_query: false,
-  list_directory: false, search_files: false, find_files: false,
-  stage_file: false, media_apply_patch: false, list_media: false,
-  list_problems: false, find_symbols: false,
-  run_shell_command: true,
-  save_media: true, undo_save: true,
-};
+/**
+ * Whether a call can change what is on disk, from the tool's own declaration: every write to disk
+ * passes the save guard (write roots, one save of a file at a time), so the tools given it
+ * (save_media, undo_save, run_shell_command) are those that reach disk. Stage and patch only make
+ * media in memory, and are not given it.
+ */
+const reachesDisk = (tool: { readonly needs: readonly string[] }): boolean => tool.needs.includes('saveGuard');
 
 /** `network`: the server lets commands reach the hosts given with --allow-domain. */
 export function toolAnnotations(name: ToolName, network = false): ToolAnnotations {
@@ -29,9 +25,9 @@ export function toolAnnotations(name: ToolName, network = false): ToolAnnotation
   return {
     title: tool.displayName,
     readOnlyHint: readOnly,
-    destructiveHint: REACHES_DISK[name],
+    destructiveHint: reachesDisk(tool),
     idempotentHint: readOnly,
-    // Only the workspace folders; a command reaches the network only where hosts were allowed.
-    openWorldHint: name === 'run_shell_command' && network,
+    // Only the workspace folders; a command (risk exec) reaches the network only where hosts were allowed.
+    openWorldHint: tool.risk === 'exec' && network,
   };
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ResultFrame, SearchHit, SearchOutput } from '../core/search/results.ts';
-import { isPaged } from '../core/results/paged.ts';
+import { isPaged } from '../core/paging/paged.ts';
 import { listingsOf, type ListItem } from '../core/tools/list_directory.ts';
 import { artifactUri, registerArtifactDocuments } from './artifact-documents.ts';
 import type { Host } from './host.ts';

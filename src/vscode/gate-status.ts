@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { BUILT_IN_RULES, type Rule } from '../core/policy.ts';
+import { BUILT_IN_RULES, type Rule } from '../core/policy/policy.ts';
 import { PROTECTED_FAMILIES } from '../core/policy/protected.ts';
 import type { ScopedWriteRoots } from '../core/media/write-roots.ts';
 import { TOOL_NAMES } from '../core/tools/names.ts';

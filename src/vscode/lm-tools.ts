@@ -11,7 +11,7 @@ import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
 import type { ToolName } from '../core/tools/names.ts';
-import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
+import { DEFAULT_PAGE, type PageBudget } from '../core/paging/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
 /** More for the chat confirmation of a call that writes to disk (its diffs), from what it writes. */

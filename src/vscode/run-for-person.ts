@@ -4,7 +4,7 @@ import { TOOLS, type ToolResult } from '../core/tools/index.ts';
 import type { ToolName } from '../core/tools/names.ts';
 import type { ToolOutcome } from '../core/tool.ts';
 import { invoke } from '../core/registry.ts';
-import type { PageBudget } from '../core/results/budget.ts';
+import type { PageBudget } from '../core/paging/budget.ts';
 import { throttledProgress } from '../core/results/progress.ts';
 import { withSignal } from './cancellation.ts';
 import type { Host } from './host.ts';

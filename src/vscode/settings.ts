@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { scopeShellSettings, type ShellSettings } from '../core/shell/settings.ts';
 import * as z from 'zod';
-import type { Policy } from '../core/policy.ts';
-import { scopeRules, type ScopedRules, type ScopedValue } from '../core/rule-scopes.ts';
+import type { Policy } from '../core/policy/policy.ts';
+import { scopeRules, type ScopedRules, type ScopedValue } from '../core/policy/rule-scopes.ts';
 import type { SessionLimits } from '../core/session.ts';
 
 export const SECTION = 'workspaceTools';

@@ -14,16 +14,17 @@ function callIdOf(text: string): string {
 }
 
 describe('tools through vscode.lm.invokeTool', () => {
-  it('vscode.lm.tools lists all 17 tools with the manifest\'s schemas', async () => {
+  // The manifest is generated from the registry (npm run manifest; manifest.test.ts checks it), so its list is every tool.
+  it('vscode.lm.tools lists every tool of the manifest with its schema, and the host registers each', async () => {
     const api = await testApi();
     const manifest = vscode.extensions.getExtension('workspace-tools.workspace-tools')!.packageJSON as { contributes: { languageModelTools: ManifestTool[] } };
-    assert.equal(manifest.contributes.languageModelTools.length, 17);
+    const declared = manifest.contributes.languageModelTools.map((t) => t.name);
     for (const declared of manifest.contributes.languageModelTools) {
       const tool = vscode.lm.tools.find((t) => t.name === declared.name);
       assert.ok(tool, `${declared.name} is not in vscode.lm.tools`);
       assert.deepEqual(tool.inputSchema, declared.inputSchema, declared.name);
     }
-    assert.equal(api.host.tools.names.length, 17, `registered: ${api.host.tools.names.join(', ')}`);
+    assert.deepEqual([...api.host.tools.names].sort(), [...declared].sort(), 'registered in a trusted local workspace: every tool of the manifest');
   });
 
   it('open_file, artifact_read and artifact_grep page and search a snapshot', async () => {

@@ -8,7 +8,7 @@ import { type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolOutcome } from '../../src/core/tool.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { DEFAULT_LIMITS } from '../../src/core/session.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import { readArtifactText } from '../../src/core/artifacts/page.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';

@@ -1,14 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { filesUnder, relativeImportsOf } from './source-imports.ts';
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = nodePath.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [full];
-  });
-}
+// Which folder may import which: folder-order.test.ts.
 
 test('src/core never imports vscode', () => {
   const offenders = filesUnder('src/core').filter((file) => /from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(readFileSync(file, 'utf8')));
@@ -21,13 +17,6 @@ test('only src/vscode and src/extension.ts import vscode', () => {
     .filter((file) => /from\s+['"]vscode['"]/.test(readFileSync(file, 'utf8')));
   assert.deepEqual(offenders, []);
 });
-
-/** The src/core files a file imports (`import`, `import type`, `export … from`), by path. */
-function coreImportsOf(file: string): string[] {
-  const source = readFileSync(file, 'utf8');
-  const specifiers = [...source.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"]([^'"]+)['"]/gm), ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
-  return specifiers.filter((s) => s.startsWith('.')).map((s) => nodePath.join(nodePath.dirname(file), s));
-}
 
 /** The cycles of an import graph, one per strongly connected component (Tarjan), each as a closed path. */
 function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -94,14 +83,14 @@ test('nothing below src/core/tools imports tool.ts or the pipeline (domain modul
   const contracts = [nodePath.join('src', 'core', 'tool.ts'), nodePath.join('src', 'core', 'pipeline.ts')];
   const offenders = filesUnder('src/core')
     .filter((file) => file.endsWith('.ts') && !file.startsWith(nodePath.join('src', 'core', 'tools') + nodePath.sep) && !KNOWS_TOOLS.has(file))
-    .flatMap((file) => coreImportsOf(file).filter((target) => contracts.includes(target)).map((target) => `${file} -> ${target}`));
+    .flatMap((file) => relativeImportsOf(file).filter((target) => contracts.includes(target)).map((target) => `${file} -> ${target}`));
   assert.deepEqual(offenders, []);
 });
 
 /** The import cycles among the .ts files under `dir` (import type included). */
 function importCyclesUnder(dir: string): string[] {
   const files = filesUnder(dir).filter((file) => file.endsWith('.ts'));
-  const graph = new Map(files.map((file) => [file, coreImportsOf(file).filter((target) => files.includes(target))]));
+  const graph = new Map(files.map((file) => [file, relativeImportsOf(file).filter((target) => files.includes(target))]));
   return importCycles(graph).map((cycle) => cycle.join(' -> '));
 }
 

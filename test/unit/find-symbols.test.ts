@@ -2,8 +2,8 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as nodePath from 'node:path';
 import { session, type TestSession } from './harness.ts';
-import type { Rule } from '../../src/core/policy.ts';
-import { isPaged } from '../../src/core/results/paged.ts';
+import type { Rule } from '../../src/core/policy/policy.ts';
+import { isPaged } from '../../src/core/paging/paged.ts';
 import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../../src/core/outline/port.ts';
 
 /** The host's workspace symbol search as a language service answers it: every symbol whose name contains the query. */

@@ -8,7 +8,7 @@ import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError, type Narration } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
+import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import type { ListedEntry } from '../../src/core/tools/list_directory.ts';
 import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import type { Gate } from '../../src/core/ports.ts';

@@ -10,7 +10,7 @@ import { chmodSync, promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { MemoryLog } from './harness.ts';

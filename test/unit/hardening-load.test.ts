@@ -8,7 +8,7 @@ import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
+import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { rgChildren, rgPath, searchOptions, waitFor, writeTree } from './search-helpers.ts';
 import { ofKind, session, tempDir, type TestSession, wholeResult } from './harness.ts';

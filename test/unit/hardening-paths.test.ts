@@ -9,12 +9,13 @@ import { invoke } from '../../src/core/registry.ts';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
-import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
+import { createRipgrep } from '../../src/core/ripgrep/process.ts';
+import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
 import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
+import { languageModelToolEntries } from '../../src/core/manifest.ts';
 
 
 const SENTINEL = 'OUTSIDE-SENTINEL-5b1e';
@@ -95,8 +96,23 @@ function casesFor(path: string, mediaId: string): [ToolName, object][] {
     ['open_file', { path }], ['open_json_file', { path }], ['open_markdown_file', { path }],
     ['list_directory', { path }], ['search_files', { pattern: 'x', path }], ['find_files', { glob: '*', path }],
     ['stage_file', { path }], ['stage_file', { path, content: 'pwned' }], ['save_media', { media_id: mediaId, path }],
+    ['list_problems', { paths: [path] }], ['find_symbols', { query: 'x', path }],
   ];
 }
+
+/** Tools that take a path but are not in `casesFor`, and why. A new tool that takes a path goes in one or the other. */
+const PATH_CASES_ELSEWHERE: Partial<Record<ToolName, string>> = {
+  undo_save: 'its path only picks a file of a recorded save set, by the set\'s own records (undo.test.ts)',
+  run_shell_command: 'a hostile cwd is refused in shell.test.ts; here each path would start a sandbox',
+};
+
+test('the hostile-path cases cover every tool that takes a path (path, paths, cwd or to in its schema)', () => {
+  const covered = new Set<string>(casesFor('p', 'm').map(([tool]) => tool));
+  const elsewhere = new Map<string, string>(Object.entries(PATH_CASES_ELSEWHERE));
+  const takesPath = languageModelToolEntries().filter((entry) => ['path', 'paths', 'cwd', 'to'].some((key) => key in (entry.inputSchema['properties'] as object)));
+  const missing = takesPath.map((entry) => entry.name).filter((name) => !covered.has(name) && !elsewhere.has(name));
+  assert.deepEqual(missing, [], 'add each to casesFor, or to PATH_CASES_ELSEWHERE with the test that covers it');
+});
 
 test('hostile paths: every call on every path-taking tool ends in a narrated E_SANDBOX_* and nothing outside changes', async () => {
   const paths = hostilePaths(t.root, outside.path);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { normalizeModelPath, type WorkspaceRoot } from '../../src/core/paths.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';

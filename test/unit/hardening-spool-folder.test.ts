@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { privateRunFolder } from '../../src/core/artifacts/run-folders.ts';
+import { privateRunFolder } from '../../src/core/run-folders.ts';
 import { testDir } from './harness.ts';
 
 const PREFIX = 'workspace-tools-vscode-';

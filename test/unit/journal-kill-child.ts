@@ -12,7 +12,7 @@ import { writeSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 import { MemoryLog } from './harness.ts';

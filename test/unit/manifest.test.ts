@@ -18,12 +18,15 @@ test('package.json languageModelTools equal the entries generated from the zod s
   assert.deepEqual(manifest.contributes.languageModelTools, JSON.parse(JSON.stringify(languageModelToolEntries())));
 });
 
-test('the manifest lists all 17 tools of the design, in order', () => {
-  assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [
-    'open_file', 'open_json_file', 'open_markdown_file', 'artifact_read', 'artifact_grep', 'artifact_query',
-    'list_directory', 'search_files', 'find_files', 'stage_file', 'media_apply_patch', 'save_media', 'undo_save', 'list_media', 'list_problems', 'find_symbols', 'run_shell_command',
-  ]);
-  assert.equal(TOOL_NAMES.length, 17);
+test('the manifest lists every tool of the registry, in the order of tools/names.ts', () => {
+  assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [...TOOL_NAMES]);
+  assert.deepEqual(Object.keys(TOOLS).sort(), [...TOOL_NAMES].sort());
+  for (const name of TOOL_NAMES) assert.equal(TOOLS[name].name, name, `TOOLS.${name} is defined with another name`);
+});
+
+test('docs/tools.md has one row for every tool of the registry, in order, with its risk', () => {
+  const rows = [...readFileSync('docs/tools.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write|exec) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(rows, TOOL_NAMES.map((name) => `${name} ${TOOLS[name].risk}`));
 });
 
 test('every tool schema is a strict object (unknown arguments are rejected)', () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chm
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 import { Session } from '../../src/core/session.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { parseWriteRoots } from '../../src/core/media/write-roots.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import { MemoryLog, session, tempDir, testDir } from './harness.ts';

@@ -7,7 +7,7 @@ import { isOpenedFiles, oneFile } from '../../src/core/tools/open_file.ts';
 import type { OpenedFiles } from '../../src/core/artifacts/batch.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
-import type { PageBudget } from '../../src/core/results/budget.ts';
+import type { PageBudget } from '../../src/core/paging/budget.ts';
 
 /** open_file of one path: its text and its one file's result. */
 async function openOne(t: TestSession, input: Record<string, unknown>): Promise<{ text: string; result: ReturnType<typeof oneFile> }> {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Policy, parseRules, SECRET_GLOBS } from '../../src/core/policy.ts';
+import { Policy, parseRules, SECRET_GLOBS } from '../../src/core/policy/policy.ts';
 import { anyOf, ruleRegex, ruleSource } from '../../src/core/policy/rule-glob.ts';
 import { backtrackSafeGlob } from '../../src/core/glob/linear.ts';
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { isPaged } from '../../src/core/results/paged.ts';
+import { isPaged } from '../../src/core/paging/paged.ts';
 import { session, type TestSession } from './harness.ts';
 import type { FileProblems, Problem, ProblemScope, ProblemsPort } from '../../src/core/problems/port.ts';
 import type { Gate } from '../../src/core/ports.ts';

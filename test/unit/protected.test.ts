@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { PROTECTED_FAMILIES, PROTECTED_GLOBS } from '../../src/core/policy/protected.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';

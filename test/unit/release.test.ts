@@ -105,6 +105,14 @@ test('README\'s Commands table has every command of package.json, by its palette
   for (const id of rows.keys()) assert.ok(manifest.contributes.commands.some((c) => c.command === id), `README's Commands table lists ${id}, which package.json does not contribute`);
 });
 
+test('README\'s Known limits name the tools restricted mode and a virtual workspace leave out, as the registry declares them', () => {
+  const rows = new Map(tableRows(readmeSection('Known limits')));
+  const restricted = rows.get('every platform, untrusted (restricted mode)') ?? assert.fail('README\'s Known limits have no restricted-mode row');
+  assert.deepEqual(namedTools(restricted), toolsRequiring('writable'));
+  const virtual = rows.get('a virtual workspace, or any folder not on the local disk') ?? assert.fail('README\'s Known limits have no virtual-workspace row');
+  assert.deepEqual(namedTools(virtual), toolsRequiring('search'));
+});
+
 test('README shows the icon first, and has the Requirements, Known limits and Release notes sections', () => {
   const readme = readFileSync('README.md', 'utf8');
   assert.match(readme, /^!\[Workspace Tools\]\(media\/icon\.png\)\n/);

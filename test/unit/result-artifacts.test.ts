@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import type { ToolName } from '../../src/core/tools/names.ts';
 import type { ArtifactPage } from '../../src/core/artifacts/types.ts';
-import type { PageBudget } from '../../src/core/results/budget.ts';
+import type { PageBudget } from '../../src/core/paging/budget.ts';
 import { pagedResult, type TestSession, wholeResult } from './harness.ts';
 import { rgPath, searchSession, writeTree } from './search-helpers.ts';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { PAGE_MAX_BYTES } from '../../src/core/artifacts/reader.ts';
+import { PAGE_MAX_BYTES } from '../../src/core/paging/budget.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 import { pagedResult, type TestSession } from './harness.ts';
 import { rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';

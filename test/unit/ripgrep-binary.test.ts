@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { locateRipgrep, vscodeRipgrep } from '../../src/core/search/ripgrep-binary.ts';
+import { locateRipgrep, vscodeRipgrep } from '../../src/core/ripgrep/binary.ts';
 import { testDir } from './harness.ts';
 
 test('ripgrep is found in @vscode/ripgrep\'s platform package from a checkout', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scopeRules } from '../../src/core/rule-scopes.ts';
+import { scopeRules } from '../../src/core/policy/rule-scopes.ts';
 import { scopeWriteRoots } from '../../src/core/media/write-roots.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import * as nodePath from 'node:path';
 import { testRipgrep, testSession, tempDir, type TestSession, type TestSessionOptions } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import type { Rule } from '../../src/core/policy.ts';
+import type { Rule } from '../../src/core/policy/policy.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { isSandboxError, type SandboxCode } from '../../src/core/errors.ts';
 

@@ -8,7 +8,7 @@ import * as nodePath from 'node:path';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { HostAnswer, HostDecider, HostRequest, ShellHost } from '../../src/core/shell/port.ts';
-import { Policy } from '../../src/core/policy.ts';
+import { Policy } from '../../src/core/policy/policy.ts';
 import { deriveBoundary, VerdictMemo } from '../../src/core/shell/boundary.ts';
 import { ripgrepLister } from '../../src/core/shell/tree.ts';
 import { SessionHosts } from '../../src/core/shell/hosts.ts';

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isPaged } from '../../src/core/results/paged.ts';
+import { isPaged } from '../../src/core/paging/paged.ts';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 import { session, testDir, testRipgrep } from './harness.ts';

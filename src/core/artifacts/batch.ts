@@ -1,5 +1,5 @@
 import type { SandboxCode } from '../errors.ts';
-import { fits, type PageBudget } from '../results/budget.ts';
+import { fits, type PageBudget } from '../paging/budget.ts';
 import { renderOpenFiles } from './render.ts';
 import type { ArtifactHandle, ArtifactPage, PageLine } from './types.ts';
 import type { OpenWindow } from './window.ts';

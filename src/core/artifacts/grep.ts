@@ -1,5 +1,5 @@
 import { SandboxError, cancelled, errnoCode } from '../errors.ts';
-import { rejectsPattern, type Ripgrep } from '../search/ripgrep-process.ts';
+import { rejectsPattern, type Ripgrep } from '../ripgrep/process.ts';
 import { withReader } from './leased.ts';
 import { GrepBytesWriter, type GrepByteSink } from './grep-bytes.ts';
 import type { SpoolLine, SpoolReader } from './reader.ts';

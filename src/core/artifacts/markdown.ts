@@ -1,20 +1,7 @@
 import type MarkdownItType from 'markdown-it';
 import { lazyModule } from '../lazy-module.ts';
 import { nearest } from './nearest.ts';
-
-/** One heading and the section it opens. */
-export interface Heading {
-  /** 1-6. */
-  readonly level: number;
-  /** The heading's text as written (inline Markdown kept, closing #s removed). */
-  readonly title: string;
-  /** Titles from the outermost enclosing heading down to this one, joined by "/". */
-  readonly path: string;
-  /** 1-based first line of the heading (for a setext heading, its text line). */
-  readonly startLine: number;
-  /** 1-based last line of the section: before the next heading of the same or a higher level. */
-  readonly endLine: number;
-}
+import type { Heading } from '../outline/heading.ts';
 
 /**
  * Blank YAML front matter ("---" ... "---" at the top) while keeping the line count: its closing

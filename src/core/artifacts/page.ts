@@ -1,6 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import { cancelled, invalidInput } from '../errors.ts';
-import { PAGE_MAX_BYTES, type SpoolLine, type SpoolReader } from './reader.ts';
+import type { SpoolLine, SpoolReader } from './reader.ts';
+import { PAGE_MAX_BYTES } from '../paging/budget.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
 import type { ArtifactStore } from './store.ts';
 import type { LeasedArtifact } from './entry.ts';

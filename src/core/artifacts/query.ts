@@ -1,7 +1,7 @@
 import { SandboxError } from '../errors.ts';
 import { JSON_MAX_DEPTH, missError, parsePointer, renderJson, selectJson, type JsonPosition } from './json.ts';
 import { findSection, nearHeadings, parseOutline, type Outline } from './markdown.ts';
-import { PAGE_MAX_BYTES } from './reader.ts';
+import { PAGE_MAX_BYTES } from '../paging/budget.ts';
 import { STRUCTURE_MAX_BYTES, readWhole, refuseBinary, withReader } from './leased.ts';
 import { PAGE_MAX_LINES, readPage } from './page.ts';
 import type { ArtifactStore } from './store.ts';

@@ -4,8 +4,6 @@ import { SyncSlice } from '../sync-slice.ts';
 
 /** Lines longer than this many characters are cut (with a marker when rendered). */
 export const MAX_LINE_CHARS = 2000;
-/** A page, a section or a grep result holds at most this many bytes of text. */
-export const PAGE_MAX_BYTES = 50 * 1024;
 // A line of more than 4 bytes per character allowed is certainly longer than MAX_LINE_CHARS.
 const LINE_SCAN_BYTES = MAX_LINE_CHARS * 4;
 // Enough for one cut line; small, because grep reads many short runs of lines at random places.

@@ -1,10 +1,11 @@
 import { lineRange, type JsonSummary } from './json.ts';
-import type { Heading } from './markdown.ts';
-import { MAX_LINE_CHARS, PAGE_MAX_BYTES } from './reader.ts';
+import type { Heading } from '../outline/heading.ts';
+import { MAX_LINE_CHARS } from './reader.ts';
+import { PAGE_MAX_BYTES } from '../paging/budget.ts';
 import { PAGE_MAX_LINES } from './page.ts';
 import type { ArtifactGrepResult, ArtifactHandle, ArtifactPage, ArtifactQueryResult, GrepHead, GrepLine, JsonShape, PageLine } from './types.ts';
 import { formatBytes, plural } from '../text/format.ts';
-import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../paging/paged.ts';
 import type { OpenWindow } from './window.ts';
 import type { SymbolOutline } from '../outline/symbols.ts';
 import type { ImageInfo } from '../images/sniff.ts';

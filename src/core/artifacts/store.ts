@@ -10,8 +10,8 @@ import { formatBytes } from '../text/format.ts';
 import { openChecked, type OpenedFile } from '../fs/open-checked.ts';
 import { LiveResult } from './live.ts';
 import type { LineIndex } from './line-index.ts';
-import { Emitter, type Disposable, type Listener } from '../media/events.ts';
-import { removeDeadRunFolders } from './run-folders.ts';
+import { Emitter, type Disposable, type Listener } from '../events.ts';
+import { removeDeadRunFolders } from '../run-folders.ts';
 import type { ArtifactChange, ArtifactHandle, ArtifactInfo, ArtifactKind, ResultArtifactWriter } from './types.ts';
 import { handleOf, type Entry, type LeasedArtifact } from './entry.ts';
 

@@ -4,12 +4,13 @@ import type { FileEncoding } from '../text/encoding.ts';
 import type { Eol } from '../text/eol.ts';
 import type { JsonSummary, JsonType } from './json.ts';
 import type { LineIndex } from './line-index.ts';
-import type { Heading } from './markdown.ts';
+import type { Heading } from '../outline/heading.ts';
 import type { SymbolSection } from '../outline/symbols.ts';
 
 export type { SymbolOutline } from '../outline/symbols.ts';
 
-export type { Heading, Outline } from './markdown.ts';
+export type { Outline } from './markdown.ts';
+export type { Heading } from '../outline/heading.ts';
 export type { JsonSummary, JsonType } from './json.ts';
 
 /** `result`: a tool's result too large for one page (see results/pager.ts), not a file. */

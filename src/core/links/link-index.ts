@@ -1,4 +1,4 @@
-import { STRICTNESS, type PolicyDecision } from '../policy/types.ts';
+import { STRICTNESS, type PolicyDecision } from '../types.ts';
 
 /** A symbolic link found in a workspace folder. */
 export interface FoundLink {

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
-import { Emitter, type Disposable, type Listener } from './events.ts';
+import { Emitter, type Disposable, type Listener } from '../events.ts';
 import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashKept } from './hash.ts';

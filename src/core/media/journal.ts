@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
-import { processAlive } from '../artifacts/run-folders.ts';
+import { processAlive } from '../run-folders.ts';
 import type { FileMeta } from './file-meta.ts';
 import { hashKept } from './hash.ts';
 import { privateStateDir } from '../state-dir.ts';

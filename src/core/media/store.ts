@@ -1,7 +1,7 @@
 import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import type { Clock } from '../ports.ts';
-import { Emitter, type Disposable, type Listener } from './events.ts';
+import { Emitter, type Disposable, type Listener } from '../events.ts';
 import { discardSet, headsOf, personChangeIn, unsavedOf } from './lineage.ts';
 import { HeldBytes } from './held-bytes.ts';
 import { MediaRecord } from './record.ts';

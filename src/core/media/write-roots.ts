@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { refused } from '../errors.ts';
 import { isWithin, normalizeModelPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
-import type { ScopedValue } from '../rule-scopes.ts';
+import type { ScopedValue } from '../policy/rule-scopes.ts';
 
 /**
  * Where save_media may write. `undefined`: anywhere inside the workspace folders (the default).

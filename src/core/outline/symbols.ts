@@ -1,4 +1,4 @@
-import type { Heading } from '../artifacts/markdown.ts';
+import type { Heading } from './heading.ts';
 import type { CodeSymbol } from './port.ts';
 
 /** Symbols an outline holds at most; the rest are found with artifact_grep. */

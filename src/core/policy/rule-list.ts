@@ -1,9 +1,9 @@
-import type { Risk } from '../types.ts';
 import { namePrefilter, type NameTest } from './name-prefilter.ts';
 import { canonicalSpelling } from './canonical.ts';
 import { anyOf, ruleRegex, type RuleRegex } from './rule-glob.ts';
 import { SegmentSet } from './segment-set.ts';
-import { NO_RULE, type PolicyDecision, type RuleAction, type SourcedRule } from './types.ts';
+import type { SourcedRule } from './types.ts';
+import { NO_RULE, type PolicyDecision, type Risk, type RuleAction } from '../types.ts';
 
 export interface CompiledRule extends SourcedRule {
   /** One of this extension's own lists: reviewed globs, matched as protective rules whatever their action. */

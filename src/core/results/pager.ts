@@ -3,9 +3,9 @@ import type { ArtifactStore } from '../artifacts/store.ts';
 import type { ResultArtifactWriter } from '../artifacts/types.ts';
 import { ResultSpool } from '../artifacts/result-spool.ts';
 import type { ModelPath } from '../paths.ts';
-import { largestFitting, type PageBudget } from './budget.ts';
+import { largestFitting, type PageBudget } from '../paging/budget.ts';
 import type { ProgressReporter } from './progress.ts';
-import { footer, header, linesIn, renderItems, type ItemRenderer, type Paged } from './paged.ts';
+import { footer, header, linesIn, renderItems, type ItemRenderer, type Paged } from '../paging/paged.ts';
 
 /** How often a result reports its progress at most. */
 const PROGRESS_EVERY_MS = 100;

@@ -1,9 +1,9 @@
 import { isCancellation } from '../errors.ts';
-import type { Paged } from './paged.ts';
+import type { Paged } from '../paging/paged.ts';
 import type { ResultPager } from './pager.ts';
 import type { ArtifactStore } from '../artifacts/store.ts';
 import type { Log } from '../ports.ts';
-import type { PageBudget } from './budget.ts';
+import type { PageBudget } from '../paging/budget.ts';
 import type { ProgressReporter } from './progress.ts';
 
 /** What a call that streams its result is given: where a large result goes, one page's budget, progress, the log, its signal. */

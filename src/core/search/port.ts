@@ -1,4 +1,4 @@
-import type { Policy } from '../policy.ts';
+import type { Policy } from '../policy/policy.ts';
 
 /**
  * One folder to search: a workspace folder's local path and, under it, what to search. The tool

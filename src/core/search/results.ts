@@ -1,8 +1,8 @@
 import { SandboxError } from '../errors.ts';
 import { displayOf } from '../paths.ts';
-import { fits } from '../results/budget.ts';
+import { fits } from '../paging/budget.ts';
 import { ResultPager } from '../results/pager.ts';
-import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../paging/paged.ts';
 import { streamResult } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
 import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
@@ -29,7 +29,9 @@ export type SearchOutput = SearchResult | Paged<SearchHit>;
 
 export interface SearchRun {
   /** The tool's name, for messages. */
-  readonly tool: 'search_files' | 'find_files';
+  readonly tool: string;
+  /** What the search finds: matching lines (counted in files too) or paths. */
+  readonly finds: 'lines' | 'paths';
   readonly limit: number | undefined;
   /** Runs the backend's query over the gated, resolved scopes; `signal` stops it. */
   readonly query: (search: SandboxSearch, scopes: readonly SearchScope[], signal: AbortSignal) => AsyncIterable<SearchBatch>;
@@ -154,7 +156,7 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
     }
     return true;
   };
-  const counted = (): string => `${plural(found, one, many)}${spec.tool === 'search_files' ? ` in ${plural(files, 'file', 'files')}` : ''}`;
+  const counted = (): string => `${plural(found, one, many)}${spec.finds === 'lines' ? ` in ${plural(files, 'file', 'files')}` : ''}`;
 
   const output = await streamResult<Held, SearchResult>(pager, {
     pull,
@@ -165,7 +167,7 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
       const result: ResultFrame[] = sorted.map((h) => h.hit);
       if (found === 0) result.push({ kind: 'note', message: spec.emptyNote });
       result.push(...notes, terminal!);
-      if (await fits(spec.tool === 'search_files' ? renderMatches(result) : renderPaths(result), ctx.page)) return result;
+      if (await fits(spec.finds === 'lines' ? renderMatches(result) : renderPaths(result), ctx.page)) return result;
       await pager.overflow(sorted);
       return undefined;
     },

@@ -6,7 +6,7 @@ import { ignoreRulesAbove } from './ignore-parents.ts';
 import { contentArgs, pathArgsFor, type SearchPlace } from './ripgrep-args.ts';
 import { compileGlob } from './ripgrep-glob.ts';
 import { ContentParser, NulSplitter, normalizeRgPath, parseStderr } from './ripgrep-output.ts';
-import { STDERR_CAP, rejectsPattern, type Ripgrep, type RipgrepExit } from './ripgrep-process.ts';
+import { STDERR_CAP, rejectsPattern, type Ripgrep, type RipgrepExit } from '../ripgrep/process.ts';
 import { SearchVisibility } from './visibility.ts';
 
 /**

@@ -10,7 +10,7 @@ import type { Log } from '../ports.ts';
 import { inPinned, putBack, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { mediaTaint } from '../media/types.ts';
 import { lineCountsOfUtf8 } from '../text/line-counts.ts';
-import type { Policy } from '../policy.ts';
+import type { Policy } from '../policy/policy.ts';
 import type { LayerEntry } from './upper.ts';
 import type { JudgedChange } from './judge.ts';
 import { moveTreeIn, wholeTrees } from './whole-trees.ts';

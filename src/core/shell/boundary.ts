@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
-import type { Policy, PolicyDecision } from '../policy.ts';
+import type { Policy, PolicyDecision } from '../policy/policy.ts';
 import type { ModelPath, WorkspaceRoot } from '../paths.ts';
-import { PROTECTED_GLOBS } from '../protected.ts';
+import { PROTECTED_GLOBS } from '../policy/protected.ts';
 import { GIT_ENTRY, GIT_HEAD, gitDirsOf } from '../git/dirs.ts';
 import { gitDirsAround } from '../git/named.ts';
 import { historyKey, secretInHistory } from '../git/history.ts';

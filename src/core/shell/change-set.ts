@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import type { Policy } from '../policy.ts';
-import type { WorkspaceRoot } from '../paths.ts';
+import type { Policy } from '../policy/policy.ts';
+import { placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';
 import { modelPathOf, type ChangeOutcome } from './apply.ts';
@@ -43,14 +43,8 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
 }
 
 /** The workspace folder holding `abs`: the deepest one (nested folders), with `abs` relative to it. */
-function placeIn(abs: string, roots: readonly WorkspaceRoot[]): { readonly root: WorkspaceRoot; readonly rel: string } | undefined {
-  let best: WorkspaceRoot | undefined;
-  for (const root of roots) {
-    const local = root.localPath;
-    if (local === undefined || !(abs === local || abs.startsWith(`${local}${nodePath.sep}`))) continue;
-    if (best?.localPath === undefined || local.length > best.localPath.length) best = root;
-  }
-  return best?.localPath === undefined ? undefined : { root: best, rel: nodePath.relative(best.localPath, abs).split(nodePath.sep).join('/') };
+function placeIn(abs: string, roots: readonly WorkspaceRoot[]): RootPlace | undefined {
+  return placeOf(abs, roots);
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as nodePath from 'node:path';
-import type { Policy } from '../policy.ts';
+import type { Policy } from '../policy/policy.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { unsafeConfig } from '../git/new-repo.ts';
 import type { LayerEntry } from './upper.ts';

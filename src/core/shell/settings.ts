@@ -1,4 +1,4 @@
-import type { ScopedValue } from '../rule-scopes.ts';
+import type { ScopedValue } from '../policy/rule-scopes.ts';
 import { DEFAULT_MAX_TIMEOUT_MS } from './port.ts';
 import type { ShellReview } from './judge.ts';
 

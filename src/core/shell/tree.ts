@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SandboxError } from '../errors.ts';
-import type { Ripgrep } from '../search/ripgrep-process.ts';
+import type { Ripgrep } from '../ripgrep/process.ts';
 import type { TreeLister } from './boundary.ts';
 
 /**

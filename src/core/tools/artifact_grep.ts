@@ -5,9 +5,9 @@ import type { ArtifactGrepResult, GrepHead, GrepLine } from '../artifacts/types.
 import type { GrepByteSink } from '../artifacts/grep-bytes.ts';
 import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, grepArtifact, type GrepLines } from '../artifacts/grep.ts';
 import { grepLineRenderer, grepNotes, grepSummary, renderGrep, type ArtifactGrepOutput } from '../artifacts/render.ts';
-import { fits } from '../results/budget.ts';
+import { fits } from '../paging/budget.ts';
 import { ResultPager } from '../results/pager.ts';
-import { isPaged } from '../results/paged.ts';
+import { isPaged } from '../paging/paged.ts';
 import { streamResult } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
 

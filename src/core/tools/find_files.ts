@@ -30,6 +30,7 @@ export const findFiles = defineTool({
   }),
   run: (input, ctx): Promise<SearchOutput> => runSearch(ctx, {
     tool: 'find_files',
+    finds: 'paths',
     limit: input.limit,
     noun: ['path', 'paths'],
     label: `find_files ${JSON.stringify(input.glob)}${input.path === undefined ? '' : ` in ${input.path}`}`,

@@ -5,9 +5,9 @@ import { SandboxError } from '../errors.ts';
 import type { ModelPath } from '../paths.ts';
 import { displayOf, modelPathOf, within } from '../host-paths.ts';
 import type { WorkspaceSymbol } from '../outline/port.ts';
-import { fits } from '../results/budget.ts';
+import { fits } from '../paging/budget.ts';
 import { ResultPager } from '../results/pager.ts';
-import { isPaged, renderPaged, type Paged } from '../results/paged.ts';
+import { isPaged, renderPaged, type Paged } from '../paging/paged.ts';
 import { plural } from '../text/format.ts';
 
 export const SYMBOLS_LIMIT_DEFAULT = 200;

@@ -4,9 +4,9 @@ import type { GatedPath } from '../paths.ts';
 import { boundArgument } from '../schema.ts';
 import { SandboxError, cancelled, fromFsError } from '../errors.ts';
 import type { ListedEntry } from '../list/port.ts';
-import { fits } from '../results/budget.ts';
+import { fits } from '../paging/budget.ts';
 import { ResultPager } from '../results/pager.ts';
-import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../results/paged.ts';
+import { isPaged, renderPaged, type ItemRenderer, type Paged } from '../paging/paged.ts';
 import { streamResult } from '../results/stream.ts';
 
 export type { ListedEntry } from '../list/port.ts';

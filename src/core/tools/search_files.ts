@@ -36,6 +36,7 @@ export const searchFiles = defineTool({
     const how = `${input.literal ? ' (literal)' : ''}${input.ignore_case ? ' (ignoring case)' : ''}`;
     return runSearch(ctx, {
       tool: 'search_files',
+      finds: 'lines',
       limit: input.limit,
       noun: ['matching line', 'matching lines'],
       label: `search_files ${JSON.stringify(input.pattern)}${input.path === undefined ? '' : ` in ${input.path}`}`,

@@ -1,11 +1,12 @@
-import type { Risk } from './types.ts';
-import { PROTECTED_FAMILIES } from './policy/protected.ts';
-import { parseRuleList } from './policy/parse-rules.ts';
-import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './policy/rule-list.ts';
-import { STRICTNESS, type PolicyDecision, type Rule, type SourcedRule } from './policy/types.ts';
-import type { LinkIndex } from './links/link-index.ts';
+import { STRICTNESS, type PolicyDecision, type Risk } from '../types.ts';
+import { PROTECTED_FAMILIES } from './protected.ts';
+import { parseRuleList } from './parse-rules.ts';
+import { RuleList, joinRuleForm, ruleTest, type CompiledRule } from './rule-list.ts';
+import type { Rule, SourcedRule } from './types.ts';
+import type { LinkIndex } from '../links/link-index.ts';
 
-export { ruleSchema, rulesSchema, type PolicyDecision, type Rule, type RuleAction, type RuleSource, type SourcedRule } from './policy/types.ts';
+export { ruleSchema, rulesSchema, type Rule, type SourcedRule } from './types.ts';
+export type { PolicyDecision, RuleAction, RuleSource } from '../types.ts';
 
 /**
  * Security: the paths that hold credentials. Reading them puts the secret into the transcript and the

@@ -1,4 +1,5 @@
-import { PAGE_MAX_BYTES } from '../artifacts/reader.ts';
+/** A page, a section or a grep result holds at most this many bytes of text. */
+export const PAGE_MAX_BYTES = 50 * 1024;
 
 /** The model's tokenizer and its budget for one result, when the host knows them. */
 export interface TokenBudget {

@@ -1,6 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
-import { errnoCode } from '../errors.ts';
+import { errnoCode } from './errors.ts';
 
 /** Whether a process with this id exists (a run folder named after a dead one is stale). */
 export function processAlive(pid: number): boolean {

@@ -1,5 +1,5 @@
 import { Policy, tighteningOnly, type Rule } from './policy.ts';
-import { parseRuleList } from './policy/parse-rules.ts';
+import { parseRuleList } from './parse-rules.ts';
 
 /** One setting value from a scope an agent can write (workspace or folder settings), and where it lives. */
 export interface ScopedValue {
