@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
-import { placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
+import { placeOf, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';
 import { modelPathOf, type ChangeOutcome } from './apply.ts';
@@ -43,10 +43,6 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
 }
 
 /** The workspace folder holding `abs`: the deepest one (nested folders), with `abs` relative to it. */
-function placeIn(abs: string, roots: readonly WorkspaceRoot[]): RootPlace | undefined {
-  return placeOf(abs, roots);
-}
-
 /**
  * Every change the command left in its layers, each judged by the write rules a save is judged by
  * (`judge`), at its place in the workspace. Pure of the sandbox: fed an upper layer, it needs no
@@ -64,12 +60,12 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
       const gitEntry = entry.rel.split('/').slice(0, at + 1).join('/');
       if (!existed.has(gitEntry)) existed.set(gitEntry, await lstat(nodePath.join(folder.lower, gitEntry)).then(() => true, () => false));
     }
-    const layerPlace = placeIn(folder.lower, inputs.roots);
+    const layerPlace = placeOf(folder.lower, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
     const newTops = [...existed].filter(([, was]) => !was).map(([gitEntry]) => nodePath.join(folder.lower, ...nodePath.posix.dirname(gitEntry).split('/')));
     const gitNamed = await inputs.gitNamed(newTops);
     for (const entry of entries) {
-      const place = placeIn(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
+      const place = placeOf(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
       if (place === undefined) continue;
       const verdict = await judge(entry, {
         gitReview,

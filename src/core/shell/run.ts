@@ -2,7 +2,7 @@ import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
-import type { GatedPath, ResolveGated, WorkspaceRoot } from '../paths.ts';
+import { placeOf, type GatedPath, type ResolveGated, type WorkspaceRoot } from '../paths.ts';
 import type { Clock } from '../ports.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { SaveGuard } from '../media/save-guard.ts';
@@ -231,13 +231,12 @@ async function hidePlaceholdersFromGit(home: string, placeholders: readonly stri
   await writeFile(nodePath.join(home, '.config', 'git', 'ignore'), `${patterns.join('\n')}\n`, { mode: 0o600 });
 }
 
-/** A repository as the person knows it: its folder under a workspace folder, or its path. */
+/** A repository as the person knows it: its folder under a workspace folder (the deepest), or its path. */
 function shownRepository(gitDir: string, roots: readonly WorkspaceRoot[]): string {
   const top = nodePath.dirname(gitDir);
-  const root = roots.find((r) => r.localPath !== undefined && (top === r.localPath || top.startsWith(`${r.localPath}${nodePath.sep}`)));
-  if (root?.localPath === undefined) return top;
-  const rel = nodePath.relative(root.localPath, top);
-  return rel === '' ? `the repository of ${root.name}` : `the repository at ${rel}`;
+  const place = placeOf(top, roots);
+  if (place === undefined) return top;
+  return place.rel === '' ? `the repository of ${place.root.name}` : `the repository at ${place.rel}`;
 }
 
 /** A word the shell reads as it is. */
