@@ -8,14 +8,14 @@ import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { Session } from '../../src/core/pipeline/session.ts';
 import { parseRules } from '../../src/core/policy.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
-import type { ToolOutcome } from '../../src/core/tool.ts';
+import { invoke } from '../../src/core/pipeline/registry.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
+import type { ToolOutcome } from '../../src/core/contract/tool.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 import { benchDir } from './workloads.ts';
 

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
-import type { Session } from '../core/session.ts';
-import { invoke, isToolName } from '../core/registry.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import { invoke, isToolName } from '../core/pipeline/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
 import type { Gate } from '../core/ports.ts';

@@ -6,7 +6,7 @@ import { NodeFs } from '../core/fs/node-fs.ts';
 import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
-import { Session } from '../core/session.ts';
+import { Session } from '../core/pipeline/session.ts';
 import { workspaceStateDir } from '../core/state-dir.ts';
 import { CLI_VOCABULARY, type HostVocabulary } from '../core/vocabulary.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { privateRunFolder } from '../core/artifacts/run-folders.ts';
-import { Session } from '../core/session.ts';
+import { Session } from '../core/pipeline/session.ts';
 import { VSCODE_VOCABULARY } from '../core/vocabulary.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';

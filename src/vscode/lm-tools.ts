@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
-import { availableTools } from '../core/registry.ts';
-import type { Session } from '../core/session.ts';
-import type { BatchPlan } from '../core/batch-gate.ts';
-import type { DiskWrite, Tool, ToolOutcome } from '../core/tool.ts';
+import { availableTools } from '../core/pipeline/registry.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import type { BatchPlan } from '../core/pipeline/batch-gate.ts';
+import type { DiskWrite, Tool, ToolOutcome } from '../core/contract/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
 import { confirmationOf, declinedReason, type GateCall } from '../core/gate.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
-import type { ToolName } from '../core/tools/names.ts';
+import type { ToolName } from '../core/contract/names.ts';
 import { DEFAULT_PAGE, type PageBudget } from '../core/results/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */

@@ -1,4 +1,4 @@
-import type { BatchPlan } from '../core/batch-gate.ts';
+import type { BatchPlan } from '../core/pipeline/batch-gate.ts';
 import type { GateCall, GateTarget } from '../core/gate.ts';
 import type { HostRequest } from '../core/shell/port.ts';
 import { markdownText, plainText } from '../core/text/escape.ts';

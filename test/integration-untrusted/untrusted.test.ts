@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { invoke, invokeFailing, testApi } from '../integration/api.ts';
 
 const WRITE_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].risk === 'write');

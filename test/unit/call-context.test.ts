@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as z from 'zod';
-import { defineTool } from '../../src/core/tool.ts';
+import { defineTool } from '../../src/core/contract/tool.ts';
 import type { GatedPath } from '../../src/core/paths.ts';
 import { testSession } from './harness.ts';
 

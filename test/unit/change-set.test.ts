@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { writePlanOf } from '../../src/core/tool.ts';
+import { writePlanOf } from '../../src/core/contract/tool.ts';
 import { session, type TestSession } from './harness.ts';
 import { join } from './media-fixtures.ts';
 

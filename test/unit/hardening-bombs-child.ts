@@ -9,11 +9,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { Session } from '../../src/core/pipeline/session.ts';
 import { parseRules } from '../../src/core/policy.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import { invoke } from '../../src/core/pipeline/registry.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError, type Narration } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import fc from 'fast-check';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES, type ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError, BugError } from '../../src/core/errors.ts';
 import { session } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';

@@ -5,8 +5,8 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, 
 import * as nodePath from 'node:path';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { SearchOutput } from '../../src/core/search/results.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import { invoke } from '../../src/core/pipeline/registry.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/search/ripgrep-process.ts';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, realpathSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session, type SessionOptions } from '../../src/core/session.ts';
+import { Session, type SessionOptions } from '../../src/core/pipeline/session.ts';
 import { Policy, type Rule } from '../../src/core/policy.ts';
 import type { AuditEntry, Gate, Log } from '../../src/core/ports.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
@@ -10,10 +10,10 @@ import type { GateCall } from '../../src/core/gate.ts';
 import { locateRipgrep } from '../../src/core/search/ripgrep-binary.ts';
 import { createRipgrep, type Ripgrep } from '../../src/core/search/ripgrep-process.ts';
 import type { TestContext } from 'node:test';
-import { invoke, type CallOptions } from '../../src/core/registry.ts';
+import { invoke, type CallOptions } from '../../src/core/pipeline/registry.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
-import type { ToolOutcome } from '../../src/core/tool.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
+import type { ToolOutcome } from '../../src/core/contract/tool.ts';
 import { isPaged, type Paged } from '../../src/core/results/paged.ts';
 import assert from 'node:assert/strict';
 

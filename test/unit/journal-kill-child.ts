@@ -11,7 +11,7 @@
 import { writeSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { Session } from '../../src/core/pipeline/session.ts';
 import { Policy } from '../../src/core/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chmodSync, writeFileSync, unlinkSync, utimesSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { Session } from '../../src/core/pipeline/session.ts';
 import { Policy } from '../../src/core/policy.ts';
 import { parseWriteRoots } from '../../src/core/media/write-roots.ts';
 import type { Gate } from '../../src/core/ports.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import { MediaStore } from '../../src/core/media/store.ts';
 import type { MediaChange } from '../../src/core/media/types.ts';
 import { normalizeModelPath, type WorkspaceRoot } from '../../src/core/paths.ts';

@@ -9,7 +9,7 @@ import { searchFiles } from '../../src/core/tools/search_files.ts';
 import { findFiles } from '../../src/core/tools/find_files.ts';
 import { renderMatches, renderPaths, type ResultFrame, type SearchOutput, type SearchResult } from '../../src/core/search/results.ts';
 import type { ContentQuery, PathQuery, SandboxSearch, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
-import type { Tool, ToolOutcome } from '../../src/core/tool.ts';
+import type { Tool, ToolOutcome } from '../../src/core/contract/tool.ts';
 import { session, type TestSession, wholeResult } from './harness.ts';
 import { SEARCH_TREE, failure, rgChildren, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import type { TextEncoding } from '../../src/core/text/encoding.ts';
 import { session } from './harness.ts';
 import { join, rejectsWith } from './media-fixtures.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import type { ModelPath } from '../../src/core/paths.ts';
 import { session, type TestSession } from './harness.ts';
 import { confirmationOf } from '../../src/core/gate.ts';

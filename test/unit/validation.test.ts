@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
-import { validateInput } from '../../src/core/schema.ts';
+import { validateInput } from '../../src/core/contract/schema.ts';
 import { session } from './harness.ts';
 
 function rejection(fn: () => unknown): SandboxError {

@@ -1,16 +1,16 @@
-import type { ModelPath, WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy.ts';
-import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
-import type { SandboxSearch } from './search/port.ts';
-import type { Ripgrep } from './search/ripgrep-process.ts';
-import type { DirectoryLister } from './list/port.ts';
-import type { OpenEditors } from './media/editors.ts';
-import type { ProblemsPort } from './problems/port.ts';
-import type { OutlinePort } from './outline/port.ts';
-import type { WriteRoots } from './media/write-roots.ts';
-import type { TextEncoding } from './text/encoding.ts';
-import type { ShellHost } from './shell/port.ts';
-import type { HostVocabulary } from './vocabulary.ts';
+import type { ModelPath, WorkspaceRoot } from '../paths.ts';
+import type { Policy } from '../policy.ts';
+import type { Clock, Gate, Log, WorkspaceFs } from '../ports.ts';
+import type { SandboxSearch } from '../search/port.ts';
+import type { Ripgrep } from '../search/ripgrep-process.ts';
+import type { DirectoryLister } from '../list/port.ts';
+import type { OpenEditors } from '../media/editors.ts';
+import type { ProblemsPort } from '../problems/port.ts';
+import type { OutlinePort } from '../outline/port.ts';
+import type { WriteRoots } from '../media/write-roots.ts';
+import type { TextEncoding } from '../text/encoding.ts';
+import type { ShellHost } from '../shell/port.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
 
 /* What a host gives a Session: its ports, the policy, the limits. */
 export interface SessionLimits {

@@ -1,16 +1,16 @@
 import { homedir } from 'node:os';
 import * as nodePath from 'node:path';
-import { SandboxError, cancelled, refused } from './errors.ts';
-import type { HostVocabulary } from './vocabulary.ts';
-import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
-import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
-import { strictest, type Policy, type PolicyDecision } from './policy.ts';
-import type { Gate, WorkspaceFs } from './ports.ts';
-import { gitNameOf } from './git/named.ts';
-import type { PageBudget } from './results/budget.ts';
-import type { ProgressReporter } from './results/progress.ts';
-import { readsAt, type BatchEntry, type CallContext, type CallTargets } from './tool.ts';
-import type { Risk, ToolRisk } from './types.ts';
+import { SandboxError, cancelled, refused } from '../errors.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
+import type { GateCall, GateTarget, ReadProtection } from '../gate.ts';
+import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from '../paths.ts';
+import { strictest, type Policy, type PolicyDecision } from '../policy.ts';
+import type { Gate, WorkspaceFs } from '../ports.ts';
+import { gitNameOf } from '../git/named.ts';
+import type { PageBudget } from '../results/budget.ts';
+import type { ProgressReporter } from '../results/progress.ts';
+import { readsAt, type BatchEntry, type CallContext, type CallTargets } from '../contract/tool.ts';
+import type { Risk, ToolRisk } from '../types.ts';
 
 /** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
 export interface Denial {

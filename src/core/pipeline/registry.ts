@@ -1,10 +1,10 @@
-import type { CallOrigin } from './gate.ts';
-import type { PageBudget } from './results/budget.ts';
-import type { ProgressReporter } from './results/progress.ts';
+import type { CallOrigin } from '../gate.ts';
+import type { PageBudget } from '../results/budget.ts';
+import type { ProgressReporter } from '../results/progress.ts';
 import type { Session } from './session.ts';
-import type { Tool, ToolOutcome } from './tool.ts';
-import { TOOLS, type ToolResult } from './tools/index.ts';
-import { TOOL_NAMES, type ToolName } from './tools/names.ts';
+import type { Tool, ToolOutcome } from '../contract/tool.ts';
+import { TOOLS, type ToolResult } from '../tools/index.ts';
+import { TOOL_NAMES, type ToolName } from '../contract/names.ts';
 
 export function isToolName(name: string): name is ToolName {
   return (TOOL_NAMES as readonly string[]).includes(name);
