@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Session } from '../core/pipeline/session.ts';
-import { invoke, isToolName } from '../core/pipeline/registry.ts';
+import { isToolName } from '../core/pipeline/registry.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
 import type { Gate } from '../core/ports.ts';

@@ -69,14 +69,6 @@ export interface ReadTaint {
 /** The read rule protecting a path (`ask` or `deny`). */
 export type ReadProtection = Omit<ReadTaint, 'from'>;
 
-/**
- * What a person confirming `call` is shown of it: its summary and its paths. A host that confirmed a
- * call before running it passes this back (`InvokeOptions.confirmed`), so the call runs only as confirmed.
- */
-export function confirmationOf(call: Pick<GateCall, 'summary' | 'targets'>): string {
-  return `${call.summary} (${call.targets.map((t) => t.display).join(', ')})`;
-}
-
 export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';
 
 export interface Verdict {

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { privateRunFolder } from '../core/artifacts/run-folders.ts';
-import { Session } from '../core/pipeline/session.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import { assemble } from '../core/pipeline/assemble.ts';
 import { VSCODE_VOCABULARY } from '../core/vocabulary.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/search/ripgrep-binary.ts';
@@ -117,7 +118,9 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   }));
   const spool = await spoolFolder(context);
   const stateDir = stateFolder(context, local, roots);
-  const session: Session = new Session({
+  const session: Session = assemble({
+    home: os.homedir(),
+    env: () => process.env,
     fs,
     roots: () => roots,
     gate: gate.gate,
@@ -136,7 +139,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
+    shell: { sandbox, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
   });
 
   // Set once the staged review is registered (below): a save in a chat asks with its set open.

@@ -3,10 +3,11 @@ import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/pipeline/registry.ts';
 import type { Session } from '../core/pipeline/session.ts';
-import type { BatchPlan } from '../core/pipeline/batch-gate.ts';
 import type { DiskWrite, Tool, ToolOutcome } from '../core/contract/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
-import { confirmationOf, declinedReason, type GateCall } from '../core/gate.ts';
+import { declinedReason, type CallOrigin, type GateCall } from '../core/gate.ts';
+import { prepare, type PreparedCall } from '../core/pipeline/prepare.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
@@ -46,23 +47,23 @@ function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, tok
 }
 
 /**
- * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
- * the call as it is confirmed, and whether it asks the person itself when it runs (`inChat`: a call
- * that writes to disk, when the host has `askBeforeWriting`): then VS Code's confirmation is not shown.
+ * The chat confirmation for one call: no side effects, nothing opened on disk. `confirming` learns
+ * the call as it is prepared and confirmed (to carry it to its run), and whether it asks the person
+ * itself when it runs (`inChat`: a call that writes to disk, when the host has `askBeforeWriting`):
+ * then VS Code's confirmation is not shown.
  */
-export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall, asksItself: boolean) => void, inChat = false): vscode.PreparedToolInvocation {
-  let call: GateCall;
-  let batch: BatchPlan | undefined;
-  let writes: readonly DiskWrite[];
+export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, confirming?: (prepared: PreparedCall, asksItself: boolean) => void, inChat = false): vscode.PreparedToolInvocation {
+  let prepared: PreparedCall;
   try {
-    ({ call, batch, writes } = session.prepare(tool, input, 'chat'));
+    prepared = prepare(session, tool, input, 'chat');
   } catch {
     // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
     return { invocationMessage: `${tool.displayName}: checking arguments` };
   }
+  const { call, batch, writes } = prepared;
   const denied = call.targets.some((t) => t.action === 'deny');
   const asksItself = inChat && !denied && writes.length > 0 && hooks.askBeforeWriting !== undefined;
-  prepared?.(call, asksItself);
+  confirming?.(prepared, asksItself);
   // Security: the summary and paths carry the model's own text (globs, patterns, names, commands):
   // plain text in the progress line and the title, escaped Markdown in the message (questions.ts).
   const invocationMessage = plainText(`${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`);
@@ -136,26 +137,26 @@ function chatOfInvoke(options: vscode.LanguageModelToolInvocationOptions<unknown
 }
 
 /**
- * What each call was confirmed as, from prepareInvocation to its invoke, which VS Code calls with
- * the same input but no id in common: matched by tool, chat and input, the latest confirmation
- * first (an earlier one of the same call may have been declined, and is never invoked).
+ * Each call as it was prepared and confirmed, carried from prepareInvocation to its invoke, which
+ * VS Code calls with the same input but no id in common: matched by tool, chat and input, the latest
+ * confirmation first (an earlier one of the same call may have been declined, and is never invoked).
  * Security: the chat is part of the match, so two identical calls pending in two chats cannot
  * swap confirmations (one chat's call running as what the other chat's person confirmed).
  */
 export class ConfirmedCalls {
-  private readonly calls: { readonly key: string; readonly confirmed: string; readonly asksItself: boolean }[] = [];
+  private readonly calls: { readonly key: string; readonly prepared: PreparedCall; readonly asksItself: boolean }[] = [];
 
   private static key(tool: string, chat: string, input: unknown): string {
     return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
   }
 
-  remember(tool: string, chat: string, input: unknown, call: GateCall, asksItself = false): void {
+  remember(tool: string, chat: string, input: unknown, prepared: PreparedCall, asksItself = false): void {
     if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
-    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), confirmed: confirmationOf(call), asksItself });
+    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), prepared, asksItself });
   }
 
-  /** What the call was confirmed as, and whether no confirmation was shown because it asks the person itself when it runs. */
-  take(tool: string, chat: string, input: unknown): { readonly confirmed: string; readonly asksItself: boolean } | undefined {
+  /** The call as it was prepared and confirmed, and whether no confirmation was shown because it asks the person itself when it runs. */
+  take(tool: string, chat: string, input: unknown): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
     const key = ConfirmedCalls.key(tool, chat, input);
     for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
     return undefined;
@@ -193,12 +194,12 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
   }
 
-  /** What a call would write to disk, as its tool plans it (none when its input is invalid: the call then fails, narrated). */
-  private writesOf(tool: Tool, input: unknown): readonly DiskWrite[] {
+  /** A call no confirmation was prepared for, prepared now (undefined when its input is invalid: the run then fails, narrated). */
+  private prepareNow(tool: Tool, input: unknown, origin: CallOrigin): PreparedCall | undefined {
     try {
-      return this.session.prepare(tool, input).writes;
+      return prepare(this.session, tool, input, origin);
     } catch {
-      return [];
+      return undefined;
     }
   }
 
@@ -207,23 +208,24 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return {
       prepareInvocation: (options) => {
         const chat = chatOfPrepare(options);
-        return confirmationFor(this.session, tool, options.input, this.hooks, (call, asksItself) => this.confirmed.remember(tool.name, chat, options.input, call, asksItself), chat !== '');
+        return confirmationFor(this.session, tool, options.input, this.hooks, (prepared, asksItself) => this.confirmed.remember(tool.name, chat, options.input, prepared, asksItself), chat !== '');
       },
       invoke: async (options, token) => {
+        // The call as the person was shown it, prepared once: it is the call that runs.
         const taken = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
-        const confirmed = taken?.confirmed;
         // Security: no confirmation was shown for this call (it asks itself): the person is asked now, before anything runs.
         if (taken?.asksItself) {
-          const declined = await this.askBeforeWriting(tool, options, token);
+          const declined = await this.askBeforeWriting(taken.prepared, options, token);
           if (declined !== undefined) return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
         }
         // Security: a call no confirmation was prepared for (its preparation failed, so VS Code
         // showed nothing and ran it) was never seen by the person: the gate asks in a modal.
-        const origin = confirmed === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
+        const origin: CallOrigin = taken === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
+        const prepared = taken?.prepared ?? this.prepareNow(tool, options.input, origin);
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
-            const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
-            const writes = this.writesOf(tool, options.input);
+            const run = (): Promise<ToolOutcome> => invoke(this.session, tool.name, options.input, { signal, origin, page: pageOf(options, token), ...(prepared ? { prepared } : {}) });
+            const writes = prepared?.writes ?? [];
             return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, run, signal) : run().then((outcome) => ({ outcome }));
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
@@ -242,14 +244,8 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   }
 
   /** Asks the person about a call that writes to disk before it runs; the model's text when they declined, undefined when they allowed it. */
-  private async askBeforeWriting(tool: Tool, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
-    let call: GateCall;
-    let writes: readonly DiskWrite[];
-    try {
-      ({ call, writes } = this.session.prepare(tool, options.input, 'chat'));
-    } catch {
-      return undefined; // Invalid now: the run below reports it, narrated, and writes nothing.
-    }
+  private async askBeforeWriting(prepared: PreparedCall, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
+    const { tool, call, writes } = prepared;
     const ask = this.hooks.askBeforeWriting;
     const started = Date.now();
     if (ask === undefined || await ask(call, writes, options.toolInvocationToken, token)) return undefined;

@@ -3,7 +3,7 @@ import { isCancellation, isSandboxError } from '../core/errors.ts';
 import { TOOLS, type ToolResult } from '../core/tools/index.ts';
 import type { ToolName } from '../core/contract/names.ts';
 import type { ToolOutcome } from '../core/contract/tool.ts';
-import { invoke } from '../core/pipeline/registry.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
 import type { PageBudget } from '../core/results/budget.ts';
 import { throttledProgress } from '../core/results/progress.ts';
 import { withSignal } from './cancellation.ts';

@@ -235,10 +235,6 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-/** What a call of `tool` with `input` writes, from its plan (empty for a call that writes nothing): for hosts' confirmations and diff links. */
-export function writePlanOf(tool: Tool, input: unknown, scope: TargetScope): readonly PlannedWrite[] {
-  return tool.prepare(input, scope).targets.writes ?? [];
-}
 
 export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;
