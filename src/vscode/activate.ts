@@ -13,7 +13,7 @@ import { createRipgrep } from '../core/search/ripgrep-process.ts';
 import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
-import { LanguageModelToolRegistrations, confirmationFor, type AskBeforeWriting, type ToolHostHooks } from './lm-tools.ts';
+import { LanguageModelToolRegistrations, type AskBeforeWriting, type ToolHostHooks } from './lm-tools.ts';
 import { askToSave } from './staged/save-review.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
@@ -198,7 +198,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
     exports: context.extensionMode === vscode.ExtensionMode.Test
-      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks), tool: (name) => tools.implementation(TOOLS[name]) }
+      ? { host, decider, prepare: (name, input) => tools.confirmation(TOOLS[name], input), tool: (name) => tools.implementation(TOOLS[name]) }
       : undefined,
   };
 }

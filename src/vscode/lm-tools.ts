@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isSandboxError } from '../core/errors.ts';
 import { availableTools } from '../core/pipeline/registry.ts';
 import type { Session } from '../core/pipeline/session.ts';
 import type { DiskWrite, Tool, ToolOutcome } from '../core/contract/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
-import { declinedReason, type CallOrigin, type GateCall } from '../core/gate.ts';
-import { prepare, type PreparedCall } from '../core/pipeline/prepare.ts';
-import { invoke } from '../core/pipeline/invoke.ts';
+import { declinedReason, type GateCall } from '../core/gate.ts';
+import type { PreparedCall } from '../core/pipeline/prepare.ts';
+import { ChatCalls } from './chat-calls.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
@@ -47,23 +46,23 @@ function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, tok
 }
 
 /**
- * The chat confirmation for one call: no side effects, nothing opened on disk. `confirming` learns
- * the call as it is prepared and confirmed (to carry it to its run), and whether it asks the person
- * itself when it runs (`inChat`: a call that writes to disk, when the host has `askBeforeWriting`):
- * then VS Code's confirmation is not shown.
+ * Whether a prepared chat call asks the person itself when it runs (`inChat`: a call that writes to
+ * disk, when the host has `askBeforeWriting`), so that VS Code's confirmation is not shown.
  */
-export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, confirming?: (prepared: PreparedCall, asksItself: boolean) => void, inChat = false): vscode.PreparedToolInvocation {
-  let prepared: PreparedCall;
-  try {
-    prepared = prepare(session, tool, input, 'chat');
-  } catch {
-    // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
-    return { invocationMessage: `${tool.displayName}: checking arguments` };
-  }
+export function asksItselfIn(prepared: PreparedCall, hooks: ToolHostHooks, inChat: boolean): boolean {
+  const denied = prepared.call.targets.some((t) => t.action === 'deny');
+  return inChat && !denied && prepared.writes.length > 0 && hooks.askBeforeWriting !== undefined;
+}
+
+/**
+ * The chat confirmation for one call, as prepared (`undefined`: its input is invalid): no side
+ * effects, nothing opened on disk.
+ */
+export function confirmationFor(tool: Tool, prepared: PreparedCall | undefined, asksItself: boolean, hooks: ToolHostHooks): vscode.PreparedToolInvocation {
+  // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
+  if (prepared === undefined) return { invocationMessage: `${tool.displayName}: checking arguments` };
   const { call, batch, writes } = prepared;
   const denied = call.targets.some((t) => t.action === 'deny');
-  const asksItself = inChat && !denied && writes.length > 0 && hooks.askBeforeWriting !== undefined;
-  confirming?.(prepared, asksItself);
   // Security: the summary and paths carry the model's own text (globs, patterns, names, commands):
   // plain text in the progress line and the title, escaped Markdown in the message (questions.ts).
   const invocationMessage = plainText(`${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`);
@@ -100,9 +99,6 @@ export function toolResult(text: string, images: readonly ImagePart[]): vscode.L
   return result;
 }
 
-/** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
-const MAX_CONFIRMED = 256;
-
 /** A URI as VS Code hands it over (a Uri, or its plain components), as a string; undefined for anything else. */
 function uriString(value: unknown): string | undefined {
   if (value instanceof vscode.Uri) return value.toString();
@@ -137,33 +133,6 @@ function chatOfInvoke(options: vscode.LanguageModelToolInvocationOptions<unknown
 }
 
 /**
- * Each call as it was prepared and confirmed, carried from prepareInvocation to its invoke, which
- * VS Code calls with the same input but no id in common: matched by tool, chat and input, the latest
- * confirmation first (an earlier one of the same call may have been declined, and is never invoked).
- * Security: the chat is part of the match, so two identical calls pending in two chats cannot
- * swap confirmations (one chat's call running as what the other chat's person confirmed).
- */
-export class ConfirmedCalls {
-  private readonly calls: { readonly key: string; readonly prepared: PreparedCall; readonly asksItself: boolean }[] = [];
-
-  private static key(tool: string, chat: string, input: unknown): string {
-    return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
-  }
-
-  remember(tool: string, chat: string, input: unknown, prepared: PreparedCall, asksItself = false): void {
-    if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
-    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), prepared, asksItself });
-  }
-
-  /** The call as it was prepared and confirmed, and whether no confirmation was shown because it asks the person itself when it runs. */
-  take(tool: string, chat: string, input: unknown): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
-    const key = ConfirmedCalls.key(tool, chat, input);
-    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
-    return undefined;
-  }
-}
-
-/**
  * Keeps the registered language model tools in step with what the session can serve (trust,
  * capabilities): a tool that cannot run is not registered at all.
  */
@@ -171,11 +140,18 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   private readonly registered = new Map<ToolName, vscode.Disposable>();
   private readonly session: Session;
   private readonly hooks: ToolHostHooks;
-  private readonly confirmed = new ConfirmedCalls();
+  private readonly chat: ChatCalls;
 
   constructor(session: Session, hooks: ToolHostHooks = {}) {
     this.session = session;
     this.hooks = hooks;
+    this.chat = new ChatCalls(session);
+  }
+
+  /** What prepareInvocation answers for this call outside any chat, remembered for no run (the test host's preview). */
+  confirmation(tool: Tool, input: unknown): vscode.PreparedToolInvocation {
+    const made = this.chat.prepare(tool, undefined, input, (prepared) => asksItselfIn(prepared, this.hooks, false));
+    return confirmationFor(tool, made?.prepared, made?.asksItself ?? false, this.hooks);
   }
 
   sync(): void {
@@ -194,39 +170,27 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
   }
 
-  /** A call no confirmation was prepared for, prepared now (undefined when its input is invalid: the run then fails, narrated). */
-  private prepareNow(tool: Tool, input: unknown, origin: CallOrigin): PreparedCall | undefined {
-    try {
-      return prepare(this.session, tool, input, origin);
-    } catch {
-      return undefined;
-    }
-  }
-
   /** What VS Code calls for `tool` (exposed for the test host, which cannot open a second chat). */
   implementation(tool: Tool): vscode.LanguageModelTool<unknown> {
     return {
       prepareInvocation: (options) => {
         const chat = chatOfPrepare(options);
-        return confirmationFor(this.session, tool, options.input, this.hooks, (prepared, asksItself) => this.confirmed.remember(tool.name, chat, options.input, prepared, asksItself), chat !== '');
+        const made = this.chat.prepare(tool, chat, options.input, (prepared) => asksItselfIn(prepared, this.hooks, chat !== ''));
+        return confirmationFor(tool, made?.prepared, made?.asksItself ?? false, this.hooks);
       },
       invoke: async (options, token) => {
         // The call as the person was shown it, prepared once: it is the call that runs.
-        const taken = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
+        const run = this.chat.take(tool, chatOfInvoke(options), options.input, options.toolInvocationToken !== undefined);
         // Security: no confirmation was shown for this call (it asks itself): the person is asked now, before anything runs.
-        if (taken?.asksItself) {
-          const declined = await this.askBeforeWriting(taken.prepared, options, token);
+        if (run.asksItself && run.prepared) {
+          const declined = await this.askBeforeWriting(run.prepared, options, token);
           if (declined !== undefined) return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
         }
-        // Security: a call no confirmation was prepared for (its preparation failed, so VS Code
-        // showed nothing and ran it) was never seen by the person: the gate asks in a modal.
-        const origin: CallOrigin = taken === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
-        const prepared = taken?.prepared ?? this.prepareNow(tool, options.input, origin);
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
-            const run = (): Promise<ToolOutcome> => invoke(this.session, tool.name, options.input, { signal, origin, page: pageOf(options, token), ...(prepared ? { prepared } : {}) });
-            const writes = prepared?.writes ?? [];
-            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, run, signal) : run().then((outcome) => ({ outcome }));
+            const invoke = (): Promise<ToolOutcome> => this.chat.run(tool, options.input, run, { signal, page: pageOf(options, token) });
+            const writes = run.prepared?.writes ?? [];
+            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, invoke, signal) : invoke().then((outcome) => ({ outcome }));
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
