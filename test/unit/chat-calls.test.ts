@@ -8,7 +8,7 @@ import { ChatCalls } from '../../src/vscode/chat-calls.ts';
 import { session } from './harness.ts';
 
 /** `tool`, counting how often a call of it is validated (its schema asked for) and planned (`targets`, through `prepare`). */
-function counted(tool: Tool): { readonly tool: Tool; readonly validated: () => number; readonly planned: () => number } {
+function counted<R>(tool: Tool<R>): { readonly tool: Tool<R>; readonly validated: () => number; readonly planned: () => number } {
   let validated = 0;
   let planned = 0;
   return {
