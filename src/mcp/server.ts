@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { isSandboxError } from '../core/errors.ts';
+import { callFailure } from '../core/pipeline/failure.ts';
 import { toolJsonSchema } from '../core/pipeline/manifest.ts';
 import type { WorkspaceRoot } from '../core/paths.ts';
 import type { Gate } from '../core/ports.ts';
@@ -151,8 +151,7 @@ export class McpToolHost {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };
     } catch (e) {
-      if (isSandboxError(e)) return failure(`${e.code}: ${e.message}`);
-      return failure(`E_INTERNAL: ${e instanceof Error ? e.message : String(e)}`);
+      return failure(callFailure(e).text);
     }
   }
 }

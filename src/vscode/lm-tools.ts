@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { isSandboxError } from '../core/errors.ts';
+import { callFailure } from '../core/pipeline/failure.ts';
 import { availableTools } from '../core/pipeline/registry.ts';
 import type { Session } from '../core/pipeline/session.ts';
 import type { DiskWrite, Tool, ToolOutcome } from '../core/contract/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
-import { declinedReason, type GateCall } from '../core/gate.ts';
+import { allowedByRules, declinedReason, type GateCall } from '../core/gate.ts';
 import type { PreparedCall } from '../core/pipeline/prepare.ts';
 import { ChatCalls } from './chat-calls.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
@@ -69,7 +69,8 @@ export function confirmationFor(tool: Tool, prepared: PreparedCall | undefined, 
   if (denied || asksItself) return { invocationMessage };
   // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
   if (batch && call.targets.length === 0) return { invocationMessage };
-  if (call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
+  // The rules alone allow it (and nothing asks every time): nothing for the person to confirm.
+  if (allowedByRules(call)) return { invocationMessage };
   const message = new vscode.MarkdownString(confirmationMarkdown(call, batch));
   const extras = writes.length > 0 ? hooks.confirmationExtras?.(writes) : undefined;
   if (extras) {
@@ -194,14 +195,13 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
-          if (!isSandboxError(e)) throw e;
-          // The model reads the message, so the code leads it. Bad arguments are thrown (the model
-          // should fix its input); an outcome such as a refusal or a conflict is returned as the
-          // result, as VS Code does for "Skip": thrown, Copilot adds "check your input and try
-          // again" after a message that says not to retry.
-          const text = `${e.code}: ${e.message}`;
-          if (e.code === 'E_SANDBOX_INVALID_INPUT') throw new Error(text, { cause: e });
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+          const failure = callFailure(e);
+          if (failure.internal) throw e;
+          // Bad arguments are thrown (the model should fix its input); an outcome such as a refusal
+          // or a conflict is returned as the result, as VS Code does for "Skip": thrown, Copilot adds
+          // "check your input and try again" after a message that says not to retry.
+          if (failure.invalidInput) throw new Error(failure.text, { cause: e });
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(failure.text)]);
         }
       },
     };
