@@ -2,7 +2,7 @@
 // (from the zod schemas) and the `tools:` list of each contributed agent file (every tool of ours).
 // `node scripts/manifest.ts` writes them; `--check` exits 1 when either disagrees.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { agentToolReferences, languageModelToolEntries } from '../src/core/manifest.ts';
+import { agentToolReferences, languageModelToolEntries } from '../src/core/pipeline/manifest.ts';
 
 interface Manifest {
   publisher: string;

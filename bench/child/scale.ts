@@ -7,7 +7,7 @@
  */
 import { coreHost } from '../lib/hosts.ts';
 import { procStatus, resetPeak } from '../lib/memory.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 
 interface Args { readonly root: string; readonly tool: ToolName; readonly input: Record<string, unknown> }

@@ -2,20 +2,22 @@
  * The two ways the benchmarks drive the tools — the core directly, and the CLI's JSON-lines
  * session over stdio — and a plain process runner for the peers (ripgrep, cp).
  */
+import { homedir } from 'node:os';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import type { Session } from '../../src/core/pipeline/session.ts';
+import { assemble } from '../../src/core/pipeline/assemble.ts';
 import { parseRules } from '../../src/core/policy/policy.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
-import type { ToolOutcome } from '../../src/core/tool.ts';
+import { invoke } from '../../src/core/pipeline/invoke.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
+import type { ToolOutcome } from '../../src/core/contract/tool.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 import { benchDir } from './workloads.ts';
 
@@ -45,7 +47,10 @@ export async function coreHost(root: string, options: { shell?: ShellHost } = {}
   const spoolDir = mkdtempSync(nodePath.join(benchDir(), 'spool-'));
   const policy = parseRules([]).policy;
   const rg = createRipgrep(ripgrep());
-  const session = new Session({
+  const session = assemble({
+    // The shell's home and environment are the session's (a benchmark's shell brings its own).
+    home: options.shell?.home ?? homedir(),
+    env: options.shell?.env ?? (() => process.env),
     // The listing's worker thread as the extension runs it, built (run.ts builds dist/ first): from
     // its source, Node would load its TypeScript stripper into the worker, ~12 MiB the extension never has.
     fs: new NodeFs({}, { workerFile: nodePath.join(repoRoot, 'dist/folder-worker.js') }),

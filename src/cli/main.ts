@@ -1,37 +1,17 @@
 import { createInterface } from 'node:readline';
-import type { Session } from '../core/session.ts';
-import { invoke, isToolName } from '../core/registry.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import { isToolName } from '../core/pipeline/registry.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
 import { TOOLS } from '../core/tools/index.ts';
-import { SandboxError, isSandboxError } from '../core/errors.ts';
-import type { Gate } from '../core/ports.ts';
+import { SandboxError } from '../core/errors.ts';
+import { callFailure } from '../core/pipeline/failure.ts';
 import { USAGE, UsageError, parseArgs, type CliArgs } from './args.ts';
 import { runMcpServer } from './mcp.ts';
 import { unsupportedNode } from './node-version.ts';
 import { folders, openCliSession } from './session.ts';
+import { cliGate } from './gate.ts';
 
 interface CallOutcome { readonly line: string; readonly ok: boolean }
-
-function cliGate(args: CliArgs): Gate {
-  return async (call) => {
-    if (args.gate === 'deny') return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} was refused: this CLI session runs with --gate deny, which refuses every call.`, next: 'Do not retry.' } };
-    const linked = call.targets.find((t) => (t.links ?? 1) > 1);
-    if ((call.secret || linked) && !args.allowSecrets) {
-      if (call.taint) {
-        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${call.targets[0]?.display}" was refused: its content was staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another media or path.' } };
-      }
-      if (linked) {
-        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${linked.display}" was refused: the file has ${linked.links} names (hard links), one of which may be protected or outside the workspace, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets, protected files and files with several names).`, next: 'Do not retry it under another name.' } };
-      }
-      if (call.protectedWrites) {
-        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} with allow_protected_writes was refused: it would let the command write protected files (${call.protectedWrites.join(', ')}), and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Run it without allow_protected_writes, or tell the user which protected file the command must change.' } };
-      }
-      const asked = call.targets.find((t) => t.action === 'ask');
-      const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';
-      return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${asked?.display}" was refused: it matches the ${kind} rule "${asked?.rule}", and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Do not retry with another spelling of the path.' } };
-    }
-    return { allow: true, decidedBy: 'cli' };
-  };
-}
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -43,8 +23,8 @@ async function runCall(session: Session, toolName: unknown, input: unknown, sign
     const outcome = await invoke(session, toolName, input, { signal });
     return { line: JSON.stringify({ result: outcome.result }), ok: true };
   } catch (e) {
-    const error = isSandboxError(e) ? e.toJSON() : { code: 'E_INTERNAL', message: e instanceof Error ? e.message : String(e) };
-    return { line: JSON.stringify({ error }), ok: false };
+    const { code, message } = callFailure(e);
+    return { line: JSON.stringify({ error: { code, message } }), ok: false };
   }
 }
 

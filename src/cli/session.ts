@@ -6,7 +6,8 @@ import { NodeFs } from '../core/fs/node-fs.ts';
 import { withDistinctNames, type WorkspaceRoot } from '../core/paths.ts';
 import { parseRules } from '../core/policy/policy.ts';
 import type { AuditEntry, Gate } from '../core/ports.ts';
-import { Session } from '../core/session.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import { assemble } from '../core/pipeline/assemble.ts';
 import { workspaceStateDir } from '../core/state-dir.ts';
 import { CLI_VOCABULARY, type HostVocabulary } from '../core/vocabulary.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, type HostDecider } from '../core/shell/port.ts';
@@ -59,8 +60,11 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
   const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
   const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
-  const stateDir = workspaceStateDir({ home: homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
-  const session = new Session({
+  const home = homedir();
+  const stateDir = workspaceStateDir({ home, xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
+  const session = assemble({
+    home,
+    env: () => process.env,
     fs: new NodeFs({}, { warn }),
     roots: spec.liveRoots ?? (() => roots),
     gate: spec.gate,
@@ -71,7 +75,7 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
     stateDir,
-    shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
+    shell: { sandbox, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
   });
   await session.artifacts.start();
   // Change sets a killed CLI, MCP server or editor left half applied on these folders: finished or rolled back, and said on stderr.

@@ -68,14 +68,6 @@ export interface ReadTaint {
 /** The read rule protecting a path (`ask` or `deny`). */
 export type ReadProtection = Omit<ReadTaint, 'from'>;
 
-/**
- * What a person confirming `call` is shown of it: its summary and its paths. A host that confirmed a
- * call before running it passes this back (`InvokeOptions.confirmed`), so the call runs only as confirmed.
- */
-export function confirmationOf(call: Pick<GateCall, 'summary' | 'targets'>): string {
-  return `${call.summary} (${call.targets.map((t) => t.display).join(', ')})`;
-}
-
 export type DecidedBy = 'person' | 'rule' | 'auto-approval' | 'cli' | 'test';
 
 export interface Verdict {
@@ -96,4 +88,42 @@ export function declinedReason(call: Pick<GateCall, 'tool' | 'targets'>): Narrat
   return secret
     ? { what: `The user declined ${call.tool} on ${askedFileKind(secret)} "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
     : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' };
+}
+
+/**
+ * Why the person must be asked about a call every time, whatever a host auto-approves, remembers or
+ * a rule allows. Decided here, once, in one order (the first that holds): bytes staged from a
+ * protected path, a command lifting the protection of protected files, a file with several names,
+ * a target an `ask` rule covers. Hosts render it and never decide it again.
+ */
+export type AskedBecause =
+  | { readonly kind: 'taint'; readonly from: string; readonly rule: string }
+  | { readonly kind: 'protected-writes'; readonly globs: readonly string[] }
+  | { readonly kind: 'links'; readonly target: GateTarget; readonly links: number }
+  | { readonly kind: 'rule'; readonly target: GateTarget }
+  /** Flagged secret by the pipeline with none of the above named: asked, saying only that. */
+  | { readonly kind: 'secret' };
+
+/** Why `call` must be asked every time; undefined when nothing requires it (a host may then auto-approve or remember). */
+export function askedEveryTime(call: GateCall): AskedBecause | undefined {
+  if (call.taint) return { kind: 'taint', from: call.taint.from, rule: call.taint.rule };
+  if (call.protectedWrites) return { kind: 'protected-writes', globs: call.protectedWrites };
+  const linked = call.targets.find((t) => (t.links ?? 1) > 1);
+  if (linked) return { kind: 'links', target: linked, links: linked.links ?? 1 };
+  const asked = call.targets.find((t) => t.action === 'ask');
+  if (asked) return { kind: 'rule', target: asked };
+  return call.secret ? { kind: 'secret' } : undefined;
+}
+
+/**
+ * The rules alone allow `call`: nothing asks every time, and an allow rule covers every target. An
+ * allow rule is about reading or writing a path, never about running a command there.
+ */
+export function allowedByRules(call: GateCall): boolean {
+  return askedEveryTime(call) === undefined && call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow');
+}
+
+/** The kind of rule that asks about a target, as a refusal names it: "secret", "protected-file" or "ask". */
+export function askRuleKind(target: Pick<GateTarget, 'source'>): string {
+  return target.source === 'protected' ? 'protected-file' : target.source === 'secret' ? 'secret' : 'ask';
 }

@@ -1,5 +1,5 @@
 import { TOOLS } from '../core/tools/index.ts';
-import type { ToolName } from '../core/tools/names.ts';
+import type { ToolName } from '../core/contract/names.ts';
 
 /** MCP's hints about a tool, as a client shows them (some skip their own confirmation for read-only tools). */
 export interface ToolAnnotations {

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cancelled } from '../core/errors.ts';
-import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
+import { allowedByRules, askedEveryTime, askRuleKind, declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { HostDecider } from '../core/shell/port.ts';
 import { markdownText } from '../core/text/escape.ts';
@@ -47,10 +47,9 @@ const CONFIRM_SCHEMA: ConfirmSchema = {
 export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elicitor): Gate {
   return async (call, signal): Promise<Verdict> => {
     if (mode === 'deny') return refused(call, `this server runs with --gate deny, which refuses every call.`, 'Do not retry.');
-    const linked = call.targets.find((t) => (t.links ?? 1) > 1);
-    const everyTime = call.secret || linked !== undefined;
+    const everyTime = askedEveryTime(call) !== undefined;
     if (everyTime && allowSecrets) return { allow: true, decidedBy: 'cli' };
-    if (!everyTime && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    if (allowedByRules(call)) return { allow: true, decidedBy: 'rule' };
     if (!everyTime && mode === 'approve') return { allow: true, decidedBy: 'auto-approval' };
     if (!elicitor.canElicit()) {
       return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and this MCP client cannot ask them (it does not support elicitation).`,
@@ -89,15 +88,17 @@ function paths(call: GateCall): string {
   return call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace';
 }
 
-/** Why the person is asked, as one clause. */
+/** Why the person is asked (as the core decided it), as one clause. */
 function reasonToAsk(call: GateCall): string {
-  if (call.taint) return `it works on content staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects`;
-  if (call.protectedWrites) return `allow_protected_writes lets the command write protected files (${call.protectedWrites.join(', ')})`;
-  const linked = call.targets.find((t) => (t.links ?? 1) > 1);
-  if (linked) return `"${linked.display}" has ${linked.links} names (hard links), one of which may be protected`;
-  const asked = call.targets.find((t) => t.action === 'ask');
-  if (asked) return `"${asked.display}" matches the ${asked.source === 'protected' ? 'protected-file' : asked.source === 'secret' ? 'secret' : 'ask'} rule "${asked.rule}"${asked.reason ? ` (${asked.reason})` : ''}`;
-  return 'no rule allows it';
+  const because = askedEveryTime(call);
+  switch (because?.kind) {
+    case 'taint': return `it works on content staged from "${because.from}", which the rule "${because.rule}" protects`;
+    case 'protected-writes': return `allow_protected_writes lets the command write protected files (${because.globs.join(', ')})`;
+    case 'links': return `"${because.target.display}" has ${because.links} names (hard links), one of which may be protected`;
+    case 'rule': return `"${because.target.display}" matches the ${askRuleKind(because.target)} rule "${because.target.rule}"${because.target.reason ? ` (${because.target.reason})` : ''}`;
+    case 'secret': return 'a rule asks about it every time';
+    case undefined: return 'no rule allows it';
+  }
 }
 
 /**

@@ -1,14 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { isSandboxError } from '../core/errors.ts';
-import { toolJsonSchema } from '../core/manifest.ts';
+import { callFailure } from '../core/pipeline/failure.ts';
+import { toolJsonSchema } from '../core/pipeline/manifest.ts';
 import type { WorkspaceRoot } from '../core/paths.ts';
 import type { Gate } from '../core/ports.ts';
-import { invoke, isToolName } from '../core/registry.ts';
-import type { Session } from '../core/session.ts';
+import { isToolName } from '../core/pipeline/registry.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
+import type { Session } from '../core/pipeline/session.ts';
 import { TOOLS } from '../core/tools/index.ts';
-import { TOOL_NAMES } from '../core/tools/names.ts';
+import { TOOL_NAMES } from '../core/contract/names.ts';
 import { toolAnnotations } from './annotations.ts';
 import { mcpGate, mcpHostDecider, type Elicitor, type McpGateMode } from './gate.ts';
 import type { HostDecider } from '../core/shell/port.ts';
@@ -150,8 +151,7 @@ export class McpToolHost {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };
     } catch (e) {
-      if (isSandboxError(e)) return failure(`${e.code}: ${e.message}`);
-      return failure(`E_INTERNAL: ${e instanceof Error ? e.message : String(e)}`);
+      return failure(callFailure(e).text);
     }
   }
 }

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../core/fs/node-fs.ts';
 import { privateRunFolder } from '../core/run-folders.ts';
-import { Session } from '../core/session.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import { assemble } from '../core/pipeline/assemble.ts';
 import { VSCODE_VOCABULARY } from '../core/vocabulary.ts';
 import type { WorkspaceFs } from '../core/ports.ts';
 import { locateRipgrep } from '../core/ripgrep/binary.ts';
@@ -12,7 +13,7 @@ import { createRipgrep } from '../core/ripgrep/process.ts';
 import { createRipgrepSearch } from '../core/search/ripgrep.ts';
 import { AuditLog } from './audit-log.ts';
 import { VscodeGate, modalDecider, type Decider } from './gate.ts';
-import { LanguageModelToolRegistrations, confirmationFor, type AskBeforeWriting, type ToolHostHooks } from './lm-tools.ts';
+import { LanguageModelToolRegistrations, type AskBeforeWriting, type ToolHostHooks } from './lm-tools.ts';
 import { askToSave } from './staged/save-review.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { readSettings, SECTION, type Settings } from './settings.ts';
@@ -117,7 +118,9 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   }));
   const spool = await spoolFolder(context);
   const stateDir = stateFolder(context, local, roots);
-  const session: Session = new Session({
+  const session: Session = assemble({
+    home: os.homedir(),
+    env: () => process.env,
     fs,
     roots: () => roots,
     gate: gate.gate,
@@ -136,7 +139,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, home: os.homedir(), env: () => process.env, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
+    shell: { sandbox, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
   });
 
   // Set once the staged review is registered (below): a save in a chat asks with its set open.
@@ -195,7 +198,7 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
     exports: context.extensionMode === vscode.ExtensionMode.Test
-      ? { host, decider, prepare: (name, input) => confirmationFor(session, TOOLS[name], input, hooks), tool: (name) => tools.implementation(TOOLS[name]) }
+      ? { host, decider, prepare: (name, input) => tools.confirmation(TOOLS[name], input), tool: (name) => tools.implementation(TOOLS[name]) }
       : undefined,
   };
 }

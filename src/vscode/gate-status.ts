@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { BUILT_IN_RULES, type Rule } from '../core/policy/policy.ts';
 import { PROTECTED_FAMILIES } from '../core/policy/protected.ts';
 import type { ScopedWriteRoots } from '../core/media/write-roots.ts';
-import { TOOL_NAMES } from '../core/tools/names.ts';
+import { TOOL_NAMES } from '../core/contract/names.ts';
 import type { Settings } from './settings.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
 

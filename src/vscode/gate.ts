@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
+import { allowedByRules, askedEveryTime, declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { HostDecider, HostRequest } from '../core/shell/port.ts';
@@ -80,12 +80,10 @@ export class VscodeGate {
   };
 
   readonly gate: Gate = async (call): Promise<Verdict> => {
-    // A file with several names was not described as such in VS Code's own confirmation.
-    const linked = call.targets.some((t) => (t.links ?? 1) > 1);
-    // Security: a secret, tainted bytes or a file with several names are asked every time: no allow rule and no remembered answer skips that.
-    const everyTime = call.secret || linked;
-    // An allow rule is about reading a path, not about running a command there.
-    if (!everyTime && call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { allow: true, decidedBy: 'rule' };
+    // Security: a secret, tainted bytes or a file with several names (which VS Code's own confirmation
+    // did not describe) are asked every time: no allow rule and no remembered answer skips that.
+    const everyTime = askedEveryTime(call) !== undefined;
+    if (allowedByRules(call)) return { allow: true, decidedBy: 'rule' };
     const trusted = this.options.trusted();
     // Security: a secret is asked every time, even when VS Code auto-approves the tool.
     const confirmedByVscode = call.origin === 'chat' || call.origin === 'api';

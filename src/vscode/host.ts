@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
-import type { Session } from '../core/session.ts';
+import type { Session } from '../core/pipeline/session.ts';
 import type { RecoveredSet } from '../core/media/recover-sets.ts';
-import type { ToolName } from '../core/tools/names.ts';
+import type { ToolName } from '../core/contract/names.ts';
 import type { AuditLog } from './audit-log.ts';
 import type { VscodeGate } from './gate.ts';
 import type { LanguageModelToolRegistrations } from './lm-tools.ts';

@@ -1,16 +1,16 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { isSandboxError } from '../core/errors.ts';
-import { availableTools } from '../core/registry.ts';
-import type { Session } from '../core/session.ts';
-import type { BatchPlan } from '../core/batch-gate.ts';
-import type { DiskWrite, Tool, ToolOutcome } from '../core/tool.ts';
+import { callFailure } from '../core/pipeline/failure.ts';
+import { availableTools } from '../core/pipeline/registry.ts';
+import type { Session } from '../core/pipeline/session.ts';
+import type { DiskWrite, Tool, ToolOutcome } from '../core/contract/tool.ts';
 import type { ImagePart } from '../core/images/part.ts';
-import { confirmationOf, declinedReason, type GateCall } from '../core/gate.ts';
+import { allowedByRules, declinedReason, type GateCall } from '../core/gate.ts';
+import type { PreparedCall } from '../core/pipeline/prepare.ts';
+import { ChatCalls } from './chat-calls.ts';
 import { confirmationMarkdown, targetList } from './questions.ts';
 import { plainText } from '../core/text/escape.ts';
 import { withSignal } from './cancellation.ts';
-import type { ToolName } from '../core/tools/names.ts';
+import type { ToolName } from '../core/contract/names.ts';
 import { DEFAULT_PAGE, type PageBudget } from '../core/paging/budget.ts';
 
 /** Extra lines a host feature adds to a tool's confirmation (e.g. save_media's +/− and diff link). */
@@ -46,30 +46,31 @@ function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, tok
 }
 
 /**
- * The chat confirmation for one call: no side effects, nothing opened on disk. `prepared` learns
- * the call as it is confirmed, and whether it asks the person itself when it runs (`inChat`: a call
- * that writes to disk, when the host has `askBeforeWriting`): then VS Code's confirmation is not shown.
+ * Whether a prepared chat call asks the person itself when it runs (`inChat`: a call that writes to
+ * disk, when the host has `askBeforeWriting`), so that VS Code's confirmation is not shown.
  */
-export function confirmationFor(session: Session, tool: Tool, input: unknown, hooks: ToolHostHooks, prepared?: (call: GateCall, asksItself: boolean) => void, inChat = false): vscode.PreparedToolInvocation {
-  let call: GateCall;
-  let batch: BatchPlan | undefined;
-  let writes: readonly DiskWrite[];
-  try {
-    ({ call, batch, writes } = session.prepare(tool, input, 'chat'));
-  } catch {
-    // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
-    return { invocationMessage: `${tool.displayName}: checking arguments` };
-  }
+export function asksItselfIn(prepared: PreparedCall, hooks: ToolHostHooks, inChat: boolean): boolean {
+  const denied = prepared.call.targets.some((t) => t.action === 'deny');
+  return inChat && !denied && prepared.writes.length > 0 && hooks.askBeforeWriting !== undefined;
+}
+
+/**
+ * The chat confirmation for one call, as prepared (`undefined`: its input is invalid): no side
+ * effects, nothing opened on disk.
+ */
+export function confirmationFor(tool: Tool, prepared: PreparedCall | undefined, asksItself: boolean, hooks: ToolHostHooks): vscode.PreparedToolInvocation {
+  // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
+  if (prepared === undefined) return { invocationMessage: `${tool.displayName}: checking arguments` };
+  const { call, batch, writes } = prepared;
   const denied = call.targets.some((t) => t.action === 'deny');
-  const asksItself = inChat && !denied && writes.length > 0 && hooks.askBeforeWriting !== undefined;
-  prepared?.(call, asksItself);
   // Security: the summary and paths carry the model's own text (globs, patterns, names, commands):
   // plain text in the progress line and the title, escaped Markdown in the message (questions.ts).
   const invocationMessage = plainText(`${call.summary.charAt(0).toUpperCase()}${call.summary.slice(1)}`);
   if (denied || asksItself) return { invocationMessage };
   // A batch whose every path is refused by a rule or asked in its own dialog: nothing for this confirmation to cover.
   if (batch && call.targets.length === 0) return { invocationMessage };
-  if (call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow')) return { invocationMessage };
+  // The rules alone allow it (and nothing asks every time): nothing for the person to confirm.
+  if (allowedByRules(call)) return { invocationMessage };
   const message = new vscode.MarkdownString(confirmationMarkdown(call, batch));
   const extras = writes.length > 0 ? hooks.confirmationExtras?.(writes) : undefined;
   if (extras) {
@@ -98,9 +99,6 @@ export function toolResult(text: string, images: readonly ImagePart[]): vscode.L
   if (canShow) for (const image of images) result.content.push(dataParts.image(image.data, image.mime));
   return result;
 }
-
-/** Calls prepared but not yet invoked, remembered at most (the oldest go first): one the person declined is never invoked. */
-const MAX_CONFIRMED = 256;
 
 /** A URI as VS Code hands it over (a Uri, or its plain components), as a string; undefined for anything else. */
 function uriString(value: unknown): string | undefined {
@@ -136,33 +134,6 @@ function chatOfInvoke(options: vscode.LanguageModelToolInvocationOptions<unknown
 }
 
 /**
- * What each call was confirmed as, from prepareInvocation to its invoke, which VS Code calls with
- * the same input but no id in common: matched by tool, chat and input, the latest confirmation
- * first (an earlier one of the same call may have been declined, and is never invoked).
- * Security: the chat is part of the match, so two identical calls pending in two chats cannot
- * swap confirmations (one chat's call running as what the other chat's person confirmed).
- */
-export class ConfirmedCalls {
-  private readonly calls: { readonly key: string; readonly confirmed: string; readonly asksItself: boolean }[] = [];
-
-  private static key(tool: string, chat: string, input: unknown): string {
-    return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
-  }
-
-  remember(tool: string, chat: string, input: unknown, call: GateCall, asksItself = false): void {
-    if (this.calls.length >= MAX_CONFIRMED) this.calls.shift();
-    this.calls.push({ key: ConfirmedCalls.key(tool, chat, input), confirmed: confirmationOf(call), asksItself });
-  }
-
-  /** What the call was confirmed as, and whether no confirmation was shown because it asks the person itself when it runs. */
-  take(tool: string, chat: string, input: unknown): { readonly confirmed: string; readonly asksItself: boolean } | undefined {
-    const key = ConfirmedCalls.key(tool, chat, input);
-    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
-    return undefined;
-  }
-}
-
-/**
  * Keeps the registered language model tools in step with what the session can serve (trust,
  * capabilities): a tool that cannot run is not registered at all.
  */
@@ -170,11 +141,18 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   private readonly registered = new Map<ToolName, vscode.Disposable>();
   private readonly session: Session;
   private readonly hooks: ToolHostHooks;
-  private readonly confirmed = new ConfirmedCalls();
+  private readonly chat: ChatCalls;
 
   constructor(session: Session, hooks: ToolHostHooks = {}) {
     this.session = session;
     this.hooks = hooks;
+    this.chat = new ChatCalls(session);
+  }
+
+  /** What prepareInvocation answers for this call outside any chat, remembered for no run (the test host's preview). */
+  confirmation(tool: Tool, input: unknown): vscode.PreparedToolInvocation {
+    const made = this.chat.prepare(tool, undefined, input, (prepared) => asksItselfIn(prepared, this.hooks, false));
+    return confirmationFor(tool, made?.prepared, made?.asksItself ?? false, this.hooks);
   }
 
   sync(): void {
@@ -193,63 +171,45 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
   }
 
-  /** What a call would write to disk, as its tool plans it (none when its input is invalid: the call then fails, narrated). */
-  private writesOf(tool: Tool, input: unknown): readonly DiskWrite[] {
-    try {
-      return this.session.prepare(tool, input).writes;
-    } catch {
-      return [];
-    }
-  }
-
   /** What VS Code calls for `tool` (exposed for the test host, which cannot open a second chat). */
   implementation(tool: Tool): vscode.LanguageModelTool<unknown> {
     return {
       prepareInvocation: (options) => {
         const chat = chatOfPrepare(options);
-        return confirmationFor(this.session, tool, options.input, this.hooks, (call, asksItself) => this.confirmed.remember(tool.name, chat, options.input, call, asksItself), chat !== '');
+        const made = this.chat.prepare(tool, chat, options.input, (prepared) => asksItselfIn(prepared, this.hooks, chat !== ''));
+        return confirmationFor(tool, made?.prepared, made?.asksItself ?? false, this.hooks);
       },
       invoke: async (options, token) => {
-        const taken = this.confirmed.take(tool.name, chatOfInvoke(options), options.input);
-        const confirmed = taken?.confirmed;
+        // The call as the person was shown it, prepared once: it is the call that runs.
+        const run = this.chat.take(tool, chatOfInvoke(options), options.input, options.toolInvocationToken !== undefined);
         // Security: no confirmation was shown for this call (it asks itself): the person is asked now, before anything runs.
-        if (taken?.asksItself) {
-          const declined = await this.askBeforeWriting(tool, options, token);
+        if (run.asksItself && run.prepared) {
+          const declined = await this.askBeforeWriting(run.prepared, options, token);
           if (declined !== undefined) return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
         }
-        // Security: a call no confirmation was prepared for (its preparation failed, so VS Code
-        // showed nothing and ran it) was never seen by the person: the gate asks in a modal.
-        const origin = confirmed === undefined ? 'unprepared' : options.toolInvocationToken === undefined ? 'api' : 'chat';
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
-            const run = (): Promise<ToolOutcome> => this.session.invoke(tool, options.input, signal, origin, { page: pageOf(options, token), ...(confirmed !== undefined ? { confirmed } : {}) });
-            const writes = this.writesOf(tool, options.input);
-            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, run, signal) : run().then((outcome) => ({ outcome }));
+            const invoke = (): Promise<ToolOutcome> => this.chat.run(tool, options.input, run, { signal, page: pageOf(options, token) });
+            const writes = run.prepared?.writes ?? [];
+            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, invoke, signal) : invoke().then((outcome) => ({ outcome }));
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
-          if (!isSandboxError(e)) throw e;
-          // The model reads the message, so the code leads it. Bad arguments are thrown (the model
-          // should fix its input); an outcome such as a refusal or a conflict is returned as the
-          // result, as VS Code does for "Skip": thrown, Copilot adds "check your input and try
-          // again" after a message that says not to retry.
-          const text = `${e.code}: ${e.message}`;
-          if (e.code === 'E_SANDBOX_INVALID_INPUT') throw new Error(text, { cause: e });
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+          const failure = callFailure(e);
+          if (failure.internal) throw e;
+          // Bad arguments are thrown (the model should fix its input); an outcome such as a refusal
+          // or a conflict is returned as the result, as VS Code does for "Skip": thrown, Copilot adds
+          // "check your input and try again" after a message that says not to retry.
+          if (failure.invalidInput) throw new Error(failure.text, { cause: e });
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(failure.text)]);
         }
       },
     };
   }
 
   /** Asks the person about a call that writes to disk before it runs; the model's text when they declined, undefined when they allowed it. */
-  private async askBeforeWriting(tool: Tool, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
-    let call: GateCall;
-    let writes: readonly DiskWrite[];
-    try {
-      ({ call, writes } = this.session.prepare(tool, options.input, 'chat'));
-    } catch {
-      return undefined; // Invalid now: the run below reports it, narrated, and writes nothing.
-    }
+  private async askBeforeWriting(prepared: PreparedCall, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
+    const { tool, call, writes } = prepared;
     const ask = this.hooks.askBeforeWriting;
     const started = Date.now();
     if (ask === undefined || await ask(call, writes, options.toolInvocationToken, token)) return undefined;

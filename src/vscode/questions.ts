@@ -1,5 +1,5 @@
-import type { BatchPlan } from '../core/batch-gate.ts';
-import type { GateCall, GateTarget } from '../core/gate.ts';
+import type { BatchPlan } from '../core/pipeline/batch-gate.ts';
+import { askedEveryTime, type GateCall, type GateTarget } from '../core/gate.ts';
 import type { HostRequest } from '../core/shell/port.ts';
 import { markdownText, plainText } from '../core/text/escape.ts';
 
@@ -38,12 +38,15 @@ export function targetList(call: GateCall): string {
 export function describeCall(call: GateCall): { message: string; detail: string } {
   const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
   const asked = call.targets.find((t) => t.action === 'ask');
-  const message = call.taint
-    ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${call.taint.from}"?`
-    : call.protectedWrites
+  const because = askedEveryTime(call);
+  const message = because?.kind === 'taint'
+    ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${because.from}"?`
+    : because?.kind === 'protected-writes'
       ? `Allow ${call.tool} to run a command that may WRITE PROTECTED FILES in ${targets}?`
-      : asked
-      ? `Allow ${call.tool} to ${verb(call)} the protected file "${asked.display}"?`
+      : because?.kind === 'links'
+      ? `Allow ${call.tool} to ${verb(call)} "${because.target.display}", a file with ${because.links} names (hard links)?`
+      : because?.kind === 'rule'
+      ? `Allow ${call.tool} to ${verb(call)} the protected file "${because.target.display}"?`
       : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
   if (call.origin === 'unprepared') lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { isCancellation, isSandboxError } from '../core/errors.ts';
 import { TOOLS, type ToolResult } from '../core/tools/index.ts';
-import type { ToolName } from '../core/tools/names.ts';
-import type { ToolOutcome } from '../core/tool.ts';
-import { invoke } from '../core/registry.ts';
+import type { ToolName } from '../core/contract/names.ts';
+import type { ToolOutcome } from '../core/contract/tool.ts';
+import { invoke } from '../core/pipeline/invoke.ts';
 import type { PageBudget } from '../core/paging/budget.ts';
 import { throttledProgress } from '../core/results/progress.ts';
 import { withSignal } from './cancellation.ts';

@@ -3,7 +3,7 @@ import { scopeShellSettings, type ShellSettings } from '../core/shell/settings.t
 import * as z from 'zod';
 import type { Policy } from '../core/policy/policy.ts';
 import { scopeRules, type ScopedRules, type ScopedValue } from '../core/policy/rule-scopes.ts';
-import type { SessionLimits } from '../core/session.ts';
+import type { SessionLimits } from '../core/pipeline/session.ts';
 
 export const SECTION = 'workspaceTools';
 const MiB = 1024 * 1024;

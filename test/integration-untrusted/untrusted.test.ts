@@ -6,8 +6,9 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { invoke, invokeFailing, testApi } from '../integration/api.ts';
+import { invokeTool } from '../../src/core/pipeline/invoke.ts';
 
 const WRITE_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].risk === 'write');
 const READ_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].risk === 'read');
@@ -43,7 +44,7 @@ describe('untrusted workspace', () => {
   it('the session refuses a write itself too, whoever asks (defence in depth behind the registration)', async () => {
     const api = await testApi();
     await assert.rejects(
-      api.host.session.invoke(TOOLS.stage_file, { path: 'src/main.js' }, new AbortController().signal, 'api'),
+      invokeTool(api.host.session, TOOLS.stage_file, { path: 'src/main.js' }, { origin: 'api' }),
       (e: unknown) => e instanceof Error && /not trusted/.test(e.message) && (e as { code?: string }).code === 'E_SANDBOX_REFUSED',
     );
     assert.equal(api.host.session.media.heads().length, 0);

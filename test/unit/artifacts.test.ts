@@ -5,13 +5,13 @@ import { spawnSync } from 'node:child_process';
 import * as nodePath from 'node:path';
 import { pagedResult, type TestSession, testSession, wholeResult } from './harness.ts';
 import { type ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolOutcome } from '../../src/core/tool.ts';
+import type { ToolOutcome } from '../../src/core/contract/tool.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import { Policy } from '../../src/core/policy/policy.ts';
 import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import { readArtifactText } from '../../src/core/artifacts/page.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 
 const MTIME = new Date('2024-01-02T03:04:05.000Z');

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as z from 'zod';
-import { defineTool } from '../../src/core/tool.ts';
+import { defineTool } from '../../src/core/contract/tool.ts';
 import type { GatedPath } from '../../src/core/paths.ts';
-import { testSession } from './harness.ts';
+import { testSession, runTool } from './harness.ts';
 
 const pathSchema = () => z.strictObject({ path: z.string(), other: z.string() });
 
@@ -27,7 +27,7 @@ test('attack: a tool that passes an unapproved path off as gated cannot resolve 
   try {
     writeFileSync(nodePath.join(t.root, 'shown.txt'), 'shown');
     writeFileSync(nodePath.join(t.root, 'secret.txt'), 'secret');
-    await assert.rejects(t.session.invoke(forging, { path: 'shown.txt', other: 'secret.txt' }), {
+    await assert.rejects(runTool(t.session, forging, { path: 'shown.txt', other: 'secret.txt' }), {
       code: 'E_SANDBOX_REFUSED',
       message: '"secret.txt" was not part of the approved call. Call the tool again naming that path.',
     });
@@ -48,7 +48,7 @@ const inspecting = defineTool({
 test('a tool is given its targets, the pipeline steps and the services it declares, never the session', async () => {
   const t = testSession();
   try {
-    const outcome = await t.session.invoke(inspecting, {});
+    const outcome = await runTool(t.session, inspecting, {});
     assert.equal(outcome.text, 'clock media page readProtection resolve signal targets');
   } finally { await t.dispose(); }
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { writePlanOf } from '../../src/core/tool.ts';
+import { prepare } from '../../src/core/pipeline/prepare.ts';
 import { session, type TestSession } from './harness.ts';
 import { join } from './media-fixtures.ts';
 
@@ -46,7 +46,7 @@ test('a rename with an edit and a delete, saved in one save_media call; undo_sav
   // Nothing on disk changed yet.
   assert.equal(readFileSync(join(t.root, 'src/a.ts'), 'utf8'), A);
   assert.equal(existsSync(join(t.root, 'src/b.ts')), false);
-  assert.deepEqual(writePlanOf(TOOLS.save_media, { media_ids: ['m2', 'm3'] }, t.session).map((w) => [w.kind, w.path.display, w.from?.display, w.mediaId, w.added, w.removed]), [
+  assert.deepEqual(prepare(t.session, TOOLS.save_media, { media_ids: ['m2', 'm3'] }).writes.map((w) => [w.kind, w.path.display, w.from?.display, w.mediaId, w.added, w.removed]), [
     ['move', 'src/b.ts', 'src/a.ts', 'm2', 1, 1], ['delete', 'old.txt', undefined, 'm3', 0, 0],
   ]);
   const asked = t.gate.calls.length;

@@ -5,7 +5,7 @@ import * as nodePath from 'node:path';
 import { displayOf } from '../../src/core/paths.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { tempDir, testRipgrep, testSession, type TestSession } from './harness.ts';
+import { tempDir, testRipgrep, testSession, type TestSession, runTool } from './harness.ts';
 
 test('displayOf: the folder-relative path in one folder, prefixed with the folder name in several', () => {
   assert.equal(displayOf('app', '', false), '.');
@@ -35,23 +35,23 @@ test('attack: two workspace folders with the same name never share a display pat
     const { session } = w.t;
     assert.deepEqual(session.roots.map((r) => r.name), ['app', 'app (2)']);
 
-    const listing = await session.invoke(TOOLS.list_directory, {});
+    const listing = await runTool(session, TOOLS.list_directory, {});
     assert.match(listing.text, /^app: 1 entries\na\.txt {2}\d+ B\n\napp \(2\): 1 entries\nb\.txt {2}\d+ B$/);
 
-    const search = await session.invoke(TOOLS.search_files, { pattern: 'needle' });
+    const search = await runTool(session, TOOLS.search_files, { pattern: 'needle' });
     assert.equal(search.text, '2 matching lines in 2 files:\napp/a.txt\n  1: needle in the first\napp (2)/b.txt\n  1: needle in the second');
-    const found = await session.invoke(TOOLS.find_files, { glob: '*.txt' });
+    const found = await runTool(session, TOOLS.find_files, { glob: '*.txt' });
     assert.equal(found.text, '2 files:\napp/a.txt\napp (2)/b.txt');
 
-    const opened = await session.invoke(TOOLS.open_file, { path: 'app (2)/b.txt' });
+    const opened = await runTool(session, TOOLS.open_file, { path: 'app (2)/b.txt' });
     assert.match(opened.text, /^artifact \S+: app \(2\)\/b\.txt, 1 line/);
     assert.deepEqual(w.t.gate.calls.at(-1)?.targets.map((t) => t.display), ['app (2)/b.txt']);
 
     // A write addressed to the second folder lands in the second folder, under its distinct name.
-    const staged = await session.invoke(TOOLS.stage_file, { path: 'app (2)/new.txt', content: 'second\n' });
+    const staged = await runTool(session, TOOLS.stage_file, { path: 'app (2)/new.txt', content: 'second\n' });
     const mediaId = /"media_id":"([^"]+)"/.exec(staged.text)?.[1];
     assert.ok(mediaId, staged.text);
-    const saved = await session.invoke(TOOLS.save_media, { media_id: mediaId });
+    const saved = await runTool(session, TOOLS.save_media, { media_id: mediaId });
     assert.match(saved.text, /"path":"app \(2\)\/new\.txt"/);
     assert.equal(readFileSync(nodePath.join(w.second, 'new.txt'), 'utf8'), 'second\n');
     assert.throws(() => readFileSync(nodePath.join(w.first, 'new.txt')), /ENOENT/);

@@ -3,7 +3,6 @@
 // up, so a shared primitive cannot drift back into a domain and circle two folders again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { filesUnder, relativeImportsOf } from './source-imports.ts';
 
@@ -32,22 +31,12 @@ const CORE_LAYERS: readonly (readonly string[])[] = [
 /** The hosts over the core, from the bottom up (the VS Code and CLI hosts use the MCP server's pieces). */
 const HOST_LAYERS: readonly (readonly string[])[] = [['core'], ['mcp'], ['cli', 'vscode'], ['extension.ts']];
 
-/**
- * Files on their way into `contract/` and `pipeline/` (issue 45), placed there already. Delete a
- * line once its file has moved: a line naming a file that is not there fails the test below.
- */
-const MOVING_INTO: Readonly<Record<string, string>> = {
-  'tool.ts': 'contract', 'schema.ts': 'contract', 'tools/names.ts': 'contract',
-  'session.ts': 'pipeline', 'session-options.ts': 'pipeline', 'pipeline.ts': 'pipeline',
-  'batch-gate.ts': 'pipeline', 'registry.ts': 'pipeline', 'manifest.ts': 'pipeline',
-};
-
 const CORE = nodePath.join('src', 'core');
 
 /** The folder of src/core that holds `file` (a path under src/core), as CORE_LAYERS names it. */
 function coreFolderOf(file: string): string {
   const parts = nodePath.relative(CORE, file).split(nodePath.sep);
-  return MOVING_INTO[parts.join('/')] ?? (parts.length > 1 ? parts[0]! : '(base)');
+  return parts.length > 1 ? parts[0]! : '(base)';
 }
 
 /** The host (or `core`) that holds `file` (a path under src), as HOST_LAYERS names it. */
@@ -83,11 +72,9 @@ test('the hosts import the core and the hosts below them, and the core imports n
   assert.deepEqual(offenders, [], `imports against the host order:\n${offenders.join('\n')}`);
 });
 
-test('every folder of src/core and src/ has its place in the tables, and every file on its way has not arrived yet', () => {
+test('every folder of src/core and src/ has its place in the tables', () => {
   for (const folder of new Set(sources(CORE).map(coreFolderOf))) rankOf(CORE_LAYERS, folder, 'CORE_LAYERS');
   for (const host of new Set(sources('src').map(hostOf))) rankOf(HOST_LAYERS, host, 'HOST_LAYERS');
-  const arrived = Object.keys(MOVING_INTO).filter((file) => !existsSync(nodePath.join(CORE, file)));
-  assert.deepEqual(arrived, [], 'these files have moved: delete their lines from MOVING_INTO');
 });
 
 test('the folder order names an import that climbs, one between siblings of a layer, and a folder it does not place', () => {

@@ -9,16 +9,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { assemble } from '../../src/core/pipeline/assemble.ts';
 import { parseRules } from '../../src/core/policy/policy.ts';
 import { compileGlob } from '../../src/core/search/ripgrep-glob.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import { invoke } from '../../src/core/pipeline/invoke.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
-import { MemoryLog } from './harness.ts';
+import { MemoryLog, testEnvironment } from './harness.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
@@ -26,7 +26,8 @@ import { oneFile } from '../../src/core/tools/open_file.ts';
 const [scenario, workspace, spool] = process.argv.slice(2) as [BombScenario, string, string];
 const rg = locateRipgrep();
 const ripgrep = rg ? createRipgrep(rg.path) : undefined;
-const session = new Session({
+const session = assemble({
+  ...testEnvironment(spool),
   fs: new NodeFs(),
   roots: () => [{ name: 'ws', address: workspace, localPath: workspace }],
   gate: async () => ({ allow: true, decidedBy: 'test' }),

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError, type Narration } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
@@ -13,7 +13,7 @@ import type { ListedEntry } from '../../src/core/tools/list_directory.ts';
 import type { ArtifactHandle } from '../../src/core/artifacts/types.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
-import { ofKind, session, tempDir, type TestSession, testSession, wholeResult } from './harness.ts';
+import { ofKind, session, tempDir, type TestSession, testSession, wholeResult, runTool } from './harness.ts';
 import { rgPath, writeTree } from './search-helpers.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 
@@ -564,11 +564,11 @@ test('canary: the audit log holds every call, names only targets the model gave,
 test('attack: staging a read-denied file for writing, to read it back through media_apply_patch or save_media', async (tc) => {
   const s = session(tc, { rules: RULES });
   writeTree(s.root, { [`private/${PAYROLL}`]: SECRETS[`private/${PAYROLL}`]! });
-  await assert.rejects(s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}` }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED'
+  await assert.rejects(runTool(s.session, TOOLS.stage_file, { path: `private/${PAYROLL}` }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED'
     && e.message === `stage_file on "private/${PAYROLL}" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change workspaceTools.rules.`);
   assert.deepEqual(s.session.media.all(), []);
   // Replacing its content without reading it stays a write, judged by the write rules only.
-  await s.session.invoke(TOOLS.stage_file, { path: `private/${PAYROLL}`, content: 'replaced\n' });
+  await runTool(s.session, TOOLS.stage_file, { path: `private/${PAYROLL}`, content: 'replaced\n' });
   assert.equal(s.session.media.all().length, 1);
 });
 
@@ -586,19 +586,19 @@ test('attack: a media staged from a secret is saved to an innocent path, and a f
   };
   const s = session(tc, { overrides: { gate } });
   writeTree(s.root, { '.env': `TOKEN=${CANARY.env}\nOTHER=1\n` });
-  const staged = await s.session.invoke(TOOLS.stage_file, { path: '.env' });
+  const staged = await runTool(s.session, TOOLS.stage_file, { path: '.env' });
   const mediaId = staged.result.media_id;
-  const failed = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'TOKEN=CANARY_ENV_x', replace: 'TOKEN=redacted' } }).then(() => undefined, (e: unknown) => e);
+  const failed = await runTool(s.session, TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'TOKEN=CANARY_ENV_x', replace: 'TOKEN=redacted' } }).then(() => undefined, (e: unknown) => e);
   assert.ok(failed instanceof SandboxError && failed.code === 'E_SANDBOX_NOT_FOUND', String(failed));
   for (const token of CANARY_TOKENS) assert.ok(!failed.message.includes(token), `the patch error quoted the secret: ${failed.message}`);
-  const unified = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { unified: '@@ -1,1 +1,1 @@\n-TOKEN=CANARY_ENV_y\n+TOKEN=z\n' } }).then(() => undefined, (e: unknown) => e);
+  const unified = await runTool(s.session, TOOLS.media_apply_patch, { media_id: mediaId, patch: { unified: '@@ -1,1 +1,1 @@\n-TOKEN=CANARY_ENV_y\n+TOKEN=z\n' } }).then(() => undefined, (e: unknown) => e);
   assert.ok(unified instanceof SandboxError, String(unified));
   for (const token of CANARY_TOKENS) assert.ok(!unified.message.includes(token), `the unified-diff error quoted the secret: ${unified.message}`);
   // A patch that applies makes a media that is just as protected.
-  const patched = await s.session.invoke(TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'OTHER=1', replace: 'OTHER=2' } });
+  const patched = await runTool(s.session, TOOLS.media_apply_patch, { media_id: mediaId, patch: { find: 'OTHER=1', replace: 'OTHER=2' } });
   for (const id of [mediaId, patched.result.media_id]) {
     calls.length = 0;
-    const saved = await s.session.invoke(TOOLS.save_media, { media_id: id, path: 'notes.txt' }).then(() => undefined, (e: unknown) => e);
+    const saved = await runTool(s.session, TOOLS.save_media, { media_id: id, path: 'notes.txt' }).then(() => undefined, (e: unknown) => e);
     assert.ok(saved instanceof SandboxError && saved.code === 'E_SANDBOX_REFUSED', `${id}: ${String(saved)}`);
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.secret, true, 'the save was not asked as a secret');
@@ -615,7 +615,7 @@ test('attack: secret files missing from the built-in list (.env-prod, terraform.
   writeTree(s.root, Object.fromEntries(names.map((n) => [n, `TOKEN=${CANARY.env}\n`])));
   for (const name of names) {
     s.gate.calls.length = 0;
-    await s.session.invoke(TOOLS.open_file, { path: name });
+    await runTool(s.session, TOOLS.open_file, { path: name });
     assert.equal(s.gate.calls[0]?.secret, true, `${name} opened without the modal ask`);
   }
 });

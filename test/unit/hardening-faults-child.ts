@@ -9,11 +9,11 @@
 import { chmodSync, promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { assemble } from '../../src/core/pipeline/assemble.ts';
 import { Policy } from '../../src/core/policy/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
-import { MemoryLog } from './harness.ts';
+import { MemoryLog, runTool, testEnvironment } from './harness.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 
 export type Scenario = 'kill-mid-temp-write' | 'kill-before-rename' | 'kill-after-rename' | 'unreadable-file' | 'unreadable-folder';
@@ -58,7 +58,8 @@ class DyingFs extends NodeFs {
 
 const roots = [{ name: nodePath.basename(workspace), address: workspace, localPath: workspace }];
 const policy = new Policy([]);
-const session = new Session({
+const session = assemble({
+  ...testEnvironment(spool),
   fs: new DyingFs(),
   roots: () => roots,
   gate: async () => ({ allow: true, decidedBy: 'test' }),
@@ -78,13 +79,13 @@ async function step(run: () => Promise<unknown>): Promise<void> {
 }
 
 async function listMedia(): Promise<void> {
-  const listed = await session.invoke(TOOLS.list_media, {});
+  const listed = await runTool(session, TOOLS.list_media, {});
   const media = listed.result.media;
   report({ step: 'listed', media: media.map((m) => ({ media_id: m.media_id, path: m.path })) });
 }
 
-await session.invoke(TOOLS.stage_file, { path: file });
-const patched = await session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+await runTool(session, TOOLS.stage_file, { path: file });
+const patched = await runTool(session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
 const mediaId = patched.result.media_id;
 report({ step: 'staged', media_id: mediaId });
 
@@ -94,15 +95,15 @@ if (scenario === 'unreadable-file' || scenario === 'unreadable-folder') {
   const target = nodePath.join(workspace, scenario === 'unreadable-file' ? file : nodePath.dirname(file));
   chmodSync(target, 0o000);
   report({ step: 'saving' });
-  await step(() => session.invoke(TOOLS.save_media, { media_id: mediaId }).then((o) => o.result));
+  await step(() => runTool(session, TOOLS.save_media, { media_id: mediaId }).then((o) => o.result));
   await listMedia();
   // The person fixes the permissions: the same media saves, since the disk still holds what it was staged from.
   chmodSync(target, scenario === 'unreadable-file' ? 0o644 : 0o755);
-  await step(() => session.invoke(TOOLS.save_media, { media_id: mediaId }).then((o) => o.result));
+  await step(() => runTool(session, TOOLS.save_media, { media_id: mediaId }).then((o) => o.result));
   await listMedia();
 } else {
   report({ step: 'saving' });
-  await session.invoke(TOOLS.save_media, { media_id: mediaId });
+  await runTool(session, TOOLS.save_media, { media_id: mediaId });
   report({ step: 'saved', result: 'the process should have died' });
 }
 await session.dispose();

@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, linkSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { session, tempDir, testSession } from './harness.ts';
+import { session, tempDir, testSession, runTool } from './harness.ts';
 import { FaultyFs, join, namesIn, rejectsWith } from './media-fixtures.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 import type { Scenario, Step } from './hardening-faults-child.ts';
@@ -78,10 +78,10 @@ test('fault: the process is SIGKILLed in the middle of a save (during the temp w
       // A new session (the editor restarted) stages what is on disk and saves over it normally.
       const t = testSession({ overrides: { roots: () => [{ name: 'ws', address: ws.path, localPath: ws.path }] } });
       try {
-        const staged = await t.session.invoke(TOOLS.stage_file, { path: 'big.txt' });
+        const staged = await runTool(t.session, TOOLS.stage_file, { path: 'big.txt' });
         assert.equal(staged.result.bytes, file.byteLength);
-        await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'original line 00000', replace: 'after restart' } });
-        const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
+        await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'original line 00000', replace: 'after restart' } });
+        const saved = await runTool(t.session, TOOLS.save_media, { media_id: 'm2' });
         assert.equal(saved.result.method, 'rename');
         assert.ok(readFileSync(join(ws.path, 'big.txt')).equals(Buffer.from(file.toString('utf8').replace('original line 00000', 'after restart'))));
       } finally { await t.dispose(); }
@@ -93,17 +93,17 @@ test('fault: the process is SIGKILLed in the middle of a save (during the temp w
 test('fault: the file is deleted between stage and save: a narrated conflict, and the edit survives in its media and saves to a new path', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'gone.txt'), 'header v1\nbody\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'gone.txt' });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+  await runTool(t.session, TOOLS.stage_file, { path: 'gone.txt' });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
   unlinkSync(join(t.root, 'gone.txt'));
-  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
+  await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_CONFLICT',
     '"gone.txt" was deleted after m2 was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.');
   cases++;
   assert.deepEqual(namesIn(t.root), []);
-  const listed = await t.session.invoke(TOOLS.list_media, {});
+  const listed = await runTool(t.session, TOOLS.list_media, {});
   assert.deepEqual(listed.result.media.map((m) => [m.media_id, m.path]), [['m2', 'gone.txt']]);
   assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\nbody\n');
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2', path: 'restored/gone.txt' });
+  const saved = await runTool(t.session, TOOLS.save_media, { media_id: 'm2', path: 'restored/gone.txt' });
   assert.deepEqual(saved.result, { media_id: 'm2', path: 'restored/gone.txt', added: 2, removed: 0, bytes: 15, created: true, method: 'rename', stale: [], save_id: 's1' });
   assert.equal(readFileSync(join(t.root, 'restored', 'gone.txt'), 'utf8'), 'header v2\nbody\n');
 });
@@ -111,26 +111,26 @@ test('fault: the file is deleted between stage and save: a narrated conflict, an
 test('fault: the file is replaced by a folder between stage and save: narrated, the folder and its contents untouched, the media kept', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'thing'), 'header v1\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'thing' });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+  await runTool(t.session, TOOLS.stage_file, { path: 'thing' });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
   unlinkSync(join(t.root, 'thing'));
   mkdirSync(join(t.root, 'thing'));
   writeFileSync(join(t.root, 'thing', 'inner.txt'), 'inner\n');
-  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_INVALID_INPUT',
+  await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_INVALID_INPUT',
     '"thing" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
   cases++;
   assert.deepEqual(namesIn(t.root), ['thing']);
   assert.deepEqual(namesIn(join(t.root, 'thing')), ['inner.txt']);
   assert.equal(readFileSync(join(t.root, 'thing', 'inner.txt'), 'utf8'), 'inner\n');
   assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'header v2\n');
-  const listed = await t.session.invoke(TOOLS.list_media, {});
+  const listed = await runTool(t.session, TOOLS.list_media, {});
   assert.deepEqual(listed.result.media.map((m) => m.media_id), ['m2']);
   // A folder put where the file's folder was is refused the same way, before anything is created in it.
   writeFileSync(join(t.root, 'leaf.txt'), 'header v1\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'leaf.txt' });
+  await runTool(t.session, TOOLS.stage_file, { path: 'leaf.txt' });
   rmSync(join(t.root, 'leaf.txt'));
   mkdirSync(join(t.root, 'leaf.txt', 'deeper'), { recursive: true });
-  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_INVALID_INPUT',
+  await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_INVALID_INPUT',
     '"leaf.txt" is a directory, not a file; save_media cannot replace it. Save to a file path instead.');
   cases++;
   assert.deepEqual(namesIn(join(t.root, 'leaf.txt')), ['deeper']);
@@ -227,26 +227,26 @@ test('fault: the disk fills up (a real 1 MiB tmpfs): saves fail with a narrated 
     writeFileSync(join(disk.path, 'filler.bin'), Buffer.alloc(300 * 1024));
     const free = disk.free();
     // The replacement (500 KiB) does not fit next to the original and the filler (600 KiB) in 1 MiB.
-    await t.session.invoke(TOOLS.stage_file, { path: 'data.txt', content: kib('b', 500) });
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_IO',
+    await runTool(t.session, TOOLS.stage_file, { path: 'data.txt', content: kib('b', 500) });
+    await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_IO',
       'The disk is full while trying to save "data.txt"; nothing was changed. Ask the user to free space, then retry.');
     cases++;
     assert.ok(readFileSync(join(disk.path, 'data.txt')).equals(old));
     assert.deepEqual(namesIn(disk.path), ['data.txt', 'filler.bin']);
     assert.equal(disk.free(), free);
     // A new file in a new folder: the folder is made, but no half-written file is left in it.
-    await t.session.invoke(TOOLS.stage_file, { path: 'new/big.txt', content: 'c'.repeat(600 * 1024) });
-    await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_IO',
+    await runTool(t.session, TOOLS.stage_file, { path: 'new/big.txt', content: 'c'.repeat(600 * 1024) });
+    await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm2' }), 'E_SANDBOX_IO',
       'The disk is full while trying to save "new/big.txt"; nothing was changed. Ask the user to free space, then retry.');
     cases++;
     assert.deepEqual(namesIn(join(disk.path, 'new')), []);
     assert.ok(readFileSync(join(disk.path, 'data.txt')).equals(old));
     assert.equal(disk.free(), free);
     // Both edits are still staged; once the person frees space the first one saves.
-    const listed = await t.session.invoke(TOOLS.list_media, {});
+    const listed = await runTool(t.session, TOOLS.list_media, {});
     assert.deepEqual(listed.result.media.map((m) => m.media_id), ['m1', 'm2']);
     unlinkSync(join(disk.path, 'filler.bin'));
-    const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+    const saved = await runTool(t.session, TOOLS.save_media, { media_id: 'm1' });
     assert.deepEqual(saved.result, { media_id: 'm1', path: 'data.txt', added: 500, removed: 300, bytes: 500 * 1024, created: false, method: 'rename', stale: [], save_id: 's1' });
     assert.equal(readFileSync(join(disk.path, 'data.txt'), 'utf8'), kib('b', 500));
   } finally {
@@ -262,12 +262,12 @@ test('fault: the artifact spool fills its disk while a file is opened: narrated 
   try {
     writeFileSync(join(t.root, 'huge.log'), Buffer.alloc(3 * 1024 * 1024, 'log line\n'));
     writeFileSync(join(t.root, 'small.txt'), 'small\n');
-    await rejectsWith(t.session.invoke(TOOLS.open_file, { path: 'huge.log' }), 'E_SANDBOX_IO',
+    await rejectsWith(runTool(t.session, TOOLS.open_file, { path: 'huge.log' }), 'E_SANDBOX_IO',
       'The disk is full while trying to copy "huge.log"; nothing was changed. Ask the user to free space, then retry.');
     cases++;
     const spooled = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
     assert.deepEqual(spooled(disk.path), []);
-    const opened = await t.session.invoke(TOOLS.open_file, { path: 'small.txt' });
+    const opened = await runTool(t.session, TOOLS.open_file, { path: 'small.txt' });
     assert.equal(oneFile(opened.result).lines, 1);
     assert.deepEqual(spooled(disk.path), ['2.spool']);
   } finally {
@@ -294,8 +294,8 @@ test('attack: saving a 0600 file through a temp file that is world-readable unti
     writeFileSync(file, 'v0\n');
     chmodSync(file, 0o600);
     for (let i = 1; i <= 20; i++) {
-      const staged = await t.session.invoke(TOOLS.stage_file, { path: 'private.key.txt', content: `v${i}\n` });
-      await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+      const staged = await runTool(t.session, TOOLS.stage_file, { path: 'private.key.txt', content: `v${i}\n` });
+      await runTool(t.session, TOOLS.save_media, { media_id: staged.result.media_id });
     }
     assert.equal(fs.tempModes.length, 20);
     assert.deepEqual(fs.tempModes.filter((m) => (m & 0o077) !== 0), [], 'a temp file holding the new bytes was readable by others');
@@ -310,8 +310,8 @@ test('attack: saving a setuid or setgid file keeps the bit on the new bytes', as
     const file = nodePath.join(t.root, name);
     writeFileSync(file, '#!/bin/sh\n');
     chmodSync(file, mode);
-    const staged = await t.session.invoke(TOOLS.stage_file, { path: name, content: '#!/bin/sh\nid\n' });
-    await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+    const staged = await runTool(t.session, TOOLS.stage_file, { path: name, content: '#!/bin/sh\nid\n' });
+    await runTool(t.session, TOOLS.save_media, { media_id: staged.result.media_id });
     assert.equal(statSync(file).mode & 0o7777, 0o755, name);
   }
 });
@@ -322,8 +322,8 @@ test('attack: saving another user\'s file by rename makes the saver its owner', 
   const file = nodePath.join(t.root, 'theirs.txt');
   writeFileSync(file, 'old\n');
   chownSync(file, 1000, 1000);
-  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'theirs.txt', content: 'new\n' });
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+  const staged = await runTool(t.session, TOOLS.stage_file, { path: 'theirs.txt', content: 'new\n' });
+  const saved = await runTool(t.session, TOOLS.save_media, { media_id: staged.result.media_id });
   const s = statSync(file);
   assert.deepEqual([s.uid, s.gid], [1000, 1000], 'the owner changed');
   assert.equal(readFileSync(file, 'utf8'), 'new\n');
@@ -336,10 +336,10 @@ test('attack: saving a file with a second hard link splits the link (the other n
   const file = nodePath.join(t.root, 'config.txt');
   writeFileSync(file, 'old\n');
   linkSync(file, nodePath.join(t.root, 'alias.txt'));
-  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'config.txt' });
+  const staged = await runTool(t.session, TOOLS.stage_file, { path: 'config.txt' });
   assert.match(staged.text, /2 names \(hard links\)/);
-  const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: staged.result.media_id, patch: { find: 'old', replace: 'new' } });
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: patched.result.media_id });
+  const patched = await runTool(t.session, TOOLS.media_apply_patch, { media_id: staged.result.media_id, patch: { find: 'old', replace: 'new' } });
+  const saved = await runTool(t.session, TOOLS.save_media, { media_id: patched.result.media_id });
   assert.equal(readFileSync(nodePath.join(t.root, 'alias.txt'), 'utf8'), 'new\n', 'the hard link was split');
   assert.equal(statSync(file).nlink, 2);
   assert.deepEqual([saved.result.method, saved.result.in_place_because], ['direct', 'the file has 2 names (hard links), which a rename would split']);

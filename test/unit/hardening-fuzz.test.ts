@@ -4,9 +4,9 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import fc from 'fast-check';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES, type ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError, BugError } from '../../src/core/errors.ts';
-import { session } from './harness.ts';
+import { session, runTool } from './harness.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
@@ -168,7 +168,7 @@ test(`fuzz: every tool either succeeds or fails with a SandboxError (${RUNS} run
 test('attack: a NUL, or more than ripgrep can take, in a search_files, find_files or artifact_grep pattern or glob', async (tc) => {
   const t = session(tc, { overrides: { search: createRipgrepSearch(createRipgrep(locateRipgrep()!.path)) } });
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'alpha\n');
-  const callId = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'a.txt' })).result).callId;
+  const callId = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'a.txt' })).result).callId;
   const cases: [ToolName, object][] = [];
   for (const bad of ['a\u0000b', '\u0000', 'x'.repeat(200_000)]) {
     cases.push(['search_files', { pattern: bad }], ['search_files', { pattern: 'a', glob: bad }], ['search_files', { pattern: 'a', iglob: bad }],

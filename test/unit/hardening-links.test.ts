@@ -8,7 +8,7 @@ import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
 import { MAX_WALK_ENTRIES, findLinks } from '../../src/core/links/walk.ts';
 import type { DirEntry } from '../../src/core/ports.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { session, testDir, testRipgrep } from './harness.ts';

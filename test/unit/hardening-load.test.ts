@@ -5,13 +5,13 @@ import * as nodePath from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { isCancellation } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { rgChildren, rgPath, searchOptions, waitFor, writeTree } from './search-helpers.ts';
-import { ofKind, session, tempDir, type TestSession, wholeResult } from './harness.ts';
+import { ofKind, session, tempDir, type TestSession, wholeResult, runTool } from './harness.ts';
 import { BOMB_GLOBS, type BombReport, type BombScenario } from './bombs.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 
@@ -126,9 +126,9 @@ test('load: 200 concurrent calls of mixed tools on one session each return exact
   const t = session(tc, searchOptions());
   const rounds: string[] = [];
   writeTree(t.root, TREE);
-  const open = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'big.log' })).result);
-  const json = (await t.session.invoke(TOOLS.open_json_file, { path: 'data.json' })).result;
-  const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
+  const open = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'big.log' })).result);
+  const json = (await runTool(t.session, TOOLS.open_json_file, { path: 'data.json' })).result;
+  const staged = (await runTool(t.session, TOOLS.stage_file, { path: 'src/mod0.ts' })).result;
   const fixture: Fixture = { log: open.callId, json: json.handle.callId, media: staged.media_id! };
 
   const measure = (): { heap: number; rss: number } => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
@@ -190,14 +190,14 @@ test('load: 1,000 searches cancelled at every stage of their life each reject as
   for (let wave = 0; wave < WAVES; wave++) {
     // A tenth of each wave is cancelled only once its ripgrep is running (blocked on the FIFO) ...
     const running = Array.from({ length: PER_WAVE / 10 }, () => new AbortController());
-    const runningCalls = running.map((c) => settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, c.signal)));
+    const runningCalls = running.map((c) => settle(runTool(t.session, TOOLS.search_files, { pattern: 'x', path: 'pipe' }, c.signal)));
     await waitFor(() => rgChildren().length === running.length, 60_000);
     // ... the rest at every earlier moment, while those rg processes keep running.
     const early = Array.from({ length: PER_WAVE - running.length }, (_, i) => {
       const moment = names[(wave + i) % names.length]!;
       const controller = new AbortController();
       if (moment === 'before the call') controller.abort();
-      const call = settle(t.session.invoke(TOOLS.search_files, { pattern: 'x', path: 'pipe' }, controller.signal));
+      const call = settle(runTool(t.session, TOOLS.search_files, { pattern: 'x', path: 'pipe' }, controller.signal));
       const aborting = moments[moment]!(() => controller.abort());
       return { moment, call, aborting };
     });

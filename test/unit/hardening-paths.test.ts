@@ -5,17 +5,17 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, 
 import * as nodePath from 'node:path';
 import { TOOLS, type ToolResult } from '../../src/core/tools/index.ts';
 import type { SearchOutput } from '../../src/core/search/results.ts';
-import { invoke } from '../../src/core/registry.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import { invoke } from '../../src/core/pipeline/invoke.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
 import { createRipgrep } from '../../src/core/ripgrep/process.ts';
 import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
-import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult } from './harness.ts';
+import { hostileLinks, session, tempDir, testDir, type TestSession, testSession, wholeResult, runTool } from './harness.ts';
 import type { Gate } from '../../src/core/ports.ts';
 import type { GateCall } from '../../src/core/gate.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
-import { languageModelToolEntries } from '../../src/core/manifest.ts';
+import { languageModelToolEntries } from '../../src/core/pipeline/manifest.ts';
 
 
 const SENTINEL = 'OUTSIDE-SENTINEL-5b1e';
@@ -116,7 +116,7 @@ test('the hostile-path cases cover every tool that takes a path (path, paths, cw
 
 test('hostile paths: every call on every path-taking tool ends in a narrated E_SANDBOX_* and nothing outside changes', async () => {
   const paths = hostilePaths(t.root, outside.path);
-  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'a.txt', content: 'pwned' });
+  const staged = await runTool(t.session, TOOLS.stage_file, { path: 'a.txt', content: 'pwned' });
   const mediaId = staged.result.media_id!;
   const before = snapshot(outside.path);
   let count = 0;
@@ -164,8 +164,8 @@ test('race: a component swapped for a symlink while saves run never lets a write
   let refused = 0;
   for (let i = 0; i < 300; i++) {
     try {
-      const staged = await t.session.invoke(TOOLS.stage_file, { path: `race/f${i}.txt`, content: `write ${i}` });
-      await t.session.invoke(TOOLS.save_media, { media_id: staged.result.media_id });
+      const staged = await runTool(t.session, TOOLS.stage_file, { path: `race/f${i}.txt`, content: `write ${i}` });
+      await runTool(t.session, TOOLS.save_media, { media_id: staged.result.media_id });
       saved++;
     } catch (e) {
       assert.ok(e instanceof SandboxError, String(e));
@@ -200,11 +200,11 @@ test('attack: case variants of secrets (.ENV, ID_RSA, Server.PEM, .GIT/hooks) ar
   for (const [rel, text] of Object.entries(files)) { mkdirSync(nodePath.dirname(nodePath.join(s.root, rel)), { recursive: true }); writeFileSync(nodePath.join(s.root, rel), text); }
   for (const rel of ['.ENV', 'ID_RSA', 'certs/Server.PEM', '.AWS/credentials', '.ENV.EXAMPLE']) {
     s.gate.calls.length = 0;
-    await s.session.invoke(TOOLS.open_file, { path: rel });
+    await runTool(s.session, TOOLS.open_file, { path: rel });
     assert.equal(s.gate.calls[0]?.secret, true, `${rel} was read without the modal ask`);
   }
   s.gate.calls.length = 0;
-  await s.session.invoke(TOOLS.open_file, { path: '.env.example' });
+  await runTool(s.session, TOOLS.open_file, { path: '.env.example' });
   assert.equal(s.gate.calls[0]?.secret, false, 'the person\'s exact allow rule still relaxes .env.example');
   const searched = await outcome(s.session, 'search_files', { pattern: 'KEY', hidden: true });
   assert.ok(searched.ok);
@@ -228,7 +228,7 @@ test('attack: a workspace folder opened inside ~/.aws, ~/.ssh, ~/.gnupg, ~/.kube
     writeFileSync(nodePath.join(root, file), `TOKEN=${folder}-sentinel\n`);
     const s = session(tc, { overrides: { roots: () => [{ name: folder, address: root, localPath: root }], search: rg() } });
     s.gate.calls.length = 0;
-    await s.session.invoke(TOOLS.open_file, { path: file });
+    await runTool(s.session, TOOLS.open_file, { path: file });
     assert.equal(s.gate.calls[0]?.secret, true, `${folder}/${file} was read without the modal ask`);
     const searched = await outcome(s.session, 'search_files', { pattern: 'TOKEN', hidden: true });
     assert.ok(searched.ok);
@@ -240,7 +240,7 @@ test('attack: a workspace folder opened inside ~/.aws, ~/.ssh, ~/.gnupg, ~/.kube
     if (['.aws', '.ssh', '.gnupg'].includes(folder)) {
       // The whole folder is secret (the built-in rule is "**/.aws/**"), so even its listing asks.
       s.gate.calls.length = 0;
-      await s.session.invoke(TOOLS.list_directory, {});
+      await runTool(s.session, TOOLS.list_directory, {});
       assert.equal(s.gate.calls[0]?.secret, true, `${folder}: listed without the modal ask`);
     }
   }
@@ -313,11 +313,11 @@ test('race: a checked file swapped for a link to an outside file while open_file
       try {
         let text: string;
         if (i % 2 === 0) {
-          const handle = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'read-race/f.txt' })).result);
-          text = handle.lines === 0 ? '' : (await t.session.invoke(TOOLS.artifact_read, { callId: handle.callId })).text;
+          const handle = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'read-race/f.txt' })).result);
+          text = handle.lines === 0 ? '' : (await runTool(t.session, TOOLS.artifact_read, { callId: handle.callId })).text;
           tally.read++;
         } else {
-          const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'read-race/f.txt' })).result;
+          const staged = (await runTool(t.session, TOOLS.stage_file, { path: 'read-race/f.txt' })).result;
           text = new TextDecoder().decode(t.session.media.get(staged.media_id!).bytes);
           tally.staged++;
         }
@@ -351,7 +351,7 @@ test('attack: a hard link to .env under an innocent name is read with no ask', a
   assert.deepEqual(s.session.media.all(), []);
   // Approved knowing it, the result says so too.
   const approved = session(tc, { overrides: { roots: () => [{ name: 'ws', address: s.root, localPath: s.root }] } });
-  const opened = await approved.session.invoke(TOOLS.open_file, { path: 'notes.txt' });
+  const opened = await runTool(approved.session, TOOLS.open_file, { path: 'notes.txt' });
   assert.equal(oneFile(opened.result).links, 2);
   assert.match(opened.text, /2 names \(hard links\)/);
 });

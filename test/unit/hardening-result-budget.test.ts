@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createWriteStream, readdirSync, statSync, type WriteStream } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { TestContext } from 'node:test';
-import { DEFAULT_LIMITS } from '../../src/core/session-options.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session-options.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 import { pagedResult, session, type TestSession } from './harness.ts';
 import { rgChildren, searchOptions, waitFor, writeTree } from './search-helpers.ts';

@@ -7,7 +7,7 @@ import { Policy } from '../../src/core/policy/policy.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { createRipgrepSearch } from '../../src/core/search/ripgrep.ts';
-import { session, testRipgrep } from './harness.ts';
+import { session, testRipgrep, runTool } from './harness.ts';
 import { FOLDED_SPELLINGS, INVISIBLE_CHARACTERS, WINDOWS_SPELLINGS } from '../shared/spellings.ts';
 
 const roots: WorkspaceRoot[] = [{ name: 'ws', address: '/ws', localPath: '/ws' }];
@@ -55,7 +55,7 @@ test('attack: stage a protected file under a folded spelling — the modal names
 
   mkdirSync(nodePath.join(t.root, 'keys'));
   writeFileSync(nodePath.join(t.root, 'keys', 'id_r\u017Fa'), 'PRIVATE KEY');
-  await t.session.invoke(TOOLS.open_file, { path: 'keys/id_r\u017Fa' });
+  await runTool(t.session, TOOLS.open_file, { path: 'keys/id_r\u017Fa' });
   const read = t.gate.calls.at(-1)!;
   assert.equal(read.secret, true);
   assert.equal(read.targets[0]?.source, 'secret');

@@ -2,18 +2,20 @@ import { mkdirSync, mkdtempSync, rmSync, realpathSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session, type SessionOptions } from '../../src/core/session.ts';
+import type { Session, SessionOptions } from '../../src/core/pipeline/session.ts';
+import { assemble } from '../../src/core/pipeline/assemble.ts';
 import { Policy, type Rule } from '../../src/core/policy/policy.ts';
 import type { AuditEntry, Gate, Log } from '../../src/core/ports.ts';
 import type { WorkspaceRoot } from '../../src/core/paths.ts';
-import type { GateCall } from '../../src/core/gate.ts';
+import type { CallOrigin, GateCall } from '../../src/core/gate.ts';
 import { locateRipgrep } from '../../src/core/ripgrep/binary.ts';
 import { createRipgrep, type Ripgrep } from '../../src/core/ripgrep/process.ts';
 import type { TestContext } from 'node:test';
-import { invoke, type CallOptions } from '../../src/core/registry.ts';
+import type { ShellHost } from '../../src/core/shell/port.ts';
+import { invoke, invokeTool, type InvokeOptions } from '../../src/core/pipeline/invoke.ts';
 import type { ToolResult } from '../../src/core/tools/index.ts';
-import type { ToolName } from '../../src/core/tools/names.ts';
-import type { ToolOutcome } from '../../src/core/tool.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
+import type { Tool, ToolOutcome } from '../../src/core/contract/tool.ts';
 import { isPaged, type Paged } from '../../src/core/paging/paged.ts';
 import assert from 'node:assert/strict';
 
@@ -53,11 +55,12 @@ export interface TestSession {
   readonly log: MemoryLog;
   readonly gate: RecordingGate;
   /** Runs the tool `name` through the session; the outcome carries that tool's result type. */
-  invoke<N extends ToolName>(name: N, input: unknown, options?: CallOptions): Promise<ToolOutcome<ToolResult<N>>>;
+  invoke<N extends ToolName>(name: N, input: unknown, options?: InvokeOptions): Promise<ToolOutcome<ToolResult<N>>>;
   dispose(): Promise<void>;
 }
 
-export type TestSessionOptions = { allow?: boolean; rules?: Rule[]; folders?: string[]; fs?: NodeFs; overrides?: Partial<SessionOptions> };
+/** `overrides.shell`: a whole ShellHost, whose home and environment become the session's. */
+export type TestSessionOptions = { allow?: boolean; rules?: Rule[]; folders?: string[]; fs?: NodeFs; overrides?: Partial<Omit<SessionOptions, 'shell'>> & { shell?: ShellHost } };
 
 /** A session over a real temporary workspace folder, disposed when the test `t` ends. */
 export function session(t: Pick<TestContext, 'after'>, options: TestSessionOptions = {}): TestSession {
@@ -87,7 +90,10 @@ export function testSession(options: TestSessionOptions = {}): TestSession {
   const log = new MemoryLog();
   const gate = recordingGate(options.allow ?? true);
   const policy = new Policy(options.rules ?? []);
-  const session = new Session({
+  const home = tempDir('wt-home-');
+  const shell = options.overrides?.shell;
+  const session = assemble({
+    ...(shell ? { home: shell.home, env: shell.env } : testEnvironment(home.path)),
     fs: options.fs ?? new NodeFs(),
     roots: () => roots,
     gate,
@@ -101,8 +107,26 @@ export function testSession(options: TestSessionOptions = {}): TestSession {
   return {
     session, root: workspace.path, log, gate,
     invoke: (name, input, callOptions) => invoke(session, name, input, callOptions),
-    async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); },
+    async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); home.dispose(); },
   };
+}
+
+/**
+ * The home and environment a test session gets: a home of its own (an empty temporary folder, never
+ * the machine's), and this process's PATH only, so git finds its binary and no configuration of the
+ * machine reaches the test.
+ */
+export function testEnvironment(home: string): Pick<SessionOptions, 'home' | 'env'> {
+  const env = { PATH: process.env['PATH'], HOME: home };
+  return { home, env: () => env };
+}
+
+/**
+ * Runs any tool object (the tests' own included) on `session` down the one pipeline (`invokeTool`),
+ * with the arguments in the order the tests write them.
+ */
+export function runTool<R>(session: Session, tool: Tool<R>, input: unknown, signal?: AbortSignal, origin: CallOrigin = 'headless', options: Omit<InvokeOptions, 'signal' | 'origin'> = {}): Promise<ToolOutcome<R>> {
+  return invokeTool(session, tool, input, { ...(signal ? { signal } : {}), origin, ...options });
 }
 
 type PagedPart<R> = Extract<R, Paged<unknown>>;

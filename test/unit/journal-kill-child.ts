@@ -11,11 +11,11 @@
 import { writeSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { Session } from '../../src/core/session.ts';
+import { assemble } from '../../src/core/pipeline/assemble.ts';
 import { Policy } from '../../src/core/policy/policy.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
-import { MemoryLog } from './harness.ts';
+import { MemoryLog, runTool, testEnvironment } from './harness.ts';
 import { NEW, SET_FILES } from './journal-kill-fixture.ts';
 
 const [mode, workspace, spool, state, pauseAtArg, failAtArg] = process.argv.slice(2) as [string, string, string, string, string, string];
@@ -56,7 +56,8 @@ class PausingFs extends NodeFs {
 const fs = new PausingFs();
 const roots = [{ name: nodePath.basename(workspace), address: workspace, localPath: workspace }];
 const policy = new Policy([]);
-const session = new Session({
+const session = assemble({
+  ...testEnvironment(spool),
   fs,
   roots: () => roots,
   gate: async () => ({ allow: true, decidedBy: 'test' }),
@@ -69,9 +70,9 @@ const session = new Session({
 
 async function stageSet(): Promise<string[]> {
   const ids: string[] = [];
-  for (const name of SET_FILES.written) ids.push((await session.invoke(TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id!);
-  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id!);
-  ids.push((await session.invoke(TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id!);
+  for (const name of SET_FILES.written) ids.push((await runTool(session, TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id!);
+  ids.push((await runTool(session, TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id!);
+  ids.push((await runTool(session, TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id!);
   return ids;
 }
 
@@ -81,13 +82,13 @@ if (mode === 'recover') {
   await session.recoverInterruptedSets();
 } else if (mode === 'undo') {
   const ids = await stageSet();
-  await session.invoke(TOOLS.save_media, { media_ids: ids });
+  await runTool(session, TOOLS.save_media, { media_ids: ids });
   fs.armed = true;
-  await session.invoke(TOOLS.undo_save, {});
+  await runTool(session, TOOLS.undo_save, {});
 } else {
   const ids = await stageSet();
   fs.armed = true;
-  await session.invoke(TOOLS.save_media, { media_ids: ids }).catch((e: unknown) => {
+  await runTool(session, TOOLS.save_media, { media_ids: ids }).catch((e: unknown) => {
     if (mode !== 'rollback') throw e;
   });
 }

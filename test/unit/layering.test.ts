@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { filesUnder } from './source-imports.ts';
 
 /** Where a tool's name may decide something: the tools' own files (and the list of names, wherever it lives). */

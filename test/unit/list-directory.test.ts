@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError, isCancellation } from '../../src/core/errors.ts';
-import { session } from './harness.ts';
+import { session, runTool } from './harness.ts';
 import type { DirectoryLister } from '../../src/core/list/port.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
 
@@ -23,7 +23,7 @@ function tree(root: string): void {
 test('lists folders first, sorted, with types and sizes, as an indented tree', async (tc) => {
   const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }, { glob: '*.log', read: 'deny' }] });
   tree(t.root);
-  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  const outcome = await runTool(t.session, TOOLS.list_directory, {});
   assert.equal(outcome.text, [
     '.: 7 entries',
     'src/',
@@ -40,17 +40,17 @@ test('lists folders first, sorted, with types and sizes, as an indented tree', a
 test('max_depth bounds the descent; omitted means the whole tree', async (tc) => {
   const t = session(tc);
   tree(t.root);
-  const shallow = await t.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
+  const shallow = await runTool(t.session, TOOLS.list_directory, { path: 'src', max_depth: 1 });
   assert.equal(shallow.text, 'src: 3 entries\nlib/\na.ts  1 B\nb.ts  11 B');
-  const deep = await t.session.invoke(TOOLS.list_directory, { path: 'src' });
+  const deep = await runTool(t.session, TOOLS.list_directory, { path: 'src' });
   assert.equal(deep.text, 'src: 4 entries\nlib/\n  deep.ts  4 B\na.ts  1 B\nb.ts  11 B');
 });
 
 test('listing a file or a missing folder is a narrated error', async (tc) => {
   const t = session(tc);
   tree(t.root);
-  await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'README.md' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /"README.md" is a file, not a folder\. Open it with open_file instead\./.test(e.message));
-  await assert.rejects(t.session.invoke(TOOLS.list_directory, { path: 'nope' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_NOT_FOUND' && /"nope" does not exist/.test(e.message));
+  await assert.rejects(runTool(t.session, TOOLS.list_directory, { path: 'README.md' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT' && /"README.md" is a file, not a folder\. Open it with open_file instead\./.test(e.message));
+  await assert.rejects(runTool(t.session, TOOLS.list_directory, { path: 'nope' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_NOT_FOUND' && /"nope" does not exist/.test(e.message));
 });
 
 test('multi-root: every folder is listed under its name', async (tc) => {
@@ -58,9 +58,9 @@ test('multi-root: every folder is listed under its name', async (tc) => {
   mkdirSync(nodePath.join(t.root, 'web'));
   mkdirSync(nodePath.join(t.root, 'api'));
   writeFileSync(nodePath.join(t.root, 'api', 'main.go'), 'package main\n');
-  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  const outcome = await runTool(t.session, TOOLS.list_directory, {});
   assert.equal(outcome.text, 'web: empty folder\n\napi: 1 entries\nmain.go  13 B');
-  const one = await t.session.invoke(TOOLS.list_directory, { path: 'api' });
+  const one = await runTool(t.session, TOOLS.list_directory, { path: 'api' });
   assert.equal(one.text, 'api: 1 entries\nmain.go  13 B');
 });
 
@@ -73,7 +73,7 @@ test('a limit frame from a directory backend is a protocol violation, reported a
     },
   };
   const t = session(tc, { overrides: { lister } });
-  await assert.rejects(t.session.invoke(TOOLS.list_directory, {}), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_IO'
+  await assert.rejects(runTool(t.session, TOOLS.list_directory, {}), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_IO'
     && e.message === 'The directory backend "capped-fake" cut the listing of "." at 1 entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded. Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.');
 });
 
@@ -87,7 +87,7 @@ test('entries a backend yields for a denied path are dropped all the same', asyn
     },
   };
   const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }], overrides: { lister } });
-  const outcome = await t.session.invoke(TOOLS.list_directory, {});
+  const outcome = await runTool(t.session, TOOLS.list_directory, {});
   assert.equal(outcome.text, '.: 1 entries\nok.txt  2 B');
 });
 
@@ -99,7 +99,7 @@ test('a walk cancelled mid-way (at its first entry, as a host hears of it throug
   }
   const controller = new AbortController();
   let reported = 0;
-  const call = t.session.invoke(TOOLS.list_directory, {}, controller.signal, 'headless', { progress: (done) => { reported = done; controller.abort(); } });
+  const call = runTool(t.session, TOOLS.list_directory, {}, controller.signal, 'headless', { progress: (done) => { reported = done; controller.abort(); } });
   await assert.rejects(call, (e: unknown) => isCancellation(e));
   assert.equal(reported, 1, 'the walk went no further once cancelled');
 });
@@ -118,10 +118,10 @@ test('a big listing reads the same on the worker thread as on the calling thread
     }
     symlinkSync('../../private/canary.txt', nodePath.join(root, 'src', 'm3', 'to-canary'));
   }
-  const expected = await inline.session.invoke(TOOLS.list_directory, {});
+  const expected = await runTool(inline.session, TOOLS.list_directory, {});
   const text = async (outcome: { text: string }): Promise<string> => outcome.text.replace(/art-[\w-]+/g, 'ART');
-  while (!threadedFs.folders.onWorker) await threaded.session.invoke(TOOLS.list_directory, { path: 'src', max_depth: 1 });
-  assert.equal(await text(await threaded.session.invoke(TOOLS.list_directory, {})), await text(expected));
+  while (!threadedFs.folders.onWorker) await runTool(threaded.session, TOOLS.list_directory, { path: 'src', max_depth: 1 });
+  assert.equal(await text(await runTool(threaded.session, TOOLS.list_directory, {})), await text(expected));
   assert.match(expected.text, /2,?2\d\d entries/);
   assert.doesNotMatch(expected.text, /canary|\.log/);
 });
@@ -134,7 +134,7 @@ test('progress: the host hears of the first entry at once, then not of every ent
   }
   const heard: { done: number; message: string }[] = [];
   const started = Date.now();
-  const outcome = await t.session.invoke(TOOLS.list_directory, {}, undefined, 'headless', { progress: (done, message) => heard.push({ done, message }) });
+  const outcome = await runTool(t.session, TOOLS.list_directory, {}, undefined, 'headless', { progress: (done, message) => heard.push({ done, message }) });
   assert.match(outcome.text, /3,?010 entries/);
   assert.deepEqual(heard[0], { done: 1, message: '1 so far: list_directory .' });
   assert.ok(heard.length <= 1 + (Date.now() - started) / 100, `${heard.length} reports`);

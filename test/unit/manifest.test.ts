@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { agentToolReferences, languageModelToolEntries } from '../../src/core/manifest.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { agentToolReferences, languageModelToolEntries } from '../../src/core/pipeline/manifest.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 
 interface Manifest {

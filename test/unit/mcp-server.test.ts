@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type CallToolResult, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { languageModelToolEntries } from '../../src/core/manifest.ts';
+import { languageModelToolEntries } from '../../src/core/pipeline/manifest.ts';
 import type { Rule } from '../../src/core/policy/policy.ts';
 import { LIST_ROOTS, McpToolHost } from '../../src/mcp/server.ts';
 import type { McpGateMode } from '../../src/mcp/gate.ts';

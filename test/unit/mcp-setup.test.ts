@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { mcpClientSnippets, mcpSetupMarkdown } from '../../src/mcp/setup.ts';
 import { MCP_USAGE } from '../../src/cli/mcp.ts';
 import { toolAnnotations } from '../../src/mcp/annotations.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 
 const setup = { node: 'node', cli: '/opt/ext/dist/cli.js', roots: ['/home/me/my project', "/home/me/it's"] };
 const args = (gate: string): string[] => ['/opt/ext/dist/cli.js', 'mcp', '--root', '/home/me/my project', '--root', "/home/me/it's", '--gate', gate];

@@ -8,7 +8,7 @@ import * as nodePath from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { LIST_ROOTS } from '../../src/mcp/server.ts';
 import { testDir } from './harness.ts';
 import { markupOf, paragraphsOf } from '../shared/markdown-view.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import { MediaStore } from '../../src/core/media/store.ts';
 import type { MediaChange } from '../../src/core/media/types.ts';
 import { normalizeModelPath, type WorkspaceRoot } from '../../src/core/paths.ts';
@@ -11,7 +11,7 @@ import { decodeFile, encodeText } from '../../src/core/text/encoding.ts';
 import { countLines, detectEol, withEol } from '../../src/core/text/eol.ts';
 import { lineCounts } from '../../src/core/text/line-counts.ts';
 import { checkWriteRoots, isInWriteRoots, parseWriteRoots } from '../../src/core/media/write-roots.ts';
-import { session } from './harness.ts';
+import { session, runTool } from './harness.ts';
 import { join, manualClock, rejectsWith, throwsWith } from './media-fixtures.ts';
 
 const ROOTS: WorkspaceRoot[] = [{ name: 'ws', address: '/ws', localPath: '/ws' }];
@@ -64,16 +64,16 @@ test('a listener that throws does not stop the change or the other listeners', (
 test('discard removes a line of edits and its descendants; the model is told the id was discarded', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'a.txt'), 'a\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'b' } });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b', replace: 'c' } });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'z' } });
+  await runTool(t.session, TOOLS.stage_file, { path: 'a.txt' });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'b' } });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b', replace: 'c' } });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a', replace: 'z' } });
   const media = t.session.media;
   assert.deepEqual(media.heads().map((m) => m.id), ['m3', 'm4']);
   // Discarding m2 takes m3 (derived from it); m1 stays, since m4 still builds on it.
   assert.deepEqual(media.discard('m2'), ['m2', 'm3']);
   assert.deepEqual(media.all().map((m) => m.id), ['m1', 'm4']);
-  await rejectsWith(t.session.invoke(TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_NOT_FOUND',
+  await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm3' }), 'E_SANDBOX_NOT_FOUND',
     'Media "m3" was discarded by the user, so it cannot be patched or saved. Call list_media to see what is still staged, or stage the file again.');
   // Discarding the last head takes its now-unused ancestors with it.
   assert.deepEqual(media.discardAll(), ['m4', 'm1']);
@@ -85,20 +85,20 @@ test('a person\'s edit becomes a new version; list_media and save_media tell the
   const clock = manualClock();
   const t = session(tc, { overrides: { clock } });
   writeFileSync(join(t.root, 'p.txt'), 'one\ntwo\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'p.txt' });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'two', replace: 'TWO' } });
+  await runTool(t.session, TOOLS.stage_file, { path: 'p.txt' });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'two', replace: 'TWO' } });
   const media = t.session.media;
   assert.equal(media.stagePersonEdit('m2', bytes('one\nTWO\n')).id, 'm2', 'identical bytes make no new version');
   const edit = media.stagePersonEdit('m2', bytes('one\nTWO\nthree by hand\n'));
   assert.deepEqual({ id: edit.id, origin: edit.origin, parentId: edit.parentId, ancestors: edit.ancestors, lines: edit.lines }, { id: 'm3', origin: 'person', parentId: 'm2', ancestors: ['m1', 'm2'], lines: 3 });
   clock.advance(5_000);
-  const list = await t.session.invoke(TOOLS.list_media, {});
+  const list = await runTool(t.session, TOOLS.list_media, {});
   assert.equal(list.text, [
     '1 unsaved staged media (the latest version of each; none of this is on disk):',
     'm3 "p.txt" +2 −1, 5s old, from m2, edited by the user: +1 −0 against m2',
     'Call save_media for each change you want to keep; earlier versions keep their ids.',
   ].join('\n'));
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm3' });
+  const saved = await runTool(t.session, TOOLS.save_media, { media_id: 'm3' });
   assert.deepEqual(saved.result, { media_id: 'm3', path: 'p.txt', added: 2, removed: 1, bytes: 22, created: false, method: 'rename', stale: [], save_id: 's1', user_edit: { media_id: 'm3', against: 'm2', added: 1, removed: 0 } });
   assert.equal(saved.text.split('\n')[1], 'This includes the user\'s own edit in the editor (m3: +1 −0 against your m2); read the file before changing it further.');
   assert.equal(readFileSync(join(t.root, 'p.txt'), 'utf8'), 'one\nTWO\nthree by hand\n');
@@ -108,10 +108,10 @@ test('staging beyond the memory budget fails with a narrated E_SANDBOX_TOO_LARGE
   const t = session(tc, { overrides: { limits: () => ({ ...DEFAULT_LIMITS, mediaBudgetBytes: 100 }) } });
   writeFileSync(join(t.root, 'big.txt'), 'x'.repeat(101));
   writeFileSync(join(t.root, 'half.txt'), 'y'.repeat(60));
-  await rejectsWith(t.session.invoke(TOOLS.stage_file, { path: 'big.txt' }), 'E_SANDBOX_TOO_LARGE',
+  await rejectsWith(runTool(t.session, TOOLS.stage_file, { path: 'big.txt' }), 'E_SANDBOX_TOO_LARGE',
     'Staging "big.txt" needs 101 bytes, more than the whole staged-media budget of 100 bytes; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).');
-  await t.session.invoke(TOOLS.stage_file, { path: 'half.txt' });
-  await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'y'.repeat(60), replace: 'z'.repeat(60) } }), 'E_SANDBOX_TOO_LARGE',
+  await runTool(t.session, TOOLS.stage_file, { path: 'half.txt' });
+  await rejectsWith(runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'y'.repeat(60), replace: 'z'.repeat(60) } }), 'E_SANDBOX_TOO_LARGE',
     'Staging "half.txt" needs 60 bytes, but staged media already hold 60 bytes of the 100 bytes budget (1 unsaved; list_media shows them); nothing was staged. Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (workspaceTools.media.memoryBudgetMB).');
   assert.equal(t.session.media.usedBytes(), 60);
 });
@@ -120,22 +120,22 @@ test('saved media are dropped from memory first when the budget is reached, with
   const t = session(tc, { overrides: { limits: () => ({ ...DEFAULT_LIMITS, mediaBudgetBytes: 100 }) } });
   writeFileSync(join(t.root, 'a.txt'), 'a'.repeat(40));
   writeFileSync(join(t.root, 'b.txt'), 'b'.repeat(50));
-  await t.session.invoke(TOOLS.stage_file, { path: 'a.txt' });
-  await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
-  await t.session.invoke(TOOLS.stage_file, { path: 'b.txt' });
-  await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b'.repeat(50), replace: 'c'.repeat(50) } });
+  await runTool(t.session, TOOLS.stage_file, { path: 'a.txt' });
+  await runTool(t.session, TOOLS.save_media, { media_id: 'm1' });
+  await runTool(t.session, TOOLS.stage_file, { path: 'b.txt' });
+  await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'b'.repeat(50), replace: 'c'.repeat(50) } });
   assert.deepEqual(t.session.media.all().map((m) => m.id), ['m2', 'm3']);
-  await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a'.repeat(40), replace: 'b' } }), 'E_SANDBOX_NOT_FOUND',
+  await rejectsWith(runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'a'.repeat(40), replace: 'b' } }), 'E_SANDBOX_NOT_FOUND',
     'Media "m1" was already saved and has been dropped from memory to stay within the staged-media budget. Stage the file again with stage_file to edit it further.');
 });
 
 test('an unsaved media exists only in memory; a saved one records the file and the hash it wrote', async (tc) => {
   const t = session(tc);
   writeFileSync(join(t.root, 'd.txt'), 'd\n');
-  await t.session.invoke(TOOLS.stage_file, { path: 'd.txt' });
+  await runTool(t.session, TOOLS.stage_file, { path: 'd.txt' });
   const media = t.session.media.get('m1');
   assert.deepEqual({ id: media.id, size: media.bytes.byteLength, text: new TextDecoder().decode(media.bytes), saved: media.saved }, { id: 'm1', size: 2, text: 'd\n', saved: undefined });
-  await t.session.invoke(TOOLS.save_media, { media_id: 'm1' });
+  await runTool(t.session, TOOLS.save_media, { media_id: 'm1' });
   const sha256 = createHash('sha256').update('d\n').digest('hex');
   const saved = t.session.media.get('m1').saved;
   assert.deepEqual({ folder: saved?.path.root.name, path: saved?.path.rel, sha256: saved?.hash }, { folder: t.session.roots[0]!.name, path: 'd.txt', sha256 });

@@ -11,7 +11,7 @@ import { spliceUtf8 } from '../../src/core/media/patch-utf8.ts';
 import { applyEdits, type FindReplace, type PatchOutcome } from '../../src/core/media/patch.ts';
 import { lineFeedsOfUtf8, lineStats, lineStatsOfUtf8 } from '../../src/core/text/eol.ts';
 import { lineCounts, lineCountsOfUtf8 } from '../../src/core/text/line-counts.ts';
-import { session } from './harness.ts';
+import { session, runTool } from './harness.ts';
 import { join } from './media-fixtures.ts';
 
 const piece = fc.constantFrom('a', 'b', 'ab', ' ', '\n', '\r\n', '\r', 'x\n', 'é', '€', '😀', '\uFEFF', 'line one\n', 'line two\r\n');
@@ -85,15 +85,15 @@ test('a UTF-8 file is staged, patched and saved without its text, and the result
   const t = session(tc);
   const body = Array.from({ length: 3000 }, (_, i) => `row ${i} é€😀${i % 7 === 0 ? '\r' : ''}\n`).join('');
   writeFileSync(join(t.root, 'u.txt'), Buffer.concat([BOM, utf8(body)]));
-  const staged = await t.session.invoke(TOOLS.stage_file, { path: 'u.txt' });
+  const staged = await runTool(t.session, TOOLS.stage_file, { path: 'u.txt' });
   assert.deepEqual({ lines: staged.result.lines, eol: staged.result.eol, encoding: staged.result.encoding }, { lines: 3000, eol: 'mixed', encoding: 'utf8bom' });
-  const patched = await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm1', patch: [{ find: 'row 10 é', replace: 'row ten\nand a half é' }, { find: '😀', replace: ':)', replace_all: true }] });
+  const patched = await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm1', patch: [{ find: 'row 10 é', replace: 'row ten\nand a half é' }, { find: '😀', replace: ':)', replace_all: true }] });
   assert.deepEqual({ added: patched.result.added, removed: patched.result.removed, lines: patched.result.lines }, { added: 3001, removed: 3000, lines: 3001 });
   const expected = body.replace('row 10 é', 'row ten\nand a half é').replaceAll('😀', ':)');
   assert.deepEqual(Buffer.from(t.session.media.get('m2').bytes), Buffer.concat([BOM, utf8(expected)]));
-  const saved = await t.session.invoke(TOOLS.save_media, { media_id: 'm2' });
+  const saved = await runTool(t.session, TOOLS.save_media, { media_id: 'm2' });
   assert.deepEqual({ added: saved.result.added, removed: saved.result.removed }, { added: 3001, removed: 3000 });
-  const again = await t.session.invoke(TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'row 2999', replace: 'last row' } });
+  const again = await runTool(t.session, TOOLS.media_apply_patch, { media_id: 'm2', patch: { find: 'row 2999', replace: 'last row' } });
   assert.deepEqual({ added: again.result.added, removed: again.result.removed }, { added: 1, removed: 1 });
   assert.deepEqual(t.session.media.changes('m3'), { added: 1, removed: 1 }, 'against what the save wrote');
 });

@@ -6,7 +6,7 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { SandboxError } from '../../src/core/errors.ts';
 import { normalizeModelPath, resolveOnDisk, isWithin, type GatedPath } from '../../src/core/paths.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { hostileLinks, tempDir, testSession, type TestSession } from './harness.ts';
+import { hostileLinks, tempDir, testSession, type TestSession, runTool } from './harness.ts';
 
 let t: TestSession;
 
@@ -49,7 +49,7 @@ const hostile: readonly string[] = [
 test(`${hostile.length} hostile paths are each refused with a narrated error`, async () => {
   assert.ok(hostile.length >= 40);
   for (const path of hostile) {
-    await assert.rejects(t.session.invoke(TOOLS.list_directory, { path }), (e: unknown) => {
+    await assert.rejects(runTool(t.session, TOOLS.list_directory, { path }), (e: unknown) => {
       assert.ok(e instanceof SandboxError, `${JSON.stringify(path)} threw ${String(e)}`);
       assert.equal(e.code, 'E_SANDBOX_REFUSED', `${JSON.stringify(path)}: ${e.message}`);
       assert.match(e.message, /was refused: .+\. (Give|Use|Only|Write)/, `${JSON.stringify(path)}: ${e.message}`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { BUILT_IN_RULES, Policy, type Rule, type RuleAction, type SourcedRule } from '../../src/core/policy/policy.ts';
-import type { Risk } from '../../src/core/tool.ts';
+import type { Risk } from '../../src/core/contract/tool.ts';
 import { namePrefilter } from '../../src/core/policy/name-prefilter.ts';
 import { ruleRegex } from '../../src/core/policy/rule-glob.ts';
 

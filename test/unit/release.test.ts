@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { TOOL_NAMES, type ToolName } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES, type ToolName } from '../../src/core/contract/names.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 
 interface Manifest {

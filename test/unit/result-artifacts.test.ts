@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import type { ToolName } from '../../src/core/tools/names.ts';
+import type { ToolName } from '../../src/core/contract/names.ts';
 import type { ArtifactPage } from '../../src/core/artifacts/types.ts';
 import type { PageBudget } from '../../src/core/paging/budget.ts';
 import { pagedResult, type TestSession, wholeResult } from './harness.ts';

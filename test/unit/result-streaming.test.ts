@@ -7,7 +7,7 @@ import * as nodePath from 'node:path';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { PAGE_MAX_BYTES } from '../../src/core/paging/budget.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
-import { pagedResult, type TestSession } from './harness.ts';
+import { pagedResult, type TestSession, runTool } from './harness.ts';
 import { rgChildren, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
 /** What the spool holds in memory before a write (see ResultSpool). */
@@ -26,7 +26,7 @@ describe('unbounded results stream to disk in bounded memory', () => {
   after(async () => { await t.dispose(); });
 
   it('find_files "*" over 20,000 files holds at most one page and one write chunk, whatever the result\'s size', async () => {
-    const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*' });
+    const outcome = await runTool(t.session, TOOLS.find_files, { glob: '*' });
     const paged = pagedResult(outcome.result);
     await t.session.artifacts.settled(paged.artifact.callId);
     const info = t.session.artifacts.get(paged.artifact.callId);
@@ -36,7 +36,7 @@ describe('unbounded results stream to disk in bounded memory', () => {
   });
 
   it('list_directory of the whole tree: the same bound', async () => {
-    const outcome = await t.session.invoke(TOOLS.list_directory, { path: 'tree' });
+    const outcome = await runTool(t.session, TOOLS.list_directory, { path: 'tree' });
     const paged = pagedResult(outcome.result);
     await t.session.artifacts.settled(paged.artifact.callId);
     const info = t.session.artifacts.get(paged.artifact.callId);
@@ -45,11 +45,11 @@ describe('unbounded results stream to disk in bounded memory', () => {
   });
 
   it('a result artifact still being written: artifact_read waits for the lines it asks for, artifact_grep for the end', async () => {
-    const outcome = await t.session.invoke(TOOLS.find_files, { glob: '*.txt' });
+    const outcome = await runTool(t.session, TOOLS.find_files, { glob: '*.txt' });
     const paged = pagedResult(outcome.result);
-    const last = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: 19_000, limit: 1 })).result;
+    const last = (await runTool(t.session, TOOLS.artifact_read, { callId: paged.artifact.callId, offset: 19_000, limit: 1 })).result;
     assert.equal(last.lines.length, 1);
-    const grep = await t.session.invoke(TOOLS.artifact_grep, { callId: paged.artifact.callId, pattern: '^done complete' });
+    const grep = await runTool(t.session, TOOLS.artifact_grep, { callId: paged.artifact.callId, pattern: '^done complete' });
     assert.equal(grep.text, '1 matching line for /^done complete/ in find_files "*.txt":\n20001:\tdone complete (20000 paths)');
   });
 });
@@ -71,11 +71,11 @@ describe('reading a result still being written from its end', () => {
     const t = searchSession();
     const writer = pipeOfHits(t);
     try {
-      const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' });
+      const outcome = await runTool(t.session, TOOLS.search_files, { pattern: 'hit', path: 'stream.log' });
       const paged = pagedResult(outcome.result);
       assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
       // Asked while the pipe is open: the result cannot end before the last lines below are written and the pipe closed.
-      const tail = t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: -2 });
+      const tail = runTool(t.session, TOOLS.artifact_read, { callId: paged.artifact.callId, offset: -2 });
       writer.end('hit 5000 last\n');
       const page = (await tail).result;
       assert.deepEqual(page.lines.map((l) => l.text), ['  5001: hit 5000 last', 'done complete (5001 matching lines in 1 file)']);
@@ -136,7 +136,7 @@ describe('cancelling a result still being written', () => {
     writer.on('error', (e: NodeJS.ErrnoException) => writeErrors.push(e));
     try {
       const controller = new AbortController();
-      const outcome = await t.session.invoke(TOOLS.search_files, { pattern: 'hit', path: 'stream.log' }, controller.signal);
+      const outcome = await runTool(t.session, TOOLS.search_files, { pattern: 'hit', path: 'stream.log' }, controller.signal);
       const paged = pagedResult(outcome.result);
       assert.equal(paged.artifact.complete, false, 'the first page came back while ripgrep still read the pipe');
       assert.equal(rgChildren().length, 1);
@@ -144,7 +144,7 @@ describe('cancelling a result still being written', () => {
       await t.session.artifacts.settled(paged.artifact.callId);
       await waitFor(() => rgChildren().length === 0);
       const info = t.session.artifacts.get(paged.artifact.callId);
-      const end = (await t.session.invoke(TOOLS.artifact_read, { callId: paged.artifact.callId, offset: info.lines, limit: 1 })).result;
+      const end = (await runTool(t.session, TOOLS.artifact_read, { callId: paged.artifact.callId, offset: info.lines, limit: 1 })).result;
       // ripgrep may not have printed every line it read before it was stopped: the artifact holds what it did print.
       const found = Number(/^incomplete: the call was cancelled after (\d+) matching lines in 1 file; the lines above are all that was found$/.exec(end.lines[0]!.text)?.[1]);
       assert.ok(found >= paged.page.length && found <= 5000, end.lines[0]!.text);

@@ -9,14 +9,14 @@ import { searchFiles } from '../../src/core/tools/search_files.ts';
 import { findFiles } from '../../src/core/tools/find_files.ts';
 import { renderMatches, renderPaths, type ResultFrame, type SearchOutput, type SearchResult } from '../../src/core/search/results.ts';
 import type { ContentQuery, PathQuery, SandboxSearch, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
-import type { Tool, ToolOutcome } from '../../src/core/tool.ts';
-import { session, type TestSession, wholeResult } from './harness.ts';
+import type { Tool, ToolOutcome } from '../../src/core/contract/tool.ts';
+import { session, type TestSession, wholeResult, runTool } from './harness.ts';
 import { SEARCH_TREE, failure, rgChildren, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
 
 const TREE = SEARCH_TREE;
 
 async function frames(t: TestSession, tool: Tool<SearchOutput>, args: Record<string, unknown>): Promise<SearchResult> {
-  return wholeResult((await t.session.invoke(tool, args)).result);
+  return wholeResult((await runTool(t.session, tool, args)).result);
 }
 
 /** "path:line" for matches, "path" for paths, in result order. */
@@ -64,7 +64,7 @@ describe('search_files: each argument of the table', () => {
 
   it('rejects follow: true at validation: the gate is never asked and rg never starts', async () => {
     const calls = t.gate.calls.length;
-    const error = await failure(() => t.session.invoke(searchFiles, { pattern: 'Alpha', follow: true }));
+    const error = await failure(() => runTool(t.session, searchFiles, { pattern: 'Alpha', follow: true }));
     assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT');
     assert.match(error.message, /"follow"/);
     assert.match(error.message, /only false/);
@@ -102,25 +102,25 @@ describe('find_files: each argument of the table', () => {
 
   it('rejects ignore_case and literal as unknown arguments (absent from its schema)', async () => {
     for (const flag of ['ignore_case', 'literal']) {
-      const error = await failure(() => t.session.invoke(findFiles, { glob: '*', [flag]: true }));
+      const error = await failure(() => runTool(t.session, findFiles, { glob: '*', [flag]: true }));
       assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT');
       assert.match(error.message, new RegExp(`Unknown argument "${flag}"`));
     }
   });
 
   it('rejects follow: true at validation', async () => {
-    const error = await failure(() => t.session.invoke(findFiles, { glob: '*', follow: true }));
+    const error = await failure(() => runTool(t.session, findFiles, { glob: '*', follow: true }));
     assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT');
   });
 
   it('refuses a file as path, since globs would not apply to it', async () => {
-    const error = await failure(() => t.session.invoke(findFiles, { glob: '*.md', path: 'src/app.ts' }));
+    const error = await failure(() => runTool(t.session, findFiles, { glob: '*.md', path: 'src/app.ts' }));
     assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT');
     assert.match(error.message, /is a file, not a folder/);
   });
 
   it('names a missing folder', async () => {
-    const error = await failure(() => t.session.invoke(findFiles, { glob: '*', path: 'nope' }));
+    const error = await failure(() => runTool(t.session, findFiles, { glob: '*', path: 'nope' }));
     assert.equal(error.code, 'E_SANDBOX_NOT_FOUND');
     assert.match(error.message, /"nope" does not exist/);
   });
@@ -174,14 +174,14 @@ describe('limit and done frames', () => {
       const base = tool === searchFiles ? { pattern: 'hit' } : { glob: '*' };
       for (const limit of [0, -1, 1.5, Infinity, NaN, '3']) {
         const calls = t.gate.calls.length;
-        const error = await failure(() => t.session.invoke(tool, { ...base, limit }));
+        const error = await failure(() => runTool(t.session, tool, { ...base, limit }));
         assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT', `${tool.name} limit ${String(limit)}`);
         assert.match(error.message, /Argument "limit" is invalid/);
         assert.equal(t.gate.calls.length, calls);
         assert.equal(t.log.entries.at(-1)?.verdict, 'invalid');
       }
       for (const max_depth of [0, -2, 2.5, Infinity, NaN, '1']) {
-        const error = await failure(() => t.session.invoke(tool, { ...base, max_depth }));
+        const error = await failure(() => runTool(t.session, tool, { ...base, max_depth }));
         assert.equal(error.code, 'E_SANDBOX_INVALID_INPUT', `${tool.name} max_depth ${String(max_depth)}`);
       }
     }
@@ -246,14 +246,14 @@ describe('canary: secrets are never searched nor listed', () => {
         for (const extra of [{}, { ignore_case: true }, { glob: '.env' }, { glob: '*.pem' }, { glob: 'id_*' }, { iglob: '*.PEM' }, { iglob: '.ENV' }, { path: 'config' }]) {
           const args = { pattern, literal, hidden, no_ignore, ...extra };
           if (pattern === '.' && !('glob' in extra) && !('iglob' in extra) && !('path' in extra)) continue; // "." matches src/ok.ts: fine, but not a canary probe
-          assertClean(JSON.stringify(args), pattern, await t.session.invoke(searchFiles, args));
+          assertClean(JSON.stringify(args), pattern, await runTool(t.session, searchFiles, args));
         }
       }
     });
     if (!literal) it(`find_files hidden=${hidden} no_ignore=${no_ignore}`, async () => {
       for (const extra of [{ glob: '*' }, { glob: '**' }, { glob: '.env' }, { glob: '*.pem' }, { glob: 'id_*' }, { glob: 'config/**' }, { glob: '*', iglob: '*.PEM' }, { glob: '*', iglob: 'ID_RSA' }, { glob: '*', path: 'config' }]) {
         const args = { hidden, no_ignore, ...extra };
-        const outcome = await t.session.invoke(findFiles, args);
+        const outcome = await runTool(t.session, findFiles, args);
         const all = JSON.stringify(outcome.result) + outcome.text;
         for (const leak of ['id_rsa', 'secret.pem', '"path":".env"', '\n.env']) assert.equal(all.includes(leak), false, `${JSON.stringify(args)}: leaked ${leak}`);
       }
@@ -261,7 +261,7 @@ describe('canary: secrets are never searched nor listed', () => {
   }
 
   it('an approved search aimed straight at a secret is still skipped, with a note about the path the model named', async () => {
-    const outcome = await t.session.invoke(searchFiles, { pattern: 'CANARY_[0-9a-f]+', path: '.env', hidden: true, no_ignore: true });
+    const outcome = await runTool(t.session, searchFiles, { pattern: 'CANARY_[0-9a-f]+', path: '.env', hidden: true, no_ignore: true });
     assert.equal(t.gate.calls.at(-1)?.secret, true);
     assert.equal(JSON.stringify(outcome.result).includes(token), false);
     assert.equal(outcome.text.includes(token), false);
@@ -283,7 +283,7 @@ describe('paths through links', () => {
     const t = session(tc, searchOptions());
     writeTree(t.root, { '.ssh/id_ed25519': 'needle\n' });
     symlinkSync('.ssh', nodePath.join(t.root, 'keys'));
-    const error = await failure(() => t.session.invoke(searchFiles, { pattern: 'needle', path: 'keys', hidden: true }));
+    const error = await failure(() => runTool(t.session, searchFiles, { pattern: 'needle', path: 'keys', hidden: true }));
     assert.equal(error.code, 'E_SANDBOX_REFUSED');
     assert.deepEqual(rgChildren(), []);
   });
@@ -295,7 +295,7 @@ describe('cancellation', () => {
     // A FIFO with no writer blocks rg forever, so every search is still running when it is cancelled.
     execFileSync('mkfifo', [nodePath.join(t.root, 'pipe')]);
     const controllers = Array.from({ length: 200 }, () => new AbortController());
-    const calls = controllers.map((c) => t.session.invoke(searchFiles, { pattern: 'x', path: 'pipe' }, c.signal));
+    const calls = controllers.map((c) => runTool(t.session, searchFiles, { pattern: 'x', path: 'pipe' }, c.signal));
     await waitFor(() => rgChildren().length === 200, 30_000);
     const started = Date.now();
     for (const c of controllers) c.abort();
@@ -327,7 +327,7 @@ describe('rendering for the model', () => {
   it('search_files: matches grouped by file, compact (pinned)', async (tc) => {
     const t = session(tc, searchOptions());
     writeTree(t.root, { 'src/b.ts': 'let todo = 1;\n\nTODO: fix\n', 'src/a.ts': 'TODO first\n', 'long.min.js': 'x'.repeat(3000) + 'TODO' + '\n' });
-    const outcome = await t.session.invoke(searchFiles, { pattern: 'todo', ignore_case: true });
+    const outcome = await runTool(t.session, searchFiles, { pattern: 'todo', ignore_case: true });
     assert.equal(outcome.text, [
       '4 matching lines in 3 files:',
       'long.min.js',
@@ -338,7 +338,7 @@ describe('rendering for the model', () => {
       '  1: let todo = 1;',
       '  3: TODO: fix',
     ].join('\n'));
-    const limited = await t.session.invoke(searchFiles, { pattern: 'TODO', path: 'src', limit: 1 });
+    const limited = await runTool(t.session, searchFiles, { pattern: 'TODO', path: 'src', limit: 1 });
     assert.match(limited.text, /^1 matching line in 1 file \(limited\):\nsrc\/[ab]\.ts\n {2}\d: TODO.*\nNote: Result limited to 1 matching line; more exist\. Call again with a larger limit \(now 1\) to see more, or narrow the search\.$/);
   });
 
@@ -351,7 +351,7 @@ describe('rendering for the model', () => {
   it('the result JSON is the frame list', async (tc) => {
     const t = session(tc, searchOptions());
     writeTree(t.root, { 'a.txt': 'one\n' });
-    const outcome = await t.session.invoke(findFiles, { glob: '*.txt' });
+    const outcome = await runTool(t.session, findFiles, { glob: '*.txt' });
     assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), [{ kind: 'path', path: 'a.txt' }, { kind: 'done', complete: true }]);
   });
 });
@@ -395,18 +395,18 @@ describe('custom backends', () => {
   it('a declared supportsFollow restores the full follow option and passes it through', async (tc) => {
     const fake = new FakeSearch(true, [{ kind: 'done', complete: true }]);
     const t = session(tc, searchOptions({ search: fake }));
-    await t.session.invoke(findFiles, { glob: '*', follow: true });
-    await t.session.invoke(searchFiles, { pattern: 'x', follow: true, limit: 3 });
+    await runTool(t.session, findFiles, { glob: '*', follow: true });
+    await runTool(t.session, searchFiles, { pattern: 'x', follow: true, limit: 3 });
     assert.deepEqual(fake.queries.map((q) => [q.follow, q.limit]), [[true, undefined], [true, 3]]);
     assert.deepEqual(fake.queries[0]!.scopes, [{ folder: nodePath.basename(t.root), cwd: t.root, path: '' }]);
   });
 
   it('a backend with a hard cap refuses unbounded calls instead of imposing its own bound', async (tc) => {
     const t = session(tc, searchOptions({ search: new CappedSearch(10) }));
-    const unbounded = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
+    const unbounded = await failure(() => runTool(t.session, findFiles, { glob: '*' }));
     assert.equal(unbounded.code, 'E_SANDBOX_UNSUPPORTED');
     assert.match(unbounded.message, /cannot run an unbounded search\. Call again with limit between 1 and 10/);
-    const over = await failure(() => t.session.invoke(searchFiles, { pattern: 'x', limit: 11 }));
+    const over = await failure(() => runTool(t.session, searchFiles, { pattern: 'x', limit: 11 }));
     assert.match(over.message, /a search with limit 11/);
     const bounded = await frames(t, findFiles, { glob: '*', limit: 3 });
     assert.deepEqual(hits(bounded), ['f0', 'f1', 'f2']);
@@ -416,7 +416,7 @@ describe('custom backends', () => {
   it('a backend that reports a limit although none was given, or never ends its stream, is a narrated io failure', async (tc) => {
     for (const answer of [[{ kind: 'limit', limit: 5 }], [{ kind: 'path', folder: 'x', path: 'a' }]] as SearchFrame[][]) {
       const t = session(tc, searchOptions({ search: new FakeSearch(false, answer) }));
-      const error = await failure(() => t.session.invoke(findFiles, { glob: '*' }));
+      const error = await failure(() => runTool(t.session, findFiles, { glob: '*' }));
       assert.equal(error.code, 'E_SANDBOX_IO');
     }
   });

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import { DEFAULT_LIMITS } from '../../src/core/session.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 import type { TextEncoding } from '../../src/core/text/encoding.ts';
-import { session } from './harness.ts';
+import { session, runTool } from './harness.ts';
 import { join, rejectsWith } from './media-fixtures.ts';
 import { oneFile } from '../../src/core/tools/open_file.ts';
 
@@ -32,21 +32,21 @@ for (const encoding of ['utf16le', 'utf16be', 'utf8bom', 'windows1252'] as const
     const original = Buffer.concat([Buffer.from(BOMS[encoding]!), write(BEFORE), write(LINE), write(AFTER)]);
     writeFileSync(file, original);
 
-    const opened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result);
+    const opened = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'menu.txt' })).result);
     assert.deepEqual({ encoding: opened.encoding, bytes: opened.bytes, lines: opened.lines, eol: opened.eol, binary: opened.binary }, { encoding, bytes: original.length, lines: 4, eol: 'crlf', binary: false });
-    const page = (await t.session.invoke(TOOLS.artifact_read, { callId: opened.callId })).result;
+    const page = (await runTool(t.session, TOOLS.artifact_read, { callId: opened.callId })).result;
     assert.deepEqual(page.lines.map((l) => l.text), ['café crème', 'second line', 'déjà vu', 'no final newline']);
 
-    const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'menu.txt' })).result;
+    const staged = (await runTool(t.session, TOOLS.stage_file, { path: 'menu.txt' })).result;
     assert.deepEqual({ encoding: staged.encoding, bytes: staged.bytes, lines: staged.lines, eol: staged.eol }, { encoding: opened.encoding, bytes: original.length, lines: 4, eol: 'crlf' });
 
-    const patched = (await t.session.invoke(TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'second line', replace: 'deuxième ligne €' } })).result;
+    const patched = (await runTool(t.session, TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'second line', replace: 'deuxième ligne €' } })).result;
     assert.deepEqual([patched.added, patched.removed, patched.lines], [1, 1, 4]);
-    await t.session.invoke(TOOLS.save_media, { media_id: patched.media_id });
+    await runTool(t.session, TOOLS.save_media, { media_id: patched.media_id });
 
     const expected = Buffer.concat([Buffer.from(BOMS[encoding]!), write(BEFORE), write(`deuxi\xe8me ligne ${euro}`), write(AFTER)]);
     assert.deepEqual(readFileSync(file), expected);
-    const reopened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'menu.txt' })).result);
+    const reopened = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'menu.txt' })).result);
     assert.equal(reopened.encoding, encoding);
   });
 }
@@ -56,11 +56,11 @@ test('a character the file\'s encoding cannot hold is a narrated error that make
   const file = join(t.root, 'old.txt');
   const original = Buffer.from('caf\xe9\nsecond\n', 'latin1');
   writeFileSync(file, original);
-  const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'old.txt' })).result;
+  const staged = (await runTool(t.session, TOOLS.stage_file, { path: 'old.txt' })).result;
   assert.equal(staged.encoding, 'windows1252');
-  await rejectsWith(t.session.invoke(TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'second', replace: 'second ✓' } }), 'E_SANDBOX_INVALID_INPUT',
+  await rejectsWith(runTool(t.session, TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'second', replace: 'second ✓' } }), 'E_SANDBOX_INVALID_INPUT',
     '"old.txt" is stored as windows1252, which has no character for "✓" (U+2713) on line 2 of the new text; no media was made and nothing was written. Write it another way (a character windows1252 has, or an escape the file\'s language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.');
-  await rejectsWith(t.session.invoke(TOOLS.stage_file, { path: 'old.txt', content: 'one\ntwo 😀\n' }), 'E_SANDBOX_INVALID_INPUT',
+  await rejectsWith(runTool(t.session, TOOLS.stage_file, { path: 'old.txt', content: 'one\ntwo 😀\n' }), 'E_SANDBOX_INVALID_INPUT',
     '"old.txt" is stored as windows1252, which has no character for "😀" (U+1F600) on line 2 of the new text; no media was made and nothing was written. Write it another way (a character windows1252 has, or an escape the file\'s language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.');
   assert.deepEqual(t.session.media.all().map((m) => m.id), [staged.media_id]);
   assert.deepEqual(readFileSync(file), original);
@@ -75,20 +75,20 @@ test('the encoding the user\'s files.encoding gives a file decides open, stage a
   const file = join(t.root, 'ru', 'hello.txt');
   const original = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x0a]);
   writeFileSync(file, original);
-  const opened = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'ru/hello.txt' })).result);
+  const opened = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'ru/hello.txt' })).result);
   assert.equal(opened.encoding, 'windows1251');
-  const page = (await t.session.invoke(TOOLS.artifact_read, { callId: opened.callId })).result;
+  const page = (await runTool(t.session, TOOLS.artifact_read, { callId: opened.callId })).result;
   assert.deepEqual(page.lines.map((l) => l.text), ['Привет']);
-  const staged = (await t.session.invoke(TOOLS.stage_file, { path: 'ru/hello.txt' })).result;
+  const staged = (await runTool(t.session, TOOLS.stage_file, { path: 'ru/hello.txt' })).result;
   assert.equal(staged.encoding, 'windows1251');
-  const patched = (await t.session.invoke(TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'Привет', replace: 'Привет, мир' } })).result;
-  await t.session.invoke(TOOLS.save_media, { media_id: patched.media_id });
+  const patched = (await runTool(t.session, TOOLS.media_apply_patch, { media_id: staged.media_id, patch: { find: 'Привет', replace: 'Привет, мир' } })).result;
+  await runTool(t.session, TOOLS.save_media, { media_id: patched.media_id });
   assert.deepEqual(readFileSync(file), Buffer.concat([original.subarray(0, 6), Buffer.from([0x2c, 0x20, 0xec, 0xe8, 0xf0]), Buffer.from([0x0a])]));
   assert.ok(asked.includes('ru/hello.txt'));
 
   writeFileSync(join(t.root, 'ru', 'bom.txt'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Привет\n')]));
-  assert.equal(oneFile((await t.session.invoke(TOOLS.open_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
-  assert.equal(((await t.session.invoke(TOOLS.stage_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
+  assert.equal(oneFile((await runTool(t.session, TOOLS.open_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
+  assert.equal(((await runTool(t.session, TOOLS.stage_file, { path: 'ru/bom.txt' })).result).encoding, 'utf8bom');
 });
 
 test('a large non-UTF-8 file is transcoded chunk by chunk on every backend, falling back to latin-1 for a byte windows-1252 leaves undefined', async (tc) => {
@@ -97,14 +97,14 @@ test('a large non-UTF-8 file is transcoded chunk by chunk on every backend, fall
     const t = session(tc, fs ? { fs, overrides: { limits: () => ({ ...DEFAULT_LIMITS, nonStreamingMaxBytes: 8 * 1024 * 1024 }) } } : {});
     writeFileSync(join(t.root, 'cp.txt'), Buffer.concat([body, Buffer.from('end \x80\n', 'latin1')]));
     writeFileSync(join(t.root, 'l1.txt'), Buffer.concat([body, Buffer.from([0x81, 0x0a])]));
-    const cp = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'cp.txt' })).result);
+    const cp = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'cp.txt' })).result);
     assert.deepEqual([cp.encoding, cp.lines, cp.bytes], ['windows1252', 100_001, body.length + 6]);
-    const last = (await t.session.invoke(TOOLS.artifact_read, { callId: cp.callId, offset: 100_000 })).result;
+    const last = (await runTool(t.session, TOOLS.artifact_read, { callId: cp.callId, offset: 100_000 })).result;
     assert.deepEqual(last.lines.map((l) => l.text), ['café crème', 'end €']);
-    const l1 = oneFile((await t.session.invoke(TOOLS.open_file, { path: 'l1.txt' })).result);
+    const l1 = oneFile((await runTool(t.session, TOOLS.open_file, { path: 'l1.txt' })).result);
     assert.deepEqual([l1.encoding, l1.lines], ['iso88591', 100_001]);
-    const tail = (await t.session.invoke(TOOLS.artifact_read, { callId: l1.callId, offset: 100_001 })).result;
+    const tail = (await runTool(t.session, TOOLS.artifact_read, { callId: l1.callId, offset: 100_001 })).result;
     assert.deepEqual(tail.lines.map((l) => l.text), ['\u0081']);
-    assert.equal(((await t.session.invoke(TOOLS.stage_file, { path: 'l1.txt' })).result).encoding, 'iso88591');
+    assert.equal(((await runTool(t.session, TOOLS.stage_file, { path: 'l1.txt' })).result).encoding, 'iso88591');
   }
 });

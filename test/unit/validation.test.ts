@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLS } from '../../src/core/tools/index.ts';
-import { TOOL_NAMES } from '../../src/core/tools/names.ts';
+import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { SandboxError } from '../../src/core/errors.ts';
-import { validateInput } from '../../src/core/schema.ts';
-import { session } from './harness.ts';
+import { validateInput } from '../../src/core/contract/schema.ts';
+import { session, runTool } from './harness.ts';
 
 function rejection(fn: () => unknown): SandboxError {
   try { fn(); } catch (e) { if (e instanceof SandboxError) return e; throw e; }
@@ -69,7 +69,7 @@ test('find_files rejects ignore_case and literal as unknown arguments', () => {
 
 test('invalid input is refused before the gate is asked', async (tc) => {
   const t = session(tc);
-  await assert.rejects(t.session.invoke(TOOLS.list_directory, { max_depth: 0 }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT');
+  await assert.rejects(runTool(t.session, TOOLS.list_directory, { max_depth: 0 }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT');
   assert.equal(t.gate.calls.length, 0);
   assert.equal(t.log.entries[0]?.verdict, 'invalid');
 });

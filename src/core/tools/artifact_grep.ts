@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool, soleTarget, type ToolContext } from '../tool.ts';
-import { ripgrepArgument, boundArgument } from '../schema.ts';
+import { defineTool, soleTarget, type ToolContext } from '../contract/tool.ts';
+import { ripgrepArgument, boundArgument } from '../contract/schema.ts';
 import type { ArtifactGrepResult, GrepHead, GrepLine } from '../artifacts/types.ts';
 import type { GrepByteSink } from '../artifacts/grep-bytes.ts';
 import { GREP_DEFAULT_MAX_RESULTS, GREP_MAX_RESULTS, grepArtifact, type GrepLines } from '../artifacts/grep.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool } from '../contract/tool.ts';
 import type { ArtifactQueryResult } from '../artifacts/types.ts';
 import { queryArtifact } from '../artifacts/query.ts';
 import { renderQuery } from '../artifacts/render.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool } from '../contract/tool.ts';
 import type { ArtifactPage } from '../artifacts/types.ts';
 import { PAGE_MAX_LINES, readArtifact } from '../artifacts/page.ts';
 import { renderPage } from '../artifacts/render.ts';

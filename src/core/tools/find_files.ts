@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool, type SchemaDeclaration } from '../tool.ts';
-import { ripgrepArgument, boundArgument, followRejectedUnlessDeclared } from '../schema.ts';
+import { defineTool, type SchemaDeclaration } from '../contract/tool.ts';
+import { ripgrepArgument, boundArgument, followRejectedUnlessDeclared } from '../contract/schema.ts';
 import { hiddenBy, renderPaths, runSearch, type SearchOutput } from '../search/results.ts';
 
 export const findFilesSchema = (declaration: SchemaDeclaration) => z.strictObject({

@@ -1,5 +1,5 @@
-import type { ResultOf, Tool } from '../tool.ts';
-import type { ToolName } from './names.ts';
+import type { ResultOf, Tool } from '../contract/tool.ts';
+import type { ToolName } from '../contract/names.ts';
 import { openFile } from './open_file.ts';
 import { openJsonFile } from './open_json_file.ts';
 import { openMarkdownFile } from './open_markdown_file.ts';

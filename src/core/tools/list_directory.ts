@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { defineTool, type ToolContext } from '../tool.ts';
+import { defineTool, type ToolContext } from '../contract/tool.ts';
 import type { GatedPath } from '../paths.ts';
-import { boundArgument } from '../schema.ts';
+import { boundArgument } from '../contract/schema.ts';
 import { SandboxError, cancelled, fromFsError } from '../errors.ts';
 import type { ListedEntry } from '../list/port.ts';
 import { fits } from '../paging/budget.ts';

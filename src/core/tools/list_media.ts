@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool } from '../contract/tool.ts';
 
 export const listMediaSchema = () => z.strictObject({});
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool, type ToolContext } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { defineTool, type ToolContext } from '../contract/tool.ts';
+import { pathArgument } from '../contract/schema.ts';
 import { SandboxError, isSandboxError } from '../errors.ts';
 import type { GatedPath } from '../paths.ts';
 import { displayOf, modelPathOf, within } from '../host-paths.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
-import { patchArgument } from '../schema.ts';
+import { defineTool } from '../contract/tool.ts';
+import { patchArgument } from '../contract/schema.ts';
 import { patchMedia } from '../media/patch-media.ts';
 
 export const applyPatchSchema = () => z.strictObject({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool, soleTarget, type CallContext } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { defineTool, soleTarget, type CallContext } from '../contract/tool.ts';
+import { pathArgument } from '../contract/schema.ts';
 import { BugError, isSandboxError, type SandboxError } from '../errors.ts';
 import type { GatedPath, ResolvedPath } from '../paths.ts';
 import type { ArtifactHandle } from '../artifacts/types.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { defineTool } from '../contract/tool.ts';
+import { pathArgument } from '../contract/schema.ts';
 import type { ArtifactHandle, JsonShape } from '../artifacts/types.ts';
 import { jsonShape } from '../artifacts/query.ts';
 import { renderOpenJson } from '../artifacts/render.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { defineTool } from '../contract/tool.ts';
+import { pathArgument } from '../contract/schema.ts';
 import type { ArtifactHandle, Heading } from '../artifacts/types.ts';
 import { markdownOutline } from '../artifacts/query.ts';
 import { renderOpenMarkdown } from '../artifacts/render.ts';

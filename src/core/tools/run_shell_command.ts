@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../tool.ts';
+import { defineTool } from '../contract/tool.ts';
 import { runInSandbox, renderShell, type ShellOutput } from '../shell/run.ts';
 import { visibleCommand } from '../shell/display.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../shell/port.ts';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineTool, soleTarget, type CallContext } from '../tool.ts';
-import { pathArgument } from '../schema.ts';
+import { defineTool, soleTarget, type CallContext } from '../contract/tool.ts';
+import { pathArgument } from '../contract/schema.ts';
 import { commitMedia, type WriteMethod } from '../media/save.ts';
 import { commitSet, type SetChange, type SetContext } from '../media/change-set.ts';
 import { invalidInput } from '../errors.ts';

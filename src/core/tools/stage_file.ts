@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { SandboxError, invalidInput } from '../errors.ts';
-import { defineTool, type CurrentBytesUse, type TargetScope, type ToolContext } from '../tool.ts';
-import { patchArgument, pathArgument } from '../schema.ts';
+import { defineTool, type CurrentBytesUse, type TargetScope, type ToolContext } from '../contract/tool.ts';
+import { patchArgument, pathArgument } from '../contract/schema.ts';
 import { patchMedia, type MediaPatch, type PatchedMedia } from '../media/patch-media.ts';
 import type { MediaStore } from '../media/store.ts';
 import type { FileEncoding } from '../text/encoding.ts';

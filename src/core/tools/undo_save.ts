@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { defineTool, soleTarget, type TargetScope } from '../tool.ts';
+import { defineTool, soleTarget, type TargetScope } from '../contract/tool.ts';
 import { undoFiles } from '../media/undo-set.ts';
-import { pathArgument } from '../schema.ts';
+import { pathArgument } from '../contract/schema.ts';
 import type { SaveRecord } from '../media/history.ts';
 import { undoSave } from '../media/undo.ts';
 import { pathKey } from '../media/types.ts';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Host } from '../host.ts';
-import type { DiskWrite, ToolOutcome } from '../../core/tool.ts';
+import type { DiskWrite, ToolOutcome } from '../../core/contract/tool.ts';
 import { fileUri } from '../uri.ts';
 import type { NotedOutcome } from '../lm-tools.ts';
 import { settle, toProblem } from '../problems.ts';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as nodePath from 'node:path';
 import { pathKey, type StagedMedia } from '../../core/media/types.ts';
 import type { Host } from '../host.ts';
-import type { DiskWrite } from '../../core/tool.ts';
+import type { DiskWrite } from '../../core/contract/tool.ts';
 import { activeModelPath } from '../commands.ts';
 import { runForPerson } from '../run-for-person.ts';
 import { MAX_SET } from '../../core/tools/save_media.ts';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { DiskWrite } from '../../core/tool.ts';
+import type { DiskWrite } from '../../core/contract/tool.ts';
 import type { GateCall } from '../../core/gate.ts';
 import type { StagedMedia } from '../../core/media/types.ts';
 import type { Host } from '../host.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { SchemaDeclaration, Tool } from './tool.ts';
-import { TOOLS } from './tools/index.ts';
-import { TOOL_NAMES } from './tools/names.ts';
+import type { SchemaDeclaration, Tool } from '../contract/tool.ts';
+import { TOOLS } from '../tools/index.ts';
+import { TOOL_NAMES } from '../contract/names.ts';
 
 /** The bundled ripgrep backend's declaration: the manifest describes what ships. */
 export const BUNDLED_DECLARATION: SchemaDeclaration = { supportsFollow: false };

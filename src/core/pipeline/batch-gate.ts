@@ -1,8 +1,8 @@
-import { cancelled, refused, type SandboxError } from './errors.ts';
-import { askedFileKind, type GateCall, type GateTarget } from './gate.ts';
-import { deniedBy, type Denial, type Judgement } from './pipeline.ts';
-import type { HostVocabulary } from './vocabulary.ts';
-import type { Gate } from './ports.ts';
+import { cancelled, refused, type SandboxError } from '../errors.ts';
+import { askedFileKind, type GateCall, type GateTarget } from '../gate.ts';
+import { deniedBy, type Denial, type Judgement } from './steps.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
+import type { Gate } from '../ports.ts';
 
 /**
  * A batch call (`CallTargets.each`): each path judged alone. The call's one confirmation names only

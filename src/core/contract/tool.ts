@@ -1,31 +1,31 @@
 import type * as z from 'zod';
-import { BugError, type SandboxError } from './errors.ts';
-import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from './paths.ts';
-import type { ProgressReporter } from './results/progress.ts';
-import type { PageBudget } from './paging/budget.ts';
-import type { ToolName } from './tools/names.ts';
-import type { ToolRisk } from './types.ts';
-import type { ImagePart } from './images/part.ts';
+import { BugError, type SandboxError } from '../errors.ts';
+import type { GatedPath, ModelPath, ResolvedPath, ResolveOptions, WorkspaceRoot } from '../paths.ts';
+import type { ProgressReporter } from '../results/progress.ts';
+import type { PageBudget } from '../paging/budget.ts';
+import type { ToolName } from './names.ts';
+import type { ToolRisk } from '../types.ts';
+import type { ImagePart } from '../images/part.ts';
 import type { SchemaDeclaration } from './schema.ts';
-import type { ReadProtection, ReadTaint } from './gate.ts';
-import type { ArtifactStore } from './artifacts/store.ts';
-import type { MediaStore } from './media/store.ts';
-import type { PlannedWrite } from './media/types.ts';
-import type { SaveHistory } from './media/history.ts';
-import type { SetJournal } from './media/journal.ts';
-import type { SaveGuard } from './media/save-guard.ts';
-import type { OpenEditors } from './media/editors.ts';
-import type { SandboxSearch } from './search/port.ts';
-import type { Ripgrep } from './ripgrep/process.ts';
-import type { DirectoryLister } from './list/port.ts';
-import type { Policy } from './policy/policy.ts';
-import type { ProblemsPort } from './problems/port.ts';
-import type { OutlinePort } from './outline/port.ts';
-import type { Clock, Log } from './ports.ts';
-import type { ResolvedFs } from './fs/resolved-fs.ts';
-import type { ShellServices } from './shell/port.ts';
+import type { ReadProtection, ReadTaint } from '../gate.ts';
+import type { ArtifactStore } from '../artifacts/store.ts';
+import type { MediaStore } from '../media/store.ts';
+import type { PlannedWrite } from '../media/types.ts';
+import type { SaveHistory } from '../media/history.ts';
+import type { SetJournal } from '../media/journal.ts';
+import type { SaveGuard } from '../media/save-guard.ts';
+import type { OpenEditors } from '../media/editors.ts';
+import type { SandboxSearch } from '../search/port.ts';
+import type { Ripgrep } from '../ripgrep/process.ts';
+import type { DirectoryLister } from '../list/port.ts';
+import type { Policy } from '../policy/policy.ts';
+import type { ProblemsPort } from '../problems/port.ts';
+import type { OutlinePort } from '../outline/port.ts';
+import type { Clock, Log } from '../ports.ts';
+import type { ResolvedFs } from '../fs/resolved-fs.ts';
+import type { ShellServices } from '../shell/port.ts';
 
-export type { Risk, ToolRisk } from './types.ts';
+export type { Risk, ToolRisk } from '../types.ts';
 
 /** What a tool needs from the host; a tool whose needs are missing is not registered. */
 /** `search`: a search backend over local paths; `ripgrep`: an rg binary (artifact spools are always local). */
@@ -197,7 +197,7 @@ export interface ToolDefinition<S extends z.ZodType, R, N extends Need, P = unde
   readonly images?: (result: R, ctx: ToolContext<N>) => Promise<readonly ImagePart[] | { readonly unshown: string }>;
 }
 
-export type { ImagePart } from './images/part.ts';
+export type { ImagePart } from '../images/part.ts';
 /** What a call writes to disk, as hosts read it (a confirmation's diff links, the problems after a save). */
 export type DiskWrite = PlannedWrite;
 
@@ -235,10 +235,6 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-/** What a call of `tool` with `input` writes, from its plan (empty for a call that writes nothing): for hosts' confirmations and diff links. */
-export function writePlanOf(tool: Tool, input: unknown, scope: TargetScope): readonly PlannedWrite[] {
-  return tool.prepare(input, scope).targets.writes ?? [];
-}
 
 export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;

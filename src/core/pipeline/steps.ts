@@ -1,16 +1,16 @@
-import { homedir } from 'node:os';
 import * as nodePath from 'node:path';
-import { SandboxError, cancelled, refused } from './errors.ts';
-import type { HostVocabulary } from './vocabulary.ts';
-import type { GateCall, GateTarget, ReadProtection } from './gate.ts';
-import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from './paths.ts';
-import { strictest, type Policy, type PolicyDecision } from './policy/policy.ts';
-import type { Gate, WorkspaceFs } from './ports.ts';
-import { gitNameOf } from './git/named.ts';
-import type { PageBudget } from './paging/budget.ts';
-import type { ProgressReporter } from './results/progress.ts';
-import { readsAt, type BatchEntry, type CallContext, type CallTargets } from './tool.ts';
-import type { Risk, ToolRisk } from './types.ts';
+import { SandboxError, cancelled, refused } from '../errors.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
+import type { GateCall, GateTarget, ReadProtection } from '../gate.ts';
+import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from '../paths.ts';
+import { strictest, type Policy, type PolicyDecision } from '../policy/policy.ts';
+import type { Gate, WorkspaceFs } from '../ports.ts';
+import { gitNameOf } from '../git/named.ts';
+import type { PageBudget } from '../paging/budget.ts';
+import type { ProgressReporter } from '../results/progress.ts';
+import { readsAt, type BatchEntry, type CallContext, type CallTargets } from '../contract/tool.ts';
+import type { Risk, ToolRisk } from '../types.ts';
+import type { Environment } from './session-options.ts';
 
 /** A target a rule denies, with the rule and the risk it denies: known from the one decision, never asked again. */
 export interface Denial {
@@ -102,6 +102,8 @@ interface PipelinePorts {
   readonly policy: () => Policy;
   /** The workspace folders now. */
   readonly roots: () => readonly WorkspaceRoot[];
+  /** The person's home and environment, where git's own configuration is found. */
+  readonly environment: Environment;
 }
 
 /**
@@ -135,7 +137,7 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
       const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
       if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);
       await confirmLinks(ports.gate, approvedCall, resolved, linksConfirmed, signal);
-      if (options.forWrite === true) await confirmGitNamed(ports.gate, approvedCall, resolved, signal);
+      if (options.forWrite === true) await confirmGitNamed(ports.gate, approvedCall, resolved, ports.environment, signal);
       return resolved;
     },
     readProtection: (resolved) => readProtection(ports.policy(), resolved),
@@ -167,12 +169,12 @@ async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: Re
  * status, with no command from the person; no rule knows its name. A write to it is asked like a
  * protected file's: every time, in a modal, saying what names it.
  */
-async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, signal: AbortSignal): Promise<void> {
+async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, environment: Environment, signal: AbortSignal): Promise<void> {
   const local = resolved.realRoot ?? resolved.root.localPath;
   if (local === undefined) return;
   const first = approvedCall.call;
   if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected')) return;
-  const named = await gitNameOf(nodePath.join(local, ...resolved.realRel.split('/')), homedir(), process.env);
+  const named = await gitNameOf(nodePath.join(local, ...resolved.realRel.split('/')), environment.home, environment.env());
   if (named === undefined) return;
   const asked: GateTarget = { display: resolved.display, action: 'ask', rule: `git config ${named.key}`, source: 'protected', reason: named.why };
   await askAgain(gate, approvedCall, resolved, () => asked, `The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`, signal);

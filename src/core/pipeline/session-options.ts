@@ -1,16 +1,16 @@
-import type { ModelPath, WorkspaceRoot } from './paths.ts';
-import type { Policy } from './policy/policy.ts';
-import type { Clock, Gate, Log, WorkspaceFs } from './ports.ts';
-import type { SandboxSearch } from './search/port.ts';
-import type { Ripgrep } from './ripgrep/process.ts';
-import type { DirectoryLister } from './list/port.ts';
-import type { OpenEditors } from './media/editors.ts';
-import type { ProblemsPort } from './problems/port.ts';
-import type { OutlinePort } from './outline/port.ts';
-import type { WriteRoots } from './media/write-roots.ts';
-import type { TextEncoding } from './text/encoding.ts';
-import type { ShellHost } from './shell/port.ts';
-import type { HostVocabulary } from './vocabulary.ts';
+import type { ModelPath, WorkspaceRoot } from '../paths.ts';
+import type { Policy } from '../policy/policy.ts';
+import type { Clock, Gate, Log, WorkspaceFs } from '../ports.ts';
+import type { SandboxSearch } from '../search/port.ts';
+import type { Ripgrep } from '../ripgrep/process.ts';
+import type { DirectoryLister } from '../list/port.ts';
+import type { OpenEditors } from '../media/editors.ts';
+import type { ProblemsPort } from '../problems/port.ts';
+import type { OutlinePort } from '../outline/port.ts';
+import type { WriteRoots } from '../media/write-roots.ts';
+import type { TextEncoding } from '../text/encoding.ts';
+import type { ShellHost } from '../shell/port.ts';
+import type { HostVocabulary } from '../vocabulary.ts';
 
 /* What a host gives a Session: its ports, the policy, the limits. */
 export interface SessionLimits {
@@ -31,7 +31,16 @@ export const DEFAULT_LIMITS: SessionLimits = {
   undoBudgetBytes: 256 * 1024 ** 2,
 };
 
-export interface SessionOptions {
+/** The person's home folder and the process's environment, as the host gives them to the core (never read deep inside it). */
+export interface Environment {
+  readonly home: string;
+  readonly env: () => Readonly<Record<string, string | undefined>>;
+}
+
+/** What run_shell_command needs from the host beyond the session's environment. */
+export type ShellSpec = Omit<ShellHost, 'home' | 'env'>;
+
+export interface SessionOptions extends Environment {
   readonly fs: WorkspaceFs;
   readonly roots: () => readonly WorkspaceRoot[];
   readonly gate: Gate;
@@ -65,8 +74,8 @@ export interface SessionOptions {
   readonly outline?: OutlinePort;
   /** The encoding the user's settings give a file (VS Code's files.encoding); it decides how open, stage and save read and write it. */
   readonly encodingOf?: (path: ModelPath) => TextEncoding | undefined;
-  /** The OS sandbox for run_shell_command; absent: the tool is not offered. */
-  readonly shell?: ShellHost;
+  /** The OS sandbox for run_shell_command (it gets the session's home and environment); absent: the tool is not offered. */
+  readonly shell?: ShellSpec;
   /** The host's words for what the person can change, in the messages (default: VS Code's). */
   readonly vocabulary?: HostVocabulary;
 }

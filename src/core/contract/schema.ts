@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidInput } from './errors.ts';
+import { invalidInput } from '../errors.ts';
 
 /** A workspace-relative path argument. */
 /** What the search backend declares; schemas are built from it. */
