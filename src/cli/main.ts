@@ -3,6 +3,7 @@ import type { Session } from '../core/session.ts';
 import { invoke, isToolName } from '../core/registry.ts';
 import { TOOLS } from '../core/tools/index.ts';
 import { SandboxError, isSandboxError } from '../core/errors.ts';
+import { describeProtectedGlobs } from '../core/policy/protected.ts';
 import type { Gate } from '../core/ports.ts';
 import { USAGE, UsageError, parseArgs, type CliArgs } from './args.ts';
 import { runMcpServer } from './mcp.ts';
@@ -23,7 +24,7 @@ function cliGate(args: CliArgs): Gate {
         return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on "${linked.display}" was refused: the file has ${linked.links} names (hard links), one of which may be protected or outside the workspace, and nobody is here to confirm it (rerun with --allow-secrets to approve secrets, protected files and files with several names).`, next: 'Do not retry it under another name.' } };
       }
       if (call.protectedWrites) {
-        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} with allow_protected_writes was refused: it would let the command write protected files (${call.protectedWrites.join(', ')}), and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Run it without allow_protected_writes, or tell the user which protected file the command must change.' } };
+        return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} with allow_protected_writes was refused: it would let the command write protected files (${describeProtectedGlobs(call.protectedWrites)}), and nobody is here to confirm it (rerun with --allow-secrets to approve secrets and protected files).`, next: 'Run it without allow_protected_writes, or tell the user which protected file the command must change.' } };
       }
       const asked = call.targets.find((t) => t.action === 'ask');
       const kind = asked?.source === 'protected' ? 'protected-file' : asked?.source === 'secret' ? 'secret' : 'ask';

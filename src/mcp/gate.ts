@@ -3,6 +3,7 @@ import { cancelled } from '../core/errors.ts';
 import { declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { HostDecider } from '../core/shell/port.ts';
+import { describeProtectedGlobs } from '../core/policy/protected.ts';
 import { markdownText } from '../core/text/escape.ts';
 
 /**
@@ -92,7 +93,7 @@ function paths(call: GateCall): string {
 /** Why the person is asked, as one clause. */
 function reasonToAsk(call: GateCall): string {
   if (call.taint) return `it works on content staged from "${call.taint.from}", which the rule "${call.taint.rule}" protects`;
-  if (call.protectedWrites) return `allow_protected_writes lets the command write protected files (${call.protectedWrites.join(', ')})`;
+  if (call.protectedWrites) return `allow_protected_writes lets the command write protected files (${describeProtectedGlobs(call.protectedWrites)})`;
   const linked = call.targets.find((t) => (t.links ?? 1) > 1);
   if (linked) return `"${linked.display}" has ${linked.links} names (hard links), one of which may be protected`;
   const asked = call.targets.find((t) => t.action === 'ask');
