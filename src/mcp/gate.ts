@@ -3,6 +3,7 @@ import { cancelled } from '../core/errors.ts';
 import { allowedByRules, askedEveryTime, askRuleKind, declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { HostDecider } from '../core/shell/port.ts';
+import { describeProtectedGlobs } from '../core/policy/protected.ts';
 import { markdownText } from '../core/text/escape.ts';
 
 /**
@@ -93,7 +94,7 @@ function reasonToAsk(call: GateCall): string {
   const because = askedEveryTime(call);
   switch (because?.kind) {
     case 'taint': return `it works on content staged from "${because.from}", which the rule "${because.rule}" protects`;
-    case 'protected-writes': return `allow_protected_writes lets the command write protected files (${because.globs.join(', ')})`;
+    case 'protected-writes': return `allow_protected_writes lets the command write protected files (${describeProtectedGlobs(because.globs)})`;
     case 'links': return `"${because.target.display}" has ${because.links} names (hard links), one of which may be protected`;
     case 'rule': return `"${because.target.display}" matches the ${askRuleKind(because.target)} rule "${because.target.rule}"${because.target.reason ? ` (${because.target.reason})` : ''}`;
     case 'secret': return 'a rule asks about it every time';

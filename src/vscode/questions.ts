@@ -1,6 +1,7 @@
 import type { BatchPlan } from '../core/pipeline/batch-gate.ts';
 import { askedEveryTime, type GateCall, type GateTarget } from '../core/gate.ts';
 import type { HostRequest } from '../core/shell/port.ts';
+import { describeProtectedGlobs } from '../core/policy/protected.ts';
 import { markdownText, plainText } from '../core/text/escape.ts';
 
 /*
@@ -56,7 +57,7 @@ export function describeCall(call: GateCall): { message: string; detail: string 
     : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
   if (asked) lines.push(whyAsked(asked));
   if (call.protectedWrites) {
-    lines.push(`For this command only, what it writes to files matching these protected globs is applied when it ends instead of staged for your review (they configure tools, builds, CI and agents, or decide what gets installed): ${call.protectedWrites.join(', ')}.`);
+    lines.push(`For this command only, what it writes to files matching these protected globs is applied when it ends instead of staged for your review (they configure tools, builds, CI and agents, or decide what gets installed): ${describeProtectedGlobs(call.protectedWrites)}.`);
     lines.push('Secrets stay unreadable; changes to .vscode and to every repository\'s hooks and config are still staged for review. Asked every time: no earlier answer covers it.');
   }
   return { message: plainText(message), detail: lines.map(plainText).join('\n') };
@@ -92,7 +93,7 @@ export function confirmationMarkdown(call: GateCall, batch: BatchPlan | undefine
   const asked = call.targets.find((t) => t.action === 'ask');
   if (call.taint) out.push(item(`The content was staged from ${call.taint.from}, which the protected rule ${call.taint.rule} covers: you will also be asked in a dialog.`));
   else if (asked) out.push(item(`${whyAsked(asked)} You will also be asked in a dialog.`));
-  if (call.protectedWrites) out.push(item(`allow_protected_writes: the command may write protected files (${call.protectedWrites.join(', ')}). You will also be asked in a dialog, every time.`));
+  if (call.protectedWrites) out.push(item(`allow_protected_writes: the command may write protected files (${describeProtectedGlobs(call.protectedWrites)}). You will also be asked in a dialog, every time.`));
   for (const t of batch?.asked ?? []) out.push(item(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`));
   for (const t of batch?.denied ?? []) out.push(item(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`));
   return out.join('');

@@ -449,7 +449,7 @@ describe('agent mode with the scripted model', () => {
       prompt: 'Run the tests, check git, then read .env.',
       steps: [
         { tool: 'run_shell_command', input: { command: testCommand }, confirm: 'allowOnce', shows: ['node --test --test-reporter=tap sum.test.mjs'],
-          expect: '# pass 1\\n[\\s\\S]*exit code 0' },
+          expect: '# tests 1, suites 0, pass 1, fail 0[\\s\\S]*exit code 0' },
         { tool: 'run_shell_command', input: { command: 'git status --short' }, confirm: 'allowOnce', shows: ['git status --short'],
           expect: '\\?\\? sum\\.test\\.mjs[\\s\\S]*exit code 0' },
         { tool: 'run_shell_command', input: { command: 'cat .env' }, confirm: 'allowOnce', shows: ['cat .env'],

@@ -11,8 +11,9 @@
 // `{{step N /regex/}}` references to earlier results). Each step names a tool and its input, and
 // says what the person does and sees:
 //   confirm   "skip" | "allowOnce" | "allowSession" | "allowWorkspace" | "alwaysAllow" on the
-//             in-chat confirmation, "save" (or "skip") on a save's own in-chat confirmation, or
-//             "none" (default) when none may appear (auto-approved)
+//             in-chat confirmation, "save" (or "skip") on a save's own in-chat confirmation,
+//             "none" (default) when none may appear (auto-approved), or "mainIfAsked": the
+//             confirmation's main button if one shows (VS Code's own tools, whose asking is theirs)
 //   shows     strings the in-chat confirmation must contain (the path, pattern, folder) before
 //             the person answers it
 //   dialog    { message, click }: our extension's own modal dialog must appear with this message,
@@ -95,13 +96,19 @@ function clearScreenshots(prefix) {
   }
 }
 
+/** Clicks a choice costs the person: a button is one, a choice in the button's dropdown two. */
+const CLICKS = { skip: 1, allowSession: 1, save: 1, allowOnce: 2, allowWorkspace: 2, alwaysAllow: 2 };
+
 /**
  * Runs one scripted conversation in a fresh workbench. `hooks[i]` may hold
  * `beforeAnswer(ctx)` (the confirmation or dialog is on screen, not answered yet) and
  * `afterResult(ctx, result)` (the model received the step's result); ctx is
- * {wb, page, step, index, events, disk()}.
+ * {wb, page, step, index, events, disk(), clicks, steps, started}: `clicks` lists each click the
+ * person made ({step, tool, what, count}), `steps` each step's files changed on disk since the
+ * step before's result ({index, tool, confirm, files}), `started` when the prompt was sent.
+ * `workspace` is the fixture folder copied for the workbench (default test/fixtures/workspace).
  */
-export async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false, settings }) {
+export async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false, settings, workspace = d.fixtureWorkspace }) {
   const prefix = `agent-${name}`;
   clearScreenshots(prefix);
   const tmp = mkdtempSync(join(tmpdir(), `wt-agent-${name}-`));
@@ -121,7 +128,7 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
       ? { extensionDevelopmentPath: d.scriptedModelPath, extraExtensions: [await installPackagedExtension(d.extensionPath, tmp, { target: hostTarget() })] }
       : { extensionDevelopmentPath: d.extensionPath, extraExtensions: [d.scriptedModelPath] };
     wb = await d.openWorkbench({
-      workspace: d.fixtureWorkspace,
+      workspace,
       ...extensions,
       ...(settings ? { settings } : {}),
       name: prefix,
@@ -136,7 +143,9 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     });
     const { page } = wb;
     const disk = () => snapshot(wb.workspaceDir);
-    const ctx = { wb, page, events, received, disk, screenshot };
+    const clicks = [];
+    const steps = [];
+    const ctx = { wb, page, events, received, disk, screenshot, clicks, steps, started: 0 };
     await d.whenWorkbenchRestored(page);
 
     // On a fresh profile the built-in Copilot Chat waits for "chat setup"; opening the language
@@ -149,6 +158,8 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     await screenshot('model-selected');
 
     const initialDisk = disk();
+    let lastDisk = initialDisk;
+    ctx.started = Date.now();
     await d.sendPrompt(page, script.prompt ?? 'Go.');
     // Every tool the script needs must be offered to the model (matched as the scripted model
     // matches names: exact, `*_<tool>` or `<tool>*`), or the agent cannot call it at all.
@@ -178,7 +189,17 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
         assert.fail(`step ${index} (${step.tool}): an unexpected modal dialog asks: ${dialog.message}`);
       }
 
-      if (confirm !== 'none') {
+      if (confirm === 'mainIfAsked') {
+        if (first === 'confirmation') {
+          const pending = await d.pendingToolConfirmation(page);
+          const main = pending.locator.locator(CHAT.confirmationButton).first();
+          const label = ((await main.innerText()) ?? '').trim();
+          await screenshot(`${what}-confirm`);
+          await main.click();
+          await pending.settled();
+          clicks.push({ step: index, tool: step.tool, what: label, count: 1 });
+        }
+      } else if (confirm !== 'none') {
         if (first !== 'confirmation') {
           assert.fail(`step ${index} (${step.tool}): expected an in-chat confirmation, got ${first}${first === 'result' ? `; the model got: ${resultOf().results[index].text}` : ''}`);
         }
@@ -194,6 +215,7 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
         await screenshot(`${what}-confirm`);
         assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index} (${step.tool}): the disk changed before the person answered`);
         await d.answerToolConfirmation(page, confirm, { onMenu: () => screenshot(`${what}-menu`) });
+        clicks.push({ step: index, tool: step.tool, what: confirm, count: CLICKS[confirm] ?? 1 });
       } else if (first === 'confirmation') {
         const { text } = await d.pendingToolConfirmation(page);
         await screenshot(`${what}-unexpected-confirm`);
@@ -208,6 +230,7 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
         await screenshot(`${what}-dialog`);
         assert.equal(resultOf(), undefined, `step ${index} (${step.tool}): the model got a result while the dialog was still open`);
         await d.clickDialogButton(page, step.dialog.click);
+        clicks.push({ step: index, tool: step.tool, what: `dialog: ${step.dialog.click}`, count: 1 });
       }
 
       // The model's next request carries this step's result.
@@ -216,6 +239,9 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
       if (step.expect) assert.match(result, new RegExp(step.expect, 'i'), `step ${index} (${step.tool}) result`);
       if (step.reject) assert.doesNotMatch(result, new RegExp(step.reject, 'i'), `step ${index} (${step.tool}) result`);
       if (confirm === 'skip') assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index}: Skip changed the disk`);
+      const nowDisk = disk();
+      steps.push({ index, tool: step.tool, confirm, files: changedFiles(lastDisk, nowDisk) });
+      lastDisk = nowDisk;
       await hook.afterResult?.(stepCtx, result);
       await screenshot(`${what}-done`);
     }

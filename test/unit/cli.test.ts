@@ -219,7 +219,7 @@ test('run_shell_command under --gate approve: allow_protected_writes is refused 
   assert.equal(refused.status, 1);
   const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
   assert.equal(error.code, 'E_SANDBOX_REFUSED');
-  assert.match(error.message, /with allow_protected_writes was refused: it would let the command write protected files \(.*package\.json.*\), and nobody is here to confirm it \(rerun with --allow-secrets/);
+  assert.match(error.message, /with allow_protected_writes was refused: it would let the command write protected files \(the protected files of \d+ families \(.*JavaScript and TypeScript package managers and runtimes.*\), \d+ globs in all, .*\), and nobody is here to confirm it \(rerun with --allow-secrets/);
   assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"before"}\n');
   const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'run_shell_command', write]);
   assert.equal(allowed.status, 0, allowed.stdout);

@@ -3,11 +3,22 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Policy } from '../../src/core/policy/policy.ts';
-import { PROTECTED_FAMILIES, PROTECTED_GLOBS } from '../../src/core/policy/protected.ts';
+import { PROTECTED_FAMILIES, PROTECTED_GLOBS, describeProtectedGlobs } from '../../src/core/policy/protected.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 import { isSandboxError } from '../../src/core/errors.ts';
 import { HANDWRITTEN_EXAMPLES, PROTECTED_EXAMPLES } from '../shared/protected-examples.ts';
 import { session, runTool } from './harness.ts';
+
+test('the globs allow_protected_writes lifts are told by family: each family named once, the count of globs, where each is listed, and the person\'s own rules as they are', () => {
+  const lifted = [...PROTECTED_GLOBS.filter((glob) => glob !== '**/.vscode/**'), 'secrets/**'];
+  const told = describeProtectedGlobs(lifted);
+  assert.ok(told.startsWith(`the protected files of ${PROTECTED_FAMILIES.length} families (executable configuration forms; VS Code; AI agents; `), told);
+  for (const family of PROTECTED_FAMILIES) assert.ok(told.includes(family.family), `${family.family} is named`);
+  assert.ok(told.includes(`), ${PROTECTED_GLOBS.length - 1} globs in all, each listed by the command Workspace Tools: Show Gate Status; and your own rules' secrets/**`), told);
+  assert.ok(!told.includes('*-lock.json'), 'no glob of a family is listed');
+  assert.ok(told.length * 5 < PROTECTED_GLOBS.join(', ').length, `${told.length} characters against ${PROTECTED_GLOBS.join(', ').length} for the globs`);
+  assert.equal(describeProtectedGlobs(['secrets/**']), "your own rules' secrets/**");
+});
 
 const mediaId = (text: string): string => /"media_id":"([^"]+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
 

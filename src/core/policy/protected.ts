@@ -54,3 +54,20 @@ const GIT: ProtectedFamily = {
 export const PROTECTED_FAMILIES: readonly ProtectedFamily[] = [EXECUTABLE_CONFIG_FORMS, VSCODE, AGENTS, ...SERVICE_FAMILIES, ...BUILD_FAMILIES, GIT];
 
 export const PROTECTED_GLOBS: readonly string[] = PROTECTED_FAMILIES.flatMap((g) => g.globs);
+
+/**
+ * The globs a command may write with `allow_protected_writes`, as a person reads them: the
+ * protected families by name (a list of ~400 globs is read by nobody), then any other glob (the
+ * person's own `write: ask` rules) as it is. Every glob is in the gate status.
+ */
+export function describeProtectedGlobs(globs: readonly string[]): string {
+  const given = new Set(globs);
+  const families = PROTECTED_FAMILIES.filter((f) => f.globs.some((glob) => given.has(glob)));
+  const inFamilies = new Set(families.flatMap((f) => f.globs));
+  const others = globs.filter((glob) => !inFamilies.has(glob));
+  const named = families.map((f) => f.family);
+  const parts = [];
+  if (named.length > 0) parts.push(`the protected files of ${named.length === 1 ? `one family (${named[0]})` : `${named.length} families (${named.join('; ')})`}, ${globs.length - others.length} globs in all, each listed by the command Workspace Tools: Show Gate Status`);
+  if (others.length > 0) parts.push(`your own rules' ${others.join(', ')}`);
+  return parts.join('; and ');
+}

@@ -16,6 +16,7 @@ import { boundaryLineOf, deriveBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
+import { condenseOutput } from './condense.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
 import { makeLayer } from './layer.ts';
@@ -269,6 +270,6 @@ export function statusLines(s: ShellStatus): string[] {
 /** The model's text: the output lines (or their first page), then how the command ended. */
 export function renderShell(output: ShellOutput): string {
   if (isPaged<ShellLine>(output)) return [renderPaged(output, (line) => renderShellLine(line)), ...statusLines(output.status)].join('\n');
-  const body = output.lines.map(renderShellLine);
+  const body = condenseOutput(output.lines).map(renderShellLine);
   return [...(body.length === 0 ? ['(no output)'] : body), ...statusLines(output)].join('\n');
 }
