@@ -17,7 +17,7 @@ test('the globs allow_protected_writes lifts are told by family: each family nam
   assert.ok(told.includes(`), ${PROTECTED_GLOBS.length - 1} globs in all, each listed by the command Workspace Tools: Show Gate Status; and your own rules' secrets/**`), told);
   assert.ok(!told.includes('*-lock.json'), 'no glob of a family is listed');
   assert.ok(told.length * 5 < PROTECTED_GLOBS.join(', ').length, `${told.length} characters against ${PROTECTED_GLOBS.join(', ').length} for the globs`);
-  assert.equal(describeProtectedGlobs(['secrets/**']), "your own rules' secrets/**");
+  assert.equal(describeProtectedGlobs(['secrets/**', 'package.json']), 'secrets/**, package.json', 'a few globs are named as they are');
 });
 
 const mediaId = (text: string): string => /"media_id":"([^"]+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);

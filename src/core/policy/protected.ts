@@ -55,12 +55,16 @@ export const PROTECTED_FAMILIES: readonly ProtectedFamily[] = [EXECUTABLE_CONFIG
 
 export const PROTECTED_GLOBS: readonly string[] = PROTECTED_FAMILIES.flatMap((g) => g.globs);
 
+const FEW_GLOBS = 5;
+
 /**
- * The globs a command may write with `allow_protected_writes`, as a person reads them: the
- * protected families by name (a list of ~400 globs is read by nobody), then any other glob (the
+ * The globs a command may write with `allow_protected_writes`, as a person reads them: a few as
+ * they are; more as the protected families by name (a list of ~400 globs is read by nobody), then any other glob (the
  * person's own `write: ask` rules) as it is. Every glob is in the gate status.
  */
 export function describeProtectedGlobs(globs: readonly string[]): string {
+  // A few globs are read as they are; families are for the long list.
+  if (globs.length <= FEW_GLOBS) return globs.join(', ');
   const given = new Set(globs);
   const families = PROTECTED_FAMILIES.filter((f) => f.globs.some((glob) => given.has(glob)));
   const inFamilies = new Set(families.flatMap((f) => f.globs));
