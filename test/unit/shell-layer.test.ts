@@ -298,5 +298,9 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     const text = await run(f, 'echo ONE > a.txt');
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
     assert.match(text, /staged for review, NOT on disk: a\.txt \(m\d+: the change set could not be journaled before it was applied/, text);
+    // A new folder moved in whole is never journaled (one rename): it still lands.
+    const tree = await run(f, 'mkdir -p gen && for i in $(seq 1 120); do echo $i > gen/f$i.txt; done && echo TWO > b.txt');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'f120.txt'), 'utf8'), '120\n', tree);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n', tree);
   });
 });

@@ -68,6 +68,8 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
   const done: Applied[] = [];
   /** Why the set's files are staged rather than applied (the journal could not be written, or a file failed to apply). */
   let stopped = journaled.refused;
+  /** A file failed to apply: the folders moved in whole (never journaled) are held too, so nothing of the set lands. */
+  let failed = false;
   const applyOne = async (i: number): Promise<void> => {
     const { entry, path, verdict: judged } = changes[i]!;
     const isFile = entry.kind === 'file' || entry.kind === 'delete';
@@ -101,6 +103,7 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
     } catch (e) {
       const failure = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
       if (!isFile) { outcomes.push({ ...base, action: 'held', why: failure }); return; }
+      failed = true;
       stopped = `"${path.display}" failed to apply (${e instanceof Error ? e.message : String(e)}), so the command's files were put back and staged instead`;
       outcomes.push(await stage(ctx, entry, gated, failure));
       await putBackApplied(ctx, done, (applied) => stage(ctx, changes[applied.change]!.entry, applied.gated, stopped!).then((o) => { outcomes[applied.outcome] = o; }));
@@ -112,7 +115,7 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
-    if (stopped !== undefined) { outcomes.push({ path: top.path.display, kind: 'folder', action: 'held', why: `${stopped}; this new folder of ${tree.manifest.files} files was not moved in` }); continue; }
+    if (failed) { outcomes.push({ path: top.path.display, kind: 'folder', action: 'held', why: `${stopped}; this new folder of ${tree.manifest.files} files was not moved in` }); continue; }
     const moved = gated !== undefined && top.entry.kind === 'mkdir' && await moveTreeIn(ctx, gated, top.entry.from, tree.manifest);
     if (!moved) {
       // Something took its place, or it lies on another filesystem: file by file, as any change.
