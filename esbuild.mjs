@@ -19,17 +19,25 @@ const reporter = {
         const where = location ? `${location.file}:${location.line}:${location.column + 1}` : '(unknown)';
         console.error(`${where}: ${text}`);
       }
-      console.log(`[build] finished ${build.initialOptions.outfile} (${result.errors.length} errors, ${result.warnings.length} warnings)`);
+      console.log(
+        `[build] finished ${build.initialOptions.outfile} (${result.errors.length} errors, ${result.warnings.length} warnings)`,
+      );
     });
   },
 };
 
 const LAZY_BUNDLES = {
-  'iconv-lite': './iconv-lite.js', 'markdown-it': './markdown-it.js', re2js: './re2js.js',
-  picomatch: './picomatch.js', diff: './diff.js', 'image-size': './image-size.js', 'jsonc-parser': './jsonc-parser.js',
+  'iconv-lite': './iconv-lite.js',
+  'markdown-it': './markdown-it.js',
+  re2js: './re2js.js',
+  picomatch: './picomatch.js',
+  diff: './diff.js',
+  'image-size': './image-size.js',
+  'jsonc-parser': './jsonc-parser.js',
   // Worker threads' code (src/core/lazy-module.ts's workerFile): the folder reader's, which lists big trees beside the listing,
   // and the image decoder's (jimp's PNG, JPEG and GIF codecs with its resize), which decodes where it can be stopped.
-  'folder-worker': './folder-worker.js', 'image-worker': './image-worker.js',
+  'folder-worker': './folder-worker.js',
+  'image-worker': './image-worker.js',
 };
 
 const common = {
@@ -81,7 +89,13 @@ if (watch) {
 } else {
   const results = await Promise.allSettled(contexts.map((ctx) => ctx.rebuild()));
   if (metafile) {
-    results.forEach((r, i) => { if (r.status === 'fulfilled') writeFileSync(path.join(outdir, `${path.basename(entries[i].outfile, '.js')}.meta.json`), JSON.stringify(r.value.metafile)); });
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled')
+        writeFileSync(
+          path.join(outdir, `${path.basename(entries[i].outfile, '.js')}.meta.json`),
+          JSON.stringify(r.value.metafile),
+        );
+    });
   }
   await Promise.all(contexts.map((ctx) => ctx.dispose()));
   if (results.some((r) => r.status === 'rejected')) process.exit(1);

@@ -19,7 +19,18 @@ import type { BenchContext } from './lib/context.ts';
 import { repoRoot, ripgrep } from './lib/hosts.ts';
 import { OUR_ARGS, formatGoal, formatValue, machine, table, type CaseResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
-import { GEN_VERSION, MILLION, benchDir, bigLog, editFile, millionTree, namesTree, removeWorkload, scaleTree, sourceTree } from './lib/workloads.ts';
+import {
+  GEN_VERSION,
+  MILLION,
+  benchDir,
+  bigLog,
+  editFile,
+  millionTree,
+  namesTree,
+  removeWorkload,
+  scaleTree,
+  sourceTree,
+} from './lib/workloads.ts';
 import { extensionCases } from './cases/extension.ts';
 import { findCases, searchCases } from './cases/search.ts';
 import { resultSizeCases } from './cases/result-size.ts';
@@ -29,12 +40,25 @@ import { grepCases } from './cases/grep.ts';
 import { scaleCases } from './cases/scale.ts';
 import { shellCases } from './cases/shell.ts';
 
-const GROUPS = ['extension', 'search', 'find', 'size', 'media', 'artifacts', 'grep', 'scale', 'scale1m', 'shell'] as const;
+const GROUPS = [
+  'extension',
+  'search',
+  'find',
+  'size',
+  'media',
+  'artifacts',
+  'grep',
+  'scale',
+  'scale1m',
+  'shell',
+] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
 const stamp = (): string => `[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s]`;
-const log = (message: string): void => { process.stderr.write(`${stamp()} ${message}\n`); };
+const log = (message: string): void => {
+  process.stderr.write(`${stamp()} ${message}\n`);
+};
 
 function parseOnly(argv: readonly string[]): Set<Group> | undefined {
   const arg = argv.find((a) => a.startsWith('--only='));
@@ -46,7 +70,8 @@ function parseOnly(argv: readonly string[]): Set<Group> | undefined {
 }
 
 function oneLine(r: CaseResult): string {
-  const side = (s: CaseResult['ours']): string => (s ? `${formatValue(s.median, r.unit)} (min ${formatValue(s.min, r.unit)})` : '—');
+  const side = (s: CaseResult['ours']): string =>
+    s ? `${formatValue(s.median, r.unit)} (min ${formatValue(s.min, r.unit)})` : '—';
   const vs = r.peer ? ` vs ${side(r.peer)} ${r.peer.label}` : '';
   const ratio = r.ratio !== undefined ? `, ratio ${r.ratio.toFixed(2)}` : '';
   return `${r.status} ${r.title}: ${side(r.ours)}${vs}${ratio} [goal ${formatGoal(r.goal, r.unit)}]${r.note ? ` — ${r.note}` : ''}`;
@@ -56,16 +81,22 @@ async function main(): Promise<number> {
   const only = parseOnly(process.argv.slice(2));
   const wanted = (g: Group): boolean => !only || only.has(g);
   const runsOverride = process.env['BENCH_RUNS'] ? Number(process.env['BENCH_RUNS']) : undefined;
-  if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1)) throw new Error('BENCH_RUNS must be an integer >= 1');
+  if (runsOverride !== undefined && !(Number.isInteger(runsOverride) && runsOverride >= 1))
+    throw new Error('BENCH_RUNS must be an integer >= 1');
   const results: CaseResult[] = [];
   const ctx: BenchContext = {
     log,
     runs: (n) => runsOverride ?? n,
-    add: (r) => { results.push(r); log(oneLine(r)); },
+    add: (r) => {
+      results.push(r);
+      log(oneLine(r));
+    },
   };
   mkdirSync(benchDir(), { recursive: true });
   const host = machine(ripgrep());
-  log(`workloads in ${benchDir()}; ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB; load ${host.loadAverageStart.join(' ')}`);
+  log(
+    `workloads in ${benchDir()}; ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB; load ${host.loadAverageStart.join(' ')}`,
+  );
 
   const workloads: Record<string, unknown> = { generatorVersion: GEN_VERSION, dir: benchDir() };
   // Each group's run and the ids of its results, so that a group with a MISS can run once more at the end.
@@ -78,7 +109,14 @@ async function main(): Promise<number> {
     } catch (e) {
       const message = e instanceof Error ? (e.stack ?? e.message) : String(e);
       log(`ERROR in ${group}: ${message}`);
-      results.push({ id: `${group}.error`, title: `${group} (failed)`, unit: 'ms', goal: { kind: 'none' }, status: 'ERROR', note: (e instanceof Error ? e.message : String(e)).slice(0, 500) });
+      results.push({
+        id: `${group}.error`,
+        title: `${group} (failed)`,
+        unit: 'ms',
+        goal: { kind: 'none' },
+        status: 'ERROR',
+        note: (e instanceof Error ? e.message : String(e)).slice(0, 500),
+      });
     }
     if (results.length === before) log(`${group}: no results`);
     ran.push({ group, f, ids: results.slice(before).map((r) => r.id) });
@@ -93,7 +131,12 @@ async function main(): Promise<number> {
   }
   if (wanted('search') || wanted('size') || wanted('shell')) {
     const source = await sourceTree(log);
-    workloads['source'] = { files: source.files, bytes: source.bytes, todoLines: source.todoLines, needleLines: source.needleLines };
+    workloads['source'] = {
+      files: source.files,
+      bytes: source.bytes,
+      todoLines: source.todoLines,
+      needleLines: source.needleLines,
+    };
     await guard('search', (c) => searchCases(c, source));
     await guard('size', (c) => resultSizeCases(c, source));
     await guard('shell', (c) => shellCases(c, source));
@@ -123,7 +166,12 @@ async function main(): Promise<number> {
     // The million-file tree (~4 GB) is made for its group and removed once the run, a repeat of this group included, is over.
     await guard('scale1m', async (c) => {
       const million = await millionTree(log);
-      workloads['scale1m'] = { files: million.files, folders: million.folders, bytes: million.bytes, todoLines: million.todoLines };
+      workloads['scale1m'] = {
+        files: million.files,
+        folders: million.folders,
+        bytes: million.bytes,
+        todoLines: million.todoLines,
+      };
       await scaleCases(c, million, { group: 'scale1m', search: { kind: 'ratio', max: 1.15 } });
     });
     await repeatMisses(ran, results, ctx);
@@ -146,8 +194,12 @@ async function main(): Promise<number> {
   const out = only ? nodePath.join(benchDir(), 'results.partial.json') : nodePath.join(repoRoot, 'bench/results.json');
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
 
-  const counts = ['PASS', 'MISS', 'INFO', 'SKIP', 'ERROR'].map((s) => `${results.filter((r) => r.status === s).length} ${s}`).join(', ');
-  process.stdout.write(`\n${table(results)}\n\n${counts}. Ratios are ours / peer (medians). ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}, Node ${host.node}, ${host.ripgrep}; load ${host.loadAverageStart.join(' ')} → ${report.machine.loadAverageEnd.join(' ')}.\nTotal ${Math.floor(totalSeconds / 60)} min ${Math.round(totalSeconds % 60)} s. Written to ${nodePath.relative(process.cwd(), out) || out}.\n`);
+  const counts = ['PASS', 'MISS', 'INFO', 'SKIP', 'ERROR']
+    .map((s) => `${results.filter((r) => r.status === s).length} ${s}`)
+    .join(', ');
+  process.stdout.write(
+    `\n${table(results)}\n\n${counts}. Ratios are ours / peer (medians). ${host.cpu}, ${host.cores} cores, ${host.memoryGiB} GiB, ${host.os}, Node ${host.node}, ${host.ripgrep}; load ${host.loadAverageStart.join(' ')} → ${report.machine.loadAverageEnd.join(' ')}.\nTotal ${Math.floor(totalSeconds / 60)} min ${Math.round(totalSeconds % 60)} s. Written to ${nodePath.relative(process.cwd(), out) || out}.\n`,
+  );
   return results.some((r) => r.status === 'ERROR') ? 1 : 0;
 }
 
@@ -155,20 +207,34 @@ async function main(): Promise<number> {
 const SAME_THREADS = '.same-threads';
 
 /** What a case measured, for a note: its ratio, else its median. */
-const figure = (r: CaseResult): string => (r.goal.kind !== 'max' && r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : r.ours ? formatValue(r.ours.median, r.unit) : r.status);
+const figure = (r: CaseResult): string =>
+  r.goal.kind !== 'max' && r.ratio !== undefined
+    ? `${r.ratio.toFixed(2)}×`
+    : r.ours
+      ? formatValue(r.ours.median, r.unit)
+      : r.status;
 
 /**
  * Runs each group with a MISS once more, at the end, so that a noisy moment does not decide a
  * verdict: a case passes if either run passes; missed twice, the better run (lower ratio, else lower median) stands. The note says so.
  */
-async function repeatMisses(ran: readonly { group: Group; f: (c: BenchContext) => Promise<void>; ids: string[] }[], results: CaseResult[], ctx: BenchContext): Promise<void> {
+async function repeatMisses(
+  ran: readonly { group: Group; f: (c: BenchContext) => Promise<void>; ids: string[] }[],
+  results: CaseResult[],
+  ctx: BenchContext,
+): Promise<void> {
   for (const { group, f, ids } of ran) {
     const missed = results.filter((r) => ids.includes(r.id) && r.status === 'MISS');
     if (missed.length === 0) continue;
     ctx.log(`${group}: ${missed.map((r) => r.id).join(', ')} missed; running ${group} once more`);
     const again: CaseResult[] = [];
     try {
-      await f({ ...ctx, add: (r) => { again.push(r); } });
+      await f({
+        ...ctx,
+        add: (r) => {
+          again.push(r);
+        },
+      });
     } catch (e) {
       ctx.log(`${group}: the repeat failed (${e instanceof Error ? e.message : String(e)}); the first run stands`);
       continue;
@@ -177,7 +243,9 @@ async function repeatMisses(ran: readonly { group: Group; f: (c: BenchContext) =
       const second = again.find((r) => r.id === first.id);
       if (!second || second.status === 'ERROR' || second.status === 'SKIP') continue;
       const byRatio = first.goal.kind !== 'max' && first.ratio !== undefined && second.ratio !== undefined;
-      const better = byRatio ? second.ratio! < first.ratio! : (second.ours?.median ?? Infinity) < (first.ours?.median ?? Infinity);
+      const better = byRatio
+        ? second.ratio! < first.ratio!
+        : (second.ours?.median ?? Infinity) < (first.ours?.median ?? Infinity);
       const kept = second.status === 'PASS' || better ? second : first;
       const note = `run twice (noise check): ${figure(first)}, then ${figure(second)}`;
       const merged = { ...kept, note: kept.note ? `${kept.note}; ${note}` : note };
@@ -187,17 +255,26 @@ async function repeatMisses(ran: readonly { group: Group; f: (c: BenchContext) =
       // The INFO rows that share this row's timing of ours show the run that was kept: a same-threads
       // row's sibling against plain rg, and the row against ripgrep given our arguments.
       const base = first.id.endsWith(SAME_THREADS) ? first.id.slice(0, -SAME_THREADS.length) : first.id;
-      const shared = [...(base !== first.id ? [{ id: base, as: 'its same-threads row' }] : []), { id: `${base}${OUR_ARGS}`, as: "its goal's row" }];
+      const shared = [
+        ...(base !== first.id ? [{ id: base, as: 'its same-threads row' }] : []),
+        { id: `${base}${OUR_ARGS}`, as: "its goal's row" },
+      ];
       for (const { id, as } of shared) {
         const k = results.findIndex((r) => r.id === id && r.status === 'INFO');
         const repeated = again.find((r) => r.id === id);
-        if (k >= 0 && repeated) results[k] = { ...repeated, note: `from the repeat, as ${as} (first run ${figure(results[k]!)})` };
+        if (k >= 0 && repeated)
+          results[k] = { ...repeated, note: `from the repeat, as ${as} (first run ${figure(results[k]!)})` };
       }
     }
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -34,7 +34,8 @@ export const DEMO_SCRIPT = {
           { find: 'as dollars, e.g. 1999', replace: 'in a currency, e.g. 1999' },
           {
             find: 'export function formatPrice(cents) {\n  // TODO: use Intl.NumberFormat and the configured currency\n  return `$${(cents / 100).toFixed(2)}`;',
-            replace: "export function formatPrice(cents, currency = 'USD') {\n  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);",
+            replace:
+              "export function formatPrice(cents, currency = 'USD') {\n  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);",
           },
         ],
       },
@@ -75,18 +76,33 @@ export async function walkDemoToSave(page, events, log, timeout = 180_000) {
   const since = () => duration(Date.now() - started);
   const failed = () => events().find((e) => e.event === 'error');
   for (const [index, { tool }] of DEMO_SCRIPT.steps.entries()) {
-    await d.waitFor(() => {
-      const err = failed();
-      if (err) throw new Error(`the demo model could not start the conversation: ${err.what} failed: ${err.message}`);
-      return events().some((e) => e.event === 'tool-call' && e.step === index);
-    }, `the demo model to call ${tool} (step ${index + 1} of ${DEMO_SCRIPT.steps.length})`, timeout);
+    await d.waitFor(
+      () => {
+        const err = failed();
+        if (err) throw new Error(`the demo model could not start the conversation: ${err.what} failed: ${err.message}`);
+        return events().some((e) => e.event === 'tool-call' && e.step === index);
+      },
+      `the demo model to call ${tool} (step ${index + 1} of ${DEMO_SCRIPT.steps.length})`,
+      timeout,
+    );
     const pending = await d.pendingToolConfirmation(page, timeout);
     if (index === saveStep) {
-      if (!pending.text.includes(FILE)) throw new Error(`the save's confirmation does not name ${FILE}; it reads: ${pending.text}`);
-      await d.waitFor(async () => (await d.editorTabLabels(page)).some((l) => DIFF_TAB.test(l)), 'the staged diff of format.js (disk ↔ staged mN) to open', timeout);
+      if (!pending.text.includes(FILE))
+        throw new Error(`the save's confirmation does not name ${FILE}; it reads: ${pending.text}`);
+      await d.waitFor(
+        async () => (await d.editorTabLabels(page)).some((l) => DIFF_TAB.test(l)),
+        'the staged diff of format.js (disk ↔ staged mN) to open',
+        timeout,
+      );
       await page.locator(REVIEW.diffEditor).first().waitFor({ state: 'visible', timeout });
-      await d.waitFor(async () => (await d.diffEditorText(page)).modified.includes('Intl.NumberFormat'), 'the staged diff to show the patched line', timeout);
-      log(`step ${index + 1}: ${tool} asks (${since()} after the page opened) and waits for the person; the staged diff is open`);
+      await d.waitFor(
+        async () => (await d.diffEditorText(page)).modified.includes('Intl.NumberFormat'),
+        'the staged diff to show the patched line',
+        timeout,
+      );
+      log(
+        `step ${index + 1}: ${tool} asks (${since()} after the page opened) and waits for the person; the staged diff is open`,
+      );
       return;
     }
     log(`step ${index + 1}: ${tool} asks (${since()} after the page opened); allowing it once`);
@@ -103,7 +119,10 @@ export async function arrangeDemoPicture(page) {
   const notice = page.locator(CHAT.inputNoticeDismiss);
   if (await notice.count()) {
     await notice.first().click();
-    await notice.first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+    await notice
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => {});
   }
   const chat = page.locator(WORKBENCH.auxiliaryBar);
   const before = await chat.boundingBox();
@@ -113,7 +132,11 @@ export async function arrangeDemoPicture(page) {
     await page.mouse.down();
     await page.mouse.move(before.x - 260, before.y + before.height / 2, { steps: 8 });
     await page.mouse.up();
-    await d.waitFor(async () => ((await chat.boundingBox())?.width ?? 0) > before.width + 100, 'the chat to widen', 10_000);
+    await d.waitFor(
+      async () => ((await chat.boundingBox())?.width ?? 0) > before.width + 100,
+      'the chat to widen',
+      10_000,
+    );
   }
 }
 

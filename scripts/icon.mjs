@@ -22,14 +22,21 @@ async function render(page, svg, size, background) {
 async function main() {
   const { values } = parseArgs({ options: { preview: { type: 'string' } } });
   const svg = readFileSync(join(repoRoot, 'media/icon.svg'), 'utf8');
-  const browser = await chromium.launch({ executablePath: await ensureChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: await ensureChromium(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     const page = await browser.newPage({ deviceScaleFactor: 1 });
     const png = join(repoRoot, 'media/icon.png');
     writeFileSync(png, await render(page, svg, SIZE, 'transparent'));
     console.log(`wrote ${png}`);
     if (values.preview) {
-      for (const [name, background] of [['dark', '#1f1f1f'], ['light', '#ffffff']]) {
+      for (const [name, background] of [
+        ['dark', '#1f1f1f'],
+        ['light', '#ffffff'],
+      ]) {
         const file = join(values.preview, `icon-32-${name}.png`);
         writeFileSync(file, await render(page, svg, 32, background));
         console.log(`wrote ${file}`);

@@ -38,4 +38,8 @@ if (problems.length) {
   console.error(`${problems.join('; ')}: run \`npm run manifest\`.`);
   process.exit(1);
 }
-console.log(check ? 'languageModelTools and agent tools match the tools.' : `wrote ${(entries as unknown[]).length} languageModelTools entries and the agent tool lists`);
+console.log(
+  check
+    ? 'languageModelTools and agent tools match the tools.'
+    : `wrote ${(entries as unknown[]).length} languageModelTools entries and the agent tool lists`,
+);

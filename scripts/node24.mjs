@@ -55,17 +55,19 @@ function runWith(nodeBin, cmd, args) {
     });
     child.on('close', (code, signal) => {
       done();
-      resolvePromise(signal ? 128 + (constants.signals[signal] ?? 1) : code ?? 1);
+      resolvePromise(signal ? 128 + (constants.signals[signal] ?? 1) : (code ?? 1));
     });
   });
 }
 
 /** Node 24: this process, or found quietly, or installed with the setup step's progress. */
-const node24 = async () => (onNode24() ? process.execPath : findNode24() ?? (await ensureNode24()));
+const node24 = async () => (onNode24() ? process.execPath : (findNode24() ?? (await ensureNode24())));
 
 /** The one line that says which Node runs what, printed only when it is not the Node on PATH. */
 function announce(nodeBin, what) {
-  process.stderr.write(`[node24] this shell's Node is ${process.version}; running ${what} under Node ${NODE_MAJOR} (${nodeBin})\n`);
+  process.stderr.write(
+    `[node24] this shell's Node is ${process.version}; running ${what} under Node ${NODE_MAJOR} (${nodeBin})\n`,
+  );
 }
 
 /**
@@ -100,7 +102,9 @@ async function main(argv) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err) => {
       process.stderr.write(`${err.name === 'SetupError' ? err.message : `[node24] ${err.stack ?? err}`}\n`);
       process.exitCode = 1;

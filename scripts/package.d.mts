@@ -18,6 +18,12 @@ export interface PackagePlan {
 }
 export declare function vsixName(target: Target | 'universal'): string;
 export declare function planPackage(target: string, root?: string): PackagePlan;
-export declare function listPackage(target: string, options?: { root?: string }): Promise<PackagePlan & { files: string[] }>;
-export declare function buildPackage(target: string, options?: { root?: string; outDir?: string }): Promise<PackagePlan & { vsix: string; bytes: number }>;
+export declare function listPackage(
+  target: string,
+  options?: { root?: string },
+): Promise<PackagePlan & { files: string[] }>;
+export declare function buildPackage(
+  target: string,
+  options?: { root?: string; outDir?: string },
+): Promise<PackagePlan & { vsix: string; bytes: number }>;
 export declare function buildProduction(root?: string): Promise<string>;

@@ -27,7 +27,8 @@ export const UNIVERSAL = 'universal';
 /** This machine's package target (vsce's names are Node's platform-arch): the one that carries its native files. */
 export function hostTarget() {
   const target = `${process.platform}-${process.arch}`;
-  if (!TARGETS.includes(target)) throw new Error(`no platform package is built for ${target} (scripts/package.mjs builds ${TARGETS.join(', ')})`);
+  if (!TARGETS.includes(target))
+    throw new Error(`no platform package is built for ${target} (scripts/package.mjs builds ${TARGETS.join(', ')})`);
   return target;
 }
 
@@ -93,7 +94,8 @@ function dependencyDirs(moduleDir, root) {
  * modules it leaves out because they are not installed.
  */
 export function planPackage(target, root = repoRoot) {
-  if (target !== UNIVERSAL && !TARGETS.includes(target)) throw new Error(`unknown target ${JSON.stringify(target)}: one of ${[UNIVERSAL, ...TARGETS].join(', ')}, or all`);
+  if (target !== UNIVERSAL && !TARGETS.includes(target))
+    throw new Error(`unknown target ${JSON.stringify(target)}: one of ${[UNIVERSAL, ...TARGETS].join(', ')}, or all`);
   const include = [];
   const skipped = [];
   if (target !== UNIVERSAL) {
@@ -105,7 +107,10 @@ export function planPackage(target, root = repoRoot) {
       }
       const native = module.native[target];
       for (const file of native) {
-        if (!existsSync(join(dir, file))) throw new Error(`${relative(root, join(dir, file))} does not exist: NATIVE_MODULES in scripts/package.mjs names a ${target} file this version of ${module.name} does not have`);
+        if (!existsSync(join(dir, file)))
+          throw new Error(
+            `${relative(root, join(dir, file))} does not exist: NATIVE_MODULES in scripts/package.mjs names a ${target} file this version of ${module.name} does not have`,
+          );
       }
       const at = (base, pattern) => `${relative(root, join(base, pattern)).replaceAll('\\', '/')}`;
       include.push(...[...module.files, ...native].map((p) => at(dir, p)));
@@ -128,10 +133,18 @@ function run(cmd, args, options) {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolvePromise(stdout) : reject(new Error(`${[cmd, ...args].join(' ')} exited ${code}:\n${stdout}${stderr}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolvePromise(stdout)
+        : reject(new Error(`${[cmd, ...args].join(' ')} exited ${code}:\n${stdout}${stderr}`)),
+    );
   });
 }
 
@@ -150,7 +163,9 @@ export async function listPackage(target, { root = repoRoot } = {}) {
   const plan = planPackage(target, root);
   const dir = mkdtempSync(join(tmpdir(), 'wt-package-'));
   try {
-    const out = await run(process.execPath, [vscePath(), 'ls', ...vsceArgs(plan, ignoreFileFor(plan, root, dir))], { cwd: root });
+    const out = await run(process.execPath, [vscePath(), 'ls', ...vsceArgs(plan, ignoreFileFor(plan, root, dir))], {
+      cwd: root,
+    });
     return { ...plan, files: out.split('\n').filter(Boolean).sort() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -163,10 +178,19 @@ export async function buildPackage(target, { root = repoRoot, outDir = root } = 
   const dir = mkdtempSync(join(tmpdir(), 'wt-package-'));
   const vsix = join(outDir, vsixName(target));
   try {
-    await run(process.execPath, [
-      vscePath(), 'package', ...(target === UNIVERSAL ? [] : ['--target', target]),
-      ...vsceArgs(plan, ignoreFileFor(plan, root, dir)), '--no-rewrite-relative-links', '--out', vsix,
-    ], { cwd: root });
+    await run(
+      process.execPath,
+      [
+        vscePath(),
+        'package',
+        ...(target === UNIVERSAL ? [] : ['--target', target]),
+        ...vsceArgs(plan, ignoreFileFor(plan, root, dir)),
+        '--no-rewrite-relative-links',
+        '--out',
+        vsix,
+      ],
+      { cwd: root },
+    );
     return { ...plan, vsix, bytes: statSync(vsix).size };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -185,7 +209,11 @@ function targetsOf(value) {
   return [value];
 }
 
-const skippedNote = (plan) => plan.skipped.map((name) => `${plan.target}: ${name} is not installed, so its files are not in this package (npm ci installs it once package.json depends on it).`);
+const skippedNote = (plan) =>
+  plan.skipped.map(
+    (name) =>
+      `${plan.target}: ${name} is not installed, so its files are not in this package (npm ci installs it once package.json depends on it).`,
+  );
 
 async function main() {
   const { values } = parseArgs({
@@ -199,7 +227,9 @@ async function main() {
     },
   });
   if (values.help) {
-    process.stdout.write(`node scripts/package.mjs [--target ${[UNIVERSAL, ...TARGETS].join('|')}|all] [--out DIR] [--no-build]\nnode scripts/package.mjs --list [--target …] [--json]\n`);
+    process.stdout.write(
+      `node scripts/package.mjs [--target ${[UNIVERSAL, ...TARGETS].join('|')}|all] [--out DIR] [--no-build]\nnode scripts/package.mjs --list [--target …] [--json]\n`,
+    );
     return;
   }
   const targets = targetsOf(values.target);
@@ -207,8 +237,13 @@ async function main() {
     const listed = [];
     for (const target of targets) listed.push(await listPackage(target));
     for (const plan of listed) for (const note of skippedNote(plan)) process.stderr.write(`${note}\n`);
-    if (values.json) process.stdout.write(`${JSON.stringify(Object.fromEntries(listed.map((p) => [p.target, { files: p.files, skipped: p.skipped }])), null, 2)}\n`);
-    else for (const plan of listed) process.stdout.write(`${vsixName(plan.target)}:\n${plan.files.map((f) => `  ${f}`).join('\n')}\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify(Object.fromEntries(listed.map((p) => [p.target, { files: p.files, skipped: p.skipped }])), null, 2)}\n`,
+      );
+    else
+      for (const plan of listed)
+        process.stdout.write(`${vsixName(plan.target)}:\n${plan.files.map((f) => `  ${f}`).join('\n')}\n`);
     return;
   }
   if (!values['no-build']) {

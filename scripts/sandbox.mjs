@@ -43,20 +43,25 @@ const log = (msg) => process.stderr.write(`[sandbox] ${msg}\n`);
 const sandboxStep = (name, fn, retry) => step({ tag: 'sandbox', name, retry }, fn);
 
 /** npm, as the npm that runs this script when there is one (`npm run sandbox`). */
-const npm = (args) => (process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, ...args]] : ['npm', args]);
+const npm = (args) =>
+  process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, ...args]] : ['npm', args];
 
 /** `npm run package -- --target <this machine>`: dist/ in production mode and this platform's .vsix (the shell's sandbox library with its native files). */
 function packageVsix(logDir) {
   const target = hostTarget();
-  return sandboxStep('package', async (progress) => {
-    const vsix = join(repoRoot, vsixName(target));
-    const logFile = join(logDir, 'package.log');
-    progress.doing(`npm run package -- --target ${target} (esbuild --production, vsce) into ${vsix}`);
-    const [cmd, args] = npm(['run', 'package', '--', '--target', target]);
-    await runLogged(cmd, args, { cwd: repoRoot, logFile });
-    if (!existsSync(vsix)) throw new Error(`npm run package did not write ${vsix}; see ${logFile}`);
-    return vsix;
-  }, `npm run package -- --target ${target}`);
+  return sandboxStep(
+    'package',
+    async (progress) => {
+      const vsix = join(repoRoot, vsixName(target));
+      const logFile = join(logDir, 'package.log');
+      progress.doing(`npm run package -- --target ${target} (esbuild --production, vsce) into ${vsix}`);
+      const [cmd, args] = npm(['run', 'package', '--', '--target', target]);
+      await runLogged(cmd, args, { cwd: repoRoot, logFile });
+      if (!existsSync(vsix)) throw new Error(`npm run package did not write ${vsix}; see ${logFile}`);
+      return vsix;
+    },
+    `npm run package -- --target ${target}`,
+  );
 }
 
 /**
@@ -67,27 +72,34 @@ function installVsix(server, vsix, { node, codeServer }) {
   return sandboxStep('install', async (progress) => {
     const xdg = join(server.tmpDir, 'xdg');
     progress.doing(`code-server --install-extension ${vsix}`);
-    await runLogged(node, [
-      codeServer,
-      '--user-data-dir', server.userDataDir,
-      '--extensions-dir', server.extensionsDir,
-      '--install-extension', vsix,
-      '--force',
-    ], {
-      logFile: join(server.tmpDir, 'install-extension.log'),
-      env: {
-        ...process.env,
-        PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
-        HOME: join(server.tmpDir, 'home'),
-        TMPDIR: join(server.tmpDir, 'tmp'),
-        XDG_CONFIG_HOME: join(xdg, 'config'),
-        XDG_DATA_HOME: join(xdg, 'data'),
-        XDG_CACHE_HOME: join(xdg, 'cache'),
-        XDG_STATE_HOME: join(xdg, 'state'),
-        // Let server.stop() find it, should it outlive Ctrl-C.
-        WT_HOST_RUN: server.runId,
+    await runLogged(
+      node,
+      [
+        codeServer,
+        '--user-data-dir',
+        server.userDataDir,
+        '--extensions-dir',
+        server.extensionsDir,
+        '--install-extension',
+        vsix,
+        '--force',
+      ],
+      {
+        logFile: join(server.tmpDir, 'install-extension.log'),
+        env: {
+          ...process.env,
+          PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+          HOME: join(server.tmpDir, 'home'),
+          TMPDIR: join(server.tmpDir, 'tmp'),
+          XDG_CONFIG_HOME: join(xdg, 'config'),
+          XDG_DATA_HOME: join(xdg, 'data'),
+          XDG_CACHE_HOME: join(xdg, 'cache'),
+          XDG_STATE_HOME: join(xdg, 'state'),
+          // Let server.stop() find it, should it outlive Ctrl-C.
+          WT_HOST_RUN: server.runId,
+        },
       },
-    });
+    );
     return server.extensionsDir;
   });
 }
@@ -96,7 +108,9 @@ function installVsix(server, vsix, { node, codeServer }) {
 function extensionLog(server) {
   const logs = join(server.userDataDir, 'logs');
   if (!existsSync(logs)) return '';
-  const files = readdirSync(logs, { recursive: true }).map(String).filter((f) => f.endsWith(join('workspace-tools.workspace-tools', 'Workspace Tools.log')));
+  const files = readdirSync(logs, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(join('workspace-tools.workspace-tools', 'Workspace Tools.log')));
   return files.length ? readFileSync(join(logs, files.sort().at(-1)), 'utf8') : '';
 }
 
@@ -104,12 +118,17 @@ function extensionLog(server) {
 async function showViewAndCommands(page) {
   // The installed extension's commands reach the palette once it is scanned: wait for them.
   const label = 'Workspace Tools: Show Audit Log';
-  await d.waitFor(async () => {
-    await d.openPalette(page, label);
-    const listed = await page.locator(PALETTE.rowLabel).filter({ hasText: label }).count();
-    await d.closePalette(page);
-    return listed > 0;
-  }, 'the installed extension\'s commands to reach the palette', 60_000, 1000);
+  await d.waitFor(
+    async () => {
+      await d.openPalette(page, label);
+      const listed = await page.locator(PALETTE.rowLabel).filter({ hasText: label }).count();
+      await d.closePalette(page);
+      return listed > 0;
+    },
+    "the installed extension's commands to reach the palette",
+    60_000,
+    1000,
+  );
 
   await page.keyboard.press('Control+P');
   await page.locator(PALETTE.input).waitFor({ state: 'visible' });
@@ -118,9 +137,17 @@ async function showViewAndCommands(page) {
   await page.keyboard.press('Enter');
   await page.locator(PANES.tabByResource('cart.js')).waitFor({ state: 'visible', timeout: 15_000 });
   await d.runCommand(page, 'View: Show Workspace Tools');
-  await page.locator(WORKBENCH.sideBar).getByText('Staged Changes', { exact: false }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator(WORKBENCH.sideBar)
+    .getByText('Staged Changes', { exact: false })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
   await d.openPalette(page, 'Workspace Tools');
-  await page.locator(PALETTE.rowLabel).filter({ hasText: label }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator(PALETTE.rowLabel)
+    .filter({ hasText: label })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
 }
 
 /**
@@ -142,12 +169,17 @@ async function screenshot(server, url, file, { executablePath, viewport, arrange
     await arrange(page);
     // No hover tooltip in the picture.
     await page.mouse.move(viewport.width / 2, viewport.height - 10);
-    await page.locator(PANES.hover).first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => {});
+    await page
+      .locator(PANES.hover)
+      .first()
+      .waitFor({ state: 'hidden', timeout: 5_000 })
+      .catch(() => {});
     mkdirSync(dirname(file), { recursive: true });
     await page.screenshot({ path: file });
     log(`screenshot: ${file}`);
     // What the installed extension says about itself (its output channel, as written to disk).
-    for (const line of extensionLog(server).split('\n').filter(Boolean)) log(`extension: ${line.replace(/^\S+ \S+ /, '')}`);
+    for (const line of extensionLog(server).split('\n').filter(Boolean))
+      log(`extension: ${line.replace(/^\S+ \S+ /, '')}`);
   } finally {
     // Chromium's process groups, so server.stop() can wait until they are reaped.
     groups = [...groupsOf(server.marker)];
@@ -174,7 +206,10 @@ async function main() {
     return 0;
   }
   if (values.vsix && !existsSync(resolve(values.vsix))) throw new Error(`--vsix ${values.vsix}: no such file`);
-  if (values.demo && values.untrusted) throw new Error('--demo needs a trusted workspace (the demo stages and saves a file; an untrusted one has no write tools): drop --untrusted');
+  if (values.demo && values.untrusted)
+    throw new Error(
+      '--demo needs a trusted workspace (the demo stages and saves a file; an untrusted one has no write tools): drop --untrusted',
+    );
   await runOnNode24();
   // Before the host's own exit hooks (registered by the first cleanupOnExit), which exit at once.
   process.once('SIGINT', () => process.stderr.write('\n[sandbox] stopping\n'));
@@ -193,7 +228,9 @@ async function main() {
     // toasts (test/host/server.mjs passes `--vscode-option enable-smoke-test-driver` unless
     // `smokeTestDriver: false`).
     server = await sandboxStep('start', async (progress) => {
-      progress.doing(`starting VS Code 1.139 (code-server) on a free port, fresh profile${demo ? ' with the demo model' : ''}`);
+      progress.doing(
+        `starting VS Code 1.139 (code-server) on a free port, fresh profile${demo ? ' with the demo model' : ''}`,
+      );
       const started = await startServer({
         workspace,
         disableWorkspaceTrust: !values.untrusted,
@@ -209,32 +246,46 @@ async function main() {
     if (values.screenshot) {
       const before = demo && demoFileOnDisk(workspace);
       const arrange = demo
-        ? async (page) => { await walkDemoToSave(page, demo.events, log); await arrangeDemoPicture(page); }
+        ? async (page) => {
+            await walkDemoToSave(page, demo.events, log);
+            await arrangeDemoPicture(page);
+          }
         : showViewAndCommands;
       const viewport = demo ? { width: 1920, height: 1080 } : { width: 1600, height: 1000 };
-      const groups = await screenshot(server, url, resolve(values.screenshot), { executablePath: host.chromium, viewport, arrange });
-      if (demo && demoFileOnDisk(workspace) !== before) throw new Error('the demo changed the file on disk before the person allowed the save');
+      const groups = await screenshot(server, url, resolve(values.screenshot), {
+        executablePath: host.chromium,
+        viewport,
+        arrange,
+      });
+      if (demo && demoFileOnDisk(workspace) !== before)
+        throw new Error('the demo changed the file on disk before the person allowed the save');
       await server.stop({ alsoReap: groups });
       return 0;
     }
 
-    process.stdout.write([
-      '',
-      `Workspace Tools sandbox is running (code-server, VS Code 1.139)${demo ? ' with the demo model' : ''}.`,
-      `  Open:      ${url}`,
-      `  Workspace: ${workspace} (a copy of test/fixtures/demo; edits stay there)`,
-      ...(demo ? [
-        '  Demo:      each window you open sends a prompt to the demo model in the chat (the first',
-        '             takes a minute while Copilot Chat starts); every tool call, and the save,',
-        '             waits for your click on its confirmation. No account is needed.',
-      ] : []),
-      `  Server log: ${server.logFile}`,
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        '',
+        `Workspace Tools sandbox is running (code-server, VS Code 1.139)${demo ? ' with the demo model' : ''}.`,
+        `  Open:      ${url}`,
+        `  Workspace: ${workspace} (a copy of test/fixtures/demo; edits stay there)`,
+        ...(demo
+          ? [
+              '  Demo:      each window you open sends a prompt to the demo model in the chat (the first',
+              '             takes a minute while Copilot Chat starts); every tool call, and the save,',
+              '             waits for your click on its confirmation. No account is needed.',
+            ]
+          : []),
+        `  Server log: ${server.logFile}`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
     // Runs until Ctrl-C: the host's exit hooks (cleanupOnExit) then kill the server's process
     // group and everything carrying its marker, and remove its temp folder and ours.
-    await new Promise(() => { setInterval(() => {}, 1 << 30); });
+    await new Promise(() => {
+      setInterval(() => {}, 1 << 30);
+    });
     return 0;
   } finally {
     await server?.stop();
@@ -244,7 +295,9 @@ async function main() {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     console.error(err?.name === 'SetupError' ? err.message : `[sandbox] ${err?.stack ?? err}`);
     process.exitCode = 1;

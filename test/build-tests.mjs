@@ -38,7 +38,9 @@ const suitesPluginFor = (dir) => ({
         loader: 'js',
         watchFiles: files,
         contents: `module.exports = [\n${files
-          .map((f) => `  { file: ${JSON.stringify(relative(repoRoot, f))}, load: () => require(${JSON.stringify(f)}) },`)
+          .map(
+            (f) => `  { file: ${JSON.stringify(relative(repoRoot, f))}, load: () => require(${JSON.stringify(f)}) },`,
+          )
           .join('\n')}\n];\n`,
       };
     });

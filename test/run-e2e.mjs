@@ -15,7 +15,9 @@ import { ensureAll, ensureExtensionBuilt, repoRoot } from './host/ensure.mjs';
 
 const repeat = process.env.WT_E2E_REPEAT ?? '1';
 if (!/^[1-9]\d*$/.test(repeat)) {
-  console.error(`WT_E2E_REPEAT must be a whole number of rounds, 1 or more (it is ${JSON.stringify(repeat)}); e.g. WT_E2E_REPEAT=5 npm run test:e2e`);
+  console.error(
+    `WT_E2E_REPEAT must be a whole number of rounds, 1 or more (it is ${JSON.stringify(repeat)}); e.g. WT_E2E_REPEAT=5 npm run test:e2e`,
+  );
   process.exit(2);
 }
 const rounds = Number(repeat);
@@ -39,8 +41,12 @@ async function runOnce() {
   // WT_E2E_NAME: only the tests whose names match this pattern (a scenario being worked on).
   const names = process.env.WT_E2E_NAME ? { testNamePatterns: [new RegExp(process.env.WT_E2E_NAME)] } : {};
   const stream = run({ files, concurrency: 1, timeout: 3_600_000, ...names });
-  stream.on('test:pass', (t) => { if (t.details?.type !== 'suite') passed++; });
-  stream.on('test:fail', (t) => { if (t.details?.type !== 'suite') failed++; });
+  stream.on('test:pass', (t) => {
+    if (t.details?.type !== 'suite') passed++;
+  });
+  stream.on('test:fail', (t) => {
+    if (t.details?.type !== 'suite') failed++;
+  });
   await new Promise((resolve, reject) => {
     const out = stream.compose(spec);
     out.on('data', (chunk) => process.stdout.write(chunk));
@@ -62,7 +68,10 @@ for (let round = 1; round <= rounds; round++) {
   if (rounds > 1) {
     const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
     console.log(`[e2e] round ${round} of ${rounds}: ${result.passed} passed, ${result.failed} failed in ${took}`);
-    if (!ok) console.log(`[e2e] round ${round} of ${rounds} FAILED${round < rounds ? `; rounds ${round + 1}-${rounds} were not run` : ''}`);
+    if (!ok)
+      console.log(
+        `[e2e] round ${round} of ${rounds} FAILED${round < rounds ? `; rounds ${round + 1}-${rounds} were not run` : ''}`,
+      );
     else if (round === rounds) console.log(`[e2e] all ${rounds} rounds passed`);
   }
   if (!ok) break;

@@ -32,7 +32,6 @@ const VARIANTS = {
   packaged: { name: 'integration-packaged', build: buildPackagedTests, disableWorkspaceTrust: true, installed: true },
 };
 
-
 /**
  * Runs one suite in its own code-server; returns its counts (a suite that reported nothing counts
  * as one failure). An `installed` variant runs with the extension packaged for this platform and
@@ -46,7 +45,10 @@ async function runVariant({ name, build, disableWorkspaceTrust, installed = fals
   try {
     const target = installed ? hostTarget() : undefined;
     const extension = installed
-      ? { extensionDevelopmentPath: join(repoRoot, 'test/integration-packaged/runner'), extraExtensions: [await installPackagedExtension(extensionPath, resultsDir, { target })] }
+      ? {
+          extensionDevelopmentPath: join(repoRoot, 'test/integration-packaged/runner'),
+          extraExtensions: [await installPackagedExtension(extensionPath, resultsDir, { target })],
+        }
       : { extensionDevelopmentPath: extensionPath };
     const code = await runSuite({
       name,
@@ -81,7 +83,8 @@ async function runVariant({ name, build, disableWorkspaceTrust, installed = fals
 
 async function main() {
   const which = process.argv[2];
-  if (which !== undefined && !(which in VARIANTS)) throw new Error(`unknown variant ${JSON.stringify(which)} (trusted, untrusted or packaged)`);
+  if (which !== undefined && !(which in VARIANTS))
+    throw new Error(`unknown variant ${JSON.stringify(which)} (trusted, untrusted or packaged)`);
   ensureExtensionBuilt(extensionPath);
   await ensureAll();
   let passed = 0;
@@ -97,7 +100,9 @@ async function main() {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     console.error(err.stack ?? err);
     console.log('0 passed, 1 failed');

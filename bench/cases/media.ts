@@ -16,7 +16,8 @@ export async function mediaCases(ctx: BenchContext, edit: EditFile): Promise<voi
   const steps = { stage: [] as number[], patch: [] as number[], save: [] as number[] };
   const expected = Buffer.from(edit.pristine.toString('utf8').replace(EDIT.find, EDIT.replace));
   const checkDisk = (who: string): void => {
-    if (!readFileSync(edit.file).equals(expected)) throw new Error(`${who}: the file on disk is not the patched content`);
+    if (!readFileSync(edit.file).equals(expected))
+      throw new Error(`${who}: the file on disk is not the patched content`);
   };
   try {
     const ours: Side<void> = {
@@ -24,8 +25,23 @@ export async function mediaCases(ctx: BenchContext, edit: EditFile): Promise<voi
       before: () => edit.restore(),
       run: async () => {
         let mediaId = '';
-        steps.stage.push(await time(async () => { mediaId = ((await host.invoke('stage_file', { path: edit.rel })).result as { media_id: string }).media_id; }));
-        steps.patch.push(await time(async () => { mediaId = ((await host.invoke('media_apply_patch', { media_id: mediaId, patch: { find: EDIT.find, replace: EDIT.replace } })).result as { media_id: string }).media_id; }));
+        steps.stage.push(
+          await time(async () => {
+            mediaId = ((await host.invoke('stage_file', { path: edit.rel })).result as { media_id: string }).media_id;
+          }),
+        );
+        steps.patch.push(
+          await time(async () => {
+            mediaId = (
+              (
+                await host.invoke('media_apply_patch', {
+                  media_id: mediaId,
+                  patch: { find: EDIT.find, replace: EDIT.replace },
+                })
+              ).result as { media_id: string }
+            ).media_id;
+          }),
+        );
         steps.save.push(await time(() => host.invoke('save_media', { media_id: mediaId })));
       },
       check: () => checkDisk('save_media'),
@@ -33,18 +49,37 @@ export async function mediaCases(ctx: BenchContext, edit: EditFile): Promise<voi
     const title = `stage_file + media_apply_patch + save_media, ${(edit.pristine.length / 1e6).toFixed(0)} MB file`;
     ctx.log(title);
     const runs = ctx.runs(11);
-    const breakdown = (): Record<string, number> => Object.fromEntries(Object.entries(steps).map(([k, v]) => [`${k}MedianMs`, round(median(v.slice(-runs)))]));
+    const breakdown = (): Record<string, number> =>
+      Object.fromEntries(Object.entries(steps).map(([k, v]) => [`${k}MedianMs`, round(median(v.slice(-runs)))]));
     if (mcp) {
-      const [oursSample, peer] = await compare(ours, {
-        label: `MCP edit_file (server-filesystem ${mcp.version})`,
-        before: () => edit.restore(),
-        run: () => mcp.call('edit_file', { path: edit.file, edits: [{ oldText: EDIT.find, newText: EDIT.replace }] }),
-        check: (out) => { if (out.isError) throw new Error(`MCP edit_file failed: ${out.text.slice(0, 300)}`); checkDisk('MCP edit_file'); },
-      }, runs);
-      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 150 }, ours: oursSample, peer, details: breakdown() }));
+      const [oursSample, peer] = await compare(
+        ours,
+        {
+          label: `MCP edit_file (server-filesystem ${mcp.version})`,
+          before: () => edit.restore(),
+          run: () => mcp.call('edit_file', { path: edit.file, edits: [{ oldText: EDIT.find, newText: EDIT.replace }] }),
+          check: (out) => {
+            if (out.isError) throw new Error(`MCP edit_file failed: ${out.text.slice(0, 300)}`);
+            checkDisk('MCP edit_file');
+          },
+        },
+        runs,
+      );
+      ctx.add(
+        result({
+          id: 'media.edit',
+          title,
+          goal: { kind: 'max', value: 150 },
+          ours: oursSample,
+          peer,
+          details: breakdown(),
+        }),
+      );
     } else {
       const oursSample = await measure(ours, runs);
-      ctx.add(result({ id: 'media.edit', title, goal: { kind: 'max', value: 150 }, ours: oursSample, details: breakdown() }));
+      ctx.add(
+        result({ id: 'media.edit', title, goal: { kind: 'max', value: 150 }, ours: oursSample, details: breakdown() }),
+      );
     }
   } finally {
     edit.restore();

@@ -34,7 +34,9 @@ export async function resultSizeCases(ctx: BenchContext, source: SourceTree): Pr
     const calls: { tool: string; bytes: number }[] = [];
     const search = await host.invoke('search_files', { pattern: 'NEEDLE' });
     calls.push({ tool: 'search_files', bytes: bytes(search.text) });
-    const hit = (search.result as { kind: string; path?: string; line?: number; text?: string }[]).find((f) => f.kind === 'match' && DEFINES.test(f.text ?? ''));
+    const hit = (search.result as { kind: string; path?: string; line?: number; text?: string }[]).find(
+      (f) => f.kind === 'match' && DEFINES.test(f.text ?? ''),
+    );
     if (!hit?.path || !hit.line) throw new Error('search_files did not find the definition of NEEDLE');
     const open = await host.invoke('open_file', { path: hit.path });
     calls.push({ tool: 'open_file', bytes: bytes(open.text) });
@@ -49,8 +51,24 @@ export async function resultSizeCases(ctx: BenchContext, source: SourceTree): Pr
   if (ours.found !== expected) throw new Error(`ours found ${ours.found}, expected ${expected}`);
 
   if (!mcpAvailable()) {
-    ctx.add(result({ id: 'size.needle', title, unit: 'bytes', goal: { kind: 'smaller' }, ours: { label: 'ours', values: [ours.bytes] }, details: { ours } }));
-    ctx.add(skipped('size.needle.mcp', 'result size, MCP server', { kind: 'smaller' }, '@modelcontextprotocol/server-filesystem is not installed'));
+    ctx.add(
+      result({
+        id: 'size.needle',
+        title,
+        unit: 'bytes',
+        goal: { kind: 'smaller' },
+        ours: { label: 'ours', values: [ours.bytes] },
+        details: { ours },
+      }),
+    );
+    ctx.add(
+      skipped(
+        'size.needle.mcp',
+        'result size, MCP server',
+        { kind: 'smaller' },
+        '@modelcontextprotocol/server-filesystem is not installed',
+      ),
+    );
     return;
   }
 
@@ -58,10 +76,17 @@ export async function resultSizeCases(ctx: BenchContext, source: SourceTree): Pr
   try {
     // Realistic: list, then read in batches until the definition shows up.
     const calls: { tool: string; bytes: number }[] = [];
-    const listing = await mcp.call('search_files', { path: source.dir, pattern: '**/*', excludePatterns: ['vendor', 'vendor/**'] });
+    const listing = await mcp.call('search_files', {
+      path: source.dir,
+      pattern: '**/*',
+      excludePatterns: ['vendor', 'vendor/**'],
+    });
     calls.push({ tool: 'search_files', bytes: bytes(listing.text) });
     // Sorted, so the walk is the same on every machine (the server lists in readdir order).
-    const candidates = listing.text.split('\n').filter((p) => /\.(ts|js|py|md|json)$/.test(p)).sort();
+    const candidates = listing.text
+      .split('\n')
+      .filter((p) => /\.(ts|js|py|md|json)$/.test(p))
+      .sort();
     let found: string | undefined;
     let filesRead = 0;
     for (let i = 0; i < candidates.length && !found; i += BATCH) {
@@ -71,31 +96,57 @@ export async function resultSizeCases(ctx: BenchContext, source: SourceTree): Pr
       calls.push({ tool: 'read_multiple_files', bytes: bytes(reply.text) });
       filesRead += batch.length;
       // Each file comes back as "<path>:\n<content>\n", joined by "\n---\n".
-      found = reply.text.split('\n---\n').find((section) => DEFINES.test(section))?.split(':\n', 1)[0];
+      found = reply.text
+        .split('\n---\n')
+        .find((section) => DEFINES.test(section))
+        ?.split(':\n', 1)[0];
     }
     if (!found) throw new Error('the MCP walk did not find the definition of NEEDLE');
     const realistic = calls.reduce((n, c) => n + c.bytes, 0);
     const byTool = (tool: string): number => calls.filter((c) => c.tool === tool).reduce((n, c) => n + c.bytes, 0);
 
     // Lower bound: the file and line known in advance.
-    const head = await mcp.call('read_text_file', { path: nodePath.join(source.dir, SOURCE.definition.path), head: SOURCE.definition.line + 20 });
+    const head = await mcp.call('read_text_file', {
+      path: nodePath.join(source.dir, SOURCE.definition.path),
+      head: SOURCE.definition.line + 20,
+    });
     const lowerBound = bytes(head.text);
 
-    ctx.add(result({
-      id: 'size.needle', title: `${title} — vs MCP (list + read until found)`, unit: 'bytes', goal: { kind: 'smaller' },
-      ours: { label: 'ours', values: [ours.bytes] },
-      peer: { label: `MCP: search_files + read_multiple_files (${filesRead} of ${candidates.length} files read)`, values: [realistic] },
-      details: {
-        ours,
-        mcp: { bytes: realistic, searchFilesBytes: byTool('search_files'), readBytes: byTool('read_multiple_files'), readCalls: calls.length - 1, filesRead, found: nodePath.relative(source.dir, found) },
-      },
-    }));
-    ctx.add(result({
-      id: 'size.needle.lower', title: `${title} — vs MCP lower bound (file and line known)`, unit: 'bytes', goal: { kind: 'smaller' },
-      ours: { label: 'ours', values: [ours.bytes] },
-      peer: { label: `MCP: read_text_file head ${SOURCE.definition.line + 20}`, values: [lowerBound] },
-      details: { mcpLowerBound: lowerBound },
-    }));
+    ctx.add(
+      result({
+        id: 'size.needle',
+        title: `${title} — vs MCP (list + read until found)`,
+        unit: 'bytes',
+        goal: { kind: 'smaller' },
+        ours: { label: 'ours', values: [ours.bytes] },
+        peer: {
+          label: `MCP: search_files + read_multiple_files (${filesRead} of ${candidates.length} files read)`,
+          values: [realistic],
+        },
+        details: {
+          ours,
+          mcp: {
+            bytes: realistic,
+            searchFilesBytes: byTool('search_files'),
+            readBytes: byTool('read_multiple_files'),
+            readCalls: calls.length - 1,
+            filesRead,
+            found: nodePath.relative(source.dir, found),
+          },
+        },
+      }),
+    );
+    ctx.add(
+      result({
+        id: 'size.needle.lower',
+        title: `${title} — vs MCP lower bound (file and line known)`,
+        unit: 'bytes',
+        goal: { kind: 'smaller' },
+        ours: { label: 'ours', values: [ours.bytes] },
+        peer: { label: `MCP: read_text_file head ${SOURCE.definition.line + 20}`, values: [lowerBound] },
+        details: { mcpLowerBound: lowerBound },
+      }),
+    );
   } finally {
     await mcp.close();
   }

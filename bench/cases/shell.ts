@@ -28,7 +28,11 @@ function gitTree(source: SourceTree, log: (m: string) => void): string {
   log(`copying the ${source.files}-file source tree to ${dir} and committing it`);
   execFileSync('rm', ['-rf', dir]);
   cpSync(source.dir, dir, { recursive: true });
-  const git = (...args: string[]): void => { execFileSync('git', ['-C', dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { stdio: 'ignore' }); };
+  const git = (...args: string[]): void => {
+    execFileSync('git', ['-C', dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+      stdio: 'ignore',
+    });
+  };
   git('init', '-q');
   // The tree's decoy secret stays out of the history, as a person's .env does: a repository whose
   // history holds a secret's name has its object store unreadable to commands.
@@ -44,29 +48,69 @@ export async function shellCases(ctx: BenchContext, source: SourceTree): Promise
   try {
     const availability = await sandbox.availability();
     if (!availability.available) {
-      ctx.add(skipped('shell.true', 'run_shell_command overhead', { kind: 'max', value: ADDED_GOAL_MS }, `sandbox unavailable: ${availability.why} (${availability.install})`));
+      ctx.add(
+        skipped(
+          'shell.true',
+          'run_shell_command overhead',
+          { kind: 'max', value: ADDED_GOAL_MS },
+          `sandbox unavailable: ${availability.why} (${availability.install})`,
+        ),
+      );
       return;
     }
     const dir = gitTree(source, ctx.log);
     const host = await coreHost(dir, {
-      shell: { sandbox, home: homedir(), env: () => process.env, allowedDomains: () => [], maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS },
+      shell: {
+        sandbox,
+        home: homedir(),
+        env: () => process.env,
+        allowedDomains: () => [],
+        maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS,
+      },
     });
     try {
-      for (const [id, command] of [['true', 'true'], ['git-status', 'git status --short']] as const) {
+      for (const [id, command] of [
+        ['true', 'true'],
+        ['git-status', 'git status --short'],
+      ] as const) {
         ctx.log(`run_shell_command ${JSON.stringify(command)} vs bash -c ${JSON.stringify(command)} in ${dir}`);
-        const [ours, peer] = await compare({
-          label: `run_shell_command ${JSON.stringify(command)} (core, sandboxed)`,
-          run: () => host.invoke('run_shell_command', { command }),
-          check: (out) => { if (!/exit code 0/.test(out.text)) throw new Error(`run_shell_command ${command}: ${out.text.slice(0, 500)}`); },
-        }, {
-          label: `bash -c ${JSON.stringify(command)}`,
-          run: () => run('bash', ['-c', command], { cwd: dir }),
-          check: (out) => { if (out.code !== 0) throw new Error(`bash -c ${command} exited ${out.code}: ${out.stderr}`); },
-        }, ctx.runs(9));
+        const [ours, peer] = await compare(
+          {
+            label: `run_shell_command ${JSON.stringify(command)} (core, sandboxed)`,
+            run: () => host.invoke('run_shell_command', { command }),
+            check: (out) => {
+              if (!/exit code 0/.test(out.text))
+                throw new Error(`run_shell_command ${command}: ${out.text.slice(0, 500)}`);
+            },
+          },
+          {
+            label: `bash -c ${JSON.stringify(command)}`,
+            run: () => run('bash', ['-c', command], { cwd: dir }),
+            check: (out) => {
+              if (out.code !== 0) throw new Error(`bash -c ${command} exited ${out.code}: ${out.stderr}`);
+            },
+          },
+          ctx.runs(9),
+        );
         const what = id === 'true' ? '`true`' : `\`git status\` on ${source.files.toLocaleString('en-US')} files`;
-        ctx.add(result({ id: `shell.${id}.ratio`, title: `run_shell_command ${what}: sandboxed vs plain`, goal: { kind: 'none' }, ours, peer }));
+        ctx.add(
+          result({
+            id: `shell.${id}.ratio`,
+            title: `run_shell_command ${what}: sandboxed vs plain`,
+            goal: { kind: 'none' },
+            ours,
+            peer,
+          }),
+        );
         const added = ours.values.map((v, i) => v - peer.values[i]!);
-        ctx.add(result({ id: `shell.${id}.added`, title: `run_shell_command ${what}: ms the sandbox adds per command`, goal: { kind: 'max', value: ADDED_GOAL_MS }, ours: { label: 'sandboxed minus plain (paired runs)', values: added } }));
+        ctx.add(
+          result({
+            id: `shell.${id}.added`,
+            title: `run_shell_command ${what}: ms the sandbox adds per command`,
+            goal: { kind: 'max', value: ADDED_GOAL_MS },
+            ours: { label: 'sandboxed minus plain (paired runs)', values: added },
+          }),
+        );
       }
       await applyCost(ctx, dir, host);
     } finally {
@@ -86,19 +130,40 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
   const from = ['src', 'lib', 'packages'].find((name) => existsSync(nodePath.join(dir, name))) ?? '.';
   let n = 0;
   const made: string[] = [];
-  const target = (who: string): string => { const name = `bench-out-${who}-${++n}`; made.push(nodePath.join(dir, name)); return name; };
+  const target = (who: string): string => {
+    const name = `bench-out-${who}-${++n}`;
+    made.push(nodePath.join(dir, name));
+    return name;
+  };
   try {
     ctx.log(`run_shell_command "cp -a ${from} OUT" vs cp -a ${from} OUT in ${dir}`);
-    const [ours, peer] = await compare({
-      label: `run_shell_command "cp -a ${from} …" (written to the layer, applied with its undo record)`,
-      run: () => host.invoke('run_shell_command', { command: `cp -a ${from} ${target('ours')}` }),
-      check: (out) => { if (!/exit code 0[\s\S]*changes applied/.test(out.text)) throw new Error(`run_shell_command cp: ${out.text.slice(0, 500)}`); },
-    }, {
-      label: `cp -a ${from} … (plain)`,
-      run: () => run('cp', ['-a', from, target('plain')], { cwd: dir }),
-      check: (out) => { if (out.code !== 0) throw new Error(`cp -a exited ${out.code}: ${out.stderr}`); },
-    }, ctx.runs(5));
-    ctx.add(result({ id: 'shell.apply.ratio', title: `a command's writes applied (cp -a of ${from}/) vs cp -a`, goal: { kind: 'ratio', max: APPLY_GOAL_RATIO }, ours, peer }));
+    const [ours, peer] = await compare(
+      {
+        label: `run_shell_command "cp -a ${from} …" (written to the layer, applied with its undo record)`,
+        run: () => host.invoke('run_shell_command', { command: `cp -a ${from} ${target('ours')}` }),
+        check: (out) => {
+          if (!/exit code 0[\s\S]*changes applied/.test(out.text))
+            throw new Error(`run_shell_command cp: ${out.text.slice(0, 500)}`);
+        },
+      },
+      {
+        label: `cp -a ${from} … (plain)`,
+        run: () => run('cp', ['-a', from, target('plain')], { cwd: dir }),
+        check: (out) => {
+          if (out.code !== 0) throw new Error(`cp -a exited ${out.code}: ${out.stderr}`);
+        },
+      },
+      ctx.runs(5),
+    );
+    ctx.add(
+      result({
+        id: 'shell.apply.ratio',
+        title: `a command's writes applied (cp -a of ${from}/) vs cp -a`,
+        goal: { kind: 'ratio', max: APPLY_GOAL_RATIO },
+        ours,
+        peer,
+      }),
+    );
   } finally {
     for (const folder of made) execFileSync('rm', ['-rf', folder]);
   }

@@ -8,7 +8,10 @@
 import { coreHost } from '../lib/hosts.ts';
 import { procStatus, resetPeak } from '../lib/memory.ts';
 
-interface Args { readonly root: string; readonly rel: string }
+interface Args {
+  readonly root: string;
+  readonly rel: string;
+}
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const host = await coreHost(args.root);
@@ -18,7 +21,9 @@ try {
   const rssBefore = procStatus('VmRSS') ?? process.memoryUsage.rss();
   const peakReset = resetPeak();
   let sampledPeak = rssBefore;
-  const sampler = setInterval(() => { sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss()); }, 5);
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+  }, 5);
   const started = performance.now();
   const opened = await host.invoke('open_file', { path: args.rel });
   const openMs = performance.now() - started;
@@ -32,17 +37,19 @@ try {
   const page = await host.invoke('artifact_read', { callId: handle.callId, offset: Math.max(1, handle.lines - 1999) });
   const firstReadMs = performance.now() - readStarted;
 
-  process.stdout.write(JSON.stringify({
-    openMs,
-    firstReadMs,
-    bytes: handle.bytes,
-    lines: handle.lines,
-    rssBefore,
-    peakRss: peakReset && hwm !== undefined ? Math.max(hwm, sampledPeak) : sampledPeak,
-    sampledPeak,
-    peakFrom: peakReset && hwm !== undefined ? 'VmHWM' : 'sampler',
-    pageBytes: Buffer.byteLength(page.text),
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      openMs,
+      firstReadMs,
+      bytes: handle.bytes,
+      lines: handle.lines,
+      rssBefore,
+      peakRss: peakReset && hwm !== undefined ? Math.max(hwm, sampledPeak) : sampledPeak,
+      sampledPeak,
+      peakFrom: peakReset && hwm !== undefined ? 'VmHWM' : 'sampler',
+      pageBytes: Buffer.byteLength(page.text),
+    }) + '\n',
+  );
 } finally {
   await host.dispose();
 }

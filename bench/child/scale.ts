@@ -10,7 +10,11 @@ import { procStatus, resetPeak } from '../lib/memory.ts';
 import type { ToolName } from '../../src/core/contract/names.ts';
 import { readArtifact } from '../../src/core/artifacts/page.ts';
 
-interface Args { readonly root: string; readonly tool: ToolName; readonly input: Record<string, unknown> }
+interface Args {
+  readonly root: string;
+  readonly tool: ToolName;
+  readonly input: Record<string, unknown>;
+}
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const host = await coreHost(args.root);
@@ -23,7 +27,9 @@ try {
   const rssBefore = procStatus('VmRSS') ?? process.memoryUsage.rss();
   const peakReset = resetPeak();
   let sampledPeak = rssBefore;
-  const sampler = setInterval(() => { sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss()); }, 5);
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+  }, 5);
   const started = performance.now();
   const outcome = await host.invoke(args.tool, args.input);
   const firstPageMs = performance.now() - started;
@@ -35,20 +41,25 @@ try {
   sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
   const hwm = procStatus('VmHWM');
   const info = callId !== undefined ? host.session.artifacts.get(callId) : undefined;
-  const last = callId !== undefined && info ? (await readArtifact(host.session.artifacts, callId, { offset: -1 })).lines[0]?.text : undefined;
-  process.stdout.write(JSON.stringify({
-    firstPageMs,
-    totalMs,
-    modelBytes: Buffer.byteLength(outcome.text),
-    artifactBytes: info?.bytes ?? 0,
-    artifactLines: info?.lines ?? 0,
-    heldBytes: info?.heldBytes ?? 0,
-    lastLine: last ?? '',
-    rssBefore,
-    peakRss: peakReset && hwm !== undefined ? Math.max(hwm, sampledPeak) : sampledPeak,
-    sampledPeak,
-    peakFrom: peakReset && hwm !== undefined ? 'VmHWM' : 'sampler',
-  }) + '\n');
+  const last =
+    callId !== undefined && info
+      ? (await readArtifact(host.session.artifacts, callId, { offset: -1 })).lines[0]?.text
+      : undefined;
+  process.stdout.write(
+    JSON.stringify({
+      firstPageMs,
+      totalMs,
+      modelBytes: Buffer.byteLength(outcome.text),
+      artifactBytes: info?.bytes ?? 0,
+      artifactLines: info?.lines ?? 0,
+      heldBytes: info?.heldBytes ?? 0,
+      lastLine: last ?? '',
+      rssBefore,
+      peakRss: peakReset && hwm !== undefined ? Math.max(hwm, sampledPeak) : sampledPeak,
+      sampledPeak,
+      peakFrom: peakReset && hwm !== undefined ? 'VmHWM' : 'sampler',
+    }) + '\n',
+  );
 } finally {
   await host.dispose();
 }

@@ -63,18 +63,28 @@ export async function coreHost(root: string, options: { shell?: ShellHost } = {}
     log: { audit: () => {}, info: () => {}, warn: () => {} },
     spoolDir,
     // The 1 GiB log must fit the artifact budget whatever the default is.
-    limits: () => ({ artifactBudgetBytes: 64 * 1024 ** 3, mediaBudgetBytes: 1024 ** 3, nonStreamingMaxBytes: 64 * 1024 ** 2, undoBudgetBytes: 1024 ** 3 }),
+    limits: () => ({
+      artifactBudgetBytes: 64 * 1024 ** 3,
+      mediaBudgetBytes: 1024 ** 3,
+      nonStreamingMaxBytes: 64 * 1024 ** 2,
+      undoBudgetBytes: 1024 ** 3,
+    }),
     ...(options.shell ? { shell: options.shell } : {}),
   });
   await session.artifacts.start();
   return {
     session,
     invoke: (tool, input) => invoke(session, tool, input),
-    async dispose() { await session.dispose(); rmSync(spoolDir, { recursive: true, force: true }); },
+    async dispose() {
+      await session.dispose();
+      rmSync(spoolDir, { recursive: true, force: true });
+    },
   };
 }
 
-export interface CliReply { readonly line: string }
+export interface CliReply {
+  readonly line: string;
+}
 
 /** `node dist/cli.js --root DIR --gate approve` in session mode: one JSON line in, one out. */
 export class CliSession {
@@ -84,9 +94,17 @@ export class CliSession {
   private readonly exited: Promise<void>;
 
   private constructor(root: string) {
-    this.child = spawn(process.execPath, [nodePath.join(repoRoot, 'dist/cli.js'), '--root', root, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.on('data', (d: Buffer) => { this.stderr = (this.stderr + d.toString()).slice(-4000); });
-    createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', (line) => this.waiting.shift()?.(line));
+    this.child = spawn(
+      process.execPath,
+      [nodePath.join(repoRoot, 'dist/cli.js'), '--root', root, '--gate', 'approve'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.child.stderr.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-4000);
+    });
+    createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', (line) =>
+      this.waiting.shift()?.(line),
+    );
     this.exited = new Promise((r) => this.child.once('close', () => r()));
   }
 
@@ -94,7 +112,8 @@ export class CliSession {
     const cli = new CliSession(root);
     // One call to be sure it is up (and its modules are loaded) before anything is timed.
     const reply = await cli.call('list_directory', { max_depth: 1 });
-    if (!reply.line.startsWith('{"result"')) throw new Error(`the CLI session did not start: ${reply.line} ${cli.stderr}`);
+    if (!reply.line.startsWith('{"result"'))
+      throw new Error(`the CLI session did not start: ${reply.line} ${cli.stderr}`);
     return cli;
   }
 
@@ -103,7 +122,10 @@ export class CliSession {
     return new Promise((resolve, reject) => {
       const onClose = (): void => reject(new Error(`the CLI session exited: ${this.stderr}`));
       this.child.once('close', onClose);
-      this.waiting.push((line) => { this.child.off('close', onClose); resolve({ line }); });
+      this.waiting.push((line) => {
+        this.child.off('close', onClose);
+        resolve({ line });
+      });
       this.child.stdin.write(JSON.stringify({ tool, input }) + '\n');
     });
   }
@@ -121,7 +143,11 @@ export function cliResult<T = unknown>(reply: CliReply): T {
   return parsed.result as T;
 }
 
-export interface ProcessOutput { readonly code: number | null; readonly stdout: Buffer; readonly stderr: string }
+export interface ProcessOutput {
+  readonly code: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
 
 /** Runs a program to completion, its whole stdout collected (as a host consuming it would). */
 export function run(cmd: string, args: readonly string[], options: { cwd?: string } = {}): Promise<ProcessOutput> {
@@ -130,7 +156,9 @@ export function run(cmd: string, args: readonly string[], options: { cwd?: strin
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout: Buffer.concat(chunks), stderr }));
   });

@@ -29,17 +29,29 @@ export function mcpAvailable(): boolean {
 /** Starts the server with `allowed` as its only allowed folder, and connects. */
 export function startMcp(allowed: string): Promise<McpPeer> {
   // The npm package's version (the server reports a protocol-level version of its own).
-  const version = (JSON.parse(readFileSync(nodePath.join(nodePath.dirname(SERVER), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(nodePath.join(nodePath.dirname(SERVER), '..', 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
   return connect([SERVER, allowed], version);
 }
 
 /** Starts our own MCP server (`node dist/cli.js mcp`) over `root`, trusting the client's confirmation as a host would. */
 export function startOurMcp(root: string): Promise<McpPeer> {
-  return connect([nodePath.join(repoRoot, 'dist/cli.js'), 'mcp', '--root', root, '--gate', 'approve'], 'workspace-tools');
+  return connect(
+    [nodePath.join(repoRoot, 'dist/cli.js'), 'mcp', '--root', root, '--gate', 'approve'],
+    'workspace-tools',
+  );
 }
 
 async function connect(args: string[], version: string): Promise<McpPeer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', maxBufferSize: 256 * 1024 ** 2 });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    stderr: 'pipe',
+    maxBufferSize: 256 * 1024 ** 2,
+  });
   const client = new Client({ name: 'workspace-tools-bench', version: '1.0.0' });
   await client.connect(transport);
   // Lets the client cache the tools' output schemas, as a host does before the first call.
@@ -49,8 +61,13 @@ async function connect(args: string[], version: string): Promise<McpPeer> {
     async call(tool, args) {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 600_000 });
       const content = (result.content ?? []) as { type: string; text?: string }[];
-      return { text: content.map((c) => (c.type === 'text' ? c.text ?? '' : '')).join(''), isError: result.isError === true };
+      return {
+        text: content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join(''),
+        isError: result.isError === true,
+      };
     },
-    async close() { await client.close(); },
+    async close() {
+      await client.close();
+    },
   };
 }

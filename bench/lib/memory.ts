@@ -13,5 +13,10 @@ export function procStatus(field: 'VmRSS' | 'VmHWM'): number | undefined {
 
 /** Resets the kernel's peak-RSS mark (VmHWM) to the current RSS; false when not permitted. */
 export function resetPeak(): boolean {
-  try { writeFileSync('/proc/self/clear_refs', '5'); return true; } catch { return false; }
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -35,15 +35,24 @@ export interface CaseResult {
   readonly details?: Record<string, unknown>;
 }
 
-export function evaluate(goal: Goal, ours: Summary | undefined, peer: Summary | undefined): { status: Status; ratio?: number } {
+export function evaluate(
+  goal: Goal,
+  ours: Summary | undefined,
+  peer: Summary | undefined,
+): { status: Status; ratio?: number } {
   const ratio = ours && peer && peer.median > 0 ? ours.median / peer.median : undefined;
   if (!ours) return { status: 'SKIP' };
   switch (goal.kind) {
-    case 'ratio': return ratio === undefined ? { status: 'INFO' } : { status: ratio <= goal.max ? 'PASS' : 'MISS', ratio };
-    case 'speedup': return ratio === undefined ? { status: 'INFO' } : { status: 1 / ratio >= goal.min ? 'PASS' : 'MISS', ratio };
-    case 'max': return { status: ours.median <= goal.value ? 'PASS' : 'MISS', ...(ratio !== undefined ? { ratio } : {}) };
-    case 'smaller': return ratio === undefined ? { status: 'INFO' } : { status: ratio < 1 ? 'PASS' : 'MISS', ratio };
-    case 'none': return { status: 'INFO', ...(ratio !== undefined ? { ratio } : {}) };
+    case 'ratio':
+      return ratio === undefined ? { status: 'INFO' } : { status: ratio <= goal.max ? 'PASS' : 'MISS', ratio };
+    case 'speedup':
+      return ratio === undefined ? { status: 'INFO' } : { status: 1 / ratio >= goal.min ? 'PASS' : 'MISS', ratio };
+    case 'max':
+      return { status: ours.median <= goal.value ? 'PASS' : 'MISS', ...(ratio !== undefined ? { ratio } : {}) };
+    case 'smaller':
+      return ratio === undefined ? { status: 'INFO' } : { status: ratio < 1 ? 'PASS' : 'MISS', ratio };
+    case 'none':
+      return { status: 'INFO', ...(ratio !== undefined ? { ratio } : {}) };
   }
 }
 
@@ -51,14 +60,30 @@ export function evaluate(goal: Goal, ours: Summary | undefined, peer: Summary | 
 export const OUR_ARGS = '.our-args';
 
 /** Builds a result from samples (or fixed values) and evaluates its goal. */
-export function result(spec: { id: string; title: string; unit?: Unit; goal: Goal; ours?: Sample; peer?: Sample; note?: string; details?: Record<string, unknown> }): CaseResult {
+export function result(spec: {
+  id: string;
+  title: string;
+  unit?: Unit;
+  goal: Goal;
+  ours?: Sample;
+  peer?: Sample;
+  note?: string;
+  details?: Record<string, unknown>;
+}): CaseResult {
   const ours = spec.ours && spec.ours.values.length ? summarize(spec.ours) : undefined;
   const peer = spec.peer && spec.peer.values.length ? summarize(spec.peer) : undefined;
   const { status, ratio } = evaluate(spec.goal, ours, peer);
   return {
-    id: spec.id, title: spec.title, unit: spec.unit ?? 'ms', goal: spec.goal, status,
-    ...(ours ? { ours } : {}), ...(peer ? { peer } : {}), ...(ratio !== undefined ? { ratio: Number(ratio.toPrecision(4)) } : {}),
-    ...(spec.note ? { note: spec.note } : {}), ...(spec.details ? { details: spec.details } : {}),
+    id: spec.id,
+    title: spec.title,
+    unit: spec.unit ?? 'ms',
+    goal: spec.goal,
+    status,
+    ...(ours ? { ours } : {}),
+    ...(peer ? { peer } : {}),
+    ...(ratio !== undefined ? { ratio: Number(ratio.toPrecision(4)) } : {}),
+    ...(spec.note ? { note: spec.note } : {}),
+    ...(spec.details ? { details: spec.details } : {}),
   };
 }
 
@@ -68,10 +93,26 @@ export function skipped(id: string, title: string, goal: Goal, why: string, stat
 
 export function formatValue(n: number, unit: Unit): string {
   switch (unit) {
-    case 'ms': return n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : n >= 1000 ? `${(n / 1000).toFixed(2)} s` : n >= 100 ? `${n.toFixed(0)} ms` : n >= 10 ? `${n.toFixed(1)} ms` : `${n.toFixed(2)} ms`;
-    case 'MiB': return `${n.toFixed(1)} MiB`;
-    case 'KB': return `${n.toFixed(1)} KB`;
-    case 'bytes': return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 10 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
+    case 'ms':
+      return n >= 10_000
+        ? `${(n / 1000).toFixed(1)} s`
+        : n >= 1000
+          ? `${(n / 1000).toFixed(2)} s`
+          : n >= 100
+            ? `${n.toFixed(0)} ms`
+            : n >= 10
+              ? `${n.toFixed(1)} ms`
+              : `${n.toFixed(2)} ms`;
+    case 'MiB':
+      return `${n.toFixed(1)} MiB`;
+    case 'KB':
+      return `${n.toFixed(1)} KB`;
+    case 'bytes':
+      return n >= 1024 * 1024
+        ? `${(n / 1024 / 1024).toFixed(1)} MiB`
+        : n >= 10 * 1024
+          ? `${(n / 1024).toFixed(1)} KiB`
+          : `${n} B`;
   }
 }
 
@@ -83,11 +124,16 @@ function side(s: Summary | undefined, unit: Unit): string {
 
 export function formatGoal(goal: Goal, unit: Unit): string {
   switch (goal.kind) {
-    case 'ratio': return `≤${goal.max}×`;
-    case 'speedup': return `≥${goal.min}× faster`;
-    case 'max': return `≤${formatValue(goal.value, unit).replace(/\.0 /, ' ')}`;
-    case 'smaller': return 'smaller';
-    case 'none': return '—';
+    case 'ratio':
+      return `≤${goal.max}×`;
+    case 'speedup':
+      return `≥${goal.min}× faster`;
+    case 'max':
+      return `≤${formatValue(goal.value, unit).replace(/\.0 /, ' ')}`;
+    case 'smaller':
+      return 'smaller';
+    case 'none':
+      return '—';
   }
 }
 
@@ -133,7 +179,11 @@ export interface Machine {
 
 export function machine(rgPath: string): Machine {
   let rg = 'unknown';
-  try { rg = execFileSync(rgPath, ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim(); } catch { /* reported as unknown */ }
+  try {
+    rg = execFileSync(rgPath, ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+  } catch {
+    /* reported as unknown */
+  }
   return {
     cpu: cpus()[0]?.model.trim() ?? 'unknown',
     cores: cpus().length,

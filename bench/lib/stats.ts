@@ -22,7 +22,13 @@ export function median(values: readonly number[]): number {
 }
 
 export function summarize(sample: Sample): Summary {
-  return { label: sample.label, runs: sample.values.length, min: Math.min(...sample.values), median: median(sample.values), values: sample.values.map(round) };
+  return {
+    label: sample.label,
+    runs: sample.values.length,
+    min: Math.min(...sample.values),
+    median: median(sample.values),
+    values: sample.values.map(round),
+  };
 }
 
 export function round(n: number): number {
@@ -62,14 +68,21 @@ export async function compare<A, B>(ours: Side<A>, peer: Side<B>, runs: number, 
  * `compare` with several peers (ripgrep as is and given our threads): ours and every peer once a
  * round, the order rotated every round, so each side goes first in turn; one untimed warm-up of each.
  */
-export async function compareAll<A>(ours: Side<A>, peers: readonly Side[], runs: number, warmup = 1): Promise<[Sample, Sample[]]> {
+export async function compareAll<A>(
+  ours: Side<A>,
+  peers: readonly Side[],
+  runs: number,
+  warmup = 1,
+): Promise<[Sample, Sample[]]> {
   const sides: readonly Side[] = [ours, ...peers];
   const values: number[][] = sides.map(() => []);
   const one = async (k: number, timed: boolean): Promise<void> => {
     const side = sides[k]!;
     await side.before?.();
     let out: unknown;
-    const ms = await time(async () => { out = await side.run(); });
+    const ms = await time(async () => {
+      out = await side.run();
+    });
     side.check?.(out);
     if (timed) values[k]!.push(side.elapsed ? side.elapsed(out) : ms);
   };
@@ -85,7 +98,9 @@ export async function measure<T>(side: Side<T>, runs: number, warmup = 1): Promi
   for (let i = 0; i < warmup + runs; i++) {
     await side.before?.();
     let out: T | undefined;
-    const ms = await time(async () => { out = await side.run(); });
+    const ms = await time(async () => {
+      out = await side.run();
+    });
     side.check?.(out as T);
     if (i >= warmup) values.push(side.elapsed ? side.elapsed(out as T) : ms);
   }

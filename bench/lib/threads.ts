@@ -16,13 +16,16 @@ const threadsOf = (args: readonly string[]): string[] => args.filter((a) => a.st
 export const placeOf = (dir: string): SearchPlace => ({ ignoreRulesAbove: ignoreRulesAbove(dir) });
 
 /** The arguments `search_files` gives ripgrep for `pattern` in the whole workspace at `place`. */
-export const searchArgs = (pattern: string, ignoreCase = false, place?: SearchPlace): string[] => contentArgs({ ...base, pattern, ignoreCase }, exclusions, '', place);
+export const searchArgs = (pattern: string, ignoreCase = false, place?: SearchPlace): string[] =>
+  contentArgs({ ...base, pattern, ignoreCase }, exclusions, '', place);
 
 /** The arguments `find_files` gives ripgrep for `glob` in the whole workspace at `place`. */
-export const findArgs = (glob: string, place?: SearchPlace): string[] => pathArgsFor({ ...base, glob }, exclusions, '', place);
+export const findArgs = (glob: string, place?: SearchPlace): string[] =>
+  pathArgsFor({ ...base, glob }, exclusions, '', place);
 
 /** The `--threads` flag find_files gives ripgrep for `glob`, or none (ripgrep's default: one a core). */
 export const findThreads = (glob: string): string[] => threadsOf(findArgs(glob));
 
 /** The `--threads` flag search_files gives ripgrep for `pattern`, or none. */
-export const searchThreads = (pattern: string, ignoreCase = false): string[] => threadsOf(searchArgs(pattern, ignoreCase));
+export const searchThreads = (pattern: string, ignoreCase = false): string[] =>
+  threadsOf(searchArgs(pattern, ignoreCase));

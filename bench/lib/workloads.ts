@@ -29,19 +29,75 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = ['alpha', 'bravo', 'cache', 'delta', 'event', 'frame', 'graph', 'handle', 'index', 'join', 'kernel', 'layer', 'model', 'node', 'order', 'parse', 'query', 'route', 'stream', 'token', 'user', 'value', 'widget', 'xform', 'yield', 'zone', 'buffer', 'client', 'driver', 'engine', 'filter', 'gateway', 'header', 'import', 'ledger', 'mapper', 'network', 'option', 'packet', 'record', 'schema', 'target', 'update', 'vector', 'worker'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'cache',
+  'delta',
+  'event',
+  'frame',
+  'graph',
+  'handle',
+  'index',
+  'join',
+  'kernel',
+  'layer',
+  'model',
+  'node',
+  'order',
+  'parse',
+  'query',
+  'route',
+  'stream',
+  'token',
+  'user',
+  'value',
+  'widget',
+  'xform',
+  'yield',
+  'zone',
+  'buffer',
+  'client',
+  'driver',
+  'engine',
+  'filter',
+  'gateway',
+  'header',
+  'import',
+  'ledger',
+  'mapper',
+  'network',
+  'option',
+  'packet',
+  'record',
+  'schema',
+  'target',
+  'update',
+  'vector',
+  'worker',
+];
 
-interface Stamp { readonly version: number; readonly params: unknown; readonly info: Record<string, number | string> }
+interface Stamp {
+  readonly version: number;
+  readonly params: unknown;
+  readonly info: Record<string, number | string>;
+}
 
 /** Reuses `dir` when its stamp matches `params`, else regenerates it; returns what the generator reported. */
-async function cached(name: string, params: unknown, log: (m: string) => void, generate: (dir: string) => Promise<Record<string, number | string>>): Promise<{ dir: string; info: Record<string, number | string>; generatedMs: number | null }> {
+async function cached(
+  name: string,
+  params: unknown,
+  log: (m: string) => void,
+  generate: (dir: string) => Promise<Record<string, number | string>>,
+): Promise<{ dir: string; info: Record<string, number | string>; generatedMs: number | null }> {
   const base = benchDir();
   const dir = nodePath.join(base, name);
   const stampFile = nodePath.join(base, `${name}.stamp.json`);
   const want = JSON.stringify({ version: GEN_VERSION, params });
   if (existsSync(stampFile) && existsSync(dir)) {
     const stamp = JSON.parse(readFileSync(stampFile, 'utf8')) as Stamp;
-    if (JSON.stringify({ version: stamp.version, params: stamp.params }) === want) return { dir, info: stamp.info, generatedMs: null };
+    if (JSON.stringify({ version: stamp.version, params: stamp.params }) === want)
+      return { dir, info: stamp.info, generatedMs: null };
   }
   rmSync(stampFile, { force: true });
   rmSync(dir, { recursive: true, force: true });
@@ -67,35 +123,75 @@ export const SOURCE = {
   /** Where NEEDLE is defined, and on which line. */
   definition: { path: 'packages/pkg13/src/mod17/file23.ts', line: 120 },
   /** Files that import and use NEEDLE (each: the import on line 3, a use further down). */
-  references: ['packages/pkg02/src/mod05/file10.ts', 'packages/pkg07/src/mod11/file31.ts', 'packages/pkg13/src/mod17/file02.ts', 'packages/pkg18/src/mod20/file04.ts'],
+  references: [
+    'packages/pkg02/src/mod05/file10.ts',
+    'packages/pkg07/src/mod11/file31.ts',
+    'packages/pkg13/src/mod17/file02.ts',
+    'packages/pkg18/src/mod20/file04.ts',
+  ],
   /** Ignored (`.ignore` lists vendor/) and hidden (`.env`) copies of the needle that neither side may report. */
   decoys: ['vendor/lib/needle.ts', '.env'],
 } as const;
 
-export interface SourceTree { readonly dir: string; readonly files: number; readonly bytes: number; readonly todoLines: number; readonly needleLines: number }
+export interface SourceTree {
+  readonly dir: string;
+  readonly files: number;
+  readonly bytes: number;
+  readonly todoLines: number;
+  readonly needleLines: number;
+}
 
-function sourceFile(rand: () => number, ext: string, lines: number, inject: Map<number, string>): { text: string; todos: number } {
+function sourceFile(
+  rand: () => number,
+  ext: string,
+  lines: number,
+  inject: Map<number, string>,
+): { text: string; todos: number } {
   const out: string[] = [];
   let todos = 0;
   const w = (): string => WORDS[Math.floor(rand() * WORDS.length)]!;
   for (let i = 1; i <= lines; i++) {
     const injected = inject.get(i);
-    if (injected !== undefined) { out.push(injected); continue; }
+    if (injected !== undefined) {
+      out.push(injected);
+      continue;
+    }
     const r = rand();
     if (r < 0.002) {
       todos++;
-      out.push(ext === 'py' ? `# TODO: ${w()} the ${w()} before ${w()}` : ext === 'md' ? `- TODO ${w()} ${w()}` : `// TODO: ${w()} the ${w()} before ${w()}`);
+      out.push(
+        ext === 'py'
+          ? `# TODO: ${w()} the ${w()} before ${w()}`
+          : ext === 'md'
+            ? `- TODO ${w()} ${w()}`
+            : `// TODO: ${w()} the ${w()} before ${w()}`,
+      );
       continue;
     }
     switch (ext) {
-      case 'py': out.push(r < 0.2 ? `def ${w()}_${w()}(${w()}, ${w()}):` : `    ${w()}_${Math.floor(rand() * 1000)} = ${w()}.${w()}(${Math.floor(rand() * 100)})`); break;
-      case 'md': out.push(r < 0.1 ? `## ${w()} ${w()}` : `The ${w()} ${w()} keeps the ${w()} ${w()} in ${w()} order.`); break;
-      case 'json': out.push(`  "${w()}_${i}": { "${w()}": ${Math.floor(rand() * 10000)}, "${w()}": "${w()}" },`); break;
+      case 'py':
+        out.push(
+          r < 0.2
+            ? `def ${w()}_${w()}(${w()}, ${w()}):`
+            : `    ${w()}_${Math.floor(rand() * 1000)} = ${w()}.${w()}(${Math.floor(rand() * 100)})`,
+        );
+        break;
+      case 'md':
+        out.push(r < 0.1 ? `## ${w()} ${w()}` : `The ${w()} ${w()} keeps the ${w()} ${w()} in ${w()} order.`);
+        break;
+      case 'json':
+        out.push(`  "${w()}_${i}": { "${w()}": ${Math.floor(rand() * 10000)}, "${w()}": "${w()}" },`);
+        break;
       default:
-        out.push(r < 0.15 ? `export function ${w()}${w().toUpperCase()}(${w()}: number): number {`
-          : r < 0.3 ? `  const ${w()}${i} = ${w()}.${w()}(${Math.floor(rand() * 1000)});`
-            : r < 0.4 ? '}'
-              : `  if (${w()}.${w()} > ${Math.floor(rand() * 100)}) return ${w()}(${w()}, ${Math.floor(rand() * 10)});`);
+        out.push(
+          r < 0.15
+            ? `export function ${w()}${w().toUpperCase()}(${w()}: number): number {`
+            : r < 0.3
+              ? `  const ${w()}${i} = ${w()}.${w()}(${Math.floor(rand() * 1000)});`
+              : r < 0.4
+                ? '}'
+                : `  if (${w()}.${w()} > ${Math.floor(rand() * 100)}) return ${w()}(${w()}, ${Math.floor(rand() * 10)});`,
+        );
     }
   }
   if (ext === 'json') return { text: `{\n${out.join('\n')}\n  "end": true\n}\n`, todos };
@@ -109,7 +205,10 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
   const params = { ...SOURCE, seed: 20000 };
   const { dir, info } = await cached('source-20k', params, log, async (dir) => {
     const rand = prng(params.seed);
-    let files = 0, bytes = 0, todoLines = 0, needleLines = 0;
+    let files = 0,
+      bytes = 0,
+      todoLines = 0,
+      needleLines = 0;
     for (let p = 0; p < SOURCE.packages; p++) {
       for (let m = 0; m < SOURCE.modules; m++) {
         const folder = nodePath.join(dir, 'packages', `pkg${pad(p)}`, 'src', `mod${pad(m)}`);
@@ -143,11 +242,20 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
     // Decoys: a vendored copy that .ignore hides, and a secret that is hidden (and ask-protected).
     writeFileSync(nodePath.join(dir, '.ignore'), 'vendor/\n');
     mkdirSync(nodePath.join(dir, 'vendor', 'lib'), { recursive: true });
-    writeFileSync(nodePath.join(dir, 'vendor', 'lib', 'needle.ts'), `export const NEEDLE = 'vendored';\n// TODO: vendored\n`);
+    writeFileSync(
+      nodePath.join(dir, 'vendor', 'lib', 'needle.ts'),
+      `export const NEEDLE = 'vendored';\n// TODO: vendored\n`,
+    );
     writeFileSync(nodePath.join(dir, '.env'), 'NEEDLE=canary-secret\n');
     return { files, bytes, todoLines, needleLines };
   });
-  return { dir, files: Number(info['files']), bytes: Number(info['bytes']), todoLines: Number(info['todoLines']), needleLines: Number(info['needleLines']) };
+  return {
+    dir,
+    files: Number(info['files']),
+    bytes: Number(info['bytes']),
+    todoLines: Number(info['todoLines']),
+    needleLines: Number(info['needleLines']),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,14 +266,36 @@ export async function sourceTree(log: (m: string) => void): Promise<SourceTree> 
 export const SCALE = { packages: 300, modules: 25, files: 40 } as const;
 export const SCALE_1M = { packages: 1000, modules: 25, files: 40, minLines: 5, spreadLines: 20, todoEvery: 8 } as const;
 
-export interface ScaleTree { readonly dir: string; readonly files: number; readonly folders: number; readonly bytes: number; readonly todoLines: number }
+export interface ScaleTree {
+  readonly dir: string;
+  readonly files: number;
+  readonly folders: number;
+  readonly bytes: number;
+  readonly todoLines: number;
+}
 
-interface MonorepoRecipe { readonly packages: number; readonly modules: number; readonly files: number; readonly minLines: number; readonly spreadLines: number; readonly todoEvery?: number }
+interface MonorepoRecipe {
+  readonly packages: number;
+  readonly modules: number;
+  readonly files: number;
+  readonly minLines: number;
+  readonly spreadLines: number;
+  readonly todoEvery?: number;
+}
 
-async function monorepo(name: string, params: unknown, recipe: MonorepoRecipe, seed: number, log: (m: string) => void): Promise<ScaleTree> {
+async function monorepo(
+  name: string,
+  params: unknown,
+  recipe: MonorepoRecipe,
+  seed: number,
+  log: (m: string) => void,
+): Promise<ScaleTree> {
   const { dir, info } = await cached(name, params, log, async (dir) => {
     const rand = prng(seed);
-    let files = 0, folders = 0, bytes = 0, todoLines = 0;
+    let files = 0,
+      folders = 0,
+      bytes = 0,
+      todoLines = 0;
     const every = Math.max(1, Math.round(recipe.packages / 6));
     for (let p = 0; p < recipe.packages; p++) {
       folders += 2;
@@ -180,7 +310,12 @@ async function monorepo(name: string, params: unknown, recipe: MonorepoRecipe, s
             inject.set(1, ext === 'py' || ext === 'md' ? `# TODO: file ${files}` : `// TODO: file ${files}`);
             todoLines++;
           }
-          const { text, todos } = sourceFile(rand, ext, recipe.minLines + Math.floor(rand() * recipe.spreadLines), inject);
+          const { text, todos } = sourceFile(
+            rand,
+            ext,
+            recipe.minLines + Math.floor(rand() * recipe.spreadLines),
+            inject,
+          );
           writeFileSync(nodePath.join(folder, `file${pad(f)}.${ext}`), text);
           files++;
           bytes += Buffer.byteLength(text);
@@ -191,7 +326,13 @@ async function monorepo(name: string, params: unknown, recipe: MonorepoRecipe, s
     }
     return { files, folders, bytes, todoLines };
   });
-  return { dir, files: Number(info['files']), folders: Number(info['folders']), bytes: Number(info['bytes']), todoLines: Number(info['todoLines']) };
+  return {
+    dir,
+    files: Number(info['files']),
+    folders: Number(info['folders']),
+    bytes: Number(info['bytes']),
+    todoLines: Number(info['todoLines']),
+  };
 }
 
 /** The 300,000-file monorepo of issue 17, kept between runs. */
@@ -217,7 +358,12 @@ export function removeWorkload(name: string): void {
 
 export const NAMES = { top: 20, mid: 20, leaf: 25, perFolder: 10, needles: 5 } as const;
 
-export interface NamesTree { readonly dir: string; readonly files: number; readonly tsFiles: number; readonly needleFiles: number }
+export interface NamesTree {
+  readonly dir: string;
+  readonly files: number;
+  readonly tsFiles: number;
+  readonly needleFiles: number;
+}
 
 export async function namesTree(log: (m: string) => void): Promise<NamesTree> {
   const params = { ...NAMES, seed: 100000 };
@@ -226,8 +372,12 @@ export async function namesTree(log: (m: string) => void): Promise<NamesTree> {
     const exts = ['ts', 'ts', 'js', 'json', 'md', 'py', 'go', 'rs', 'txt', 'css'];
     const total = NAMES.top * NAMES.mid * NAMES.leaf * NAMES.perFolder;
     // The needle names replace files spread evenly through the tree.
-    const needleAt = new Set(Array.from({ length: NAMES.needles }, (_, k) => Math.floor(((k + 0.5) * total) / NAMES.needles)));
-    let files = 0, tsFiles = 0, needleFiles = 0;
+    const needleAt = new Set(
+      Array.from({ length: NAMES.needles }, (_, k) => Math.floor(((k + 0.5) * total) / NAMES.needles)),
+    );
+    let files = 0,
+      tsFiles = 0,
+      needleFiles = 0;
     for (let a = 0; a < NAMES.top; a++) {
       for (let b = 0; b < NAMES.mid; b++) {
         for (let c = 0; c < NAMES.leaf; c++) {
@@ -235,7 +385,10 @@ export async function namesTree(log: (m: string) => void): Promise<NamesTree> {
           mkdirSync(folder, { recursive: true });
           for (let f = 0; f < NAMES.perFolder; f++) {
             let name: string;
-            if (needleAt.has(files)) { name = `config_needle_${needleFiles}.yaml`; needleFiles++; } else {
+            if (needleAt.has(files)) {
+              name = `config_needle_${needleFiles}.yaml`;
+              needleFiles++;
+            } else {
               const ext = exts[Math.floor(rand() * exts.length)]!;
               if (ext === 'ts') tsFiles++;
               name = `${WORDS[Math.floor(rand() * WORDS.length)]}_${files}.${ext}`;
@@ -248,7 +401,12 @@ export async function namesTree(log: (m: string) => void): Promise<NamesTree> {
     }
     return { files, tsFiles, needleFiles };
   });
-  return { dir, files: Number(info['files']), tsFiles: Number(info['tsFiles']), needleFiles: Number(info['needleFiles']) };
+  return {
+    dir,
+    files: Number(info['files']),
+    tsFiles: Number(info['tsFiles']),
+    needleFiles: Number(info['needleFiles']),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,7 +414,15 @@ export async function namesTree(log: (m: string) => void): Promise<NamesTree> {
 
 export const LOG = { bytes: 1024 ** 3, needle: 'NEEDLE_AT_END', name: 'big.log' } as const;
 
-export interface BigLog { readonly dir: string; readonly file: string; readonly rel: string; readonly bytes: number; readonly lines: number; readonly everyMatchPattern: string; readonly everyMatchCount: number }
+export interface BigLog {
+  readonly dir: string;
+  readonly file: string;
+  readonly rel: string;
+  readonly bytes: number;
+  readonly lines: number;
+  readonly everyMatchPattern: string;
+  readonly everyMatchCount: number;
+}
 
 export async function bigLog(log: (m: string) => void, gib = 1): Promise<BigLog> {
   const target = Math.round(LOG.bytes * gib);
@@ -264,8 +430,13 @@ export async function bigLog(log: (m: string) => void, gib = 1): Promise<BigLog>
   const everyMatchPattern = 'status=500 took=99ms';
   const { dir, info } = await cached(`log-${gib}g`, params, log, async (dir) => {
     const out = createWriteStream(nodePath.join(dir, LOG.name));
-    const flush = async (s: string): Promise<void> => { if (!out.write(s)) await new Promise<void>((r) => out.once('drain', () => r())); };
-    let written = 0, n = 0, everyMatchCount = 0, pending = '';
+    const flush = async (s: string): Promise<void> => {
+      if (!out.write(s)) await new Promise<void>((r) => out.once('drain', () => r()));
+    };
+    let written = 0,
+      n = 0,
+      everyMatchCount = 0,
+      pending = '';
     // ASCII only, so a string's length is its size in bytes.
     const needleLine = `${LOG.needle} request failed path=/api/v1/items/0 status=500 took=0ms\n`;
     for (;;) {
@@ -276,16 +447,31 @@ export async function bigLog(log: (m: string) => void, gib = 1): Promise<BigLog>
       n = k;
       if (status === 500 && k % 100 === 99) everyMatchCount++;
       pending += line;
-      if (pending.length >= 1 << 20) { written += pending.length; await flush(pending); pending = ''; }
+      if (pending.length >= 1 << 20) {
+        written += pending.length;
+        await flush(pending);
+        pending = '';
+      }
     }
     n++;
     pending += `${n} ERROR ${needleLine}`;
     written += pending.length;
     await flush(pending);
-    await new Promise<void>((r, j) => { out.once('error', j); out.end(r); });
+    await new Promise<void>((r, j) => {
+      out.once('error', j);
+      out.end(r);
+    });
     return { bytes: written, lines: n, everyMatchCount };
   });
-  return { dir, file: nodePath.join(dir, LOG.name), rel: LOG.name, bytes: Number(info['bytes']), lines: Number(info['lines']), everyMatchPattern, everyMatchCount: Number(info['everyMatchCount']) };
+  return {
+    dir,
+    file: nodePath.join(dir, LOG.name),
+    rel: LOG.name,
+    bytes: Number(info['bytes']),
+    lines: Number(info['lines']),
+    everyMatchPattern,
+    everyMatchCount: Number(info['everyMatchCount']),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,7 +480,13 @@ export async function bigLog(log: (m: string) => void, gib = 1): Promise<BigLog>
 
 export const CONTEXT_FILE = { rel: 'context.txt', lines: 100_000, every: 101, pattern: 'needle', context: 50 } as const;
 
-export interface ContextFile { readonly dir: string; readonly file: string; readonly rel: string; readonly matches: number; readonly shownLines: number }
+export interface ContextFile {
+  readonly dir: string;
+  readonly file: string;
+  readonly rel: string;
+  readonly matches: number;
+  readonly shownLines: number;
+}
 
 export function contextFile(): ContextFile {
   const dir = nodePath.join(benchDir(), 'context-100k');
@@ -305,7 +497,10 @@ export function contextFile(): ContextFile {
   let last = 0;
   for (let i = 1; i <= lines; i++) {
     const hit = i % every === 51;
-    if (hit) { matches++; last = i; }
+    if (hit) {
+      matches++;
+      last = i;
+    }
     text += hit ? `${CONTEXT_FILE.pattern} at line ${i}\n` : `line ${i} lorem ipsum dolor\n`;
   }
   const file = nodePath.join(dir, CONTEXT_FILE.rel);
@@ -317,9 +512,21 @@ export function contextFile(): ContextFile {
 // ---------------------------------------------------------------------------------------------
 // The 10 MB source file, regenerated in memory (it is rewritten before every edit run).
 
-export const EDIT = { rel: 'src/big.ts', bytes: 10 * 1000 * 1000, find: 'export const PATCH_TARGET = 1;', replace: 'export const PATCH_TARGET = 2;' } as const;
+export const EDIT = {
+  rel: 'src/big.ts',
+  bytes: 10 * 1000 * 1000,
+  find: 'export const PATCH_TARGET = 1;',
+  replace: 'export const PATCH_TARGET = 2;',
+} as const;
 
-export interface EditFile { readonly dir: string; readonly file: string; readonly rel: string; readonly pristine: Buffer; readonly lines: number; restore(): void }
+export interface EditFile {
+  readonly dir: string;
+  readonly file: string;
+  readonly rel: string;
+  readonly pristine: Buffer;
+  readonly lines: number;
+  restore(): void;
+}
 
 export function editFile(): EditFile {
   const dir = nodePath.join(benchDir(), 'edit-10m');
@@ -334,7 +541,12 @@ export function editFile(): EditFile {
     parts.push(text);
     bytes += Buffer.byteLength(text);
     lines += 200;
-    if (!placed && bytes >= EDIT.bytes / 2) { parts.push(`${EDIT.find}\n`); bytes += EDIT.find.length + 1; lines++; placed = true; }
+    if (!placed && bytes >= EDIT.bytes / 2) {
+      parts.push(`${EDIT.find}\n`);
+      bytes += EDIT.find.length + 1;
+      lines++;
+      placed = true;
+    }
   }
   const pristine = Buffer.from(parts.join(''));
   const file = nodePath.join(dir, EDIT.rel);

@@ -17,7 +17,13 @@ export interface ProbeResult {
   /** The probe's own `await extension.activate()` (0 when it was already active). */
   readonly probeActivateMs: number;
   /** VS Code's activation times, from the Startup Performance table. */
-  readonly vscode?: { readonly loadCodeMs: number; readonly callActivateMs: number; readonly finishActivateMs: number; readonly event: string; readonly eager: string };
+  readonly vscode?: {
+    readonly loadCodeMs: number;
+    readonly callActivateMs: number;
+    readonly finishActivateMs: number;
+    readonly event: string;
+    readonly eager: string;
+  };
   /** `activateMs` from the extension's test API, when it has one. */
   readonly apiActivateMs?: number;
   readonly error?: string;
@@ -33,7 +39,13 @@ function parseRow(text: string): ProbeResult['vscode'] | undefined {
     if (cells.length < 8 || cells[1]?.toLowerCase() !== EXTENSION_ID) continue;
     const [loadCodeMs, callActivateMs, finishActivateMs] = [cells[3], cells[4], cells[5]].map(Number);
     if ([loadCodeMs, callActivateMs, finishActivateMs].some((n) => n === undefined || !Number.isFinite(n))) continue;
-    return { loadCodeMs: loadCodeMs!, callActivateMs: callActivateMs!, finishActivateMs: finishActivateMs!, eager: cells[2] ?? '', event: cells[6] ?? '' };
+    return {
+      loadCodeMs: loadCodeMs!,
+      callActivateMs: callActivateMs!,
+      finishActivateMs: finishActivateMs!,
+      eager: cells[2] ?? '',
+      event: cells[6] ?? '',
+    };
   }
   return undefined;
 }
@@ -65,8 +77,13 @@ export async function run(): Promise<void> {
     }
     const apiActivateMs = typeof api?.activateMs === 'number' ? api.activateMs : undefined;
     resultToWrite = {
-      wasActive, probeActivateMs,
-      ...(row ? { vscode: row } : { error: `no activation row for ${EXTENSION_ID} in the Startup Performance view; it said: ${lastText.slice(0, 1500)}` }),
+      wasActive,
+      probeActivateMs,
+      ...(row
+        ? { vscode: row }
+        : {
+            error: `no activation row for ${EXTENSION_ID} in the Startup Performance view; it said: ${lastText.slice(0, 1500)}`,
+          }),
       ...(apiActivateMs !== undefined ? { apiActivateMs } : {}),
     };
   } catch (e) {

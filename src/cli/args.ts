@@ -53,24 +53,51 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const positional: string[] = [];
   readOptions(argv, (arg, value) => {
     switch (arg) {
-      case '--root': roots.push(value()); break;
-      case '--gate': gate = value(); break;
-      case '--policy': policyFile = value(); break;
-      case '--allow-secrets': allowSecrets = true; break;
-      case '--audit': audit = true; break;
-      case '--allow-domain': allowDomains.push(value()); break;
-      case '--help': case '-h': throw new UsageError('');
+      case '--root':
+        roots.push(value());
+        break;
+      case '--gate':
+        gate = value();
+        break;
+      case '--policy':
+        policyFile = value();
+        break;
+      case '--allow-secrets':
+        allowSecrets = true;
+        break;
+      case '--audit':
+        audit = true;
+        break;
+      case '--allow-domain':
+        allowDomains.push(value());
+        break;
+      case '--help':
+      case '-h':
+        throw new UsageError('');
       default:
         if (arg.startsWith('--')) throw new UsageError(`Unknown option ${arg}.`);
         positional.push(arg);
     }
   });
-  if (gate === undefined) throw new UsageError('--gate is required: pass --gate approve or --gate deny. The CLI has no default decider, so a headless harness must choose one explicitly.');
+  if (gate === undefined)
+    throw new UsageError(
+      '--gate is required: pass --gate approve or --gate deny. The CLI has no default decider, so a headless harness must choose one explicitly.',
+    );
   if (gate !== 'approve' && gate !== 'deny') throw new UsageError(`--gate must be approve or deny, not "${gate}".`);
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');
-  if (positional.length > 2) throw new UsageError(`Expected TOOL and one JSON argument, got ${positional.length} arguments.`);
+  if (positional.length > 2)
+    throw new UsageError(`Expected TOOL and one JSON argument, got ${positional.length} arguments.`);
   const [tool, input] = positional;
-  return { roots, gate, allowSecrets, audit, allowDomains, ...(policyFile !== undefined ? { policyFile } : {}), ...(tool !== undefined ? { tool } : {}), ...(input !== undefined ? { input } : {}) };
+  return {
+    roots,
+    gate,
+    allowSecrets,
+    audit,
+    allowDomains,
+    ...(policyFile !== undefined ? { policyFile } : {}),
+    ...(tool !== undefined ? { tool } : {}),
+    ...(input !== undefined ? { input } : {}),
+  };
 }
 
 export function readPolicyFile(file: string): unknown {

@@ -11,14 +11,21 @@ import { unsupportedNode } from './node-version.ts';
 import { folders, openCliSession } from './session.ts';
 import { cliGate } from './gate.ts';
 
-interface CallOutcome { readonly line: string; readonly ok: boolean }
+interface CallOutcome {
+  readonly line: string;
+  readonly ok: boolean;
+}
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 async function runCall(session: Session, toolName: unknown, input: unknown, signal: AbortSignal): Promise<CallOutcome> {
   try {
     if (typeof toolName !== 'string' || !isToolName(toolName)) {
-      throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`, '');
+      throw new SandboxError(
+        'E_SANDBOX_INVALID_INPUT',
+        `Unknown tool ${JSON.stringify(toolName)}. Tools: ${Object.keys(TOOLS).join(', ')}.`,
+        '',
+      );
     }
     const outcome = await invoke(session, toolName, input, { signal });
     return { line: JSON.stringify({ result: outcome.result }), ok: true };
@@ -49,7 +56,9 @@ async function main(argv: readonly string[]): Promise<number> {
     gate: cliGate(args),
     // Commands run only inside the OS sandbox, whose read denials --allow-secrets does not lift.
     allowDomains: args.allowDomains,
-    audit: (entry) => { if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n'); },
+    audit: (entry) => {
+      if (args.audit) process.stderr.write(JSON.stringify({ audit: entry }) + '\n');
+    },
   });
   const controller = new AbortController();
   let lines: ReturnType<typeof createInterface> | undefined;
@@ -70,12 +79,19 @@ async function main(argv: readonly string[]): Promise<number> {
       try {
         input = args.input === undefined ? {} : JSON.parse(args.input);
       } catch (e) {
-        process.stdout.write(JSON.stringify({ error: { code: 'E_SANDBOX_INVALID_INPUT', message: `The arguments are not valid JSON (${e instanceof Error ? e.message : String(e)}). Pass one JSON object.` } }) + '\n');
+        process.stdout.write(
+          JSON.stringify({
+            error: {
+              code: 'E_SANDBOX_INVALID_INPUT',
+              message: `The arguments are not valid JSON (${e instanceof Error ? e.message : String(e)}). Pass one JSON object.`,
+            },
+          }) + '\n',
+        );
         return 1;
       }
       const outcome = await runCall(session, args.tool, input, controller.signal);
       process.stdout.write(outcome.line + '\n');
-      return stoppedBy !== undefined ? SIGNAL_EXIT[stoppedBy] ?? 1 : outcome.ok ? 0 : 1;
+      return stoppedBy !== undefined ? (SIGNAL_EXIT[stoppedBy] ?? 1) : outcome.ok ? 0 : 1;
     }
     let failures = 0;
     lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -87,7 +103,14 @@ async function main(argv: readonly string[]): Promise<number> {
         request = JSON.parse(raw) as { tool?: unknown; input?: unknown };
       } catch {
         failures++;
-        process.stdout.write(JSON.stringify({ error: { code: 'E_SANDBOX_INVALID_INPUT', message: 'This line is not valid JSON. Send one object per line: {"tool": "...", "input": {...}}.' } }) + '\n');
+        process.stdout.write(
+          JSON.stringify({
+            error: {
+              code: 'E_SANDBOX_INVALID_INPUT',
+              message: 'This line is not valid JSON. Send one object per line: {"tool": "...", "input": {...}}.',
+            },
+          }) + '\n',
+        );
         continue;
       }
       const outcome = await runCall(session, request.tool, request.input ?? {}, controller.signal);
@@ -105,7 +128,9 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (e: unknown) => {
     process.stderr.write(`workspace-tools: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = e instanceof UsageError ? 2 : 1;

@@ -45,27 +45,56 @@ function parseMcpArgs(argv: readonly string[]): McpArgs {
   const allowDomains: string[] = [];
   readOptions(argv, (arg, value) => {
     switch (arg) {
-      case '--root': roots.push(value()); break;
-      case '--gate': gate = value(); break;
-      case '--policy': policyFile = value(); break;
-      case '--audit': auditFile = value(); break;
-      case '--allow-secrets': allowSecrets = true; break;
-      case '--allow-domain': allowDomains.push(value()); break;
-      case '--ask-timeout': askTimeoutMs = seconds(arg, value()); break;
-      case '--help': case '-h': throw new UsageError('');
-      default: throw new UsageError(`Unknown argument ${arg}.`);
+      case '--root':
+        roots.push(value());
+        break;
+      case '--gate':
+        gate = value();
+        break;
+      case '--policy':
+        policyFile = value();
+        break;
+      case '--audit':
+        auditFile = value();
+        break;
+      case '--allow-secrets':
+        allowSecrets = true;
+        break;
+      case '--allow-domain':
+        allowDomains.push(value());
+        break;
+      case '--ask-timeout':
+        askTimeoutMs = seconds(arg, value());
+        break;
+      case '--help':
+      case '-h':
+        throw new UsageError('');
+      default:
+        throw new UsageError(`Unknown argument ${arg}.`);
     }
   });
   if (gate === undefined) throw new UsageError('--gate is required: approve, elicit or deny.');
-  if (gate !== 'approve' && gate !== 'elicit' && gate !== 'deny') throw new UsageError(`--gate must be approve, elicit or deny, not "${gate}".`);
+  if (gate !== 'approve' && gate !== 'elicit' && gate !== 'deny')
+    throw new UsageError(`--gate must be approve, elicit or deny, not "${gate}".`);
   if (roots.length === 0) throw new UsageError('--root DIR is required: the workspace folder the tools may use.');
-  return { roots, gate, allowSecrets, allowDomains, ...(askTimeoutMs !== undefined ? { askTimeoutMs } : {}), ...(policyFile !== undefined ? { policyFile } : {}), ...(auditFile !== undefined ? { auditFile } : {}) };
+  return {
+    roots,
+    gate,
+    allowSecrets,
+    allowDomains,
+    ...(askTimeoutMs !== undefined ? { askTimeoutMs } : {}),
+    ...(policyFile !== undefined ? { policyFile } : {}),
+    ...(auditFile !== undefined ? { auditFile } : {}),
+  };
 }
 
 /** A positive number of seconds, as milliseconds (at most Node's longest timer, about 24 days). */
 function seconds(flag: string, raw: string): number {
   const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || value <= 0 || value * 1000 > 2 ** 31 - 1) throw new UsageError(`${flag} must be a number of seconds above 0 and at most 2147483 (about 24 days), not "${raw}".`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value <= 0 || value * 1000 > 2 ** 31 - 1)
+    throw new UsageError(
+      `${flag} must be a number of seconds above 0 and at most 2147483 (about 24 days), not "${raw}".`,
+    );
   return Math.round(value * 1000);
 }
 
@@ -79,18 +108,40 @@ export async function runMcpServer(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${e.message ? `workspace-tools mcp: ${e.message}\n\n` : ''}${MCP_USAGE}\n`);
     return 2;
   }
-  const warn = (message: string): void => { process.stderr.write(`workspace-tools: ${message}\n`); };
+  const warn = (message: string): void => {
+    process.stderr.write(`workspace-tools: ${message}\n`);
+  };
   const audit = (entry: AuditEntry): void => {
     const line = JSON.stringify({ audit: entry }) + '\n';
     if (args.auditFile !== undefined) appendFileSync(args.auditFile, line, { mode: 0o600 });
     else process.stderr.write(line);
   };
-  const host = new McpToolHost({ gate: args.gate, allowSecrets: args.allowSecrets, version: VERSION, network: args.allowDomains.length > 0, warn, ...(args.askTimeoutMs !== undefined ? { askTimeoutMs: args.askTimeoutMs } : {}) });
+  const host = new McpToolHost({
+    gate: args.gate,
+    allowSecrets: args.allowSecrets,
+    version: VERSION,
+    network: args.allowDomains.length > 0,
+    warn,
+    ...(args.askTimeoutMs !== undefined ? { askTimeoutMs: args.askTimeoutMs } : {}),
+  });
   const roots = folders(args.roots);
-  const { session, close } = await openCliSession({ roots, policyFile: args.policyFile, gate: host.gate, askHost: host.askHost, liveRoots: host.roots, vocabulary: host.vocabulary, allowDomains: args.allowDomains, audit });
+  const { session, close } = await openCliSession({
+    roots,
+    policyFile: args.policyFile,
+    gate: host.gate,
+    askHost: host.askHost,
+    liveRoots: host.roots,
+    vocabulary: host.vocabulary,
+    allowDomains: args.allowDomains,
+    audit,
+  });
   host.attach(session, roots);
-  const closed = new Promise<void>((resolve) => { host.server.onclose = () => resolve(); });
-  const stop = (): void => { void host.server.close(); };
+  const closed = new Promise<void>((resolve) => {
+    host.server.onclose = () => resolve();
+  });
+  const stop = (): void => {
+    void host.server.close();
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.stdin.on('end', stop);

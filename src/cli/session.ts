@@ -20,11 +20,13 @@ const SPOOL_PREFIX = 'workspace-tools-cli-';
 
 /** The `--root` folders, by real path, each named after its folder. */
 export function folders(paths: readonly string[]): WorkspaceRoot[] {
-  return withDistinctNames(paths.map((p) => {
-    const real = realpathSync(nodePath.resolve(p));
-    if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
-    return { name: nodePath.basename(real), address: real, localPath: real };
-  }));
+  return withDistinctNames(
+    paths.map((p) => {
+      const real = realpathSync(nodePath.resolve(p));
+      if (!statSync(real).isDirectory()) throw new UsageError(`--root ${p} is not a folder.`);
+      return { name: nodePath.basename(real), address: real, localPath: real };
+    }),
+  );
 }
 
 export interface CliSessionSpec {
@@ -43,25 +45,40 @@ export interface CliSessionSpec {
 }
 
 /** A headless session over the local disk (the CLI's and the MCP server's), with its own spool folder; `close` removes it. */
-export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly session: Session; close(): Promise<void> }> {
+export async function openCliSession(
+  spec: CliSessionSpec,
+): Promise<{ readonly session: Session; close(): Promise<void> }> {
   const parsedRules = parseRules(spec.policyFile ? readPolicyFile(spec.policyFile) : [], spec.policyFile);
   if (parsedRules.errors.length) throw new UsageError(`Invalid policy: ${parsedRules.errors.join(' ')}`);
   // The spool folders of CLI sessions killed without cleanup (SIGKILL, a crash).
   await removeDeadRunFolders(tmpdir(), SPOOL_PREFIX);
   const spoolDir = mkdtempSync(nodePath.join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
-  const warn = (message: string): void => { process.stderr.write(`workspace-tools: ${message}\n`); };
+  const warn = (message: string): void => {
+    process.stderr.write(`workspace-tools: ${message}\n`);
+  };
   const backend = createSearchBackend(warn);
   // The sandbox's helpers (its network proxy) carry this process's id, and those of a host killed
   // before it could end them are ended now.
   process.env[HOST_MARK] = String(process.pid);
   const orphans = endOrphanedHelpers();
-  if (orphans.length > 0) warn(`ended ${orphans.length} sandbox helper process(es) a killed CLI or MCP server left running (${orphans.join(', ')}).`);
+  if (orphans.length > 0)
+    warn(
+      `ended ${orphans.length} sandbox helper process(es) a killed CLI or MCP server left running (${orphans.join(', ')}).`,
+    );
   // Commands run only inside the OS sandbox, whose read denials no flag lifts.
   const sandbox = srtSandbox({ ripgrepPath: backend?.ripgrep.path });
   const allowedDomains = [...spec.allowDomains];
   const roots = spec.roots;
   const home = homedir();
-  const stateDir = workspaceStateDir({ home, xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => r.localPath ?? r.address));
+  const stateDir = workspaceStateDir(
+    {
+      home,
+      xdgStateHome: process.env.XDG_STATE_HOME,
+      localAppData: process.env.LOCALAPPDATA,
+      platform: process.platform,
+    },
+    roots.map((r) => r.localPath ?? r.address),
+  );
   const session = assemble({
     home,
     env: () => process.env,
@@ -75,11 +92,20 @@ export async function openCliSession(spec: CliSessionSpec): Promise<{ readonly s
     log: { audit: spec.audit, info: () => {}, warn },
     spoolDir,
     stateDir,
-    shell: { sandbox, allowedDomains: () => allowedDomains, maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS, ...(spec.askHost ? { askHost: spec.askHost } : {}) },
+    shell: {
+      sandbox,
+      allowedDomains: () => allowedDomains,
+      maxTimeoutMs: () => DEFAULT_MAX_TIMEOUT_MS,
+      ...(spec.askHost ? { askHost: spec.askHost } : {}),
+    },
   });
   await session.artifacts.start();
   // Change sets a killed CLI, MCP server or editor left half applied on these folders: finished or rolled back, and said on stderr.
-  await session.recoverInterruptedSets(roots).catch((e: unknown) => warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`));
+  await session
+    .recoverInterruptedSets(roots)
+    .catch((e: unknown) =>
+      warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`),
+    );
   return {
     session,
     async close() {

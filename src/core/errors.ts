@@ -51,12 +51,18 @@ export function isSandboxError(e: unknown): e is SandboxError {
 }
 
 export function cancelled(): SandboxError {
-  return new SandboxError('E_SANDBOX_CANCELLED', 'The call was cancelled before it finished; nothing was changed.', 'Ask again if it is still needed.');
+  return new SandboxError(
+    'E_SANDBOX_CANCELLED',
+    'The call was cancelled before it finished; nothing was changed.',
+    'Ask again if it is still needed.',
+  );
 }
 
 /** Cancellation is recognised by this predicate, never treated as a failure. */
 export function isCancellation(e: unknown): boolean {
-  return (e instanceof SandboxError && e.code === 'E_SANDBOX_CANCELLED') || (e instanceof Error && e.name === 'AbortError');
+  return (
+    (e instanceof SandboxError && e.code === 'E_SANDBOX_CANCELLED') || (e instanceof Error && e.name === 'AbortError')
+  );
 }
 
 export function refused(what: string, next: string): SandboxError {
@@ -78,25 +84,60 @@ export function fromFsError(e: unknown, displayPath: string, verb: string): Sand
   switch (errnoCode(e)) {
     case 'ENOENT':
     case 'FileNotFound':
-      return new SandboxError('E_SANDBOX_NOT_FOUND', `"${displayPath}" does not exist.`, `Check the path with find_files or list_directory; paths are relative to the workspace folder.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `"${displayPath}" does not exist.`,
+        `Check the path with find_files or list_directory; paths are relative to the workspace folder.`,
+        { cause: e },
+      );
     case 'EISDIR':
     case 'FileIsADirectory':
-      return new SandboxError('E_SANDBOX_INVALID_INPUT', `"${displayPath}" is a directory, not a file.`, `Use list_directory to see what it holds.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_INVALID_INPUT',
+        `"${displayPath}" is a directory, not a file.`,
+        `Use list_directory to see what it holds.`,
+        { cause: e },
+      );
     case 'ENOTDIR':
     case 'FileNotADirectory':
-      return new SandboxError('E_SANDBOX_INVALID_INPUT', `A component of "${displayPath}" is a file, not a directory.`, `Check the path with list_directory.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_INVALID_INPUT',
+        `A component of "${displayPath}" is a file, not a directory.`,
+        `Check the path with list_directory.`,
+        { cause: e },
+      );
     case 'EACCES':
     case 'EPERM':
     case 'NoPermissions':
-      return new SandboxError('E_SANDBOX_IO', `Permission denied while trying to ${verb} "${displayPath}". The file is not readable or writable by the editor; ask the user to check its permissions.`, '', { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_IO',
+        `Permission denied while trying to ${verb} "${displayPath}". The file is not readable or writable by the editor; ask the user to check its permissions.`,
+        '',
+        { cause: e },
+      );
     case 'ENOSPC':
     case 'EDQUOT':
-      return new SandboxError('E_SANDBOX_IO', `The disk is full while trying to ${verb} "${displayPath}"; nothing was changed.`, `Ask the user to free space, then retry.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_IO',
+        `The disk is full while trying to ${verb} "${displayPath}"; nothing was changed.`,
+        `Ask the user to free space, then retry.`,
+        { cause: e },
+      );
     case 'ELOOP':
-      return new SandboxError('E_SANDBOX_REFUSED', `"${displayPath}" goes through a symbolic link loop; it cannot be opened.`, `Use a path without links.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_REFUSED',
+        `"${displayPath}" goes through a symbolic link loop; it cannot be opened.`,
+        `Use a path without links.`,
+        { cause: e },
+      );
     default: {
       const reason = e instanceof Error ? e.message : String(e);
-      return new SandboxError('E_SANDBOX_IO', `Could not ${verb} "${displayPath}": ${reason}.`, `Retry once; if it fails again, tell the user.`, { cause: e });
+      return new SandboxError(
+        'E_SANDBOX_IO',
+        `Could not ${verb} "${displayPath}": ${reason}.`,
+        `Retry once; if it fails again, tell the user.`,
+        { cause: e },
+      );
     }
   }
 }

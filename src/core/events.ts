@@ -21,16 +21,28 @@ export class Emitter<T> {
     // Wrapped so that subscribing the same function twice gives two independent subscriptions.
     const entry: Listener<T> = (e) => listener(e);
     this.listeners.add(entry);
-    return { dispose: () => { this.listeners.delete(entry); } };
+    return {
+      dispose: () => {
+        this.listeners.delete(entry);
+      },
+    };
   };
 
   fire(event: T): void {
     for (const listener of [...this.listeners]) {
-      try { listener(event); } catch (e) { this.onListenerError?.(e); }
+      try {
+        listener(event);
+      } catch (e) {
+        this.onListenerError?.(e);
+      }
     }
   }
 
-  get size(): number { return this.listeners.size; }
+  get size(): number {
+    return this.listeners.size;
+  }
 
-  dispose(): void { this.listeners.clear(); }
+  dispose(): void {
+    this.listeners.clear();
+  }
 }

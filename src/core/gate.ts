@@ -79,15 +79,25 @@ export interface Verdict {
 
 /** What an asked file is, in a refusal: a secret is not a protected file (README's two kinds), and a person's own ask rule is neither. */
 export function askedFileKind(target: Pick<GateTarget, 'source'>): string {
-  return target.source === 'secret' ? 'the secret file' : target.source === 'protected' ? 'the protected file' : 'the file';
+  return target.source === 'secret'
+    ? 'the secret file'
+    : target.source === 'protected'
+      ? 'the protected file'
+      : 'the file';
 }
 
 /** Why a call the person declined did not run, for the model: a protected file is not to be sought another way. */
 export function declinedReason(call: Pick<GateCall, 'tool' | 'targets'>): Narration {
   const secret = call.targets.find((t) => t.action === 'ask');
   return secret
-    ? { what: `The user declined ${call.tool} on ${askedFileKind(secret)} "${secret.display}".`, next: 'Do not retry or look for its contents another way; ask the user for what you need.' }
-    : { what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`, next: 'Do not retry the same call; ask the user what they want instead.' };
+    ? {
+        what: `The user declined ${call.tool} on ${askedFileKind(secret)} "${secret.display}".`,
+        next: 'Do not retry or look for its contents another way; ask the user for what you need.',
+      }
+    : {
+        what: `The user declined ${call.tool} on ${call.targets.map((t) => `"${t.display}"`).join(', ') || 'the workspace'}.`,
+        next: 'Do not retry the same call; ask the user what they want instead.',
+      };
 }
 
 /**
@@ -120,7 +130,12 @@ export function askedEveryTime(call: GateCall): AskedBecause | undefined {
  * allow rule is about reading or writing a path, never about running a command there.
  */
 export function allowedByRules(call: GateCall): boolean {
-  return askedEveryTime(call) === undefined && call.risk !== 'exec' && call.targets.length > 0 && call.targets.every((t) => t.action === 'allow');
+  return (
+    askedEveryTime(call) === undefined &&
+    call.risk !== 'exec' &&
+    call.targets.length > 0 &&
+    call.targets.every((t) => t.action === 'allow')
+  );
 }
 
 /** The kind of rule that asks about a target, as a refusal names it: "secret", "protected-file" or "ask". */

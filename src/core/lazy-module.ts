@@ -6,13 +6,21 @@ declare const WT_LAZY_BUNDLES: Readonly<Record<string, string>> | undefined;
 
 /** Packages too large to load at activation for what only some calls need, and where each comes from outside the bundles. */
 const SOURCES = {
-  'iconv-lite': 'iconv-lite', 'markdown-it': 'markdown-it', 're2js': 're2js',
-  picomatch: 'picomatch', diff: 'diff', 'image-size': 'image-size', 'jsonc-parser': 'jsonc-parser',
+  'iconv-lite': 'iconv-lite',
+  'markdown-it': 'markdown-it',
+  re2js: 're2js',
+  picomatch: 'picomatch',
+  diff: 'diff',
+  'image-size': 'image-size',
+  'jsonc-parser': 'jsonc-parser',
 } as const;
 export type LazyPackage = keyof typeof SOURCES;
 
 /** Worker threads' entry files, in the bundles a file of its own next to them. */
-const WORKER_SOURCES = { 'folder-worker': './fs/folder-worker.ts', 'image-worker': './images/decode-worker.ts' } as const;
+const WORKER_SOURCES = {
+  'folder-worker': './fs/folder-worker.ts',
+  'image-worker': './images/decode-worker.ts',
+} as const;
 export type WorkerFile = keyof typeof WORKER_SOURCES;
 
 const loaded = new Map<LazyPackage, unknown>();
@@ -27,7 +35,11 @@ export function lazyModule<T>(name: LazyPackage): T {
   const file = typeof WT_LAZY_BUNDLES === 'object' ? WT_LAZY_BUNDLES[name] : undefined;
   const load = createRequire(file !== undefined ? __filename : import.meta.url);
   const exported = load(file ?? SOURCES[name]) as { default?: unknown };
-  const module = (typeof exported === 'object' && exported !== null && 'default' in exported && exported.default !== undefined ? exported.default : exported) as T;
+  const module = (
+    typeof exported === 'object' && exported !== null && 'default' in exported && exported.default !== undefined
+      ? exported.default
+      : exported
+  ) as T;
   loaded.set(name, module);
   return module;
 }

@@ -43,7 +43,11 @@ const SEPARATORS = nodePath.sep === '\\' ? /[\\/]/ : /\//;
  * by: its local path (the default) or its host address. Lexical only: ".." and "." segments are
  * kept for the caller to judge, never resolved.
  */
-export function placeOf(path: string, roots: readonly WorkspaceRoot[], locate: (root: WorkspaceRoot) => string | undefined = (root) => root.localPath): RootPlace | undefined {
+export function placeOf(
+  path: string,
+  roots: readonly WorkspaceRoot[],
+  locate: (root: WorkspaceRoot) => string | undefined = (root) => root.localPath,
+): RootPlace | undefined {
   let best: { readonly root: WorkspaceRoot; readonly base: string } | undefined;
   for (const root of roots) {
     const at = locate(root);
@@ -94,7 +98,8 @@ const MAX_PATH_CHARS = 4096;
 const MAX_SEGMENT_BYTES = 255;
 const MAX_SEGMENTS = 256;
 // Security: characters that render like "." "/" or "\" and would let a path read as something else to the person.
-const LOOKALIKES = /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F8\uFF3C\u29F5\u2216\uFE68\u3002\uFF61]/u;
+const LOOKALIKES =
+  /[\u2024\u2025\u2026\uFE52\uFF0E\u2215\u2044\u2571\uFF0F\u29F8\uFF3C\u29F5\u2216\uFE68\u3002\uFF61]/u;
 // Security: invisible, bidi-control and blank characters make a path display differently from what it
 // opens: every default-ignorable code point (joiners, fillers such as U+3164, variation selectors, tag
 // characters), line and paragraph separators, and every space but U+0020 (and the blank braille cell).
@@ -115,7 +120,11 @@ const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|
 // A scheme and a slash ("file:///x", "staged:/x"); "name:stream" is refused by its segment as a stream.
 const URI_SCHEME = /^[a-z][a-z0-9+.-]+:\//i;
 
-function refuse(raw: string, why: string, next = 'Give a path relative to the workspace folder, such as "src/index.ts".'): SandboxError {
+function refuse(
+  raw: string,
+  why: string,
+  next = 'Give a path relative to the workspace folder, such as "src/index.ts".',
+): SandboxError {
   return refused(`Path ${JSON.stringify(raw)} was refused: ${why}.`, next);
 }
 
@@ -127,24 +136,44 @@ function folderList(roots: readonly WorkspaceRoot[]): string {
  * Pure lexical translation of a model path. Refuses every form that could name something outside
  * the workspace or display as something other than what it opens.
  */
-export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[], noFolder: () => Narration = VSCODE_VOCABULARY.noFolder): ModelPath {
+export function normalizeModelPath(
+  raw: string,
+  roots: readonly WorkspaceRoot[],
+  noFolder: () => Narration = VSCODE_VOCABULARY.noFolder,
+): ModelPath {
   if (roots.length === 0) {
     const { what, next } = noFolder();
     throw new SandboxError('E_SANDBOX_NOT_FOUND', what, next);
   }
-  if (raw.length > MAX_PATH_CHARS) throw refuse(raw.slice(0, 80) + '…', `it is ${raw.length} characters long, over the limit of ${MAX_PATH_CHARS}`);
+  if (raw.length > MAX_PATH_CHARS)
+    throw refuse(raw.slice(0, 80) + '…', `it is ${raw.length} characters long, over the limit of ${MAX_PATH_CHARS}`);
   if (raw.includes('\0')) throw refuse(raw, 'it contains a NUL byte');
   if (CONTROL.test(raw)) throw refuse(raw, 'it contains a control character');
-  if (INVISIBLE.test(raw)) throw refuse(raw, 'it contains an invisible or text-direction character that would make it display differently from what it opens');
-  if (LOOKALIKES.test(raw)) throw refuse(raw, 'it contains a character that looks like ".", "/" or "\\" but is not one');
+  if (INVISIBLE.test(raw))
+    throw refuse(
+      raw,
+      'it contains an invisible or text-direction character that would make it display differently from what it opens',
+    );
+  if (LOOKALIKES.test(raw))
+    throw refuse(raw, 'it contains a character that looks like ".", "/" or "\\" but is not one');
   if (raw.startsWith('~')) throw refuse(raw, 'home-directory paths ("~") are outside the workspace');
   if (/^[a-z]:/i.test(raw)) throw refuse(raw, 'it is a Windows drive path');
-  if (raw.includes('\\')) throw refuse(raw, 'it contains a backslash; UNC paths and "\\" separators are not accepted', 'Use "/" between segments, relative to the workspace folder.');
+  if (raw.includes('\\'))
+    throw refuse(
+      raw,
+      'it contains a backslash; UNC paths and "\\" separators are not accepted',
+      'Use "/" between segments, relative to the workspace folder.',
+    );
   if (raw.startsWith('//')) throw refuse(raw, 'it is a network (UNC-style) path');
   if (URI_SCHEME.test(raw)) throw refuse(raw, 'URIs are not accepted');
-  if (PERCENT_ENCODED_SUSPICIOUS.test(raw)) throw refuse(raw, 'it contains a percent-encoded ".", "/", "\\", "%", control or non-ASCII byte; paths are taken literally and never decoded');
+  if (PERCENT_ENCODED_SUSPICIOUS.test(raw))
+    throw refuse(
+      raw,
+      'it contains a percent-encoded ".", "/", "\\", "%", control or non-ASCII byte; paths are taken literally and never decoded',
+    );
   const separatorsOf = (s: string): string => s.replace(/[^./\\]/g, '');
-  if (separatorsOf(raw.normalize('NFKC')) !== separatorsOf(raw)) throw refuse(raw, 'it contains a compatibility character that normalizes to ".", "/" or "\\"');
+  if (separatorsOf(raw.normalize('NFKC')) !== separatorsOf(raw))
+    throw refuse(raw, 'it contains a compatibility character that normalizes to ".", "/" or "\\"');
 
   let rest = raw;
   let root: WorkspaceRoot | undefined;
@@ -159,22 +188,40 @@ export function normalizeModelPath(raw: string, roots: readonly WorkspaceRoot[],
   for (const segment of rest.split('/')) {
     if (segment === '' || segment === '.') continue;
     if (segment === '..') throw refuse(raw, 'it contains a ".." segment');
-    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) throw refuse(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
-    if (/[. ]$/.test(segment)) throw refuse(raw, `the segment "${segment}" ends with a dot or a space, which some filesystems silently strip`);
+    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)
+      throw refuse(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+    if (/[. ]$/.test(segment))
+      throw refuse(raw, `the segment "${segment}" ends with a dot or a space, which some filesystems silently strip`);
     if (WINDOWS_DEVICE.test(segment)) throw refuse(raw, `"${segment}" is a reserved device name`);
-    if (STREAM_SYNTAX.test(segment)) throw refuse(raw, `the segment "${segment}" contains ":", which names an alternate data stream (another spelling of a file) on Windows`, 'Give the file\'s plain name, without ":".');
-    if (SHORT_NAME.test(segment)) throw refuse(raw, `"${segment}" has the form of a Windows 8.3 short name ("NAME~1"), another spelling of a longer name`, 'Give the file\'s full name, as list_directory shows it.');
+    if (STREAM_SYNTAX.test(segment))
+      throw refuse(
+        raw,
+        `the segment "${segment}" contains ":", which names an alternate data stream (another spelling of a file) on Windows`,
+        'Give the file\'s plain name, without ":".',
+      );
+    if (SHORT_NAME.test(segment))
+      throw refuse(
+        raw,
+        `"${segment}" has the form of a Windows 8.3 short name ("NAME~1"), another spelling of a longer name`,
+        "Give the file's full name, as list_directory shows it.",
+      );
     segments.push(segment);
   }
 
-  if (segments.length > MAX_SEGMENTS) throw refuse(raw.slice(0, 80) + '…', `it is ${segments.length} folders deep, over the limit of ${MAX_SEGMENTS}`);
+  if (segments.length > MAX_SEGMENTS)
+    throw refuse(raw.slice(0, 80) + '…', `it is ${segments.length} folders deep, over the limit of ${MAX_SEGMENTS}`);
   if (!root) {
     if (roots.length === 1) {
       root = roots[0]!;
     } else {
       const first = segments.shift();
       root = roots.find((r) => r.name === first);
-      if (!root) throw new SandboxError('E_SANDBOX_INVALID_INPUT', `Path ${JSON.stringify(raw)} does not start with a workspace folder name. This workspace has several folders (${folderList(roots)}): start the path with one of them, e.g. "${roots[0]!.name}/src".`, '');
+      if (!root)
+        throw new SandboxError(
+          'E_SANDBOX_INVALID_INPUT',
+          `Path ${JSON.stringify(raw)} does not start with a workspace folder name. This workspace has several folders (${folderList(roots)}): start the path with one of them, e.g. "${roots[0]!.name}/src".`,
+          '',
+        );
     }
   }
   const rel = segments.join('/');
@@ -214,17 +261,30 @@ export interface ResolveOptions {
  * The one I/O step of path translation, for a path the gate approved: walks each component with lstat and refuses links that
  * dangle, loop or leave the root (and, for writes, any link at all).
  */
-export async function resolveOnDisk(path: GatedPath, fs: WorkspaceFs, options: ResolveOptions = {}): Promise<ResolvedPath> {
+export async function resolveOnDisk(
+  path: GatedPath,
+  fs: WorkspaceFs,
+  options: ResolveOptions = {},
+): Promise<ResolvedPath> {
   const segments = path.rel === '' ? [] : path.rel.split('/');
   // The one place a path's address is made: from a gated path.
   const address = fs.join(path.root.address, ...segments) as ResolvedAddress;
   if (!fs.capabilities.symlinks) {
     let exists = true;
-    try { await fs.stat(address); } catch (e) { if (!['ENOENT', 'FileNotFound'].includes(errnoCode(e))) throw fromFsError(e, path.display, 'inspect'); exists = false; }
+    try {
+      await fs.stat(address);
+    } catch (e) {
+      if (!['ENOENT', 'FileNotFound'].includes(errnoCode(e))) throw fromFsError(e, path.display, 'inspect');
+      exists = false;
+    }
     return { ...path, address, exists, realRel: path.rel };
   }
   let rootReal: string;
-  try { rootReal = await fs.realpath(path.root.address); } catch (e) { throw fromFsError(e, path.root.name, 'open the workspace folder'); }
+  try {
+    rootReal = await fs.realpath(path.root.address);
+  } catch (e) {
+    throw fromFsError(e, path.root.name, 'open the workspace folder');
+  }
 
   let current = path.root.address;
   let currentReal = rootReal;
@@ -239,29 +299,66 @@ export async function resolveOnDisk(path: GatedPath, fs: WorkspaceFs, options: R
       const code = errnoCode(e);
       if (code === 'ENOENT') {
         const tail = segments.slice(i).join('/');
-        return { ...path, address, exists: false, realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/'), realRoot: rootReal };
+        return {
+          ...path,
+          address,
+          exists: false,
+          realRel: [relativeTo(rootReal, currentReal), tail].filter(Boolean).join('/'),
+          realRoot: rootReal,
+        };
       }
-      if (code === 'ENOTDIR') throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder.`, `Check the path with list_directory.`);
+      if (code === 'ENOTDIR')
+        throw new SandboxError(
+          'E_SANDBOX_NOT_FOUND',
+          `"${path.display}" does not exist: "${segments.slice(0, i).join('/')}" is a file, not a folder.`,
+          `Check the path with list_directory.`,
+        );
       throw fromFsError(e, path.display, 'inspect');
     }
     if (type === 'symlink') {
       const shown = segments.slice(0, i + 1).join('/');
-      if (options.forWrite) throw refuse(path.display, `"${shown}" is a symbolic link, and writes never go through links`, 'Write to the real file path instead.');
+      if (options.forWrite)
+        throw refuse(
+          path.display,
+          `"${shown}" is a symbolic link, and writes never go through links`,
+          'Write to the real file path instead.',
+        );
       let real: string;
       try {
         real = await fs.realpath(current);
       } catch (e) {
         const code = errnoCode(e);
-        if (code === 'ELOOP') throw refuse(path.display, `"${shown}" is a symbolic link loop`, 'Use a path without links.');
-        if (code === 'ENOENT') throw refuse(path.display, `"${shown}" is a dangling symbolic link (its target does not exist)`, 'Use a path without links.');
+        if (code === 'ELOOP')
+          throw refuse(path.display, `"${shown}" is a symbolic link loop`, 'Use a path without links.');
+        if (code === 'ENOENT')
+          throw refuse(
+            path.display,
+            `"${shown}" is a dangling symbolic link (its target does not exist)`,
+            'Use a path without links.',
+          );
         throw fromFsError(e, path.display, 'inspect');
       }
-      if (!isWithin(rootReal, real)) throw refuse(path.display, `"${shown}" is a symbolic link that leads outside the workspace folder`, 'Only files inside the workspace can be used.');
+      if (!isWithin(rootReal, real))
+        throw refuse(
+          path.display,
+          `"${shown}" is a symbolic link that leads outside the workspace folder`,
+          'Only files inside the workspace can be used.',
+        );
       currentReal = real;
-      if (i === segments.length - 1) checked = await fs.stat(real).catch((e: unknown) => { throw fromFsError(e, path.display, 'inspect'); });
+      if (i === segments.length - 1)
+        checked = await fs.stat(real).catch((e: unknown) => {
+          throw fromFsError(e, path.display, 'inspect');
+        });
     } else {
       currentReal = currentReal + '/' + segments[i]!;
     }
   }
-  return { ...path, address, exists: true, realRel: relativeTo(rootReal, currentReal), realRoot: rootReal, ...(checked && segments.length > 0 ? { checked } : {}) };
+  return {
+    ...path,
+    address,
+    exists: true,
+    realRel: relativeTo(rootReal, currentReal),
+    realRoot: rootReal,
+    ...(checked && segments.length > 0 ? { checked } : {}),
+  };
 }

@@ -21,10 +21,19 @@ export interface StateHome {
  * interrupted sets. Never beside the user's files.
  */
 export function workspaceStateDir(where: StateHome, folders: readonly string[]): string {
-  const base = where.platform === 'win32'
-    ? nodePath.join(where.localAppData ?? nodePath.join(where.home, 'AppData', 'Local'), 'workspace-tools')
-    : nodePath.join(where.xdgStateHome && nodePath.isAbsolute(where.xdgStateHome) ? where.xdgStateHome : nodePath.join(where.home, '.local', 'state'), 'workspace-tools');
-  const key = createHash('sha256').update([...folders].sort().join('\u0000')).digest('hex').slice(0, 16);
+  const base =
+    where.platform === 'win32'
+      ? nodePath.join(where.localAppData ?? nodePath.join(where.home, 'AppData', 'Local'), 'workspace-tools')
+      : nodePath.join(
+          where.xdgStateHome && nodePath.isAbsolute(where.xdgStateHome)
+            ? where.xdgStateHome
+            : nodePath.join(where.home, '.local', 'state'),
+          'workspace-tools',
+        );
+  const key = createHash('sha256')
+    .update([...folders].sort().join('\u0000'))
+    .digest('hex')
+    .slice(0, 16);
   return nodePath.join(base, 'workspaces', key);
 }
 
@@ -50,9 +59,20 @@ export async function privateStateDir(dir: string): Promise<string> {
  * without asking anyone, so it must never be a place the gated tools (or a command) can write: a
  * journal planted there would be a write nobody approved.
  */
-export async function journalFolder(dir: string | undefined, roots: readonly WorkspaceRoot[], log: Log, fallback: () => Promise<string>): Promise<string> {
-  const inside = dir === undefined ? undefined : roots.find((r) => r.localPath !== undefined && (isWithin(r.localPath, dir) || isWithin(dir, r.localPath)));
+export async function journalFolder(
+  dir: string | undefined,
+  roots: readonly WorkspaceRoot[],
+  log: Log,
+  fallback: () => Promise<string>,
+): Promise<string> {
+  const inside =
+    dir === undefined
+      ? undefined
+      : roots.find((r) => r.localPath !== undefined && (isWithin(r.localPath, dir) || isWithin(dir, r.localPath)));
   if (dir !== undefined && inside === undefined) return dir;
-  if (inside !== undefined) log.warn(`The workspace's state folder ${dir ?? ''} is inside (or holds) the workspace folder "${inside.name}", which the tools can write, so it is not used: a change set interrupted by this process's end will not be recovered at the next start.`);
+  if (inside !== undefined)
+    log.warn(
+      `The workspace's state folder ${dir ?? ''} is inside (or holds) the workspace folder "${inside.name}", which the tools can write, so it is not used: a change set interrupted by this process's end will not be recovered at the next start.`,
+    );
   return fallback();
 }

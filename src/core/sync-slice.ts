@@ -17,7 +17,9 @@ export class SyncSlice {
 
   /** A turn of the event loop, then a new slice. */
   async next(): Promise<void> {
-    await new Promise<void>((resolve) => { setImmediate(resolve); });
+    await new Promise<void>((resolve) => {
+      setImmediate(resolve);
+    });
     this.start = performance.now();
   }
 }

@@ -29,7 +29,10 @@ export const VSCODE_VOCABULARY: HostVocabulary = {
   allowedDomains: 'workspaceTools.shell.allowedDomains',
   session: 'the editor session',
   budget: (name) => (name === 'media' ? 'workspaceTools.media.memoryBudgetMB' : 'workspaceTools.undo.diskBudgetMB'),
-  noFolder: () => ({ what: 'No workspace folder is open, so there is nothing to address.', next: 'Ask the user to open a folder.' }),
+  noFolder: () => ({
+    what: 'No workspace folder is open, so there is nothing to address.',
+    next: 'Ask the user to open a folder.',
+  }),
   shellTimeout: 'workspaceTools.shell.maxTimeoutMs',
 };
 
@@ -44,7 +47,10 @@ export const CLI_VOCABULARY: HostVocabulary = {
   allowedDomains: '--allow-domain',
   session: 'this CLI session',
   budget: fixedBudget('the CLI'),
-  noFolder: () => ({ what: 'No workspace folder was given, so there is nothing to address.', next: 'Tell the user to start the CLI with --root DIR.' }),
+  noFolder: () => ({
+    what: 'No workspace folder was given, so there is nothing to address.',
+    next: 'Tell the user to start the CLI with --root DIR.',
+  }),
 };
 
 /**
@@ -53,8 +59,8 @@ export const CLI_VOCABULARY: HostVocabulary = {
  */
 export function mcpVocabulary(noFolder: () => Narration): HostVocabulary {
   return {
-    rules: 'the server\'s --policy file',
-    allowedDomains: 'the server\'s --allow-domain',
+    rules: "the server's --policy file",
+    allowedDomains: "the server's --allow-domain",
     session: 'this MCP session (until the server stops or the client reconnects)',
     budget: fixedBudget('the MCP server'),
     noFolder,

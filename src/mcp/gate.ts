@@ -1,6 +1,13 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { cancelled } from '../core/errors.ts';
-import { allowedByRules, askedEveryTime, askRuleKind, declinedReason, type GateCall, type Verdict } from '../core/gate.ts';
+import {
+  allowedByRules,
+  askedEveryTime,
+  askRuleKind,
+  declinedReason,
+  type GateCall,
+  type Verdict,
+} from '../core/gate.ts';
 import type { Gate } from '../core/ports.ts';
 import type { HostDecider } from '../core/shell/port.ts';
 import { describeProtectedGlobs } from '../core/policy/protected.ts';
@@ -31,7 +38,15 @@ export interface Elicitor {
 /** The form the person fills in (arrays mutable only because the SDK's types want them so). */
 export interface ConfirmSchema {
   readonly type: 'object';
-  readonly properties: { readonly decision: { readonly type: 'string'; readonly title: string; readonly description: string; readonly enum: string[]; readonly default: string } };
+  readonly properties: {
+    readonly decision: {
+      readonly type: 'string';
+      readonly title: string;
+      readonly description: string;
+      readonly enum: string[];
+      readonly default: string;
+    };
+  };
   readonly required: string[];
 }
 
@@ -41,20 +56,32 @@ const ALLOW = 'allow once';
 // One required field whose default refuses: some clients accept an empty form without showing it.
 const CONFIRM_SCHEMA: ConfirmSchema = {
   type: 'object',
-  properties: { decision: { type: 'string', title: 'Decision', description: `Choose "${ALLOW}" to let this one call run.`, enum: [REFUSE, ALLOW], default: REFUSE } },
+  properties: {
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      description: `Choose "${ALLOW}" to let this one call run.`,
+      enum: [REFUSE, ALLOW],
+      default: REFUSE,
+    },
+  },
   required: ['decision'],
 };
 
 export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elicitor): Gate {
   return async (call, signal): Promise<Verdict> => {
-    if (mode === 'deny') return refused(call, `this server runs with --gate deny, which refuses every call.`, 'Do not retry.');
+    if (mode === 'deny')
+      return refused(call, `this server runs with --gate deny, which refuses every call.`, 'Do not retry.');
     const everyTime = askedEveryTime(call) !== undefined;
     if (everyTime && allowSecrets) return { allow: true, decidedBy: 'cli' };
     if (allowedByRules(call)) return { allow: true, decidedBy: 'rule' };
     if (!everyTime && mode === 'approve') return { allow: true, decidedBy: 'auto-approval' };
     if (!elicitor.canElicit()) {
-      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and this MCP client cannot ask them (it does not support elicitation).`,
-        'Do not retry. The person can allow it by adding an allow rule for the path to the server\'s --policy file, or by starting the server with --allow-secrets.');
+      return refused(
+        call,
+        `${reasonToAsk(call)}, so the person must confirm it, and this MCP client cannot ask them (it does not support elicitation).`,
+        "Do not retry. The person can allow it by adding an allow rule for the path to the server's --policy file, or by starting the server with --allow-secrets.",
+      );
     }
     let answer: ElicitOutcome;
     try {
@@ -62,12 +89,24 @@ export function mcpGate(mode: McpGateMode, allowSecrets: boolean, elicitor: Elic
     } catch (e) {
       if (signal.aborted) throw cancelled();
       if (isUnanswered(e)) {
-        const waited = elicitor.askTimeoutMs === undefined ? '' : ` within ${formatSeconds(elicitor.askTimeoutMs)} (the server's --ask-timeout)`;
-        return refused(call, `${reasonToAsk(call)}, so the person was asked to confirm it, and did not answer${waited}.`, 'It did not run. Ask the user whether they want it before calling it again.');
+        const waited =
+          elicitor.askTimeoutMs === undefined
+            ? ''
+            : ` within ${formatSeconds(elicitor.askTimeoutMs)} (the server's --ask-timeout)`;
+        return refused(
+          call,
+          `${reasonToAsk(call)}, so the person was asked to confirm it, and did not answer${waited}.`,
+          'It did not run. Ask the user whether they want it before calling it again.',
+        );
       }
-      return refused(call, `${reasonToAsk(call)}, so the person must confirm it, and the MCP client could not show them the question (${e instanceof Error ? e.message : String(e)}).`, 'It did not run. Tell the user the question could not be shown; their MCP client\'s log says why.');
+      return refused(
+        call,
+        `${reasonToAsk(call)}, so the person must confirm it, and the MCP client could not show them the question (${e instanceof Error ? e.message : String(e)}).`,
+        "It did not run. Tell the user the question could not be shown; their MCP client's log says why.",
+      );
     }
-    if (answer.action === 'accept' && answer.content?.['decision'] === ALLOW) return { allow: true, decidedBy: 'person' };
+    if (answer.action === 'accept' && answer.content?.['decision'] === ALLOW)
+      return { allow: true, decidedBy: 'person' };
     return { allow: false, decidedBy: 'person', reason: declinedReason(call) };
   };
 }
@@ -82,7 +121,11 @@ function formatSeconds(ms: number): string {
 }
 
 function refused(call: GateCall, why: string, next: string): Verdict {
-  return { allow: false, decidedBy: 'cli', reason: { what: `${call.tool} on ${paths(call)} was refused: ${why}`, next } };
+  return {
+    allow: false,
+    decidedBy: 'cli',
+    reason: { what: `${call.tool} on ${paths(call)} was refused: ${why}`, next },
+  };
 }
 
 function paths(call: GateCall): string {
@@ -93,12 +136,18 @@ function paths(call: GateCall): string {
 function reasonToAsk(call: GateCall): string {
   const because = askedEveryTime(call);
   switch (because?.kind) {
-    case 'taint': return `it works on content staged from "${because.from}", which the rule "${because.rule}" protects`;
-    case 'protected-writes': return `allow_protected_writes lets the command write protected files (${describeProtectedGlobs(because.globs)})`;
-    case 'links': return `"${because.target.display}" has ${because.links} names (hard links), one of which may be protected`;
-    case 'rule': return `"${because.target.display}" matches the ${askRuleKind(because.target)} rule "${because.target.rule}"${because.target.reason ? ` (${because.target.reason})` : ''}`;
-    case 'secret': return 'a rule asks about it every time';
-    case undefined: return 'no rule allows it';
+    case 'taint':
+      return `it works on content staged from "${because.from}", which the rule "${because.rule}" protects`;
+    case 'protected-writes':
+      return `allow_protected_writes lets the command write protected files (${describeProtectedGlobs(because.globs)})`;
+    case 'links':
+      return `"${because.target.display}" has ${because.links} names (hard links), one of which may be protected`;
+    case 'rule':
+      return `"${because.target.display}" matches the ${askRuleKind(because.target)} rule "${because.target.rule}"${because.target.reason ? ` (${because.target.reason})` : ''}`;
+    case 'secret':
+      return 'a rule asks about it every time';
+    case undefined:
+      return 'no rule allows it';
   }
 }
 
@@ -108,14 +157,27 @@ function reasonToAsk(call: GateCall): string {
  * each goes through `markdownText`; only the tool's name, one of ours, is written as it is.
  */
 function message(call: GateCall): string {
-  return [`Workspace Tools: allow ${call.tool}?`, markdownText(call.summary), `Paths: ${markdownText(paths(call))}`, `Asked because ${markdownText(reasonToAsk(call))}.`].join('\n\n');
+  return [
+    `Workspace Tools: allow ${call.tool}?`,
+    markdownText(call.summary),
+    `Paths: ${markdownText(paths(call))}`,
+    `Asked because ${markdownText(reasonToAsk(call))}.`,
+  ].join('\n\n');
 }
 
 const ALLOW_SESSION = 'allow for this session';
 
 const HOST_SCHEMA: ConfirmSchema = {
   type: 'object',
-  properties: { decision: { type: 'string', title: 'Decision', description: `"${ALLOW}" lets this connection through; "${ALLOW_SESSION}" lets commands reach the host until the server stops.`, enum: [REFUSE, ALLOW, ALLOW_SESSION], default: REFUSE } },
+  properties: {
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      description: `"${ALLOW}" lets this connection through; "${ALLOW_SESSION}" lets commands reach the host until the server stops.`,
+      enum: [REFUSE, ALLOW, ALLOW_SESSION],
+      default: REFUSE,
+    },
+  },
   required: ['decision'],
 };
 
@@ -129,7 +191,11 @@ export function mcpHostDecider(mode: McpGateMode, elicitor: Elicitor): HostDecid
     if (mode === 'deny' || !elicitor.canElicit()) return 'deny';
     const where = request.port === undefined ? request.host : `${request.host}:${request.port}`;
     // Security: the host and the commands are the model's (markdownText, as in `message`).
-    const message = [`Workspace Tools: allow a sandboxed command to connect to ${markdownText(where)}?`, `Running: ${request.commands.length === 0 ? '(ended)' : request.commands.map(markdownText).join(' \\| ')}`, `${markdownText(request.host)} is not allowed by --allow-domain.`].join('\n\n');
+    const message = [
+      `Workspace Tools: allow a sandboxed command to connect to ${markdownText(where)}?`,
+      `Running: ${request.commands.length === 0 ? '(ended)' : request.commands.map(markdownText).join(' \\| ')}`,
+      `${markdownText(request.host)} is not allowed by --allow-domain.`,
+    ].join('\n\n');
     try {
       const answer = await elicitor.elicit(message, HOST_SCHEMA, signal);
       const decision = answer.action === 'accept' ? answer.content?.['decision'] : undefined;

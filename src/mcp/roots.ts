@@ -49,5 +49,10 @@ export function narrowRoots(server: readonly WorkspaceRoot[], clientUris: readon
     if (!used) ignored.push(uri);
   }
   if (kept.size === 0) return { roots: [...server], ignored };
-  return { roots: withDistinctNames([...kept].map((path) => ({ name: nodePath.basename(path), address: path, localPath: path }))), ignored };
+  return {
+    roots: withDistinctNames(
+      [...kept].map((path) => ({ name: nodePath.basename(path), address: path, localPath: path })),
+    ),
+    ignored,
+  };
 }

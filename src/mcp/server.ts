@@ -1,6 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, RootsListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { callFailure } from '../core/pipeline/failure.ts';
 import { toolJsonSchema } from '../core/pipeline/manifest.ts';
 import type { WorkspaceRoot } from '../core/paths.ts';
@@ -21,7 +28,8 @@ import { throttledProgress, type ProgressReporter } from '../core/results/progre
 /** The one tool only the MCP server has: which folders the tools may use, once the client's roots narrowed them. */
 export const LIST_ROOTS = 'list_roots';
 
-const INSTRUCTIONS = 'Workspace Tools: gated reads and staged writes over the workspace folders (list_roots names them). open_file returns a handle (callId), never the text: page it with artifact_read and search it with artifact_grep. Edits are staged in memory (stage_file, media_apply_patch) and written only by save_media. Errors start with a code (E_SANDBOX_...) and say what to do next; E_SANDBOX_REFUSED means the person or a rule declined: do not retry it another way.';
+const INSTRUCTIONS =
+  'Workspace Tools: gated reads and staged writes over the workspace folders (list_roots names them). open_file returns a handle (callId), never the text: page it with artifact_read and search it with artifact_grep. Edits are staged in memory (stage_file, media_apply_patch) and written only by save_media. Errors start with a code (E_SANDBOX_...) and say what to do next; E_SANDBOX_REFUSED means the person or a rule declined: do not retry it another way.';
 
 export interface McpHostOptions {
   readonly gate: McpGateMode;
@@ -47,14 +55,27 @@ const NO_TIMEOUT_MS = 2 ** 31 - 1;
 export function mcpToolList(network = false): McpTool[] {
   const tools: McpTool[] = TOOL_NAMES.map((name) => {
     const tool = TOOLS[name];
-    return { name, title: tool.displayName, description: tool.description, inputSchema: toolJsonSchema(tool) as McpTool['inputSchema'], annotations: toolAnnotations(name, network) };
+    return {
+      name,
+      title: tool.displayName,
+      description: tool.description,
+      inputSchema: toolJsonSchema(tool) as McpTool['inputSchema'],
+      annotations: toolAnnotations(name, network),
+    };
   });
   tools.push({
     name: LIST_ROOTS,
     title: 'List Workspace Folders',
-    description: 'Lists the workspace folders the other tools may use, with their local paths. Paths given to the other tools are relative to these folders; with several folders, a path starts with the folder\'s name.',
+    description:
+      "Lists the workspace folders the other tools may use, with their local paths. Paths given to the other tools are relative to these folders; with several folders, a path starts with the folder's name.",
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-    annotations: { title: 'List Workspace Folders', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'List Workspace Folders',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   });
   return tools;
 }
@@ -73,7 +94,7 @@ export class McpToolHost {
   /** The server's words (its flags) for the session's messages; a call that finds no folder names the client's roots and --root. */
   readonly vocabulary: HostVocabulary = mcpVocabulary(() => ({
     what: `No workspace folder: the client's roots (${this.clientRoots === undefined ? 'none announced' : this.clientRoots.join(', ') || 'an empty list'}) leave none of the server's --root folders (${this.serverRoots.map((r) => r.localPath ?? r.address).join(', ') || 'none'}).`,
-    next: 'Tell the user: the server serves the folders its --root options name, in their MCP client\'s configuration, narrowed by the roots the client announces.',
+    next: "Tell the user: the server serves the folders its --root options name, in their MCP client's configuration, narrowed by the roots the client announces.",
   }));
   private readonly options: McpHostOptions;
   private serverRoots: readonly WorkspaceRoot[] = [];
@@ -87,11 +108,23 @@ export class McpToolHost {
 
   constructor(options: McpHostOptions) {
     this.options = options;
-    this.server = new Server({ name: 'workspace-tools', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    this.server = new Server(
+      { name: 'workspace-tools', version: options.version },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
     const elicitor: Elicitor = {
       canElicit: () => this.server.getClientCapabilities()?.elicitation !== undefined,
       // A progress callback makes the request carry a progress token, so a client that reports progress restarts the wait.
-      elicit: (message, requestedSchema, signal) => this.server.elicitInput({ message, requestedSchema }, { signal, timeout: options.askTimeoutMs ?? NO_TIMEOUT_MS, resetTimeoutOnProgress: true, onprogress: () => undefined }),
+      elicit: (message, requestedSchema, signal) =>
+        this.server.elicitInput(
+          { message, requestedSchema },
+          {
+            signal,
+            timeout: options.askTimeoutMs ?? NO_TIMEOUT_MS,
+            resetTimeoutOnProgress: true,
+            onprogress: () => undefined,
+          },
+        ),
       askTimeoutMs: options.askTimeoutMs,
     };
     this.gate = mcpGate(options.gate, options.allowSecrets, elicitor);
@@ -100,9 +133,17 @@ export class McpToolHost {
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const token = request.params._meta?.progressToken;
       // A client that passed a progress token hears how far a long call got (results so far), a few times a second at most.
-      const progress = token === undefined ? undefined : throttledProgress((done, message) => {
-        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, message } }).catch(() => undefined);
-      });
+      const progress =
+        token === undefined
+          ? undefined
+          : throttledProgress((done, message) => {
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: done, message },
+                })
+                .catch(() => undefined);
+            });
       return this.call(request.params.name, request.params.arguments ?? {}, extra.signal, progress);
     });
     this.server.oninitialized = () => this.askRoots();
@@ -132,11 +173,20 @@ export class McpToolHost {
         this.ignoredRoots = narrowed.ignored;
         if (narrowed.ignored.length > 0) this.options.warn(ignoredRootsLine(narrowed.ignored, this.serverRoots));
       },
-      (e: unknown) => { this.options.warn(`the client announced roots but did not list them (${e instanceof Error ? e.message : String(e)}); serving the --root folders`); },
+      (e: unknown) => {
+        this.options.warn(
+          `the client announced roots but did not list them (${e instanceof Error ? e.message : String(e)}); serving the --root folders`,
+        );
+      },
     );
   }
 
-  private async call(name: string, input: Record<string, unknown>, signal: AbortSignal, progress: ProgressReporter | undefined): Promise<CallToolResult> {
+  private async call(
+    name: string,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+    progress: ProgressReporter | undefined,
+  ): Promise<CallToolResult> {
     await this.rootsKnown;
     const session = this.session;
     if (!session) return failure('E_INTERNAL: the server has no session yet. Retry the call.');
@@ -146,7 +196,11 @@ export class McpToolHost {
       return { content: [{ type: 'text', text: lines.join('\n') }] };
     }
     // MCP's tools spec: an unknown tool is a protocol error (-32602), not a tool result.
-    if (!isToolName(name)) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`);
+    if (!isToolName(name))
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${JSON.stringify(name)}. Tools: ${[...TOOL_NAMES, LIST_ROOTS].join(', ')}.`,
+      );
     try {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       return { content: [{ type: 'text', text: outcome.text }] };

@@ -19,28 +19,54 @@ export interface McpSetup {
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export function mcpClientSnippets(setup: McpSetup): McpClientSnippet[] {
-  const args = (gate: string): string[] => [setup.cli, 'mcp', ...setup.roots.flatMap((root) => ['--root', root]), '--gate', gate];
+  const args = (gate: string): string[] => [
+    setup.cli,
+    'mcp',
+    ...setup.roots.flatMap((root) => ['--root', root]),
+    '--gate',
+    gate,
+  ];
   return [
     {
-      client: 'VS Code', where: '.vscode/mcp.json (a protected file: you write it, the agent cannot)', language: 'json',
-      text: JSON.stringify({ servers: { 'workspace-tools': { type: 'stdio', command: setup.node, args: args('elicit') } } }, null, 2),
+      client: 'VS Code',
+      where: '.vscode/mcp.json (a protected file: you write it, the agent cannot)',
+      language: 'json',
+      text: JSON.stringify(
+        { servers: { 'workspace-tools': { type: 'stdio', command: setup.node, args: args('elicit') } } },
+        null,
+        2,
+      ),
     },
     {
-      client: 'Claude Code', where: 'a terminal in the project', language: 'sh',
+      client: 'Claude Code',
+      where: 'a terminal in the project',
+      language: 'sh',
       text: ['claude', 'mcp', 'add', 'workspace-tools', '--', setup.node, ...args('approve')].map(shellQuote).join(' '),
     },
     {
-      client: 'Codex', where: '~/.codex/config.toml', language: 'toml',
-      text: `[mcp_servers.workspace-tools]\ncommand = ${JSON.stringify(setup.node)}\nargs = [${args('approve').map((a) => JSON.stringify(a)).join(', ')}]`,
+      client: 'Codex',
+      where: '~/.codex/config.toml',
+      language: 'toml',
+      text: `[mcp_servers.workspace-tools]\ncommand = ${JSON.stringify(setup.node)}\nargs = [${args('approve')
+        .map((a) => JSON.stringify(a))
+        .join(', ')}]`,
     },
     {
       // Gemini CLI starts no MCP server in a folder it does not trust.
-      client: 'Gemini CLI', where: 'a terminal in the project (a folder Gemini CLI trusts)', language: 'sh',
+      client: 'Gemini CLI',
+      where: 'a terminal in the project (a folder Gemini CLI trusts)',
+      language: 'sh',
       text: ['gemini', 'mcp', 'add', 'workspace-tools', setup.node, '--', ...args('approve')].map(shellQuote).join(' '),
     },
     {
-      client: 'Cursor', where: '.cursor/mcp.json', language: 'json',
-      text: JSON.stringify({ mcpServers: { 'workspace-tools': { command: setup.node, args: args('approve') } } }, null, 2),
+      client: 'Cursor',
+      where: '.cursor/mcp.json',
+      language: 'json',
+      text: JSON.stringify(
+        { mcpServers: { 'workspace-tools': { command: setup.node, args: args('approve') } } },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -50,9 +76,10 @@ export function mcpSetupMarkdown(setup: McpSetup): string {
   const out = [
     '# Workspace Tools as an MCP server',
     '',
-    'Other agents reach the same tools and the same gate over MCP (stdio). Secrets and protected writes are asked through the client\'s elicitation form on every call; a client without elicitation is refused them. `--gate elicit` also asks for every call no rule allows; `--gate approve` trusts the client\'s own confirmation for those.',
+    "Other agents reach the same tools and the same gate over MCP (stdio). Secrets and protected writes are asked through the client's elicitation form on every call; a client without elicitation is refused them. `--gate elicit` also asks for every call no rule allows; `--gate approve` trusts the client's own confirmation for those.",
     '',
   ];
-  for (const snippet of mcpClientSnippets(setup)) out.push(`## ${snippet.client}`, '', `In ${snippet.where}:`, '', '```' + snippet.language, snippet.text, '```', '');
+  for (const snippet of mcpClientSnippets(setup))
+    out.push(`## ${snippet.client}`, '', `In ${snippet.where}:`, '', '```' + snippet.language, snippet.text, '```', '');
   return out.join('\n');
 }

@@ -1,6 +1,11 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { formatBytes } from '../core/text/format.ts';
 
 /** The largest message read, as the SDK's own stdio transport reads (its ReadBuffer's limit). */
@@ -56,7 +61,9 @@ export class LineTransport implements Transport {
     if (rest.length > 0) this.take(rest);
   };
 
-  private readonly onInputError = (error: Error): void => { this.onerror?.(error); };
+  private readonly onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
 
   async start(): Promise<void> {
     this.input.on('data', this.onData);
@@ -95,7 +102,9 @@ export class LineTransport implements Transport {
       this.pendingBytes = 0;
     }
     this.skipping.bytes += part.length;
-    this.skipping.tail = Buffer.from(Buffer.concat([this.skipping.tail, part.subarray(-KEPT_ENDS)]).subarray(-KEPT_ENDS));
+    this.skipping.tail = Buffer.from(
+      Buffer.concat([this.skipping.tail, part.subarray(-KEPT_ENDS)]).subarray(-KEPT_ENDS),
+    );
   }
 
   private endLine(): void {
@@ -103,7 +112,9 @@ export class LineTransport implements Transport {
     if (skipped !== undefined) {
       this.skipping = undefined;
       const size = skipped.bytes;
-      this.warn(`a JSON-RPC message of ${formatBytes(size)} came in, over the ${formatBytes(this.maxMessageBytes)} this server reads in one message: it was skipped unread and answered with an error; the server goes on.`);
+      this.warn(
+        `a JSON-RPC message of ${formatBytes(size)} came in, over the ${formatBytes(this.maxMessageBytes)} this server reads in one message: it was skipped unread and answered with an error; the server goes on.`,
+      );
       this.answer({
         id: idAtEnds(skipped.head.toString('utf8'), skipped.tail.toString('utf8')),
         code: ErrorCode.InvalidRequest,
@@ -122,7 +133,11 @@ export class LineTransport implements Transport {
 
   private answer(error: LineError): void {
     this.onerror?.(new Error(error.message));
-    void this.send({ jsonrpc: '2.0', ...(error.id !== undefined ? { id: error.id } : {}), error: { code: error.code, message: error.message } } as JSONRPCMessage);
+    void this.send({
+      jsonrpc: '2.0',
+      ...(error.id !== undefined ? { id: error.id } : {}),
+      error: { code: error.code, message: error.message },
+    } as JSONRPCMessage);
   }
 }
 
@@ -132,15 +147,37 @@ export function readLine(line: string): { message: JSONRPCMessage } | { error: L
   try {
     value = JSON.parse(line);
   } catch (e) {
-    return { error: { id: undefined, code: ErrorCode.ParseError, message: `Parse error: the line is not JSON (${e instanceof Error ? e.message : String(e)}). Send one JSON-RPC message per line.` } };
+    return {
+      error: {
+        id: undefined,
+        code: ErrorCode.ParseError,
+        message: `Parse error: the line is not JSON (${e instanceof Error ? e.message : String(e)}). Send one JSON-RPC message per line.`,
+      },
+    };
   }
   if (Array.isArray(value)) {
-    return { error: { id: undefined, code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch (a JSON array of ${value.length} messages) is not part of MCP since 2025-06-18; nothing in it was run. Send each message on its own line.` } };
+    return {
+      error: {
+        id: undefined,
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid Request: a batch (a JSON array of ${value.length} messages) is not part of MCP since 2025-06-18; nothing in it was run. Send each message on its own line.`,
+      },
+    };
   }
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data };
-  const id = typeof value === 'object' && value !== null && 'method' in value ? requestId((value as { id?: unknown }).id) : undefined;
-  return { error: { id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: the line is JSON but no JSON-RPC 2.0 message (a request needs "jsonrpc": "2.0", a string or number "id" and a string "method"; a notification has no "id").' } };
+  const id =
+    typeof value === 'object' && value !== null && 'method' in value
+      ? requestId((value as { id?: unknown }).id)
+      : undefined;
+  return {
+    error: {
+      id,
+      code: ErrorCode.InvalidRequest,
+      message:
+        'Invalid Request: the line is JSON but no JSON-RPC 2.0 message (a request needs "jsonrpc": "2.0", a string or number "id" and a string "method"; a notification has no "id").',
+    },
+  };
 }
 
 function requestId(id: unknown): RequestId | undefined {

@@ -38,7 +38,9 @@ import type { SessionHosts } from '../core/shell/hosts.ts';
 import type { SandboxAvailability } from '../core/shell/port.ts';
 
 /** The extension's storage when it is on the local disk; else a private folder of this process in the temp folder (`temporary`: removed at the end). */
-async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly dir: string; readonly temporary: boolean }> {
+async function spoolFolder(
+  context: vscode.ExtensionContext,
+): Promise<{ readonly dir: string; readonly temporary: boolean }> {
   const base = context.storageUri ?? context.globalStorageUri;
   if (base.scheme === 'file') return { dir: nodePath.join(base.fsPath, 'artifacts'), temporary: false };
   return { dir: await privateRunFolder(os.tmpdir(), 'workspace-tools-vscode-'), temporary: true };
@@ -49,10 +51,29 @@ async function spoolFolder(context: vscode.ExtensionContext): Promise<{ readonly
  * (so VS Code finishes a set a killed CLI left, and the other way round); else the extension's
  * storage for this workspace; none when there is neither (sets are journaled in the spool).
  */
-function stateFolder(context: vscode.ExtensionContext, local: boolean, roots: readonly WorkspaceRoot[]): string | undefined {
+function stateFolder(
+  context: vscode.ExtensionContext,
+  local: boolean,
+  roots: readonly WorkspaceRoot[],
+): string | undefined {
   // Keyed by the folders' real paths, as the CLI's --root are, so both find one state folder.
-  const real = (path: string): string => { try { return realpathSync(path); } catch { return path; } };
-  if (local && roots.length > 0) return workspaceStateDir({ home: os.homedir(), xdgStateHome: process.env.XDG_STATE_HOME, localAppData: process.env.LOCALAPPDATA, platform: process.platform }, roots.map((r) => real(r.localPath ?? r.address)));
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  if (local && roots.length > 0)
+    return workspaceStateDir(
+      {
+        home: os.homedir(),
+        xdgStateHome: process.env.XDG_STATE_HOME,
+        localAppData: process.env.LOCALAPPDATA,
+        platform: process.platform,
+      },
+      roots.map((r) => real(r.localPath ?? r.address)),
+    );
   return context.storageUri?.scheme === 'file' ? nodePath.join(context.storageUri.fsPath, 'state') : undefined;
 }
 
@@ -64,7 +85,9 @@ function createFs(local: boolean, log: AuditLog): WorkspaceFs {
 }
 
 /** Wires the VS Code adapters to the core; returns the cleanup to run on deactivate. */
-export async function activateWorkspaceTools(context: vscode.ExtensionContext): Promise<{ dispose: () => Promise<void>; exports: TestApi | undefined }> {
+export async function activateWorkspaceTools(
+  context: vscode.ExtensionContext,
+): Promise<{ dispose: () => Promise<void>; exports: TestApi | undefined }> {
   const log = new AuditLog();
   context.subscriptions.push(log);
 
@@ -72,10 +95,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const local = allFoldersLocal(folders);
   let roots = workspaceRoots(folders, local);
   let settings = readSettings();
-  const scopedWriteRoots = (current: Settings) => scopeWriteRoots(current.writeRoots.user, current.writeRoots.workspace, roots);
+  const scopedWriteRoots = (current: Settings) =>
+    scopeWriteRoots(current.writeRoots.user, current.writeRoots.workspace, roots);
   const settingErrors = (current: Settings): string[] => {
     const errors: string[] = [];
-    if (current.ruleErrors.length) errors.push(`workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`);
+    if (current.ruleErrors.length)
+      errors.push(
+        `workspaceTools.rules is invalid, so every call asks for confirmation until it is fixed: ${current.ruleErrors.join(' ')}`,
+      );
     errors.push(...current.rules.ignored, ...current.reviewIgnored);
     const writeRoots = scopedWriteRoots(current);
     errors.push(...writeRoots.errors, ...writeRoots.ignored, ...current.shell.problems);
@@ -97,25 +124,41 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
 
   const fs = createFs(local, log);
   const rg = locateRipgrep({ startDir: context.extensionPath, vscodeAppRoot: vscode.env.appRoot });
-  if (!rg) log.warn('ripgrep was not found (neither @vscode/ripgrep nor VS Code\'s own copy nor PATH): search_files, find_files and artifact_grep are not registered.');
+  if (!rg)
+    log.warn(
+      "ripgrep was not found (neither @vscode/ripgrep nor VS Code's own copy nor PATH): search_files, find_files and artifact_grep are not registered.",
+    );
   else log.info(`ripgrep: ${rg.path} (${rg.source})`);
-  if (!local) log.info('Workspace is not on the local disk: reading through workspace.fs without streaming; search_files and find_files are not available.');
+  if (!local)
+    log.info(
+      'Workspace is not on the local disk: reading through workspace.fs without streaming; search_files and find_files are not available.',
+    );
   const ripgrep = rg ? createRipgrep(rg.path) : undefined;
   const search = ripgrep && local ? createRipgrepSearch(ripgrep) : undefined;
 
   const decider: ScriptedDecider | undefined = scriptedDeciderFromEnvironment(context.extensionMode);
-  if (decider) log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
-  const gate = new VscodeGate({ decider: (): Decider => decider ?? modalDecider, trusted: () => vscode.workspace.isTrusted, hosts: (): SessionHosts | undefined => session.shell?.hosts });
+  if (decider)
+    log.warn(`Test decider active (${decider.answer}): modal confirmations are answered by the test script.`);
+  const gate = new VscodeGate({
+    decider: (): Decider => decider ?? modalDecider,
+    trusted: () => vscode.workspace.isTrusted,
+    hosts: (): SessionHosts | undefined => session.shell?.hosts,
+  });
 
   // Commands run only inside the OS sandbox; where it is missing run_shell_command refuses and says what to install.
   const sandbox = srtSandbox({ ripgrepPath: rg?.path });
   // Checked (which loads the sandbox library) on first need, not at activation: the first command, or Show Gate Status.
   let shellAvailability: SandboxAvailability | undefined;
   let shellCheck: Promise<void> | undefined;
-  const checkShell = (): Promise<void> => (shellCheck ??= sandbox.availability().then((a) => {
-    shellAvailability = a;
-    log.info(a.available ? `Shell sandbox: available (${a.mechanism}).` : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`);
-  }));
+  const checkShell = (): Promise<void> =>
+    (shellCheck ??= sandbox.availability().then((a) => {
+      shellAvailability = a;
+      log.info(
+        a.available
+          ? `Shell sandbox: available (${a.mechanism}).`
+          : `Shell sandbox: not available (${a.why}); run_shell_command refuses every command. ${a.install}`,
+      );
+    }));
   const spool = await spoolFolder(context);
   const stateDir = stateFolder(context, local, roots);
   const session: Session = assemble({
@@ -139,7 +182,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     encodingOf: fileEncodingOf(local),
     problems: vscodeProblems(local),
     outline: vscodeOutline(local),
-    shell: { sandbox, allowedDomains: () => settings.shell.allowedDomains, maxTimeoutMs: () => settings.shell.maxTimeoutMs, askHost: gate.askHost, review: () => settings.shell.review, readFolders: () => settings.shell.readFolders },
+    shell: {
+      sandbox,
+      allowedDomains: () => settings.shell.allowedDomains,
+      maxTimeoutMs: () => settings.shell.maxTimeoutMs,
+      askHost: gate.askHost,
+      review: () => settings.shell.review,
+      readFolders: () => settings.shell.readFolders,
+    },
   });
 
   // Set once the staged review is registered (below): a save in a chat asks with its set open.
@@ -147,12 +197,18 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   const hooks: ToolHostHooks = {
     confirmationExtras: (writes) => saveConfirmationExtras({ session }, writes),
     aroundInvoke: (writes, run, signal) => withNewDiagnostics({ session, local }, writes, run, signal),
-    askBeforeWriting: (call, writes, toolInvocationToken, token) => late.askBeforeWriting?.(call, writes, toolInvocationToken, token) ?? Promise.resolve(false),
+    askBeforeWriting: (call, writes, toolInvocationToken, token) =>
+      late.askBeforeWriting?.(call, writes, toolInvocationToken, token) ?? Promise.resolve(false),
   };
   // Before any tool is offered: a set a crashed window, a killed CLI or MCP server left half applied is finished or rolled back.
-  const recovered = await session.recoverInterruptedSets().catch((e: unknown) => { log.warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  const recovered = await session.recoverInterruptedSets().catch((e: unknown) => {
+    log.warn(`Interrupted change sets could not be recovered: ${e instanceof Error ? e.message : String(e)}`);
+    return [];
+  });
   for (const set of recovered) {
-    void (set.outcome === 'left' ? vscode.window.showWarningMessage(`Workspace Tools: ${set.message}`) : vscode.window.showInformationMessage(`Workspace Tools: ${set.message}`));
+    void (set.outcome === 'left'
+      ? vscode.window.showWarningMessage(`Workspace Tools: ${set.message}`)
+      : vscode.window.showInformationMessage(`Workspace Tools: ${set.message}`));
   }
   const tools = new LanguageModelToolRegistrations(session, hooks);
   context.subscriptions.push(tools);
@@ -168,14 +224,20 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
     vscode.workspace.onDidGrantWorkspaceTrust(() => tools.sync()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       const next = vscode.workspace.workspaceFolders ?? [];
-      if (allFoldersLocal(next) !== local) log.warn('The workspace folders changed between local and remote; reload the window for Workspace Tools to switch backends.');
+      if (allFoldersLocal(next) !== local)
+        log.warn(
+          'The workspace folders changed between local and remote; reload the window for Workspace Tools to switch backends.',
+        );
       roots = workspaceRoots(next, local);
     }),
   );
-  void session.artifacts.start().then((removed) => { if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`); });
+  void session.artifacts.start().then((removed) => {
+    if (removed) log.info(`Removed ${removed} stale artifact spool folder(s) from an earlier run.`);
+  });
   registerCommands(host);
   const provider = registerStagedReview(host);
-  late.askBeforeWriting = (call, writes, toolInvocationToken, token) => askToSave(host, provider, { call, writes, toolInvocationToken, token });
+  late.askBeforeWriting = (call, writes, toolInvocationToken, token) =>
+    askToSave(host, provider, { call, writes, toolInvocationToken, token });
   const gateStatus = (): GateStatusInput => ({
     settings,
     writeRoots: scopedWriteRoots(settings),
@@ -189,7 +251,9 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
   context.subscriptions.push(registerMcpSetup(context.extensionPath));
   tools.sync();
   log.info(gateStatusLine(gateStatus()));
-  log.info(`Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`);
+  log.info(
+    `Workspace Tools active: ${tools.names.length} tools registered (${tools.names.join(', ')}); workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted'}.`,
+  );
 
   return {
     dispose: async () => {
@@ -197,8 +261,14 @@ export async function activateWorkspaceTools(context: vscode.ExtensionContext): 
       await sandbox.dispose();
       if (spool.temporary) await fsp.rm(spool.dir, { recursive: true, force: true });
     },
-    exports: context.extensionMode === vscode.ExtensionMode.Test
-      ? { host, decider, prepare: (name, input) => tools.confirmation(TOOLS[name], input), tool: (name) => tools.implementation(TOOLS[name]) }
-      : undefined,
+    exports:
+      context.extensionMode === vscode.ExtensionMode.Test
+        ? {
+            host,
+            decider,
+            prepare: (name, input) => tools.confirmation(TOOLS[name], input),
+            tool: (name) => tools.implementation(TOOLS[name]),
+          }
+        : undefined,
   };
 }

@@ -28,7 +28,8 @@ export class ArtifactDocuments implements vscode.TextDocumentContentProvider {
     const callId = uri.query;
     try {
       const info = this.store.get(callId);
-      if (info.binary) return `[${info.path} is binary (${info.bytes} bytes): artifact_grep with literal: true still searches it.]`;
+      if (info.binary)
+        return `[${info.path} is binary (${info.bytes} bytes): artifact_grep with literal: true still searches it.]`;
       if (info.bytes <= DOCUMENT_MAX_BYTES) return await readArtifactText(this.store, callId, DOCUMENT_MAX_BYTES);
       const page = await readArtifact(this.store, callId, { offset: 1 });
       return `${page.lines.map((l) => l.text).join('\n')}\n\n[${info.path}: showing lines 1-${page.endLine} of ${info.lines}; the artifact is ${info.bytes} bytes.]`;

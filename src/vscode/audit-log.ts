@@ -21,12 +21,16 @@ export class AuditLog implements Log {
     else this.channel.warn(line);
   }
 
-  info(message: string): void { this.channel.info(message); }
+  info(message: string): void {
+    this.channel.info(message);
+  }
   warn(message: string): void {
     this.warnings.push(message);
     if (this.warnings.length > 1_000) this.warnings.shift();
     this.channel.warn(message);
   }
 
-  dispose(): void { this.channel.dispose(); }
+  dispose(): void {
+    this.channel.dispose();
+  }
 }

@@ -17,7 +17,10 @@ export function signalOf(token: vscode.CancellationToken): SignalBridge {
 }
 
 /** Runs `work` with a signal that follows `token`, and removes the bridge when the work settles. */
-export async function withSignal<T>(token: vscode.CancellationToken, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withSignal<T>(
+  token: vscode.CancellationToken,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const bridge = signalOf(token);
   try {
     return await work(bridge.signal);

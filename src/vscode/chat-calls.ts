@@ -22,10 +22,17 @@ const MAX_CONFIRMED = 256;
  * swap confirmations (one chat's call running as what the other chat's person confirmed).
  */
 export class ConfirmedCalls {
-  private readonly calls: { readonly key: string; readonly prepared: PreparedCall; readonly asksItself: boolean }[] = [];
+  private readonly calls: { readonly key: string; readonly prepared: PreparedCall; readonly asksItself: boolean }[] =
+    [];
 
   private static key(tool: string, chat: string, input: unknown): string {
-    return createHash('sha256').update(tool).update('\0').update(chat).update('\0').update(JSON.stringify(input) ?? '').digest('hex');
+    return createHash('sha256')
+      .update(tool)
+      .update('\0')
+      .update(chat)
+      .update('\0')
+      .update(JSON.stringify(input) ?? '')
+      .digest('hex');
   }
 
   remember(tool: string, chat: string, input: unknown, prepared: PreparedCall, asksItself = false): void {
@@ -34,9 +41,14 @@ export class ConfirmedCalls {
   }
 
   /** The call as it was prepared and confirmed, and whether no confirmation was shown because it asks the person itself when it runs. */
-  take(tool: string, chat: string, input: unknown): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
+  take(
+    tool: string,
+    chat: string,
+    input: unknown,
+  ): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
     const key = ConfirmedCalls.key(tool, chat, input);
-    for (let at = this.calls.length - 1; at >= 0; at--) if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
+    for (let at = this.calls.length - 1; at >= 0; at--)
+      if (this.calls[at]!.key === key) return this.calls.splice(at, 1)[0]!;
     return undefined;
   }
 }
@@ -65,7 +77,12 @@ export class ChatCalls {
    * `chat` (undefined: only shown, never run, as the test host's preview); `asksItself` says whether
    * it will ask the person itself instead of VS Code's confirmation.
    */
-  prepare(tool: Tool, chat: string | undefined, input: unknown, asksItself: (prepared: PreparedCall) => boolean): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
+  prepare(
+    tool: Tool,
+    chat: string | undefined,
+    input: unknown,
+    asksItself: (prepared: PreparedCall) => boolean,
+  ): { readonly prepared: PreparedCall; readonly asksItself: boolean } | undefined {
     let prepared: PreparedCall;
     try {
       prepared = prepare(this.session, tool, input, 'chat');
@@ -84,7 +101,8 @@ export class ChatCalls {
    */
   take(tool: Tool, chat: string, input: unknown, inChatTurn: boolean): ChatRun {
     const taken = this.confirmed.take(tool.name, chat, input);
-    if (taken !== undefined) return { prepared: taken.prepared, origin: inChatTurn ? 'chat' : 'api', asksItself: taken.asksItself };
+    if (taken !== undefined)
+      return { prepared: taken.prepared, origin: inChatTurn ? 'chat' : 'api', asksItself: taken.asksItself };
     let prepared: PreparedCall | undefined;
     try {
       prepared = prepare(this.session, tool, input, 'unprepared');
@@ -95,7 +113,16 @@ export class ChatCalls {
   }
 
   /** Runs the call as `run` says, through the one pipeline, without preparing it again. */
-  run<R>(tool: Tool<R>, input: unknown, run: ChatRun, options: Omit<InvokeOptions, 'origin' | 'prepared'>): Promise<ToolOutcome<R>> {
-    return invokeTool(this.session, tool, input, { ...options, origin: run.origin, ...(run.prepared ? { prepared: run.prepared } : {}) });
+  run<R>(
+    tool: Tool<R>,
+    input: unknown,
+    run: ChatRun,
+    options: Omit<InvokeOptions, 'origin' | 'prepared'>,
+  ): Promise<ToolOutcome<R>> {
+    return invokeTool(this.session, tool, input, {
+      ...options,
+      origin: run.origin,
+      ...(run.prepared ? { prepared: run.prepared } : {}),
+    });
   }
 }

@@ -11,7 +11,8 @@ export function openEditors(local: boolean): OpenEditors {
       const document = vscode.workspace.textDocuments.find((d) => d.isDirty && d.uri.toString() === uri);
       if (!document) return undefined;
       for (const group of vscode.window.tabGroups.all) {
-        for (const tab of group.tabs) if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) return tab.label;
+        for (const tab of group.tabs)
+          if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) return tab.label;
       }
       return nodePath.posix.basename(document.uri.path);
     },

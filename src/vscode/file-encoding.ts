@@ -10,7 +10,9 @@ import { fileUri } from './uri.ts';
  */
 export function fileEncodingOf(local: boolean): (path: ModelPath) => TextEncoding | undefined {
   return (path) => {
-    const value = vscode.workspace.getConfiguration('files', fileUri(path.root, path.rel, local)).get<unknown>('encoding');
+    const value = vscode.workspace
+      .getConfiguration('files', fileUri(path.root, path.rel, local))
+      .get<unknown>('encoding');
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
 }

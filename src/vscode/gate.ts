@@ -29,7 +29,11 @@ const ALLOW_SESSION = 'Allow for This Session';
 export const modalDecider: Decider = {
   async confirm(request) {
     const buttons = request.rememberable ? [ALLOW_ONCE, ALLOW_SESSION] : [ALLOW_ONCE];
-    const answer = await vscode.window.showWarningMessage(request.message, { modal: true, detail: request.detail }, ...buttons);
+    const answer = await vscode.window.showWarningMessage(
+      request.message,
+      { modal: true, detail: request.detail },
+      ...buttons,
+    );
     return answer === ALLOW_ONCE ? 'allow-once' : answer === ALLOW_SESSION ? 'allow-session' : 'decline';
   },
 };
@@ -44,7 +48,14 @@ export interface VscodeGateOptions {
 
 /** A host question as a call, for deciders that record what they were asked. */
 function hostCall(request: HostRequest): GateCall {
-  return { tool: 'run_shell_command', origin: 'headless', risk: 'exec', summary: `connect to ${request.host}`, targets: [], secret: false };
+  return {
+    tool: 'run_shell_command',
+    origin: 'headless',
+    risk: 'exec',
+    summary: `connect to ${request.host}`,
+    targets: [],
+    secret: false,
+  };
 }
 
 /**
@@ -75,7 +86,9 @@ export class VscodeGate {
    * or approvals are reset; closing the dialog refuses it.
    */
   readonly askHost: HostDecider = async (request) => {
-    const answer = await this.options.decider().confirm({ ...describeHost(request), rememberable: true, call: hostCall(request) });
+    const answer = await this.options
+      .decider()
+      .confirm({ ...describeHost(request), rememberable: true, call: hostCall(request) });
     return answer === 'allow-once' ? 'allow-once' : answer === 'allow-session' ? 'allow-session' : 'deny';
   };
 

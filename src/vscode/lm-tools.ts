@@ -24,13 +24,22 @@ export interface NotedOutcome {
 }
 
 /** Work a host feature wraps around a call (e.g. diagnostics before and after a save); `note` is appended to the result. */
-export type AroundInvoke = (writes: readonly DiskWrite[], run: () => Promise<ToolOutcome>, signal: AbortSignal) => Promise<NotedOutcome>;
+export type AroundInvoke = (
+  writes: readonly DiskWrite[],
+  run: () => Promise<ToolOutcome>,
+  signal: AbortSignal,
+) => Promise<NotedOutcome>;
 
 /**
  * Asks the person about a call that writes to disk, in a chat, before it runs (in place of VS Code's
  * confirmation, whose main button would stop asking for the session): true to run it.
  */
-export type AskBeforeWriting = (call: GateCall, writes: readonly DiskWrite[], toolInvocationToken: vscode.ChatParticipantToolToken | undefined, token: vscode.CancellationToken) => Promise<boolean>;
+export type AskBeforeWriting = (
+  call: GateCall,
+  writes: readonly DiskWrite[],
+  toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
+  token: vscode.CancellationToken,
+) => Promise<boolean>;
 
 export interface ToolHostHooks {
   readonly confirmationExtras?: ConfirmationExtras;
@@ -39,10 +48,16 @@ export interface ToolHostHooks {
 }
 
 /** One page of result: 50 KiB, or less when VS Code gives the model's token budget for the result. */
-function pageOf(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): PageBudget {
+function pageOf(
+  options: vscode.LanguageModelToolInvocationOptions<unknown>,
+  token: vscode.CancellationToken,
+): PageBudget {
   const tokens = options.tokenizationOptions;
   if (!tokens || !(tokens.tokenBudget > 0)) return DEFAULT_PAGE;
-  return { ...DEFAULT_PAGE, tokens: { budget: tokens.tokenBudget, count: async (text) => await tokens.countTokens(text, token) } };
+  return {
+    ...DEFAULT_PAGE,
+    tokens: { budget: tokens.tokenBudget, count: async (text) => await tokens.countTokens(text, token) },
+  };
 }
 
 /**
@@ -58,7 +73,12 @@ export function asksItselfIn(prepared: PreparedCall, hooks: ToolHostHooks, inCha
  * The chat confirmation for one call, as prepared (`undefined`: its input is invalid): no side
  * effects, nothing opened on disk.
  */
-export function confirmationFor(tool: Tool, prepared: PreparedCall | undefined, asksItself: boolean, hooks: ToolHostHooks): vscode.PreparedToolInvocation {
+export function confirmationFor(
+  tool: Tool,
+  prepared: PreparedCall | undefined,
+  asksItself: boolean,
+  hooks: ToolHostHooks,
+): vscode.PreparedToolInvocation {
   // Invalid input: invoke reports the narrated error and nothing runs, so there is nothing to confirm.
   if (prepared === undefined) return { invocationMessage: `${tool.displayName}: checking arguments` };
   const { call, batch, writes } = prepared;
@@ -94,7 +114,10 @@ const dataParts = (vscode as unknown as { readonly LanguageModelDataPart?: DataP
 /** The model's text, and the result's images as image parts where this VS Code can pass them (otherwise a line says so). */
 export function toolResult(text: string, images: readonly ImagePart[]): vscode.LanguageModelToolResult {
   const canShow = dataParts !== undefined && typeof dataParts.image === 'function';
-  const shown = images.length > 0 && !canShow ? `${text}\n(This VS Code cannot pass images to the model: only the description above reaches it.)` : text;
+  const shown =
+    images.length > 0 && !canShow
+      ? `${text}\n(This VS Code cannot pass images to the model: only the description above reaches it.)`
+      : text;
   const result = new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(shown)]);
   if (canShow) for (const image of images) result.content.push(dataParts.image(image.data, image.mime));
   return result;
@@ -107,7 +130,13 @@ function uriString(value: unknown): string | undefined {
   const { scheme, authority, path, query, fragment } = value as Record<string, unknown>;
   if (typeof scheme !== 'string' || typeof path !== 'string') return undefined;
   const text = (part: unknown): string => (typeof part === 'string' ? part : '');
-  return vscode.Uri.from({ scheme, authority: text(authority), path, query: text(query), fragment: text(fragment) }).toString();
+  return vscode.Uri.from({
+    scheme,
+    authority: text(authority),
+    path,
+    query: text(query),
+    fragment: text(fragment),
+  }).toString();
 }
 
 /**
@@ -158,14 +187,19 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   sync(): void {
     const wanted = new Set(availableTools(this.session).map((t) => t.name));
     for (const [name, registration] of this.registered) {
-      if (!wanted.has(name)) { registration.dispose(); this.registered.delete(name); }
+      if (!wanted.has(name)) {
+        registration.dispose();
+        this.registered.delete(name);
+      }
     }
     for (const tool of availableTools(this.session)) {
       if (!this.registered.has(tool.name)) this.registered.set(tool.name, this.register(tool));
     }
   }
 
-  get names(): string[] { return [...this.registered.keys()]; }
+  get names(): string[] {
+    return [...this.registered.keys()];
+  }
 
   private register(tool: Tool): vscode.Disposable {
     return vscode.lm.registerTool<unknown>(tool.name, this.implementation(tool));
@@ -176,22 +210,33 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
     return {
       prepareInvocation: (options) => {
         const chat = chatOfPrepare(options);
-        const made = this.chat.prepare(tool, chat, options.input, (prepared) => asksItselfIn(prepared, this.hooks, chat !== ''));
+        const made = this.chat.prepare(tool, chat, options.input, (prepared) =>
+          asksItselfIn(prepared, this.hooks, chat !== ''),
+        );
         return confirmationFor(tool, made?.prepared, made?.asksItself ?? false, this.hooks);
       },
       invoke: async (options, token) => {
         // The call as the person was shown it, prepared once: it is the call that runs.
-        const run = this.chat.take(tool, chatOfInvoke(options), options.input, options.toolInvocationToken !== undefined);
+        const run = this.chat.take(
+          tool,
+          chatOfInvoke(options),
+          options.input,
+          options.toolInvocationToken !== undefined,
+        );
         // Security: no confirmation was shown for this call (it asks itself): the person is asked now, before anything runs.
         if (run.asksItself && run.prepared) {
           const declined = await this.askBeforeWriting(run.prepared, options, token);
-          if (declined !== undefined) return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
+          if (declined !== undefined)
+            return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(declined)]);
         }
         try {
           const { outcome, note } = await withSignal(token, (signal): Promise<NotedOutcome> => {
-            const invoke = (): Promise<ToolOutcome> => this.chat.run(tool, options.input, run, { signal, page: pageOf(options, token) });
+            const invoke = (): Promise<ToolOutcome> =>
+              this.chat.run(tool, options.input, run, { signal, page: pageOf(options, token) });
             const writes = run.prepared?.writes ?? [];
-            return this.hooks.aroundInvoke && writes.length > 0 ? this.hooks.aroundInvoke(writes, invoke, signal) : invoke().then((outcome) => ({ outcome }));
+            return this.hooks.aroundInvoke && writes.length > 0
+              ? this.hooks.aroundInvoke(writes, invoke, signal)
+              : invoke().then((outcome) => ({ outcome }));
           });
           return toolResult(note ? `${outcome.text}\n${note}` : outcome.text, outcome.images ?? []);
         } catch (e) {
@@ -208,13 +253,24 @@ export class LanguageModelToolRegistrations implements vscode.Disposable {
   }
 
   /** Asks the person about a call that writes to disk before it runs; the model's text when they declined, undefined when they allowed it. */
-  private async askBeforeWriting(prepared: PreparedCall, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<string | undefined> {
+  private async askBeforeWriting(
+    prepared: PreparedCall,
+    options: vscode.LanguageModelToolInvocationOptions<unknown>,
+    token: vscode.CancellationToken,
+  ): Promise<string | undefined> {
     const { tool, call, writes } = prepared;
     const ask = this.hooks.askBeforeWriting;
     const started = Date.now();
-    if (ask === undefined || await ask(call, writes, options.toolInvocationToken, token)) return undefined;
+    if (ask === undefined || (await ask(call, writes, options.toolInvocationToken, token))) return undefined;
     // The audit trail records the call the person declined, as the gate's own refusals are.
-    this.session.log.audit({ tool: tool.name, target: call.targets.map((t) => t.display).join(', '), verdict: 'refused', decidedBy: 'person', durationMs: Date.now() - started, outcome: 'E_SANDBOX_REFUSED' });
+    this.session.log.audit({
+      tool: tool.name,
+      target: call.targets.map((t) => t.display).join(', '),
+      verdict: 'refused',
+      decidedBy: 'person',
+      durationMs: Date.now() - started,
+      outcome: 'E_SANDBOX_REFUSED',
+    });
     const { what, next } = declinedReason(call);
     return `E_SANDBOX_REFUSED: ${what} ${next}`;
   }

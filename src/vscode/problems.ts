@@ -19,8 +19,10 @@ export function toProblem(d: vscode.Diagnostic): Problem {
     severity: SEVERITY[d.severity],
     ...(d.source ? { source: d.source } : {}),
     ...(code !== undefined && code !== '' ? { code: String(code) } : {}),
-    startLine: d.range.start.line + 1, startColumn: d.range.start.character + 1,
-    endLine: d.range.end.line + 1, endColumn: d.range.end.character + 1,
+    startLine: d.range.start.line + 1,
+    startColumn: d.range.start.character + 1,
+    endLine: d.range.end.line + 1,
+    endColumn: d.range.end.character + 1,
     message: d.message,
   };
 }
@@ -30,7 +32,13 @@ export function settle(uris: readonly vscode.Uri[], signal: AbortSignal): Promis
   const watched = new Set(uris.map((u) => u.toString()));
   return new Promise((resolve) => {
     let quiet: ReturnType<typeof setTimeout> | undefined;
-    const finish = (): void => { clearTimeout(quiet); clearTimeout(limit); listener.dispose(); signal.removeEventListener('abort', finish); resolve(); };
+    const finish = (): void => {
+      clearTimeout(quiet);
+      clearTimeout(limit);
+      listener.dispose();
+      signal.removeEventListener('abort', finish);
+      resolve();
+    };
     const limit = setTimeout(finish, SETTLE_MAX_MS);
     const listener = vscode.languages.onDidChangeDiagnostics((e) => {
       if (!e.uris.some((u) => watched.has(u.toString()))) return;
@@ -60,7 +68,10 @@ export function vscodeProblems(local: boolean): ProblemsPort {
         }
       }
       if (opened.length > 0) await settle(opened, signal);
-      return vscode.languages.getDiagnostics().map(([uri, diagnostics]) => ({ address: addressOf(uri, local && uri.scheme === 'file'), problems: diagnostics.map(toProblem) }));
+      return vscode.languages.getDiagnostics().map(([uri, diagnostics]) => ({
+        address: addressOf(uri, local && uri.scheme === 'file'),
+        problems: diagnostics.map(toProblem),
+      }));
     },
   };
 }

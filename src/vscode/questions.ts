@@ -23,10 +23,14 @@ function verb(call: GateCall): string {
 export function whyAsked(target: GateTarget): string {
   const rule = `"${target.rule ?? ''}"`;
   switch (target.source) {
-    case 'secret': return `"${target.display}" matches the built-in secret rule ${rule}: ${target.reason}.`;
-    case 'protected': return `"${target.display}" is protected by the built-in rule ${rule}: ${target.reason}. Writing it is asked every time, even when the tool is auto-approved.`;
-    case 'workspace': return `"${target.display}" matches the rule ${rule} in the workspace settings (workspaceTools.rules).`;
-    default: return `"${target.display}" matches your rule ${rule} (workspaceTools.rules).`;
+    case 'secret':
+      return `"${target.display}" matches the built-in secret rule ${rule}: ${target.reason}.`;
+    case 'protected':
+      return `"${target.display}" is protected by the built-in rule ${rule}: ${target.reason}. Writing it is asked every time, even when the tool is auto-approved.`;
+    case 'workspace':
+      return `"${target.display}" matches the rule ${rule} in the workspace settings (workspaceTools.rules).`;
+    default:
+      return `"${target.display}" matches your rule ${rule} (workspaceTools.rules).`;
   }
 }
 
@@ -37,28 +41,42 @@ export function targetList(call: GateCall): string {
 
 /** The modal dialog's question about a call: plain text, each line through `plainText`. */
 export function describeCall(call: GateCall): { message: string; detail: string } {
-  const targets = call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
+  const targets =
+    call.targets.map((t) => (t.display === '.' ? 'the workspace' : `"${t.display}"`)).join(', ') || 'the workspace';
   const asked = call.targets.find((t) => t.action === 'ask');
   const because = askedEveryTime(call);
-  const message = because?.kind === 'taint'
-    ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${because.from}"?`
-    : because?.kind === 'protected-writes'
-      ? `Allow ${call.tool} to run a command that may WRITE PROTECTED FILES in ${targets}?`
-      : because?.kind === 'links'
-      ? `Allow ${call.tool} to ${verb(call)} "${because.target.display}", a file with ${because.links} names (hard links)?`
-      : because?.kind === 'rule'
-      ? `Allow ${call.tool} to ${verb(call)} the protected file "${because.target.display}"?`
-      : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
+  const message =
+    because?.kind === 'taint'
+      ? `Allow ${call.tool} to ${verb(call)} ${targets} with content staged from the protected file "${because.from}"?`
+      : because?.kind === 'protected-writes'
+        ? `Allow ${call.tool} to run a command that may WRITE PROTECTED FILES in ${targets}?`
+        : because?.kind === 'links'
+          ? `Allow ${call.tool} to ${verb(call)} "${because.target.display}", a file with ${because.links} names (hard links)?`
+          : because?.kind === 'rule'
+            ? `Allow ${call.tool} to ${verb(call)} the protected file "${because.target.display}"?`
+            : `Allow ${call.tool} to ${verb(call)} ${targets}?`;
   const lines = [`${call.summary}.`, `Risk: ${call.risk}.`];
-  if (call.origin === 'unprepared') lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');
-  for (const t of call.targets) if ((t.links ?? 1) > 1) lines.push(`"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`);
-  if (call.taint) lines.push(call.writesDisk
-    ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
-    : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`);
+  if (call.origin === 'unprepared')
+    lines.push('This call was not shown to you in the chat: its confirmation could not be prepared before it ran.');
+  for (const t of call.targets)
+    if ((t.links ?? 1) > 1)
+      lines.push(
+        `"${t.display}" has ${t.links} names (hard links): the same bytes may also be a protected file under another name.`,
+      );
+  if (call.taint)
+    lines.push(
+      call.writesDisk
+        ? `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): once saved to ${targets}, its content is no longer protected there.`
+        : `"${call.taint.from}" matches the rule "${call.taint.rule}" (workspaceTools.rules): whether this call succeeds tells what its content holds.`,
+    );
   if (asked) lines.push(whyAsked(asked));
   if (call.protectedWrites) {
-    lines.push(`For this command only, what it writes to files matching these protected globs is applied when it ends instead of staged for your review (they configure tools, builds, CI and agents, or decide what gets installed): ${describeProtectedGlobs(call.protectedWrites)}.`);
-    lines.push('Secrets stay unreadable; changes to .vscode and to every repository\'s hooks and config are still staged for review. Asked every time: no earlier answer covers it.');
+    lines.push(
+      `For this command only, what it writes to files matching these protected globs is applied when it ends instead of staged for your review (they configure tools, builds, CI and agents, or decide what gets installed): ${describeProtectedGlobs(call.protectedWrites)}.`,
+    );
+    lines.push(
+      "Secrets stay unreadable; changes to .vscode and to every repository's hooks and config are still staged for review. Asked every time: no earlier answer covers it.",
+    );
   }
   return { message: plainText(message), detail: lines.map(plainText).join('\n') };
 }
@@ -66,13 +84,18 @@ export function describeCall(call: GateCall): { message: string; detail: string 
 /** The modal dialog's question about a host a command wants to reach: plain text, through `plainText`. */
 export function describeHost(request: HostRequest): { message: string; detail: string } {
   const where = request.port === undefined ? `"${request.host}"` : `"${request.host}" (port ${request.port})`;
-  const commands = request.commands.length <= 1 ? `The command: ${request.commands[0] ?? '(ended)'}` : `Running now (one of them asks; the sandbox cannot tell which): ${request.commands.join(' | ')}`;
+  const commands =
+    request.commands.length <= 1
+      ? `The command: ${request.commands[0] ?? '(ended)'}`
+      : `Running now (one of them asks; the sandbox cannot tell which): ${request.commands.join(' | ')}`;
   return {
     message: plainText(`Allow a sandboxed command to connect to ${where}?`),
     detail: [
       `${commands}.`,
       `${request.host} is not in workspaceTools.shell.allowedDomains. "Allow Once" lets this connection through; "Allow for This Session" lets every command reach ${request.host} until the window closes or approvals are reset. Anything else refuses it, and the command's result says so.`,
-    ].map(plainText).join('\n'),
+    ]
+      .map(plainText)
+      .join('\n'),
   };
 }
 
@@ -89,12 +112,28 @@ const RISK_NOTES: Readonly<Record<GateCall['risk'], string>> = {
  */
 export function confirmationMarkdown(call: GateCall, batch: BatchPlan | undefined): string {
   const item = (text: string): string => `- ${markdownText(text)}\n`;
-  const out = [`**${markdownText(call.summary)}**\n\n`, item(`Path: ${targetList(call)}`), `- Risk: **${call.risk}**${RISK_NOTES[call.risk]}\n`];
+  const out = [
+    `**${markdownText(call.summary)}**\n\n`,
+    item(`Path: ${targetList(call)}`),
+    `- Risk: **${call.risk}**${RISK_NOTES[call.risk]}\n`,
+  ];
   const asked = call.targets.find((t) => t.action === 'ask');
-  if (call.taint) out.push(item(`The content was staged from ${call.taint.from}, which the protected rule ${call.taint.rule} covers: you will also be asked in a dialog.`));
+  if (call.taint)
+    out.push(
+      item(
+        `The content was staged from ${call.taint.from}, which the protected rule ${call.taint.rule} covers: you will also be asked in a dialog.`,
+      ),
+    );
   else if (asked) out.push(item(`${whyAsked(asked)} You will also be asked in a dialog.`));
-  if (call.protectedWrites) out.push(item(`allow_protected_writes: the command may write protected files (${describeProtectedGlobs(call.protectedWrites)}). You will also be asked in a dialog, every time.`));
-  for (const t of batch?.asked ?? []) out.push(item(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`));
-  for (const t of batch?.denied ?? []) out.push(item(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`));
+  if (call.protectedWrites)
+    out.push(
+      item(
+        `allow_protected_writes: the command may write protected files (${describeProtectedGlobs(call.protectedWrites)}). You will also be asked in a dialog, every time.`,
+      ),
+    );
+  for (const t of batch?.asked ?? [])
+    out.push(item(`Not covered here: ${whyAsked(t)} You will be asked about it alone in a dialog.`));
+  for (const t of batch?.denied ?? [])
+    out.push(item(`Not read: "${t.display}" is denied by the rule "${t.rule ?? ''}".`));
   return out.join('');
 }

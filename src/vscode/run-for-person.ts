@@ -16,13 +16,27 @@ const PERSON_PAGE: PageBudget = { bytes: 16 * 1024 * 1024 };
  * Runs a tool for the person from the palette: the same tool, the same gate (a modal dialog is the
  * decider), with progress and cancellation. Returns undefined when refused or failed (already shown).
  */
-export async function runForPerson<N extends ToolName>(host: Host, name: N, input: unknown): Promise<ToolOutcome<ToolResult<N>> | undefined> {
+export async function runForPerson<N extends ToolName>(
+  host: Host,
+  name: N,
+  input: unknown,
+): Promise<ToolOutcome<ToolResult<N>> | undefined> {
   try {
     return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Workspace Tools: ${TOOLS[name].displayName}`, cancellable: true },
-      (progress, token) => withSignal(token, (signal) => invoke(host.session, name, input, {
-        signal, origin: 'palette', page: PERSON_PAGE, progress: throttledProgress((_done, message) => progress.report({ message })),
-      })),
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Workspace Tools: ${TOOLS[name].displayName}`,
+        cancellable: true,
+      },
+      (progress, token) =>
+        withSignal(token, (signal) =>
+          invoke(host.session, name, input, {
+            signal,
+            origin: 'palette',
+            page: PERSON_PAGE,
+            progress: throttledProgress((_done, message) => progress.report({ message })),
+          }),
+        ),
     );
   } catch (e) {
     if (isCancellation(e)) return undefined;

@@ -8,7 +8,8 @@ import type { SessionLimits } from '../core/pipeline/session.ts';
 export const SECTION = 'workspaceTools';
 const MiB = 1024 * 1024;
 
-const numberSetting = (fallback: number, min: number, max: number) => z.number().int().min(min).max(max).catch(fallback);
+const numberSetting = (fallback: number, min: number, max: number) =>
+  z.number().int().min(min).max(max).catch(fallback);
 
 const settingsSchema = z.object({
   artifactDiskBudgetMB: numberSetting(4096, 16, 1024 * 1024),
@@ -42,9 +43,12 @@ export interface Settings {
 /** Where a workspace-scope value lives, for the person: the .code-workspace file or the folder's settings file. */
 function workspaceSettingsFile(): string {
   const file = vscode.workspace.workspaceFile;
-  if (file && file.scheme !== 'untitled') return `workspace settings (${file.scheme === 'file' ? file.fsPath : file.toString()})`;
+  if (file && file.scheme !== 'untitled')
+    return `workspace settings (${file.scheme === 'file' ? file.fsPath : file.toString()})`;
   const folder = vscode.workspace.workspaceFolders?.[0];
-  return folder ? `workspace settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), false)})` : 'workspace settings';
+  return folder
+    ? `workspace settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), false)})`
+    : 'workspace settings';
 }
 
 /**
@@ -54,12 +58,17 @@ function workspaceSettingsFile(): string {
 export function readScoped(key: string): ScopedSetting {
   const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(key);
   const workspace: ScopedValue[] = [];
-  if (inspected?.workspaceValue !== undefined) workspace.push({ value: inspected.workspaceValue, where: workspaceSettingsFile() });
+  if (inspected?.workspaceValue !== undefined)
+    workspace.push({ value: inspected.workspaceValue, where: workspaceSettingsFile() });
   // Folder settings only differ from the workspace's in a multi-root workspace.
   if (vscode.workspace.workspaceFile) {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const value = vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>(key)?.workspaceFolderValue;
-      if (value !== undefined) workspace.push({ value, where: `folder settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), true)})` });
+      if (value !== undefined)
+        workspace.push({
+          value,
+          where: `folder settings (${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), true)})`,
+        });
     }
   }
   return { user: inspected?.globalValue, workspace };
@@ -69,12 +78,18 @@ export function readScoped(key: string): ScopedSetting {
  * Security: the staged diff opening on every stage or patch is the person's review, so only the user
  * may switch it off; a workspace (or folder) value may only switch it on. Not a boolean: the default.
  */
-export function scopeOpenDiffOnStage(scoped: ScopedSetting): { readonly on: boolean; readonly ignored: readonly string[] } {
+export function scopeOpenDiffOnStage(scoped: ScopedSetting): {
+  readonly on: boolean;
+  readonly ignored: readonly string[];
+} {
   const ignored: string[] = [];
   let on = typeof scoped.user === 'boolean' ? scoped.user : true;
   for (const { value, where } of scoped.workspace) {
     if (value === true) on = true;
-    else if (value === false) ignored.push(`workspaceTools.review.openDiffOnStage in ${where} is false: only your user settings can stop staged diffs from opening (a workspace file can be written by an agent or shipped by a repository), so it is ignored.`);
+    else if (value === false)
+      ignored.push(
+        `workspaceTools.review.openDiffOnStage in ${where} is false: only your user settings can stop staged diffs from opening (a workspace file can be written by an agent or shipped by a repository), so it is ignored.`,
+      );
   }
   return { on, ignored };
 }
@@ -91,10 +106,17 @@ export function readSettings(): Settings {
     rules,
     ruleErrors: rules.errors,
     writeRoots: readScoped('writeRoots'),
-    shell: scopeShellSettings(readScoped('shell.allowedDomains'), readScoped('shell.maxTimeoutMs'), readScoped('shell.review'), readScoped('shell.readFolders')),
+    shell: scopeShellSettings(
+      readScoped('shell.allowedDomains'),
+      readScoped('shell.maxTimeoutMs'),
+      readScoped('shell.review'),
+      readScoped('shell.readFolders'),
+    ),
     openDiffOnStage: openDiffOnStage.on,
     reviewIgnored: openDiffOnStage.ignored,
-    get limits(): SessionLimits { return (limits ??= readLimits(config)); },
+    get limits(): SessionLimits {
+      return (limits ??= readLimits(config));
+    },
   };
 }
 

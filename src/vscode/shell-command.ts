@@ -6,7 +6,8 @@ import { runForPerson } from './run-for-person.ts';
 export async function runShellCommandCommand(host: Host): Promise<void> {
   const command = await vscode.window.showInputBox({
     title: 'Workspace Tools: Run Shell Command',
-    prompt: 'Runs in the first workspace folder inside the OS sandbox: secrets unreadable, writes only under the write roots, no network unless allowed.',
+    prompt:
+      'Runs in the first workspace folder inside the OS sandbox: secrets unreadable, writes only under the write roots, no network unless allowed.',
     placeHolder: 'npm test',
     ignoreFocusOut: true,
   });

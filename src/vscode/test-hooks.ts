@@ -18,7 +18,12 @@ export class ScriptedDecider implements Decider {
   }
 
   async confirm(request: ConfirmRequest): Promise<Answer> {
-    this.asked.push({ message: request.message, detail: request.detail, tool: request.call.tool, secret: request.call.secret });
+    this.asked.push({
+      message: request.message,
+      detail: request.detail,
+      tool: request.call.tool,
+      secret: request.call.secret,
+    });
     return this.answer;
   }
 }

@@ -20,11 +20,13 @@ export function allFoldersLocal(folders: readonly vscode.WorkspaceFolder[]): boo
 
 /** Folder names, de-duplicated: two folders named "app" become "app" and "app (2)". */
 export function workspaceRoots(folders: readonly vscode.WorkspaceFolder[], nodeFastPath: boolean): WorkspaceRoot[] {
-  return withDistinctNames(folders.map((folder) => ({
-    name: folder.name,
-    address: addressOf(folder.uri, nodeFastPath),
-    ...(folder.uri.scheme === 'file' ? { localPath: folder.uri.fsPath } : {}),
-  })));
+  return withDistinctNames(
+    folders.map((folder) => ({
+      name: folder.name,
+      address: addressOf(folder.uri, nodeFastPath),
+      ...(folder.uri.scheme === 'file' ? { localPath: folder.uri.fsPath } : {}),
+    })),
+  );
 }
 
 /** The VS Code URI of a workspace-relative display path's file, given the roots. */

@@ -41,7 +41,9 @@ export function describeFocus(page) {
     let el = document.activeElement;
     while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
     if (!el || el === document.body) return 'nothing (the page body)';
-    const owner = el.parentElement?.closest('.monaco-editor, .quick-input-widget, .monaco-menu, .monaco-dialog-box, .part');
+    const owner = el.parentElement?.closest(
+      '.monaco-editor, .quick-input-widget, .monaco-menu, .monaco-dialog-box, .part',
+    );
     const cls = (e) => [...e.classList].map((c) => `.${c}`).join('');
     return `<${el.tagName.toLowerCase()}${cls(el)}>${owner ? ` inside ${cls(owner)}` : ''}`;
   });
@@ -49,12 +51,13 @@ export function describeFocus(page) {
 
 /** Waits until the keyboard focus is in (or on) an element `target` (a Locator) matches. */
 export async function waitForFocus(page, target, what, timeout = 30_000) {
-  const focused = () => target.evaluateAll((els) => {
-    // Down through shadow roots (a menu may render in one) to the element that has the focus.
-    let active = document.activeElement;
-    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-    return els.some((el) => el.contains(active));
-  });
+  const focused = () =>
+    target.evaluateAll((els) => {
+      // Down through shadow roots (a menu may render in one) to the element that has the focus.
+      let active = document.activeElement;
+      while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+      return els.some((el) => el.contains(active));
+    });
   try {
     await waitFor(focused, `${what} to have the keyboard focus`, timeout, 50);
   } catch (err) {
@@ -75,9 +78,14 @@ export async function pressIn(page, target, key, what) {
 export async function openPalette(page, text = '') {
   const input = page.locator(PALETTE.input);
   await page.keyboard.press('F1');
-  await waitForFocus(page, input, 'the command palette\'s input');
+  await waitForFocus(page, input, "the command palette's input");
   await input.fill(`>${text}`);
-  await waitFor(async () => (await input.inputValue()) === `>${text}`, `the command palette to hold ">${text}"`, 15_000, 50);
+  await waitFor(
+    async () => (await input.inputValue()) === `>${text}`,
+    `the command palette to hold ">${text}"`,
+    15_000,
+    50,
+  );
 }
 
 export async function closePalette(page) {
@@ -92,20 +100,30 @@ export async function closePalette(page) {
 export async function paletteLabels(page, query) {
   await openPalette(page, query);
   await page.locator(PALETTE.row).first().waitFor({ state: 'visible', timeout: 30_000 });
-  const rows = () => page.locator(PALETTE.row).evaluateAll((els, labelSel) => els.map((e) => ({
-    label: e.querySelector(labelSel)?.textContent?.trim() ?? '',
-    index: Number(e.getAttribute('data-index')),
-    last: Number(e.getAttribute('aria-posinset')) === Number(e.getAttribute('aria-setsize')),
-    focused: e.classList.contains('focused'),
-  })), PALETTE.labelInRow);
+  const rows = () =>
+    page.locator(PALETTE.row).evaluateAll(
+      (els, labelSel) =>
+        els.map((e) => ({
+          label: e.querySelector(labelSel)?.textContent?.trim() ?? '',
+          index: Number(e.getAttribute('data-index')),
+          last: Number(e.getAttribute('aria-posinset')) === Number(e.getAttribute('aria-setsize')),
+          focused: e.classList.contains('focused'),
+        })),
+      PALETTE.labelInRow,
+    );
   const seen = new Set();
   for (;;) {
     const shown = await rows();
     for (const r of shown) seen.add(r.label);
     if (shown.length === 0 || shown.some((r) => r.last)) break;
     const focused = shown.find((r) => r.focused)?.index ?? -1;
-    await pressIn(page, page.locator(PALETTE.input), 'PageDown', 'the command palette\'s input');
-    await waitFor(async () => ((await rows()).find((r) => r.focused)?.index ?? -1) > focused, 'the palette list to page down', 30_000, 50);
+    await pressIn(page, page.locator(PALETTE.input), 'PageDown', "the command palette's input");
+    await waitFor(
+      async () => ((await rows()).find((r) => r.focused)?.index ?? -1) > focused,
+      'the palette list to page down',
+      30_000,
+      50,
+    );
   }
   return [...seen];
 }
@@ -116,7 +134,10 @@ export async function paletteLabels(page, query) {
  */
 export async function startCommand(page, label) {
   await openPalette(page, label);
-  const row = page.locator(PALETTE.row).filter({ has: page.locator(PALETTE.labelInRow, { hasText: label }) }).first();
+  const row = page
+    .locator(PALETTE.row)
+    .filter({ has: page.locator(PALETTE.labelInRow, { hasText: label }) })
+    .first();
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   await row.click();
 }
@@ -160,7 +181,8 @@ function editorFocusState(editor) {
     if (!root || !active || !root.contains(active)) return { focused: false };
     const context = active.editContext;
     if (context) return { focused: true, selected: context.text.slice(context.selectionStart, context.selectionEnd) };
-    if (active.tagName === 'TEXTAREA') return { focused: true, selected: active.value.slice(active.selectionStart, active.selectionEnd) };
+    if (active.tagName === 'TEXTAREA')
+      return { focused: true, selected: active.value.slice(active.selectionStart, active.selectionEnd) };
     return { focused: true };
   });
 }
@@ -191,7 +213,10 @@ function selectionPoints(editor, find) {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const len = node.data.length;
       if (at >= offset && at < offset + len) range.setStart(node, at - offset);
-      if (at + wanted.length > offset && at + wanted.length <= offset + len) { range.setEnd(node, at + wanted.length - offset); break; }
+      if (at + wanted.length > offset && at + wanted.length <= offset + len) {
+        range.setEnd(node, at + wanted.length - offset);
+        break;
+      }
       offset += len;
     }
     const box = range.getBoundingClientRect();
@@ -200,7 +225,10 @@ function selectionPoints(editor, find) {
     const points = { from: { x: box.left + inset, y }, to: { x: box.right - inset, y } };
     for (const p of [points.from, points.to]) {
       const hit = document.elementFromPoint(p.x, p.y);
-      if (!hit || !line.contains(hit)) return { error: `the point (${p.x}, ${p.y}) over ${JSON.stringify(wanted)} hits ${hit ? hit.className || hit.tagName : 'nothing'}` };
+      if (!hit || !line.contains(hit))
+        return {
+          error: `the point (${p.x}, ${p.y}) over ${JSON.stringify(wanted)} hits ${hit ? hit.className || hit.tagName : 'nothing'}`,
+        };
     }
     return points;
   }, find);
@@ -218,11 +246,16 @@ export async function selectInEditor(page, editor, find, what = 'the editor') {
   for (let attempt = 1; attempt <= 3; attempt++) {
     let unclickable;
     try {
-      points = await waitFor(async () => {
-        const p = await selectionPoints(editor, find);
-        unclickable = p.error;
-        return p.error ? undefined : p;
-      }, `${what} to show ${JSON.stringify(find)} where it can be clicked`, 30_000, 100);
+      points = await waitFor(
+        async () => {
+          const p = await selectionPoints(editor, find);
+          unclickable = p.error;
+          return p.error ? undefined : p;
+        },
+        `${what} to show ${JSON.stringify(find)} where it can be clicked`,
+        30_000,
+        100,
+      );
     } catch (err) {
       throw new Error(`${err.message}: ${unclickable}`, { cause: err });
     }
@@ -233,13 +266,20 @@ export async function selectInEditor(page, editor, find, what = 'the editor') {
     } finally {
       await page.keyboard.up('Shift');
     }
-    const selected = await waitFor(async () => {
-      state = await editorFocusState(editor);
-      return state.focused && state.selected === find;
-    }, `${what} to have the focus and ${JSON.stringify(find)} selected`, 15_000, 50).catch(() => false);
+    const selected = await waitFor(
+      async () => {
+        state = await editorFocusState(editor);
+        return state.focused && state.selected === find;
+      },
+      `${what} to have the focus and ${JSON.stringify(find)} selected`,
+      15_000,
+      50,
+    ).catch(() => false);
     if (selected) return;
   }
-  throw new Error(`${what}: after 3 tries (clicks at ${JSON.stringify(points)}), ${state?.focused ? `the selection is ${JSON.stringify(state.selected)}, not ${JSON.stringify(find)}` : `the editor has no focus (it is on ${await describeFocus(page)})`}`);
+  throw new Error(
+    `${what}: after 3 tries (clicks at ${JSON.stringify(points)}), ${state?.focused ? `the selection is ${JSON.stringify(state.selected)}, not ${JSON.stringify(find)}` : `the editor has no focus (it is on ${await describeFocus(page)})`}`,
+  );
 }
 
 /**
@@ -251,9 +291,16 @@ export async function replaceInEditor(page, editor, { find, replace, expected, w
   await page.keyboard.insertText(replace);
   let shown;
   try {
-    await waitFor(async () => (shown = await editorText(editor)) === expected, `${what} to show the edited text`, 30_000, 50);
+    await waitFor(
+      async () => (shown = await editorText(editor)) === expected,
+      `${what} to show the edited text`,
+      30_000,
+      50,
+    );
   } catch (err) {
-    throw new Error(`${err.message}: it shows ${JSON.stringify(shown)}, not ${JSON.stringify(expected)}`, { cause: err });
+    throw new Error(`${err.message}: it shows ${JSON.stringify(shown)}, not ${JSON.stringify(expected)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -267,7 +314,12 @@ export async function typeLineIntoEditor(page, editor, text, what = 'the editor'
   await page.keyboard.insertText(text);
   let shown;
   try {
-    await waitFor(async () => (shown = (await editorContent(editor)).rows.join('')) === text, `${what} to show the text typed into it`, 30_000, 50);
+    await waitFor(
+      async () => (shown = (await editorContent(editor)).rows.join('')) === text,
+      `${what} to show the text typed into it`,
+      30_000,
+      50,
+    );
   } catch (err) {
     throw new Error(`${err.message}: it shows ${JSON.stringify(shown)}, not ${JSON.stringify(text)}`, { cause: err });
   }
@@ -283,14 +335,19 @@ export async function pickMenuItem(page, label) {
   await menu.first().waitFor({ state: 'visible', timeout: 30_000 });
   await page.locator(CHAT.menuItem).filter({ hasText: label }).first().waitFor({ state: 'visible', timeout: 30_000 });
   await waitForFocus(page, menu, 'the menu');
-  const focusedLabel = () => page.evaluate((sel) => {
-    let active = document.activeElement;
-    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-    return active?.closest(sel.item)?.querySelector(sel.label)?.textContent?.trim() ?? '';
-  }, { item: CHAT.menuEntry, label: CHAT.menuEntryLabel });
+  const focusedLabel = () =>
+    page.evaluate(
+      (sel) => {
+        let active = document.activeElement;
+        while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+        return active?.closest(sel.item)?.querySelector(sel.label)?.textContent?.trim() ?? '';
+      },
+      { item: CHAT.menuEntry, label: CHAT.menuEntryLabel },
+    );
   const seen = [];
   for (let current = await focusedLabel(); current !== label; current = await focusedLabel()) {
-    if (seen.includes(current) && current) throw new Error(`the menu has no entry ${JSON.stringify(label)} (its entries: ${seen.join(', ')})`);
+    if (seen.includes(current) && current)
+      throw new Error(`the menu has no entry ${JSON.stringify(label)} (its entries: ${seen.join(', ')})`);
     seen.push(current);
     await pressIn(page, menu, 'ArrowDown', 'the menu');
     await waitFor(async () => (await focusedLabel()) !== current, 'the menu to move its focus', 15_000, 50);
@@ -314,7 +371,11 @@ export async function selectModel(page, name) {
   const row = page.locator(CHAT.modelPickerRow).filter({ hasText: name }).first();
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   await row.click();
-  await waitFor(async () => (await page.locator(CHAT.modelPicker).textContent())?.includes(name), `model picker to show ${name}`, 30_000);
+  await waitFor(
+    async () => (await page.locator(CHAT.modelPicker).textContent())?.includes(name),
+    `model picker to show ${name}`,
+    30_000,
+  );
 }
 
 /** Picks an agent in the chat's agent picker (a contributed custom agent is listed by its front-matter name). */
@@ -323,7 +384,11 @@ export async function selectAgent(page, name) {
   const row = page.locator(CHAT.agentPickerRow).filter({ hasText: name }).first();
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   await row.click();
-  await waitFor(async () => (await page.locator(CHAT.agentPicker).first().textContent())?.includes(name), `the agent picker to show ${name}`, 30_000);
+  await waitFor(
+    async () => (await page.locator(CHAT.agentPicker).first().textContent())?.includes(name),
+    `the agent picker to show ${name}`,
+    30_000,
+  );
 }
 
 /** Types a prompt into the chat input, checks it is all there, sends it and waits until the chat shows it as a request. */
@@ -346,9 +411,23 @@ export async function pendingToolConfirmation(page, timeout = 60_000) {
   const part = page.locator(CHAT.toolConfirmation).last();
   await part.waitFor({ state: 'visible', timeout });
   const handle = await part.elementHandle({ timeout });
-  const textOf = async (sel) => ((await part.locator(sel).first().innerText({ timeout: 5_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ').trim();
+  const textOf = async (sel) =>
+    (
+      (await part
+        .locator(sel)
+        .first()
+        .innerText({ timeout: 5_000 })
+        .catch(() => '')) ?? ''
+    )
+      .replace(/\u00a0/g, ' ')
+      .trim();
   // The tool's message renders (as markdown) after the part appears; callers check it is there.
-  await waitFor(async () => (await textOf(CHAT_CONFIRMATION.message)) !== '', 'the confirmation\'s message', 30_000, 50).catch(() => {});
+  await waitFor(
+    async () => (await textOf(CHAT_CONFIRMATION.message)) !== '',
+    "the confirmation's message",
+    30_000,
+    50,
+  ).catch(() => {});
   return {
     locator: part,
     text: (await handle.textContent()) ?? '',
@@ -358,7 +437,9 @@ export async function pendingToolConfirmation(page, timeout = 60_000) {
     async settled(ms = 30_000) {
       await page.waitForFunction(
         (el) => !el.isConnected || !el.classList.contains('has-confirmation') || el.getClientRects().length === 0,
-        handle, { timeout: ms, polling: 100 });
+        handle,
+        { timeout: ms, polling: 100 },
+      );
       await handle.dispose();
     },
   };
@@ -373,7 +454,10 @@ export async function pendingToolConfirmation(page, timeout = 60_000) {
  */
 export async function answerToolConfirmation(page, choice, { timeout = 60_000, onMenu } = {}) {
   const label = CHAT_LABELS[choice];
-  if (!label) throw new Error(`unknown confirmation choice ${JSON.stringify(choice)} (one of ${Object.keys(CHAT_LABELS).join(', ')})`);
+  if (!label)
+    throw new Error(
+      `unknown confirmation choice ${JSON.stringify(choice)} (one of ${Object.keys(CHAT_LABELS).join(', ')})`,
+    );
   const pending = await pendingToolConfirmation(page, timeout);
   const buttons = pending.locator.locator(CHAT.confirmationButton);
   if (choice === 'skip' || choice === 'allowSession' || choice === 'save') {
@@ -392,7 +476,14 @@ export async function answerToolConfirmation(page, choice, { timeout = 60_000, o
 export async function waitForDialog(page, timeout = 60_000) {
   const box = page.locator(WORKBENCH.dialog).first();
   await box.waitFor({ state: 'visible', timeout });
-  const text = async (sel) => ((await page.locator(sel).first().textContent().catch(() => '')) ?? '').trim();
+  const text = async (sel) =>
+    (
+      (await page
+        .locator(sel)
+        .first()
+        .textContent()
+        .catch(() => '')) ?? ''
+    ).trim();
   return {
     message: await text(WORKBENCH.dialogMessage),
     detail: await text(WORKBENCH.dialogDetail),
@@ -443,11 +534,20 @@ export async function editorTabLabels(page) {
 
 /** Visible text of the open diff editor's sides (Monaco's non-breaking spaces as spaces). */
 export async function diffEditorText(page) {
-  const text = async (sel) => ((await page.locator(sel).first().innerText().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+  const text = async (sel) =>
+    (
+      (await page
+        .locator(sel)
+        .first()
+        .innerText()
+        .catch(() => '')) ?? ''
+    ).replace(/\u00a0/g, ' ');
   return { original: await text(REVIEW.diffOriginalLines), modified: await text(REVIEW.diffModifiedLines) };
 }
 
 /** Texts of the visible status bar entries. */
 export async function statusBarTexts(page) {
-  return (await page.locator(`${REVIEW.statusBarItem}:visible`).allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim());
+  return (await page.locator(`${REVIEW.statusBarItem}:visible`).allInnerTexts()).map((s) =>
+    s.replace(/\s+/g, ' ').trim(),
+  );
 }

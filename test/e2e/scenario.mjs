@@ -82,7 +82,13 @@ export function logLines(wb) {
 export async function assertCanaryNeverReached({ page, received, events }) {
   const all = received();
   assert.ok(all.length > 0, 'the scripted model recorded what it received');
-  const hits = all.flatMap((r, i) => r.messages.flatMap((m) => m.parts.filter((p) => JSON.stringify(p).includes(CANARY)).map((p) => `request ${i}: ${JSON.stringify(p).slice(0, 200)}`)));
+  const hits = all.flatMap((r, i) =>
+    r.messages.flatMap((m) =>
+      m.parts
+        .filter((p) => JSON.stringify(p).includes(CANARY))
+        .map((p) => `request ${i}: ${JSON.stringify(p).slice(0, 200)}`),
+    ),
+  );
   assert.deepEqual(hits, [], 'the canary reached the model');
   assert.ok(!JSON.stringify(events()).includes(CANARY), 'the canary is in the model log');
   assert.ok(!(await page.locator(CHAT.response).last().innerText()).includes(CANARY), 'the canary is on screen');
@@ -108,7 +114,10 @@ const CLICKS = { skip: 1, allowSession: 1, save: 1, allowOnce: 2, allowWorkspace
  * step before's result ({index, tool, confirm, files}), `started` when the prompt was sent.
  * `workspace` is the fixture folder copied for the workbench (default test/fixtures/workspace).
  */
-export async function runScenario(t, { name, script, setup, hooks = {}, check, installed = false, settings, workspace = d.fixtureWorkspace }) {
+export async function runScenario(
+  t,
+  { name, script, setup, hooks = {}, check, installed = false, settings, workspace = d.fixtureWorkspace },
+) {
   const prefix = `agent-${name}`;
   clearScreenshots(prefix);
   const tmp = mkdtempSync(join(tmpdir(), `wt-agent-${name}-`));
@@ -125,7 +134,10 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     // `installed`: the extension as a person gets it (packaged, installed by VS Code's installer), with
     // the scripted model as the development extension; otherwise the extension under development.
     const extensions = installed
-      ? { extensionDevelopmentPath: d.scriptedModelPath, extraExtensions: [await installPackagedExtension(d.extensionPath, tmp, { target: hostTarget() })] }
+      ? {
+          extensionDevelopmentPath: d.scriptedModelPath,
+          extraExtensions: [await installPackagedExtension(d.extensionPath, tmp, { target: hostTarget() })],
+        }
       : { extensionDevelopmentPath: d.extensionPath, extraExtensions: [d.scriptedModelPath] };
     wb = await d.openWorkbench({
       workspace,
@@ -151,7 +163,11 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     // On a fresh profile the built-in Copilot Chat waits for "chat setup"; opening the language
     // model manager (a modal editor) once enables it and lists the scripted model.
     await d.runCommand(page, 'Manage Language Models');
-    await d.waitFor(() => events().some((e) => e.event === 'ready'), 'Copilot Chat and the extension under test to activate', STEP_TIMEOUT);
+    await d.waitFor(
+      () => events().some((e) => e.event === 'ready'),
+      'Copilot Chat and the extension under test to activate',
+      STEP_TIMEOUT,
+    );
     await d.closeModalEditor(page, 'Scripted Model');
     await d.selectModel(page, 'Scripted Model');
     if (setup) await setup(ctx);
@@ -163,26 +179,46 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     await d.sendPrompt(page, script.prompt ?? 'Go.');
     // Every tool the script needs must be offered to the model (matched as the scripted model
     // matches names: exact, `*_<tool>` or `<tool>*`), or the agent cannot call it at all.
-    const offered = (await d.waitFor(() => events().find((e) => e.event === 'request' && e.tools?.length), 'the first agent request', STEP_TIMEOUT)).tools;
-    const missing = [...new Set(script.steps.map((s) => s.tool))].filter((tool) => !offered.some((n) => n === tool || n.endsWith(`_${tool}`) || n.startsWith(tool)));
-    assert.deepEqual(missing, [], `Copilot Chat's agent does not offer these tools to the model. (It drops an extension tool whose name is one of its own model-facing tool names, e.g. apply_patch.) Offered: ${offered.join(' ')}`);
+    const offered = (
+      await d.waitFor(
+        () => events().find((e) => e.event === 'request' && e.tools?.length),
+        'the first agent request',
+        STEP_TIMEOUT,
+      )
+    ).tools;
+    const missing = [...new Set(script.steps.map((s) => s.tool))].filter(
+      (tool) => !offered.some((n) => n === tool || n.endsWith(`_${tool}`) || n.startsWith(tool)),
+    );
+    assert.deepEqual(
+      missing,
+      [],
+      `Copilot Chat's agent does not offer these tools to the model. (It drops an extension tool whose name is one of its own model-facing tool names, e.g. apply_patch.) Offered: ${offered.join(' ')}`,
+    );
     for (const [index, step] of script.steps.entries()) {
       const what = `step${index}-${step.tool}`;
       const confirm = step.confirm ?? 'none';
       const hook = hooks[index] ?? {};
       const stepCtx = { ...ctx, step, index };
-      await d.waitFor(() => events().some((e) => e.event === 'tool-call' && e.step === index), `the model to call step ${index} (${step.tool})`, STEP_TIMEOUT);
+      await d.waitFor(
+        () => events().some((e) => e.event === 'tool-call' && e.step === index),
+        `the model to call step ${index} (${step.tool})`,
+        STEP_TIMEOUT,
+      );
       const resultOf = () => events().find((e) => e.event === 'request' && e.results?.length > index);
       const diskBefore = disk();
 
       // What shows first: the in-chat confirmation, our modal dialog, or (nothing to confirm) the
       // result. The result first: once it is there, whatever is on screen belongs to a later step.
-      const first = await d.waitFor(async () => {
-        if (resultOf()) return 'result';
-        if (await page.locator(CHAT.toolConfirmation).count()) return 'confirmation';
-        if (await page.locator(WORKBENCH.dialog).count()) return 'dialog';
-        return undefined;
-      }, `step ${index} (${step.tool}) to show a confirmation or return`, STEP_TIMEOUT);
+      const first = await d.waitFor(
+        async () => {
+          if (resultOf()) return 'result';
+          if (await page.locator(CHAT.toolConfirmation).count()) return 'confirmation';
+          if (await page.locator(WORKBENCH.dialog).count()) return 'dialog';
+          return undefined;
+        },
+        `step ${index} (${step.tool}) to show a confirmation or return`,
+        STEP_TIMEOUT,
+      );
       if (first === 'dialog' && !step.dialog) {
         const dialog = await d.waitForDialog(page);
         await screenshot(`${what}-unexpected-dialog`);
@@ -201,34 +237,55 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
         }
       } else if (confirm !== 'none') {
         if (first !== 'confirmation') {
-          assert.fail(`step ${index} (${step.tool}): expected an in-chat confirmation, got ${first}${first === 'result' ? `; the model got: ${resultOf().results[index].text}` : ''}`);
+          assert.fail(
+            `step ${index} (${step.tool}): expected an in-chat confirmation, got ${first}${first === 'result' ? `; the model got: ${resultOf().results[index].text}` : ''}`,
+          );
         }
         const pending = await d.pendingToolConfirmation(page);
         // What our tool says (title and message), not VS Code's block of the raw JSON input.
         const asked = `${pending.title}\n${pending.message}`;
-        assert.ok(pending.message, `step ${index} (${step.tool}): the confirmation has no message of ours; it reads: ${pending.text}`);
+        assert.ok(
+          pending.message,
+          `step ${index} (${step.tool}): the confirmation has no message of ours; it reads: ${pending.text}`,
+        );
         for (const s of step.shows ?? []) {
-          assert.ok(asked.includes(s), `step ${index} (${step.tool}): the confirmation does not show ${JSON.stringify(s)}; it reads:\n${asked}`);
+          assert.ok(
+            asked.includes(s),
+            `step ${index} (${step.tool}): the confirmation does not show ${JSON.stringify(s)}; it reads:\n${asked}`,
+          );
         }
         assert.match(pending.text, /Skip/, `step ${index}: the confirmation offers Skip`);
         await hook.beforeAnswer?.(stepCtx);
         await screenshot(`${what}-confirm`);
-        assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index} (${step.tool}): the disk changed before the person answered`);
+        assert.deepEqual(
+          changedFiles(diskBefore, disk()),
+          [],
+          `step ${index} (${step.tool}): the disk changed before the person answered`,
+        );
         await d.answerToolConfirmation(page, confirm, { onMenu: () => screenshot(`${what}-menu`) });
         clicks.push({ step: index, tool: step.tool, what: confirm, count: CLICKS[confirm] ?? 1 });
       } else if (first === 'confirmation') {
         const { text } = await d.pendingToolConfirmation(page);
         await screenshot(`${what}-unexpected-confirm`);
-        assert.fail(`step ${index} (${step.tool}): expected no in-chat confirmation (auto-approved), but one asks: ${text}`);
+        assert.fail(
+          `step ${index} (${step.tool}): expected no in-chat confirmation (auto-approved), but one asks: ${text}`,
+        );
       }
 
       if (step.dialog) {
         const dialog = await d.waitForDialog(page, STEP_TIMEOUT);
         assert.equal(dialog.message, step.dialog.message, `step ${index} (${step.tool}): the modal dialog's message`);
-        assert.ok(dialog.buttons.includes(step.dialog.click), `step ${index}: the dialog offers ${step.dialog.click} (it has ${dialog.buttons.join(', ')})`);
+        assert.ok(
+          dialog.buttons.includes(step.dialog.click),
+          `step ${index}: the dialog offers ${step.dialog.click} (it has ${dialog.buttons.join(', ')})`,
+        );
         await hook.beforeAnswer?.(stepCtx, dialog);
         await screenshot(`${what}-dialog`);
-        assert.equal(resultOf(), undefined, `step ${index} (${step.tool}): the model got a result while the dialog was still open`);
+        assert.equal(
+          resultOf(),
+          undefined,
+          `step ${index} (${step.tool}): the model got a result while the dialog was still open`,
+        );
         await d.clickDialogButton(page, step.dialog.click);
         clicks.push({ step: index, tool: step.tool, what: `dialog: ${step.dialog.click}`, count: 1 });
       }
@@ -238,7 +295,8 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
       const result = withResult.results[index].text;
       if (step.expect) assert.match(result, new RegExp(step.expect, 'i'), `step ${index} (${step.tool}) result`);
       if (step.reject) assert.doesNotMatch(result, new RegExp(step.reject, 'i'), `step ${index} (${step.tool}) result`);
-      if (confirm === 'skip') assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index}: Skip changed the disk`);
+      if (confirm === 'skip')
+        assert.deepEqual(changedFiles(diskBefore, disk()), [], `step ${index}: Skip changed the disk`);
       const nowDisk = disk();
       steps.push({ index, tool: step.tool, confirm, files: changedFiles(lastDisk, nowDisk) });
       lastDisk = nowDisk;
@@ -246,9 +304,17 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
       await screenshot(`${what}-done`);
     }
 
-    const final = await d.waitFor(() => events().find((e) => e.event === 'final'), 'the model\'s final answer', STEP_TIMEOUT);
+    const final = await d.waitFor(
+      () => events().find((e) => e.event === 'final'),
+      "the model's final answer",
+      STEP_TIMEOUT,
+    );
     const response = page.locator(CHAT.response).last();
-    await d.waitFor(async () => (await response.textContent())?.includes(final.text.split('\n')[0]), 'the final answer on screen', 30_000);
+    await d.waitFor(
+      async () => (await response.textContent())?.includes(final.text.split('\n')[0]),
+      'the final answer on screen',
+      30_000,
+    );
     await screenshot('final');
     await check?.({ ...ctx, initialDisk });
   } catch (err) {
@@ -261,7 +327,9 @@ export async function runScenario(t, { name, script, setup, hooks = {}, check, i
     const lastRequest = requests.at(-1);
     if (lastRequest) {
       t.diagnostic(`tools offered to the model: ${lastRequest.tools.join(' ')}`);
-      const results = lastRequest.results.map((r, i) => `step ${i} (${script.steps[i]?.tool}): ${r.text.slice(0, 300)}`);
+      const results = lastRequest.results.map(
+        (r, i) => `step ${i} (${script.steps[i]?.tool}): ${r.text.slice(0, 300)}`,
+      );
       if (results.length) t.diagnostic(`results the model received:\n${results.join('\n')}`);
     }
     throw err;

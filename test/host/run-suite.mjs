@@ -74,7 +74,9 @@ export function printLog(line, type) {
 /** Formats what the page hands to `codeAutomationLog`: printf-style arguments, or a plain value. */
 export function formatAutomationLog(args) {
   if (!Array.isArray(args)) return typeof args === 'string' ? args : format('%o', args);
-  return typeof args[0] === 'string' ? format(...args) : args.map((a) => (typeof a === 'string' ? a : format('%o', a))).join(' ');
+  return typeof args[0] === 'string'
+    ? format(...args)
+    : args.map((a) => (typeof a === 'string' ? a : format('%o', a))).join(' ');
 }
 
 /**
@@ -135,7 +137,12 @@ export async function openWorkbench({
     },
   };
   try {
-    server = await startServer({ workspace: workspaceDir, disableWorkspaceTrust, settings, extensions: extraExtensions });
+    server = await startServer({
+      workspace: workspaceDir,
+      disableWorkspaceTrust,
+      settings,
+      extensions: extraExtensions,
+    });
     const remote = (p) => `vscode-remote://${server.authority}${resolve(p)}`;
     const payload = [
       // The payload becomes a Map in the workbench: one extensionDevelopmentPath at most.
@@ -154,13 +161,18 @@ export async function openWorkbench({
     context = await launchChromium(server, executablePath, join(tmp, 'chromium-profile'), viewport);
     const page = context.pages()[0] ?? (await context.newPage());
     let resolveExit;
-    const exit = new Promise((r) => { resolveExit = r; });
+    const exit = new Promise((r) => {
+      resolveExit = r;
+    });
     await page.exposeFunction('codeAutomationLog', (type, args) => onLog(formatAutomationLog(args), type));
     await page.exposeFunction('codeAutomationExit', (code, logs) => {
       if (code !== 0 && Array.isArray(logs)) saveLogs(name, logs);
       resolveExit(typeof code === 'number' ? code : 1);
     });
-    page.on('crash', () => { onLog('[host] the page crashed', 'error'); resolveExit(1); });
+    page.on('crash', () => {
+      onLog('[host] the page crashed', 'error');
+      resolveExit(1);
+    });
     // Bounds, not waits: on a loaded machine (other builds and workbenches beside this one) the
     // workbench takes well over playwright's default 30 s to load, and a click as long to land.
     page.setDefaultTimeout(60_000);
@@ -250,10 +262,14 @@ export async function runSuite({
       name,
       ...(onLog ? { onLog } : {}),
     });
-    const timedOut = new Promise((r) => { timer = setTimeout(() => r('timeout'), timeoutMs); });
+    const timedOut = new Promise((r) => {
+      timer = setTimeout(() => r('timeout'), timeoutMs);
+    });
     const code = await Promise.race([wb.exit, timedOut]);
     if (code === 'timeout') {
-      process.stdout.write(`[host] ${name}: no result after ${timeoutMs / 1000} s; screenshot: ${await wb.screenshot(`${name}-timeout`).catch(() => 'none')}\n`);
+      process.stdout.write(
+        `[host] ${name}: no result after ${timeoutMs / 1000} s; screenshot: ${await wb.screenshot(`${name}-timeout`).catch(() => 'none')}\n`,
+      );
       process.stdout.write(`[host] server log tail:\n${wb.server.log().slice(-3000)}\n`);
       return 124;
     }

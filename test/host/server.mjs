@@ -2,7 +2,17 @@
 // it with every process it started.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,13 +57,19 @@ function procStats() {
       // The fields after the command name, which may itself contain spaces and parentheses.
       const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out.push({ pid: Number(name), state, pgid: Number(pgid) });
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return out;
 }
 
 const hasMarker = (pid, marker) => {
-  try { return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker); } catch { return false; }
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker);
+  } catch {
+    return false;
+  }
 };
 
 /** Live (not zombie) processes in a process group or carrying a marker in their environment. */
@@ -66,7 +82,11 @@ export function processesOf({ pgid, marker }) {
 /** Process groups of the processes carrying a marker (e.g. Chromium's, launched with the server's marker). */
 export function groupsOf(marker) {
   const own = procStats().find((p) => p.pid === process.pid)?.pgid;
-  return new Set(processesOf({ marker }).map((p) => p.pgid).filter((g) => g !== own));
+  return new Set(
+    processesOf({ marker })
+      .map((p) => p.pgid)
+      .filter((g) => g !== own),
+  );
 }
 
 /**
@@ -81,7 +101,11 @@ export async function waitReaped(pgids, timeoutMs = 10_000) {
 
 function killAll(procs, signal) {
   for (const { pid } of procs) {
-    try { process.kill(pid, signal); } catch { /* already gone */ }
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -90,7 +114,11 @@ function killAll(procs, signal) {
  * its own session escapes the group, not the environment), and waits until none is left.
  */
 export async function killTree({ pgid, marker, graceMs = 1000 }) {
-  try { process.kill(-pgid, 'SIGTERM'); } catch { /* group already gone */ }
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {
+    /* group already gone */
+  }
   killAll(processesOf({ marker }), 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && processesOf({ pgid, marker }).length) await sleep(100);
@@ -98,16 +126,28 @@ export async function killTree({ pgid, marker, graceMs = 1000 }) {
   for (let i = 0; i < 50; i++) {
     const left = processesOf({ pgid, marker });
     if (!left.length) return;
-    try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
     killAll(left, 'SIGKILL');
     await sleep(100);
   }
-  throw new Error(`processes still running after SIGKILL: ${processesOf({ pgid, marker }).map((p) => p.pid).join(' ')}`);
+  throw new Error(
+    `processes still running after SIGKILL: ${processesOf({ pgid, marker })
+      .map((p) => p.pid)
+      .join(' ')}`,
+  );
 }
 
 /** The same, synchronously and without waiting, for `process.on('exit')`. */
 function killTreeNow({ pgid, marker }) {
-  try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ }
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
   killAll(processesOf({ marker }), 'SIGKILL');
 }
 
@@ -123,12 +163,20 @@ export function cleanupOnExit(fn) {
     exitHooksInstalled = true;
     const runAll = () => {
       for (const cleanup of [...exitCleanups].reverse()) {
-        try { cleanup(); } catch { /* keep cleaning */ }
+        try {
+          cleanup();
+        } catch {
+          /* keep cleaning */
+        }
       }
       exitCleanups.clear();
     };
     process.on('exit', runAll);
-    for (const [sig, num] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
+    for (const [sig, num] of [
+      ['SIGINT', 2],
+      ['SIGTERM', 15],
+      ['SIGHUP', 1],
+    ]) {
       process.once(sig, () => {
         runAll();
         process.exit(128 + num);
@@ -154,14 +202,28 @@ export function cleanupOnExit(fn) {
  * @returns {Promise<{ port: number, baseUrl: string, authority: string, pid: number, runId: string, tmpDir: string,
  *   userDataDir: string, extensionsDir: string, marker: string, logFile: string, log(): string, stop(): Promise<void> }>}
  */
-export async function startServer({ workspace, disableWorkspaceTrust = true, smokeTestDriver = true, settings = {}, env = {}, args = [], extensions = [] } = {}) {
+export async function startServer({
+  workspace,
+  disableWorkspaceTrust = true,
+  smokeTestDriver = true,
+  settings = {},
+  env = {},
+  args = [],
+  extensions = [],
+} = {}) {
   const node = await ensureNode24();
   const entry = await ensureCodeServer(node);
   const tmpDir = mkdtempSync(join(tmpdir(), 'wt-code-server-'));
   const userDataDir = join(tmpDir, 'user-data');
   const extensionsDir = join(tmpDir, 'extensions');
   const xdg = join(tmpDir, 'xdg');
-  for (const d of [join(userDataDir, 'User'), extensionsDir, join(tmpDir, 'tmp'), join(tmpDir, 'home'), ...['config', 'data', 'cache', 'state'].map((k) => join(xdg, k))]) {
+  for (const d of [
+    join(userDataDir, 'User'),
+    extensionsDir,
+    join(tmpDir, 'tmp'),
+    join(tmpDir, 'home'),
+    ...['config', 'data', 'cache', 'state'].map((k) => join(xdg, k)),
+  ]) {
     mkdirSync(d, { recursive: true });
   }
   for (const dir of extensions) {
@@ -180,16 +242,21 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, smo
     const port = await freePort();
     const argv = [
       entry,
-      '--config', configFile,
-      '--auth', 'none',
+      '--config',
+      configFile,
+      '--auth',
+      'none',
       '--disable-telemetry',
       '--disable-update-check',
       ...(disableWorkspaceTrust ? ['--disable-workspace-trust'] : []),
       // Without it the workbench silently ignores the URL's test payload (it also hides toasts).
       ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
-      '--user-data-dir', userDataDir,
-      '--extensions-dir', extensionsDir,
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--ignore-last-opened',
       ...args,
       ...(workspace ? [workspace] : []),
@@ -218,7 +285,9 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, smo
     closeSync(out);
     const pgid = child.pid;
     let exited;
-    child.on('exit', (code, signal) => { exited = signal ?? `exit ${code}`; });
+    child.on('exit', (code, signal) => {
+      exited = signal ?? `exit ${code}`;
+    });
     const server = {
       port,
       baseUrl: `http://127.0.0.1:${port}`,
@@ -230,7 +299,13 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, smo
       extensionsDir,
       marker,
       logFile,
-      log: () => { try { return readFileSync(logFile, 'utf8'); } catch { return ''; } },
+      log: () => {
+        try {
+          return readFileSync(logFile, 'utf8');
+        } catch {
+          return '';
+        }
+      },
       stopped: false,
       /** Kills the server's process group and every process carrying its marker, then removes its temp folder. */
       async stop({ keepTmp = false, alsoReap = [] } = {}) {
@@ -256,8 +331,13 @@ export async function startServer({ workspace, disableWorkspaceTrust = true, smo
     while (!exited && Date.now() < deadline) {
       try {
         const res = await fetch(`${server.baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) });
-        if (res.ok) { healthy = true; break; }
-      } catch { /* not listening yet */ }
+        if (res.ok) {
+          healthy = true;
+          break;
+        }
+      } catch {
+        /* not listening yet */
+      }
       await sleep(100);
     }
     if (healthy) return server;

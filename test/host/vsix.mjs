@@ -11,10 +11,16 @@ function run(cmd, args, options) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let output = '';
-    child.stdout.on('data', (d) => { output += d; });
-    child.stderr.on('data', (d) => { output += d; });
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${output}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${output}`)),
+    );
   });
 }
 
@@ -30,10 +36,33 @@ export async function installPackagedExtension(extensionPath, tmpDir, { target =
   const extensionsDir = join(tmpDir, 'installed-extensions');
   const home = join(tmpDir, 'installer-home');
   mkdirSync(home, { recursive: true });
-  await run(node, [codeServer, '--extensions-dir', extensionsDir, '--user-data-dir', join(home, 'user-data'), '--install-extension', vsix, '--force'], {
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache') },
-  });
+  await run(
+    node,
+    [
+      codeServer,
+      '--extensions-dir',
+      extensionsDir,
+      '--user-data-dir',
+      join(home, 'user-data'),
+      '--install-extension',
+      vsix,
+      '--force',
+    ],
+    {
+      env: {
+        ...process.env,
+        PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, 'config'),
+        XDG_DATA_HOME: join(home, 'data'),
+        XDG_CACHE_HOME: join(home, 'cache'),
+      },
+    },
+  );
   const installed = readdirSync(extensionsDir).filter((name) => name.startsWith('workspace-tools.workspace-tools-'));
-  if (installed.length !== 1) throw new Error(`code-server --install-extension left ${JSON.stringify(readdirSync(extensionsDir))} in ${extensionsDir}`);
+  if (installed.length !== 1)
+    throw new Error(
+      `code-server --install-extension left ${JSON.stringify(readdirSync(extensionsDir))} in ${extensionsDir}`,
+    );
   return join(extensionsDir, installed[0]);
 }

@@ -14,7 +14,11 @@ const WRITE_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].risk === 'write');
 const READ_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].risk === 'read');
 
 /** Our tools as VS Code lists them (all of them carry the `workspace-tools` tag). */
-const listedTools = (): string[] => vscode.lm.tools.filter((t) => t.tags.includes('workspace-tools')).map((t) => t.name).sort();
+const listedTools = (): string[] =>
+  vscode.lm.tools
+    .filter((t) => t.tags.includes('workspace-tools'))
+    .map((t) => t.name)
+    .sort();
 
 describe('untrusted workspace', () => {
   it('the window is in restricted mode', () => {
@@ -36,8 +40,19 @@ describe('untrusted workspace', () => {
     const listed = listedTools();
     for (const name of READ_TOOLS) assert.ok(listed.includes(name), `vscode.lm.tools does not list ${name}`);
     for (const name of WRITE_TOOLS.filter((n) => listed.includes(n))) {
-      const message = await invokeFailing(name, name === 'stage_file' ? { path: 'src/main.js' } : name === 'save_media' ? { media_id: 'm1' } : { media_id: 'm1', patch: { find: 'a', replace: 'b' } });
-      assert.match(message, new RegExp(`^Tool ${name} does not have an implementation registered`), `${name}: ${message}`);
+      const message = await invokeFailing(
+        name,
+        name === 'stage_file'
+          ? { path: 'src/main.js' }
+          : name === 'save_media'
+            ? { media_id: 'm1' }
+            : { media_id: 'm1', patch: { find: 'a', replace: 'b' } },
+      );
+      assert.match(
+        message,
+        new RegExp(`^Tool ${name} does not have an implementation registered`),
+        `${name}: ${message}`,
+      );
     }
   });
 
@@ -45,7 +60,8 @@ describe('untrusted workspace', () => {
     const api = await testApi();
     await assert.rejects(
       invokeTool(api.host.session, TOOLS.stage_file, { path: 'src/main.js' }, { origin: 'api' }),
-      (e: unknown) => e instanceof Error && /not trusted/.test(e.message) && (e as { code?: string }).code === 'E_SANDBOX_REFUSED',
+      (e: unknown) =>
+        e instanceof Error && /not trusted/.test(e.message) && (e as { code?: string }).code === 'E_SANDBOX_REFUSED',
     );
     assert.equal(api.host.session.media.heads().length, 0);
   });
@@ -63,7 +79,10 @@ describe('untrusted workspace', () => {
 
     api.decider.answer = 'decline';
     try {
-      assert.match(await invokeFailing('open_file', { path: 'README.md' }), /^E_SANDBOX_REFUSED: The user declined open_file/);
+      assert.match(
+        await invokeFailing('open_file', { path: 'README.md' }),
+        /^E_SANDBOX_REFUSED: The user declined open_file/,
+      );
     } finally {
       api.decider.answer = 'allow-once';
     }

@@ -52,7 +52,9 @@ describe('MCP setup', () => {
     assert.ok(folder);
     const vscodeSnippet = /## VS Code[\s\S]*?```json\n([\s\S]*?)\n```/.exec(text)?.[1];
     assert.ok(vscodeSnippet, text);
-    const server = (JSON.parse(vscodeSnippet) as { servers: Record<string, { args: string[] }> }).servers['workspace-tools'];
+    const server = (JSON.parse(vscodeSnippet) as { servers: Record<string, { args: string[] }> }).servers[
+      'workspace-tools'
+    ];
     assert.deepEqual(server?.args, [`${ext.extensionPath}/dist/cli.js`, 'mcp', '--root', folder, '--gate', 'elicit']);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });

@@ -16,10 +16,16 @@ async function settled<T>(what: string, probe: () => T | undefined): Promise<T> 
   return waitFor(what, probe, 10_000);
 }
 
-const mediaId = (text: string): string => /"media_id":"([^"]+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
+const mediaId = (text: string): string =>
+  /"media_id":"([^"]+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
 
 async function exists(uri: vscode.Uri): Promise<boolean> {
-  try { await vscode.workspace.fs.stat(uri); return true; } catch { return false; }
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('workspace settings may only tighten the gate', () => {
@@ -37,8 +43,13 @@ describe('workspace settings may only tighten the gate', () => {
     const api = await testApi();
     assert.ok(api.decider);
     await set('rules', ALLOW_ALL, vscode.ConfigurationTarget.Workspace);
-    const ignored = await settled('the ignored rule to be reported', () => api.host.log.warnings.find((w) => w.includes('workspaceTools.rules in workspace settings')));
-    assert.match(ignored, /\.vscode\/settings\.json\): the rule \{"glob":"\*\*","read":"allow","write":"allow"\} would allow read and write without asking\. Only your user settings can loosen the gate/);
+    const ignored = await settled('the ignored rule to be reported', () =>
+      api.host.log.warnings.find((w) => w.includes('workspaceTools.rules in workspace settings')),
+    );
+    assert.match(
+      ignored,
+      /\.vscode\/settings\.json\): the rule \{"glob":"\*\*","read":"allow","write":"allow"\} would allow read and write without asking\. Only your user settings can loosen the gate/,
+    );
     assert.deepEqual(api.host.settings().rules.ignored, [ignored]);
     api.decider.answer = 'decline';
     const asked = api.decider.asked.length;
@@ -55,12 +66,27 @@ describe('workspace settings may only tighten the gate', () => {
   it('attack: workspace settings cannot stop the staged diff from opening (review.openDiffOnStage: false is ignored and reported)', async () => {
     const api = await testApi();
     await set('review.openDiffOnStage', false, vscode.ConfigurationTarget.Workspace);
-    const ignored = await settled('the ignored value to be reported', () => api.host.log.warnings.find((w) => w.includes('workspaceTools.review.openDiffOnStage in workspace settings')));
+    const ignored = await settled('the ignored value to be reported', () =>
+      api.host.log.warnings.find((w) => w.includes('workspaceTools.review.openDiffOnStage in workspace settings')),
+    );
     assert.match(ignored, /is false: only your user settings can stop staged diffs from opening/);
     assert.equal(api.host.settings().openDiffOnStage, true);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const staged = mediaId(await invoke('stage_file', { path: 'docs/notes.md', content: '# Staged while the workspace says no diff\n' }));
-    await waitFor('the staged diff to open', () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'staged' && t.input.modified.query === staged)) || undefined);
+    const staged = mediaId(
+      await invoke('stage_file', { path: 'docs/notes.md', content: '# Staged while the workspace says no diff\n' }),
+    );
+    await waitFor(
+      'the staged diff to open',
+      () =>
+        vscode.window.tabGroups.all.some((g) =>
+          g.tabs.some(
+            (t) =>
+              t.input instanceof vscode.TabInputTextDiff &&
+              t.input.modified.scheme === 'staged' &&
+              t.input.modified.query === staged,
+          ),
+        ) || undefined,
+    );
     api.host.session.media.discardAll();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
@@ -69,14 +95,20 @@ describe('workspace settings may only tighten the gate', () => {
     await set('review.openDiffOnStage', false, vscode.ConfigurationTarget.Global);
     await settled('the user value to apply', () => api.host.settings().openDiffOnStage === false || undefined);
     await set('review.openDiffOnStage', true, vscode.ConfigurationTarget.Workspace);
-    await settled('the workspace value to switch it on', () => api.host.settings().openDiffOnStage === true || undefined);
+    await settled(
+      'the workspace value to switch it on',
+      () => api.host.settings().openDiffOnStage === true || undefined,
+    );
   });
 
   it('the same rule in user settings applies: .env opens with no dialog', async () => {
     const api = await testApi();
     assert.ok(api.decider);
     await set('rules', [{ glob: '.env', read: 'allow' }], vscode.ConfigurationTarget.Global);
-    await settled('the user rule to apply', () => api.host.settings().policy.decide('.env', 'read').action === 'allow' || undefined);
+    await settled(
+      'the user rule to apply',
+      () => api.host.settings().policy.decide('.env', 'read').action === 'allow' || undefined,
+    );
     const asked = api.decider.asked.length;
     assert.match(await invoke('open_file', { path: '.env' }), /^artifact \S+: \.env, /);
     assert.equal(api.decider.asked.length, asked, 'no dialog: the person allowed it in user settings');
@@ -85,18 +117,29 @@ describe('workspace settings may only tighten the gate', () => {
   it('workspace rules may add deny', async () => {
     const api = await testApi();
     await set('rules', [{ glob: 'docs/**', read: 'deny' }], vscode.ConfigurationTarget.Workspace);
-    await settled('the workspace deny to apply', () => api.host.settings().policy.decide('docs/notes.md', 'read').action === 'deny' || undefined);
-    assert.match(await invoke('open_file', { path: 'docs/notes.md' }), /^E_SANDBOX_REFUSED: open_file on "docs\/notes\.md" was refused by the rule "docs\/\*\*"/);
+    await settled(
+      'the workspace deny to apply',
+      () => api.host.settings().policy.decide('docs/notes.md', 'read').action === 'deny' || undefined,
+    );
+    assert.match(
+      await invoke('open_file', { path: 'docs/notes.md' }),
+      /^E_SANDBOX_REFUSED: open_file on "docs\/notes\.md" was refused by the rule "docs\/\*\*"/,
+    );
   });
 
-  it('attack: widen workspaceTools.writeRoots from workspace settings — ignored and reported; the user\'s roots hold', async () => {
+  it("attack: widen workspaceTools.writeRoots from workspace settings — ignored and reported; the user's roots hold", async () => {
     const api = await testApi();
     await set('writeRoots', ['docs'], vscode.ConfigurationTarget.Global);
     await set('writeRoots', ['.'], vscode.ConfigurationTarget.Workspace);
-    const ignored = await settled('the widening write root to be reported', () => api.host.log.warnings.find((w) => w.startsWith('workspaceTools.writeRoots in workspace settings')));
+    const ignored = await settled('the widening write root to be reported', () =>
+      api.host.log.warnings.find((w) => w.startsWith('workspaceTools.writeRoots in workspace settings')),
+    );
     assert.match(ignored, /"\." is outside the write roots already in force \("docs"\), so it is ignored/);
     const staged = await invoke('stage_file', { path: 'src/new.js', content: 'x\n' });
-    assert.match(await invoke('save_media', { media_id: mediaId(staged) }), /^E_SANDBOX_REFUSED: save_media may not write "src\/new\.js": it is outside the write roots \("docs"\)/);
+    assert.match(
+      await invoke('save_media', { media_id: mediaId(staged) }),
+      /^E_SANDBOX_REFUSED: save_media may not write "src\/new\.js": it is outside the write roots \("docs"\)/,
+    );
     assert.equal(await exists(workspaceUri('src', 'new.js')), false);
   });
 
@@ -109,27 +152,55 @@ describe('workspace settings may only tighten the gate', () => {
     assert.match(await invoke('save_media', { media_id: mediaId(inDocs) }), /"path":"docs\/added\.txt".*"new":true/);
     assert.equal(await readText(workspaceUri('docs', 'added.txt')), 'added\n');
     const inSrc = await invoke('stage_file', { path: 'src/added.txt', content: 'x\n' });
-    assert.match(await invoke('save_media', { media_id: mediaId(inSrc) }), /^E_SANDBOX_REFUSED: .*outside the write roots \("docs"\)/);
+    assert.match(
+      await invoke('save_media', { media_id: mediaId(inSrc) }),
+      /^E_SANDBOX_REFUSED: .*outside the write roots \("docs"\)/,
+    );
     await vscode.workspace.fs.delete(workspaceUri('docs', 'added.txt'));
   });
 
-  it('Show Gate Status names every rule\'s source, what was ignored, and the ungated tools of other agents', async () => {
+  it("Show Gate Status names every rule's source, what was ignored, and the ungated tools of other agents", async () => {
     const api = await testApi();
     await set('rules', [{ glob: 'build/**', write: 'deny' }], vscode.ConfigurationTarget.Global);
     await set('rules', [...ALLOW_ALL, { glob: 'tmp/**', read: 'ask' }], vscode.ConfigurationTarget.Workspace);
-    await settled('both scopes to be read', () => (api.host.settings().rules.workspaceRules.length === 1 && api.host.settings().policy.userRules.length === 1) || undefined);
+    await settled(
+      'both scopes to be read',
+      () =>
+        (api.host.settings().rules.workspaceRules.length === 1 && api.host.settings().policy.userRules.length === 1) ||
+        undefined,
+    );
     await vscode.commands.executeCommand('workspaceTools.showGateStatus');
-    const doc = await settled('the gate status document', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'workspace-tools-status'));
+    const doc = await settled('the gate status document', () =>
+      vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'workspace-tools-status'),
+    );
     const text = doc.getText();
     assert.match(text, /^# Workspace Tools: gate status/);
     assert.match(text, /\*\*Built-in secrets\*\* \(read: ask, write: ask, a modal every time\): `\*\.env`, `\.env`/);
-    assert.match(text, /\*\*Built-in protected\*\* \(write: ask, a modal every time\) because it configures VS Code[^\n]*`\*\*\/\.vscode\/\*\*`/);
+    assert.match(
+      text,
+      /\*\*Built-in protected\*\* \(write: ask, a modal every time\) because it configures VS Code[^\n]*`\*\*\/\.vscode\/\*\*`/,
+    );
     assert.match(text, /\*\*Your user settings\*\* \(may loosen\): `build\/\*\*` \(write: deny\)/);
-    assert.match(text, /\*\*Workspace settings\*\* \(applied, tightening only\): `tmp\/\*\*` \(read: ask\) from workspace settings \(\.vscode\/settings\.json\)/);
+    assert.match(
+      text,
+      /\*\*Workspace settings\*\* \(applied, tightening only\): `tmp\/\*\*` \(read: ask\) from workspace settings \(\.vscode\/settings\.json\)/,
+    );
     assert.match(text, /\*\*Ignored:\*\* workspaceTools\.rules in workspace settings/);
-    const toolCount = (vscode.extensions.getExtension('workspace-tools.workspace-tools')!.packageJSON as { contributes: { languageModelTools: unknown[] } }).contributes.languageModelTools.length;
-    assert.match(text, new RegExp(`The \\*\\*Workspace Tools\\*\\* agent \\(pick it in the chat's agent picker\\) offers the model only this extension's ${toolCount} tools`));
-    assert.match(text, /VS Code's default \*\*Agent\*\* among them, also offers the model tools [^\n]*`read_file`[^\n]*`run_in_terminal`/);
+    const toolCount = (
+      vscode.extensions.getExtension('workspace-tools.workspace-tools')!.packageJSON as {
+        contributes: { languageModelTools: unknown[] };
+      }
+    ).contributes.languageModelTools.length;
+    assert.match(
+      text,
+      new RegExp(
+        `The \\*\\*Workspace Tools\\*\\* agent \\(pick it in the chat's agent picker\\) offers the model only this extension's ${toolCount} tools`,
+      ),
+    );
+    assert.match(
+      text,
+      /VS Code's default \*\*Agent\*\* among them, also offers the model tools [^\n]*`read_file`[^\n]*`run_in_terminal`/,
+    );
     assert.equal(doc.languageId, 'markdown');
   });
 });
@@ -149,32 +220,60 @@ describe('protected files: writes ask every time', () => {
       const asked: number = decider.asked.length;
       // No toolInvocationToken: VS Code has confirmed the call (or the person auto-approved the tool).
       const result = await invoke('stage_file', { path, content: 'changed by the agent\n' });
-      assert.match(result, /^E_SANDBOX_REFUSED: The user declined stage_file on the protected file/, `${glob}: ${result}`);
+      assert.match(
+        result,
+        /^E_SANDBOX_REFUSED: The user declined stage_file on the protected file/,
+        `${glob}: ${result}`,
+      );
       assert.equal(decider.asked.length, asked + 1, `${glob}: the modal was shown`);
       const question: { message: string; detail: string; secret: boolean } = decider.asked.at(-1)!;
       assert.equal(question.message, `Allow stage_file to stage a change to the protected file "${path}"?`, glob);
-      assert.match(question.detail, new RegExp(`is protected by the built-in rule "${glob.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `), glob);
+      assert.match(
+        question.detail,
+        new RegExp(`is protected by the built-in rule "${glob.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `),
+        glob,
+      );
       assert.equal(question.secret, true);
     }
-    assert.deepEqual(api.host.session.media.heads().map((m) => m.path.display).filter((p) => Object.values(PROTECTED_EXAMPLES).includes(p)), [], 'nothing was staged');
+    assert.deepEqual(
+      api.host.session.media
+        .heads()
+        .map((m) => m.path.display)
+        .filter((p) => Object.values(PROTECTED_EXAMPLES).includes(p)),
+      [],
+      'nothing was staged',
+    );
   });
 
   it('attack: save an agent-made .vscode/settings.json after the stage was allowed — the save asks again; Cancel leaves the disk unchanged', async () => {
     const api = await testApi();
     assert.ok(api.decider);
-    const staged = await invoke('stage_file', { path: '.vscode/settings.json', content: JSON.stringify({ 'workspaceTools.rules': ALLOW_ALL }) });
+    const staged = await invoke('stage_file', {
+      path: '.vscode/settings.json',
+      content: JSON.stringify({ 'workspaceTools.rules': ALLOW_ALL }),
+    });
     const asked = api.decider.asked.length;
-    const before = await exists(workspaceUri('.vscode', 'settings.json')) ? await readText(workspaceUri('.vscode', 'settings.json')) : undefined;
+    const before = (await exists(workspaceUri('.vscode', 'settings.json')))
+      ? await readText(workspaceUri('.vscode', 'settings.json'))
+      : undefined;
     api.decider.answer = 'decline';
-    assert.match(await invoke('save_media', { media_id: mediaId(staged) }), /^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\.vscode\/settings\.json"/);
+    assert.match(
+      await invoke('save_media', { media_id: mediaId(staged) }),
+      /^E_SANDBOX_REFUSED: The user declined save_media on the protected file "\.vscode\/settings\.json"/,
+    );
     assert.equal(api.decider.asked.length, asked + 1);
-    assert.equal(api.decider.asked.at(-1)?.message, 'Allow save_media to write the protected file ".vscode/settings.json"?');
-    const after = await exists(workspaceUri('.vscode', 'settings.json')) ? await readText(workspaceUri('.vscode', 'settings.json')) : undefined;
+    assert.equal(
+      api.decider.asked.at(-1)?.message,
+      'Allow save_media to write the protected file ".vscode/settings.json"?',
+    );
+    const after = (await exists(workspaceUri('.vscode', 'settings.json')))
+      ? await readText(workspaceUri('.vscode', 'settings.json'))
+      : undefined;
     assert.equal(after, before);
     api.host.session.media.discardAll();
   });
 
-  it('staging a protected file\'s current bytes asks nothing more than any stage', async () => {
+  it("staging a protected file's current bytes asks nothing more than any stage", async () => {
     const api = await testApi();
     assert.ok(api.decider);
     const asked = api.decider.asked.length;

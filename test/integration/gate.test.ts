@@ -17,17 +17,21 @@ describe('gate in VS Code', () => {
     assert.equal(prepared.invocationMessage, 'List src (depth 1)');
     assert.equal(prepared.confirmationMessages?.title, 'List Directory: src');
     const message = prepared.confirmationMessages?.message;
-    const text = typeof message === 'string' ? message : message?.value ?? '';
+    const text = typeof message === 'string' ? message : (message?.value ?? '');
     assert.match(text, /Path: src\n/);
     assert.match(text, /Risk: \*\*read\*\*/);
     assert.equal(api.host.log.entries.length, before, 'prepareInvocation must not run the tool');
   });
 
-  it('every tool\'s prepareInvocation names its target', async () => {
+  it("every tool's prepareInvocation names its target", async () => {
     const api = await testApi();
     const inputs: Record<string, object> = {
-      open_file: { path: 'README.md' }, open_json_file: { path: 'data/config.json' }, open_markdown_file: { path: 'docs/notes.md' },
-      list_directory: { path: 'src' }, search_files: { pattern: 'x', path: 'src' }, find_files: { glob: '*.js', path: 'src' },
+      open_file: { path: 'README.md' },
+      open_json_file: { path: 'data/config.json' },
+      open_markdown_file: { path: 'docs/notes.md' },
+      list_directory: { path: 'src' },
+      search_files: { pattern: 'x', path: 'src' },
+      find_files: { glob: '*.js', path: 'src' },
       stage_file: { path: 'src/main.js' },
     };
     for (const [name, input] of Object.entries(inputs)) {
@@ -81,7 +85,13 @@ describe('gate in VS Code', () => {
     await invokeFailing('list_directory', { path: '../outside' });
     const entries = api.host.log.entries.slice(before);
     assert.equal(entries.length, 2);
-    assert.deepEqual(entries.map((e) => [e.tool, e.verdict]), [['list_directory', 'allowed'], ['list_directory', 'invalid']]);
+    assert.deepEqual(
+      entries.map((e) => [e.tool, e.verdict]),
+      [
+        ['list_directory', 'allowed'],
+        ['list_directory', 'invalid'],
+      ],
+    );
   });
 
   it('lists the write tools in a trusted workspace', () => {
@@ -91,7 +101,7 @@ describe('gate in VS Code', () => {
 });
 
 describe('confirmation text', () => {
-  it('the model\'s glob cannot reshape the confirmation markdown', async () => {
+  it("the model's glob cannot reshape the confirmation markdown", async () => {
     const api = await testApi();
     const prepared = api.prepare('find_files', { glob: '**/*.js', path: 'src' });
     const message = prepared.confirmationMessages?.message;
@@ -104,11 +114,17 @@ describe('confirmation text', () => {
 
 /** The text of a tool result. */
 function textOf(result: vscode.LanguageModelToolResult | null | undefined): string {
-  return (result?.content ?? []).map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+  return (result?.content ?? [])
+    .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
+    .join('');
 }
 
 async function deleteIfThere(uri: vscode.Uri): Promise<void> {
-  try { await vscode.workspace.fs.delete(uri); } catch { /* not there */ }
+  try {
+    await vscode.workspace.fs.delete(uri);
+  } catch {
+    /* not there */
+  }
 }
 
 describe('confirmations are bound to the call VS Code showed them for', () => {
@@ -116,9 +132,15 @@ describe('confirmations are bound to the call VS Code showed them for', () => {
   const chatA = vscode.Uri.parse('vscode-chat-session://local/chat-a');
   const chatB = vscode.Uri.parse('vscode-chat-session://local/chat-b');
   // What VS Code passes beyond its typed API (see lm-tools.ts chatOf).
-  const prepareIn = (chat: vscode.Uri | undefined, input: object) => ({ input, chatSessionResource: chat }) as vscode.LanguageModelToolInvocationPrepareOptions<unknown>;
-  const invokeIn = (chat: vscode.Uri | undefined, input: object) => ({ input, toolInvocationToken: chat ? { sessionResource: chat } : undefined }) as unknown as vscode.LanguageModelToolInvocationOptions<unknown>;
-  const mediaId = (text: string): string => /"media_id":"(m\d+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
+  const prepareIn = (chat: vscode.Uri | undefined, input: object) =>
+    ({ input, chatSessionResource: chat }) as vscode.LanguageModelToolInvocationPrepareOptions<unknown>;
+  const invokeIn = (chat: vscode.Uri | undefined, input: object) =>
+    ({
+      input,
+      toolInvocationToken: chat ? { sessionResource: chat } : undefined,
+    }) as unknown as vscode.LanguageModelToolInvocationOptions<unknown>;
+  const mediaId = (text: string): string =>
+    /"media_id":"(m\d+)"/.exec(text)?.[1] ?? assert.fail(`no media id in ${text}`);
 
   afterEach(async () => {
     const api = await testApi();
@@ -133,7 +155,9 @@ describe('confirmations are bound to the call VS Code showed them for', () => {
     const undo = api.tool('undo_save');
     const save = async (path: string): Promise<string> => {
       const staged = mediaId(await invoke('stage_file', { path, content: 'x\n' }));
-      return /"save_id":"(s\d+)"/.exec(await invoke('save_media', { media_id: staged }))?.[1] ?? assert.fail('no save id');
+      return (
+        /"save_id":"(s\d+)"/.exec(await invoke('save_media', { media_id: staged }))?.[1] ?? assert.fail('no save id')
+      );
     };
     const first = await save('docs/chat-a.md');
     // Chat A's person is shown "undo the latest save", which is first's.
@@ -145,7 +169,11 @@ describe('confirmations are bound to the call VS Code showed them for', () => {
     // Chat A's call runs as chat A's person confirmed it (undo first), never as chat B's (undo second), which A's person never saw.
     const inA = textOf(await undo.invoke(invokeIn(chatA, {}), none));
     assert.match(inA, new RegExp(`"save_id":"${first}"`));
-    assert.equal(await readText(workspaceUri('docs', 'chat-b.md')), 'x\n', 'chat A undid the save chat B was asked about');
+    assert.equal(
+      await readText(workspaceUri('docs', 'chat-b.md')),
+      'x\n',
+      'chat A undid the save chat B was asked about',
+    );
     // Chat B's call runs as confirmed in chat B.
     const inB = textOf(await undo.invoke(invokeIn(chatB, {}), none));
     assert.match(inB, new RegExp(`"save_id":"${second}"`));
@@ -161,23 +189,33 @@ describe('confirmations are bound to the call VS Code showed them for', () => {
     const next = `m${Number(before.slice(1)) + 1}`;
     const prepared = await save.prepareInvocation!(prepareIn(chatA, { media_id: next }), none);
     assert.equal(prepared?.confirmationMessages, undefined, 'there was nothing to confirm');
-    assert.equal(mediaId(await invoke('stage_file', { path: 'docs/unprepared.md', content: 'never confirmed\n' })), next);
+    assert.equal(
+      mediaId(await invoke('stage_file', { path: 'docs/unprepared.md', content: 'never confirmed\n' })),
+      next,
+    );
     api.decider.answer = 'decline';
     const asked = api.decider.asked.length;
     const result = textOf(await save.invoke(invokeIn(chatA, { media_id: next }), none));
     assert.equal(api.decider.asked.length, asked + 1, 'the modal asked');
     assert.equal(api.decider.asked.at(-1)?.tool, 'save_media');
     assert.match(result, /^E_SANDBOX_REFUSED: The user declined save_media/);
-    assert.equal(await deleteIfThereAndTell(workspaceUri('docs', 'unprepared.md')), false, 'the unconfirmed save wrote the file');
+    assert.equal(
+      await deleteIfThereAndTell(workspaceUri('docs', 'unprepared.md')),
+      false,
+      'the unconfirmed save wrote the file',
+    );
   });
 });
 
 async function deleteIfThereAndTell(uri: vscode.Uri): Promise<boolean> {
-  try { await vscode.workspace.fs.stat(uri); } catch { return false; }
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    return false;
+  }
   await vscode.workspace.fs.delete(uri);
   return true;
 }
-
 
 describe('problems reported after a save', function () {
   // A save waits up to 2 s for the language services' verdict.
@@ -194,7 +232,14 @@ describe('problems reported after a save', function () {
     const push = asked.push.bind(asked);
     // A spell checker's verdict on the saved secret, reported while the save is confirmed (after the wrapper's "before" look).
     asked.push = (...items) => {
-      if (items.some((item) => item.tool === 'save_media')) speller.set(file, [new vscode.Diagnostic(new vscode.Range(0, 11, 0, 27), `Unknown word (${canary})`, vscode.DiagnosticSeverity.Warning)]);
+      if (items.some((item) => item.tool === 'save_media'))
+        speller.set(file, [
+          new vscode.Diagnostic(
+            new vscode.Range(0, 11, 0, 27),
+            `Unknown word (${canary})`,
+            vscode.DiagnosticSeverity.Warning,
+          ),
+        ]);
       return push(...items);
     };
     try {
@@ -204,7 +249,10 @@ describe('problems reported after a save', function () {
       const saved = await invoke('save_media', { media_id: mediaId });
       assert.doesNotMatch(saved, new RegExp(canary), 'no problem text of a secret reaches the model');
       // Staged into a secret file, the media is tainted by it: either reason names the secret file.
-      assert.match(saved, /1 new problem\(s\) were reported for the saved file; their text is not shown because [^.]*"data\/secrets\.json"[^.]*\. Ask the user to look at them\./);
+      assert.match(
+        saved,
+        /1 new problem\(s\) were reported for the saved file; their text is not shown because [^.]*"data\/secrets\.json"[^.]*\. Ask the user to look at them\./,
+      );
     } finally {
       asked.push = push;
       speller.dispose();

@@ -33,8 +33,12 @@ export async function run(): Promise<void> {
   const results: SuiteResults = { passed: 0, failed: 0, pending: 0, failures: [] };
   await new Promise<void>((resolve) => {
     const runner = mocha.run(() => resolve());
-    runner.on('pass', () => { results.passed++; });
-    runner.on('pending', () => { results.pending++; });
+    runner.on('pass', () => {
+      results.passed++;
+    });
+    runner.on('pending', () => {
+      results.pending++;
+    });
     runner.on('fail', (test, err: unknown) => {
       results.failed++;
       results.failures.push({ title: test.fullTitle(), error: err instanceof Error ? err.message : String(err) });

@@ -13,10 +13,17 @@ export function markdownTokens(markdown: string): Token[] {
 
 /** The markup kinds `markdown` holds (token types other than text, paragraphs and line breaks), in order. */
 export function markupOf(markdown: string): string[] {
-  return markdownTokens(markdown).map((t) => t.type).filter((type) => !['inline', 'text', 'text_special', 'paragraph_open', 'paragraph_close', 'softbreak'].includes(type));
+  return markdownTokens(markdown)
+    .map((t) => t.type)
+    .filter(
+      (type) => !['inline', 'text', 'text_special', 'paragraph_open', 'paragraph_close', 'softbreak'].includes(type),
+    );
 }
 
 /** The text the person reads in each paragraph of `markdown` (escapes and entities resolved, markup dropped). */
 export function paragraphsOf(markdown: string): string[] {
-  return parser.parse(markdown, {}).filter((t) => t.type === 'inline').map((t) => (t.children ?? []).map((c) => (c.type === 'softbreak' ? '\n' : c.content)).join(''));
+  return parser
+    .parse(markdown, {})
+    .filter((t) => t.type === 'inline')
+    .map((t) => (t.children ?? []).map((c) => (c.type === 'softbreak' ? '\n' : c.content)).join(''));
 }

@@ -95,23 +95,23 @@ export const HANDWRITTEN_EXAMPLES: Readonly<Record<string, string>> = {
   '**/.cargo/config': 'crates/a/.cargo/config',
   'CMakeLists.txt': 'CMakeLists.txt',
   '*.cmake': 'cmake/deps.cmake',
-  'Makefile': 'Makefile',
-  'GNUmakefile': 'GNUmakefile',
+  Makefile: 'Makefile',
+  GNUmakefile: 'GNUmakefile',
   '*.mk': 'build/rules.mk',
   'go.mod': 'go.mod',
   'go.work': 'go.work',
   '**/.github/actions/**': '.github/actions/build/action.yml',
   '**/.circleci/**': '.circleci/config.yml',
   'azure-pipelines*.y*ml': 'azure-pipelines.yml',
-  'Jenkinsfile': 'Jenkinsfile',
-  'Dockerfile': 'Dockerfile',
+  Jenkinsfile: 'Jenkinsfile',
+  Dockerfile: 'Dockerfile',
   '*.dockerfile': 'docker/api.dockerfile',
   '.mise.toml': '.mise.toml',
   'mise.toml': 'mise.toml',
   '**/gradle/wrapper/**': 'gradle/wrapper/gradle-wrapper.properties',
-  'gradlew': 'gradlew',
+  gradlew: 'gradlew',
   'gradlew.bat': 'app/gradlew.bat',
-  'mvnw': 'mvnw',
+  mvnw: 'mvnw',
   'mvnw.cmd': 'service/mvnw.cmd',
   'pom.xml': 'pom.xml',
   '**/.mvn/**': '.mvn/wrapper/maven-wrapper.properties',
@@ -122,7 +122,13 @@ export const HANDWRITTEN_EXAMPLES: Readonly<Record<string, string>> = {
 
 /** A path `glob` matches: its first alternative of each "{…}", "x" for each wildcard, no leading "**\/". */
 export function exampleOf(glob: string): string {
-  return glob.replace(/^\*\*\//, '').replace(/\/\*\*$/, '/x').replace(/\{([^,}]*)[^}]*\}/g, '$1').replace(/[*?]+/g, 'x');
+  return glob
+    .replace(/^\*\*\//, '')
+    .replace(/\/\*\*$/, '/x')
+    .replace(/\{([^,}]*)[^}]*\}/g, '$1')
+    .replace(/[*?]+/g, 'x');
 }
 
-export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = Object.fromEntries(PROTECTED_GLOBS.map((glob) => [glob, HANDWRITTEN_EXAMPLES[glob] ?? exampleOf(glob)]));
+export const PROTECTED_EXAMPLES: Readonly<Record<string, string>> = Object.fromEntries(
+  PROTECTED_GLOBS.map((glob) => [glob, HANDWRITTEN_EXAMPLES[glob] ?? exampleOf(glob)]),
+);

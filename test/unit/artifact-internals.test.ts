@@ -14,7 +14,12 @@ import { visitJson, type JsonVisitor } from '../../src/core/artifacts/json-visit
 function reference(bytes: Uint8Array): { lf: number; crlf: number } {
   let lf = 0;
   let crlf = 0;
-  bytes.forEach((b, i) => { if (b === 10) { lf++; if (i > 0 && bytes[i - 1] === 13) crlf++; } });
+  bytes.forEach((b, i) => {
+    if (b === 10) {
+      lf++;
+      if (i > 0 && bytes[i - 1] === 13) crlf++;
+    }
+  });
   return { lf, crlf };
 }
 
@@ -25,17 +30,20 @@ describe('newline counter', () => {
 
   it('counts LF and CRLF like a byte loop, wasm and JS alike, with pairs split across calls', () => {
     const byte = fc.constantFrom(10, 13, 65, 0, 0xff);
-    fc.assert(fc.property(fc.array(byte, { maxLength: 300 }), fc.nat(300), (list, splitAt) => {
-      const bytes = Uint8Array.from(list);
-      const split = Math.min(splitAt, bytes.length);
-      for (const counter of [createNewlineCounter(), createNewlineCounter({ forceJs: true })]) {
-        counter.scratch.set(bytes.subarray(0, split), 0);
-        let lf = counter.count(0, split);
-        counter.scratch.set(bytes.subarray(split), 7);
-        lf += counter.count(7, bytes.length - split);
-        assert.deepEqual({ lf, crlf: counter.crlf }, reference(bytes));
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 300 }), fc.nat(300), (list, splitAt) => {
+        const bytes = Uint8Array.from(list);
+        const split = Math.min(splitAt, bytes.length);
+        for (const counter of [createNewlineCounter(), createNewlineCounter({ forceJs: true })]) {
+          counter.scratch.set(bytes.subarray(0, split), 0);
+          let lf = counter.count(0, split);
+          counter.scratch.set(bytes.subarray(split), 7);
+          lf += counter.count(7, bytes.length - split);
+          assert.deepEqual({ lf, crlf: counter.crlf }, reference(bytes));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -111,7 +119,11 @@ describe('JSON pointer and summary', () => {
     assert.deepEqual(parsePointer('/a~1b/m~0n/0'), ['a/b', 'm~n', '0']);
     assert.deepEqual(parsePointer(''), []);
     assert.equal(formatPointer(['a/b', 'm~n', 0]), '/a~1b/m~0n/0');
-    assert.throws(() => parsePointer('scripts.test'), { code: 'E_SANDBOX_INVALID_INPUT', message: '"scripts.test" is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. "/scripts/test". Call artifact_query again with that form.' });
+    assert.throws(() => parsePointer('scripts.test'), {
+      code: 'E_SANDBOX_INVALID_INPUT',
+      message:
+        '"scripts.test" is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. "/scripts/test". Call artifact_query again with that form.',
+    });
     assert.throws(() => parsePointer('/a~2'), { code: 'E_SANDBOX_INVALID_INPUT' });
   });
 
@@ -119,7 +131,13 @@ describe('JSON pointer and summary', () => {
     const text = '{\n "a": {"x": [1, 2]},\n "b": [\n  {"y": true}\n ]\n}';
     const s = selectJson(text, ['b', '0'], { depth: 2, maxChildren: 10, maxNodes: 10, maxString: 10 });
     assert.ok(s.found);
-    assert.deepEqual(s.node, { type: 'object', size: 1, startLine: 4, endLine: 4, children: [{ key: 'y', node: { type: 'boolean', startLine: 4, endLine: 4, value: 'true' } }] });
+    assert.deepEqual(s.node, {
+      type: 'object',
+      size: 1,
+      startLine: 4,
+      endLine: 4,
+      children: [{ key: 'y', node: { type: 'boolean', startLine: 4, endLine: 4, value: 'true' } }],
+    });
   });
 
   it('treats an array index with a leading zero as no index', () => {
@@ -130,13 +148,30 @@ describe('JSON pointer and summary', () => {
 
 describe('markdown outline', () => {
   it('skips "#" in fences and front matter, counts setext headings, and ends each section before the next of its level', () => {
-    const text = ['---', 'title: x', '---', '# A', '```', '# not a heading', '```', 'B', '-', 'text', '### C', '# D', ''].join('\n');
-    assert.deepEqual(parseOutline(text, 12).headings.map((h) => [h.level, h.path, h.startLine, h.endLine]), [
-      [1, 'A', 4, 11],
-      [2, 'A/B', 8, 11],
-      [3, 'A/B/C', 11, 11],
-      [1, 'D', 12, 12],
-    ]);
+    const text = [
+      '---',
+      'title: x',
+      '---',
+      '# A',
+      '```',
+      '# not a heading',
+      '```',
+      'B',
+      '-',
+      'text',
+      '### C',
+      '# D',
+      '',
+    ].join('\n');
+    assert.deepEqual(
+      parseOutline(text, 12).headings.map((h) => [h.level, h.path, h.startLine, h.endLine]),
+      [
+        [1, 'A', 4, 11],
+        [2, 'A/B', 8, 11],
+        [3, 'A/B/C', 11, 11],
+        [1, 'D', 12, 12],
+      ],
+    );
   });
 
   it('matches a heading path with skipped levels, case and inline markup, and titles holding "/"', () => {
@@ -148,7 +183,10 @@ describe('markdown outline', () => {
 
   it('ranks near candidates by containment, then edit distance', () => {
     assert.deepEqual(nearest('tset', ['build', 'test', 'testing', 'lint'], 2), ['test', 'lint']);
-    assert.deepEqual(nearest('dep', ['devDependencies', 'dependencies', 'name'], 2), ['devDependencies', 'dependencies']);
+    assert.deepEqual(nearest('dep', ['devDependencies', 'dependencies', 'name'], 2), [
+      'devDependencies',
+      'dependencies',
+    ]);
   });
 });
 
@@ -157,40 +195,100 @@ describe('JSON visitor without recursion', () => {
   function events(run: (visitor: JsonVisitor) => void, skip: (depth: number) => boolean): string[] {
     const out: string[] = [];
     let depth = 0;
-    const begin = (kind: string) => (o: number, l: number, line: number): boolean => { out.push(`${kind}{ ${o} ${l} ${line}`); depth++; return !skip(depth); };
-    const end = (kind: string) => (o: number, l: number, line: number): void => { out.push(`${kind}} ${o} ${l} ${line}`); depth--; };
+    const begin =
+      (kind: string) =>
+      (o: number, l: number, line: number): boolean => {
+        out.push(`${kind}{ ${o} ${l} ${line}`);
+        depth++;
+        return !skip(depth);
+      };
+    const end =
+      (kind: string) =>
+      (o: number, l: number, line: number): void => {
+        out.push(`${kind}} ${o} ${l} ${line}`);
+        depth--;
+      };
     run({
-      onObjectBegin: begin('o'), onArrayBegin: begin('a'), onObjectEnd: end('o'), onArrayEnd: end('a'),
-      onObjectProperty: (p) => { out.push(`key ${JSON.stringify(p)}`); },
-      onLiteralValue: (v, o, l, line) => { out.push(`lit ${JSON.stringify(v)} ${o} ${l} ${line}`); },
-      onError: (e, o, l, line, col) => { out.push(`err ${e} ${o} ${l} ${line} ${col}`); },
+      onObjectBegin: begin('o'),
+      onArrayBegin: begin('a'),
+      onObjectEnd: end('o'),
+      onArrayEnd: end('a'),
+      onObjectProperty: (p) => {
+        out.push(`key ${JSON.stringify(p)}`);
+      },
+      onLiteralValue: (v, o, l, line) => {
+        out.push(`lit ${JSON.stringify(v)} ${o} ${l} ${line}`);
+      },
+      onError: (e, o, l, line, col) => {
+        out.push(`err ${e} ${o} ${l} ${line} ${col}`);
+      },
     });
     return out;
   }
 
-  it('reports exactly what jsonc-parser\'s recursive visit reports, on valid and broken JSONC alike', () => {
-    const noise = fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '"k"', '1', '-', 'e', 'tru', 'null', '//c\n', '/*', '*/', '\n', ' ', 'x', '\\u12');
+  it("reports exactly what jsonc-parser's recursive visit reports, on valid and broken JSONC alike", () => {
+    const noise = fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"',
+      '"k"',
+      '1',
+      '-',
+      'e',
+      'tru',
+      'null',
+      '//c\n',
+      '/*',
+      '*/',
+      '\n',
+      ' ',
+      'x',
+      '\\u12',
+    );
     const text = fc.oneof(
       fc.json({ maxDepth: 6 }),
-      fc.tuple(fc.json({ maxDepth: 4 }), fc.array(fc.tuple(fc.nat(), fc.nat(3), noise), { maxLength: 6 })).map(([json, edits]) => edits.reduce((t, [at, cut, add]) => {
-        const i = t.length === 0 ? 0 : at % (t.length + 1);
-        return t.slice(0, i) + add + t.slice(i + cut);
-      }, json)),
+      fc
+        .tuple(fc.json({ maxDepth: 4 }), fc.array(fc.tuple(fc.nat(), fc.nat(3), noise), { maxLength: 6 }))
+        .map(([json, edits]) =>
+          edits.reduce((t, [at, cut, add]) => {
+            const i = t.length === 0 ? 0 : at % (t.length + 1);
+            return t.slice(0, i) + add + t.slice(i + cut);
+          }, json),
+        ),
       fc.array(noise, { maxLength: 30 }).map((parts) => parts.join('')),
     );
-    fc.assert(fc.property(text, fc.nat(4), (json, skipAt) => {
-      const skip = (depth: number): boolean => skipAt > 0 && depth === skipAt;
-      const theirs = events((v) => visit(json, v as Parameters<typeof visit>[1], { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false }), skip);
-      const ours = events((v) => visitJson(json, v), skip);
-      assert.deepEqual(ours, theirs, json);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(text, fc.nat(4), (json, skipAt) => {
+        const skip = (depth: number): boolean => skipAt > 0 && depth === skipAt;
+        const theirs = events(
+          (v) =>
+            visit(json, v as Parameters<typeof visit>[1], {
+              allowTrailingComma: true,
+              disallowComments: false,
+              allowEmptyContent: false,
+            }),
+          skip,
+        );
+        const ours = events((v) => visitJson(json, v), skip);
+        assert.deepEqual(ours, theirs, json);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('walks a document nested 100,000 levels deep, where the recursive parser overflows the stack', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     assert.throws(() => visit(deep, {}), RangeError);
     let ends = 0;
-    visitJson(deep, { onArrayEnd: () => { ends++; } });
+    visitJson(deep, {
+      onArrayEnd: () => {
+        ends++;
+      },
+    });
     assert.equal(ends, 100_000);
     const selection = selectJson(deep, [], { depth: 3, maxChildren: 50, maxNodes: 500, maxString: 200 }, true);
     assert.ok(selection.found && selection.error === undefined);

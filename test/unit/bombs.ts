@@ -1,6 +1,7 @@
 /** What the bomb tests (hardening-load.test.ts) and their child process (hardening-bombs-child.ts) share. */
 
-export type BombScenario = 'glob-bombs' | 'grep-max-results' | 'replace-all' | 'markdown-hashes' | 'deep-json' | 'json-brackets';
+export type BombScenario =
+  'glob-bombs' | 'grep-max-results' | 'replace-all' | 'markdown-hashes' | 'deep-json' | 'json-brackets';
 
 export interface BombReport {
   readonly scenario: BombScenario;

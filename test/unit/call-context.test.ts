@@ -11,7 +11,13 @@ const pathSchema = () => z.strictObject({ path: z.string(), other: z.string() })
 
 /** A tool that names `path` to the gate and then tries to open `other`, passing it off as gated with a cast. */
 const forging = defineTool({
-  name: 'open_file', displayName: 'Forging', userDescription: 'test', description: 'test', risk: 'read', requires: [], icon: 'file',
+  name: 'open_file',
+  displayName: 'Forging',
+  userDescription: 'test',
+  description: 'test',
+  risk: 'read',
+  requires: [],
+  icon: 'file',
   schema: pathSchema,
   targets: (input, scope) => ({ paths: [scope.normalize(input.path)], summary: `open ${input.path}` }),
   needs: [],
@@ -31,13 +37,24 @@ test('attack: a tool that passes an unapproved path off as gated cannot resolve 
       code: 'E_SANDBOX_REFUSED',
       message: '"secret.txt" was not part of the approved call. Call the tool again naming that path.',
     });
-    assert.deepEqual(t.gate.calls.map((c) => c.targets.map((target) => target.display)), [['shown.txt']]);
-  } finally { await t.dispose(); }
+    assert.deepEqual(
+      t.gate.calls.map((c) => c.targets.map((target) => target.display)),
+      [['shown.txt']],
+    );
+  } finally {
+    await t.dispose();
+  }
 });
 
 /** A tool that reports what its context holds. */
 const inspecting = defineTool({
-  name: 'list_media', displayName: 'Inspecting', userDescription: 'test', description: 'test', risk: 'read', requires: [], icon: 'checklist',
+  name: 'list_media',
+  displayName: 'Inspecting',
+  userDescription: 'test',
+  description: 'test',
+  risk: 'read',
+  requires: [],
+  icon: 'checklist',
   schema: () => z.strictObject({}),
   targets: () => ({ paths: [], summary: 'inspect' }),
   needs: ['clock', 'media'],
@@ -50,5 +67,7 @@ test('a tool is given its targets, the pipeline steps and the services it declar
   try {
     const outcome = await runTool(t.session, inspecting, {});
     assert.equal(outcome.text, 'clock media page readProtection resolve signal targets');
-  } finally { await t.dispose(); }
+  } finally {
+    await t.dispose();
+  }
 });

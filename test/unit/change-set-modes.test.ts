@@ -28,7 +28,12 @@ test('attack: a private file made world-readable by a move: the moved file keeps
 test('a move with an edit keeps the mode, and never setuid: a 4755 script moves as 0755', async (tc) => {
   const t = session(tc);
   file(t, 'tool.sh', '#!/bin/sh\necho a\n', 0o4755);
-  await t.invoke('stage_file', { path: 'tool.sh', action: 'move', to: 'bin.sh', patch: { find: 'echo a', replace: 'echo b' } });
+  await t.invoke('stage_file', {
+    path: 'tool.sh',
+    action: 'move',
+    to: 'bin.sh',
+    patch: { find: 'echo a', replace: 'echo b' },
+  });
   await t.invoke('save_media', { media_id: 'm2' });
   assert.equal(readFileSync(join(t.root, 'bin.sh'), 'utf8'), '#!/bin/sh\necho b\n');
   assert.equal(modeOf(t, 'bin.sh'), '755');
@@ -73,7 +78,9 @@ test('a set rolled back after a failure midway recreates a deleted 0700 file wit
   await t.invoke('stage_file', { path: 'z.txt', content: 'Z\n' });
   // Between the delete of x.sh and the write of z.txt, z.txt becomes a folder: the write fails.
   const off = t.session.media.onDidChange((change) => {
-    if (change.kind === 'saved' && change.media.id === 'm1') { writeFileSync(join(t.root, 'z.txt'), 'changed\n'); }
+    if (change.kind === 'saved' && change.media.id === 'm1') {
+      writeFileSync(join(t.root, 'z.txt'), 'changed\n');
+    }
   });
   tc.after(() => off.dispose());
   await assert.rejects(t.invoke('save_media', { media_ids: ['m1', 'm2'] }), /rolled back, so nothing remains changed/);
@@ -81,20 +88,27 @@ test('a set rolled back after a failure midway recreates a deleted 0700 file wit
   assert.equal(modeOf(t, 'x.sh'), '700');
 });
 
-test('a moved or recreated file keeps its owner where the process may set it', { skip: process.getuid?.() !== 0 ? 'only root may give a file another owner' : false }, async (tc) => {
-  const t = session(tc);
-  file(t, 'theirs.txt', 'theirs\n', 0o640);
-  file(t, 'gone.txt', 'gone\n', 0o600);
-  chownSync(join(t.root, 'theirs.txt'), 4242, 4343);
-  chownSync(join(t.root, 'gone.txt'), 4242, 4343);
-  await t.invoke('stage_file', { path: 'theirs.txt', action: 'move', to: 'moved.txt' });
-  await t.invoke('stage_file', { path: 'gone.txt', action: 'delete' });
-  await t.invoke('save_media', { media_ids: ['m1', 'm2'] });
-  const moved = statSync(join(t.root, 'moved.txt'));
-  assert.deepEqual([moved.uid, moved.gid, modeOf(t, 'moved.txt')], [4242, 4343, '640']);
-  await t.invoke('undo_save', {});
-  for (const [rel, mode] of [['theirs.txt', '640'], ['gone.txt', '600']] as const) {
-    const s = statSync(join(t.root, rel));
-    assert.deepEqual([s.uid, s.gid, modeOf(t, rel)], [4242, 4343, mode], rel);
-  }
-});
+test(
+  'a moved or recreated file keeps its owner where the process may set it',
+  { skip: process.getuid?.() !== 0 ? 'only root may give a file another owner' : false },
+  async (tc) => {
+    const t = session(tc);
+    file(t, 'theirs.txt', 'theirs\n', 0o640);
+    file(t, 'gone.txt', 'gone\n', 0o600);
+    chownSync(join(t.root, 'theirs.txt'), 4242, 4343);
+    chownSync(join(t.root, 'gone.txt'), 4242, 4343);
+    await t.invoke('stage_file', { path: 'theirs.txt', action: 'move', to: 'moved.txt' });
+    await t.invoke('stage_file', { path: 'gone.txt', action: 'delete' });
+    await t.invoke('save_media', { media_ids: ['m1', 'm2'] });
+    const moved = statSync(join(t.root, 'moved.txt'));
+    assert.deepEqual([moved.uid, moved.gid, modeOf(t, 'moved.txt')], [4242, 4343, '640']);
+    await t.invoke('undo_save', {});
+    for (const [rel, mode] of [
+      ['theirs.txt', '640'],
+      ['gone.txt', '600'],
+    ] as const) {
+      const s = statSync(join(t.root, rel));
+      assert.deepEqual([s.uid, s.gid, modeOf(t, rel)], [4242, 4343, mode], rel);
+    }
+  },
+);

@@ -8,14 +8,24 @@ import { ChatCalls } from '../../src/vscode/chat-calls.ts';
 import { session } from './harness.ts';
 
 /** `tool`, counting how often a call of it is validated (its schema asked for) and planned (`targets`, through `prepare`). */
-function counted<R>(tool: Tool<R>): { readonly tool: Tool<R>; readonly validated: () => number; readonly planned: () => number } {
+function counted<R>(tool: Tool<R>): {
+  readonly tool: Tool<R>;
+  readonly validated: () => number;
+  readonly planned: () => number;
+} {
   let validated = 0;
   let planned = 0;
   return {
     tool: {
       ...tool,
-      inputSchema: (declaration) => { validated++; return tool.inputSchema(declaration); },
-      prepare: (input, scope) => { planned++; return tool.prepare(input, scope); },
+      inputSchema: (declaration) => {
+        validated++;
+        return tool.inputSchema(declaration);
+      },
+      prepare: (input, scope) => {
+        planned++;
+        return tool.prepare(input, scope);
+      },
     },
     validated: () => validated,
     planned: () => planned,
@@ -35,7 +45,10 @@ test('a chat call is prepared once: from its confirmation (prepareInvocation) to
   assert.equal(outcome.result.media_id, 'm1');
   assert.deepEqual([stage.validated(), stage.planned()], [1, 1]);
   // The gate was asked once, about the call as it was prepared for the confirmation.
-  assert.deepEqual(s.gate.calls.map((c) => [c.tool, c.origin, c.summary]), [['stage_file', 'chat', 'stage a.txt with new content']]);
+  assert.deepEqual(
+    s.gate.calls.map((c) => [c.tool, c.origin, c.summary]),
+    [['stage_file', 'chat', 'stage a.txt with new content']],
+  );
 });
 
 test('a chat save is prepared once, its writes (for the diff links and diagnostics) taken from that one preparation', async (t) => {
@@ -47,7 +60,10 @@ test('a chat save is prepared once, its writes (for the diff links and diagnosti
   const shown = chat.prepare(save.tool, 'id:chat-1', input, (prepared) => prepared.writes.length > 0);
   assert.equal(shown?.asksItself, true);
   const run = chat.take(save.tool, 'id:chat-1', input, true);
-  assert.deepEqual(run.prepared?.writes.map((w) => [w.kind, w.path.display]), [['write', 'b.txt']]);
+  assert.deepEqual(
+    run.prepared?.writes.map((w) => [w.kind, w.path.display]),
+    [['write', 'b.txt']],
+  );
   await chat.run(save.tool, input, run, {});
   assert.equal(readFileSync(join(s.root, 'b.txt'), 'utf8'), 'saved\n');
   assert.deepEqual([save.validated(), save.planned()], [1, 1]);
@@ -63,6 +79,13 @@ test('a call VS Code runs with no confirmation prepared for it in its chat runs 
   const run = chat.take(stage.tool, 'id:chat-1', input, true);
   assert.equal(run.origin, 'unprepared');
   await chat.run(stage.tool, input, run, {});
-  assert.deepEqual(s.gate.calls.map((c) => c.origin), ['unprepared']);
-  assert.deepEqual([stage.validated(), stage.planned()], [2, 2], 'once for the other chat\'s confirmation, once for this run');
+  assert.deepEqual(
+    s.gate.calls.map((c) => c.origin),
+    ['unprepared'],
+  );
+  assert.deepEqual(
+    [stage.validated(), stage.planned()],
+    [2, 2],
+    "once for the other chat's confirmation, once for this run",
+  );
 });

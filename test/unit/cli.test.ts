@@ -11,7 +11,11 @@ before(() => {
   if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' }).status, 0);
 });
 
-function cli(args: string[], stdin?: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+function cli(
+  args: string[],
+  stdin?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { input: stdin ?? '', encoding: 'utf8', timeout: 30_000, env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -25,7 +29,11 @@ test('without --gate the CLI refuses to start and names the flag', () => {
 
 test('with --gate deny every call is E_SANDBOX_REFUSED', (tc) => {
   const ws = testDir(tc);
-  for (const [tool, input] of [['list_directory', '{}'], ['open_file', '{"path":"a.txt"}'], ['stage_file', '{"path":"a.txt","content":"x"}']] as const) {
+  for (const [tool, input] of [
+    ['list_directory', '{}'],
+    ['open_file', '{"path":"a.txt"}'],
+    ['stage_file', '{"path":"a.txt","content":"x"}'],
+  ] as const) {
     const r = cli(['--root', ws.path, '--gate', 'deny', tool, input]);
     assert.equal(r.status, 1);
     const out = JSON.parse(r.stdout) as { error: { code: string; message: string } };
@@ -39,7 +47,9 @@ test('with --gate approve a call prints its result as JSON', (tc) => {
   writeFileSync(nodePath.join(ws.path, 'a.txt'), 'abc');
   const r = cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}']);
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), { result: [{ path: '.', entries: [{ path: 'a.txt', type: 'file', depth: 1, size: 3 }] }] });
+  assert.deepEqual(JSON.parse(r.stdout), {
+    result: [{ path: '.', entries: [{ path: 'a.txt', type: 'file', depth: 1, size: 3 }] }],
+  });
 });
 
 test('secrets are refused under --gate approve unless --allow-secrets', (tc) => {
@@ -64,11 +74,23 @@ test('a session reads JSON lines and answers one line per call; failures are nar
   ].join('\n');
   const r = cli(['--root', ws.path, '--gate', 'approve', '--audit'], stdin);
   assert.equal(r.status, 1);
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { result?: unknown; error?: { code: string } });
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { result?: unknown; error?: { code: string } });
   assert.equal(lines.length, 5);
   assert.ok(lines[0]!.result);
-  assert.deepEqual(lines.slice(1).map((l) => l.error?.code), ['E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_REFUSED', 'E_SANDBOX_INVALID_INPUT']);
-  assert.equal(r.stderr.trim().split('\n').filter((l) => l.startsWith('{"audit"')).length, 3);
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.error?.code),
+    ['E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_INVALID_INPUT', 'E_SANDBOX_REFUSED', 'E_SANDBOX_INVALID_INPUT'],
+  );
+  assert.equal(
+    r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{"audit"')).length,
+    3,
+  );
 });
 
 test('bad JSON arguments and unknown options are narrated', (tc) => {
@@ -93,15 +115,27 @@ function session(tc: Pick<TestContext, 'after'>, args: string[], env: NodeJS.Pro
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       const waiter = waiting.shift();
-      if (waiter) waiter(line); else lines.push(line);
+      if (waiter) waiter(line);
+      else lines.push(line);
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   tc.after(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   });
-  return { child, exited, next: () => new Promise((resolve) => { const line = lines.shift(); if (line !== undefined) resolve(line); else waiting.push(resolve); }) };
+  return {
+    child,
+    exited,
+    next: () =>
+      new Promise((resolve) => {
+        const line = lines.shift();
+        if (line !== undefined) resolve(line);
+        else waiting.push(resolve);
+      }),
+  };
 }
 
 interface CliSession {
@@ -111,14 +145,21 @@ interface CliSession {
 }
 
 /** The CLI spool folders in `tmp`. */
-const spools = (tmp: string): string[] => readdirSync(tmp).filter((n) => n.startsWith('workspace-tools-cli-')).sort();
+const spools = (tmp: string): string[] =>
+  readdirSync(tmp)
+    .filter((n) => n.startsWith('workspace-tools-cli-'))
+    .sort();
 
 /**
  * A CLI session, with a temp folder of its own (TMPDIR), that has opened a file (so its spool
  * folder holds something), and the name of that folder. `started` runs once the CLI was spawned,
  * before its spool folder is looked for.
  */
-async function busySession(tc: Pick<TestContext, 'after'>, ws: string, started?: () => Promise<void>): Promise<{ s: CliSession; spool: string; tmp: string }> {
+async function busySession(
+  tc: Pick<TestContext, 'after'>,
+  ws: string,
+  started?: () => Promise<void>,
+): Promise<{ s: CliSession; spool: string; tmp: string }> {
   writeFileSync(nodePath.join(ws, 'a.txt'), 'abc\n');
   const tmp = testDir(tc, 'wt-cli-tmp-').path;
   const s = session(tc, ['--root', ws, '--gate', 'approve'], { ...process.env, TMPDIR: tmp });
@@ -130,47 +171,67 @@ async function busySession(tc: Pick<TestContext, 'after'>, ws: string, started?:
   return { s, spool: mine[0]!, tmp };
 }
 
-test('attack: SIGTERM to a CLI session waiting for its next call ends it at once and removes its spool folder', { timeout: 60_000 }, async (tc) => {
-  const ws = testDir(tc);
-  const { s, spool, tmp } = await busySession(tc, ws.path);
-  s.child.kill('SIGTERM');
-  // stdin stays open: the session must end on the signal alone.
-  assert.deepEqual(await s.exited, { code: 143, signal: null });
-  assert.equal(spools(tmp).includes(spool), false);
-});
+test(
+  'attack: SIGTERM to a CLI session waiting for its next call ends it at once and removes its spool folder',
+  { timeout: 60_000 },
+  async (tc) => {
+    const ws = testDir(tc);
+    const { s, spool, tmp } = await busySession(tc, ws.path);
+    s.child.kill('SIGTERM');
+    // stdin stays open: the session must end on the signal alone.
+    assert.deepEqual(await s.exited, { code: 143, signal: null });
+    assert.equal(spools(tmp).includes(spool), false);
+  },
+);
 
-test('attack: a CLI killed with SIGKILL leaves its spool folder behind; the next CLI start removes it', { timeout: 60_000 }, async (tc) => {
-  const ws = testDir(tc);
-  const { s, spool, tmp } = await busySession(tc, ws.path);
-  s.child.kill('SIGKILL');
-  await s.exited;
-  assert.ok(spools(tmp).includes(spool), 'a killed CLI cannot clean up after itself');
-  assert.equal(cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}'], undefined, { ...process.env, TMPDIR: tmp }).status, 0);
-  assert.equal(spools(tmp).includes(spool), false, 'the next start removed the stale spool folder');
-});
+test(
+  'attack: a CLI killed with SIGKILL leaves its spool folder behind; the next CLI start removes it',
+  { timeout: 60_000 },
+  async (tc) => {
+    const ws = testDir(tc);
+    const { s, spool, tmp } = await busySession(tc, ws.path);
+    s.child.kill('SIGKILL');
+    await s.exited;
+    assert.ok(spools(tmp).includes(spool), 'a killed CLI cannot clean up after itself');
+    assert.equal(
+      cli(['--root', ws.path, '--gate', 'approve', 'list_directory', '{}'], undefined, { ...process.env, TMPDIR: tmp })
+        .status,
+      0,
+    );
+    assert.equal(spools(tmp).includes(spool), false, 'the next start removed the stale spool folder');
+  },
+);
 
-test('issue 44 item 14: a CLI started elsewhere at the same moment (in the machine-wide temp folder) does not disturb a test\'s session', { timeout: 60_000 }, async (tc) => {
-  const ws = testDir(tc);
-  const elsewhere = testDir(tc);
-  const { spool } = await busySession(tc, ws.path, async () => {
-    // Another CLI, with the machine's TMPDIR, that has made its spool folder by the time ours is looked for.
-    const other = session(tc, ['--root', elsewhere.path, '--gate', 'approve']);
-    other.child.stdin.write('{"tool":"list_directory","input":{}}\n');
-    assert.ok(JSON.parse(await other.next()).result);
-  });
-  assert.match(spool, /^workspace-tools-cli-\d+-/);
-});
+test(
+  "issue 44 item 14: a CLI started elsewhere at the same moment (in the machine-wide temp folder) does not disturb a test's session",
+  { timeout: 60_000 },
+  async (tc) => {
+    const ws = testDir(tc);
+    const elsewhere = testDir(tc);
+    const { spool } = await busySession(tc, ws.path, async () => {
+      // Another CLI, with the machine's TMPDIR, that has made its spool folder by the time ours is looked for.
+      const other = session(tc, ['--root', elsewhere.path, '--gate', 'approve']);
+      other.child.stdin.write('{"tool":"list_directory","input":{}}\n');
+      assert.ok(JSON.parse(await other.next()).result);
+    });
+    assert.match(spool, /^workspace-tools-cli-\d+-/);
+  },
+);
 
-test('issue 44 item 14: a test that fails ends the CLI it started (stdin still open), so the file cannot hang', { timeout: 60_000 }, async (tc) => {
-  let child: ChildProcessWithoutNullStreams | undefined;
-  // A todo subtest: its failure is expected and does not fail the run.
-  await tc.test('a test that fails while its CLI session waits on stdin', { todo: true }, (sub) => {
-    child = session(sub, ['--root', testDir(sub).path, '--gate', 'approve']).child;
-    assert.fail('failed on purpose, with the session running');
-  });
-  assert.ok(child);
-  assert.ok(child.exitCode !== null || child.signalCode !== null, 'the session was ended when its test ended');
-});
+test(
+  'issue 44 item 14: a test that fails ends the CLI it started (stdin still open), so the file cannot hang',
+  { timeout: 60_000 },
+  async (tc) => {
+    let child: ChildProcessWithoutNullStreams | undefined;
+    // A todo subtest: its failure is expected and does not fail the run.
+    await tc.test('a test that fails while its CLI session waits on stdin', { todo: true }, (sub) => {
+      child = session(sub, ['--root', testDir(sub).path, '--gate', 'approve']).child;
+      assert.fail('failed on purpose, with the session running');
+    });
+    assert.ok(child);
+    assert.ok(child.exitCode !== null || child.signalCode !== null, 'the session was ended when its test ended');
+  },
+);
 
 test('attack: two --root folders with the same name are both reachable, under distinct names', (tc) => {
   const ws = testDir(tc);
@@ -181,10 +242,16 @@ test('attack: two --root folders with the same name are both reachable, under di
   const roots = ['--root', nodePath.join(ws.path, 'one', 'app'), '--root', nodePath.join(ws.path, 'two', 'app')];
   const listed = cli([...roots, '--gate', 'approve', 'list_directory', '{"max_depth":1}']);
   assert.equal(listed.status, 0, listed.stdout);
-  assert.deepEqual((JSON.parse(listed.stdout) as { result: { path: string }[] }).result.map((r) => r.path), ['app', 'app (2)']);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { result: { path: string }[] }).result.map((r) => r.path),
+    ['app', 'app (2)'],
+  );
   const second = cli([...roots, '--gate', 'approve', 'stage_file', '{"path":"app (2)/which.txt"}']);
   assert.equal(second.status, 0, second.stdout);
-  assert.equal((JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path, 'app (2)/which.txt');
+  assert.equal(
+    (JSON.parse(second.stdout) as { result: { path: string; bytes: number } }).result.path,
+    'app (2)/which.txt',
+  );
 });
 
 test('attack: --gate approve writes through hard links to .vscode/settings.json and to a file outside the workspace', (tc) => {
@@ -203,7 +270,10 @@ test('attack: --gate approve writes through hard links to .vscode/settings.json 
       JSON.stringify({ tool: 'save_media', input: { media_id: 'm1' } }),
     ].join('\n');
     const r = cli(['--root', ws.path, '--gate', 'approve'], stdin);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { error?: { code: string; message: string } });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { error?: { code: string; message: string } });
     assert.equal(lines[0]?.error?.code, 'E_SANDBOX_REFUSED', `${path}: ${r.stdout}`);
     assert.match(lines[0]!.error!.message, /has 2 names \(hard links\).*--allow-secrets/);
   }
@@ -211,38 +281,62 @@ test('attack: --gate approve writes through hard links to .vscode/settings.json 
   assert.equal(readFileSync(far, 'utf8'), 'export PATH=/usr/bin\n');
 });
 
-test('run_shell_command under --gate approve: allow_protected_writes is refused unless --allow-secrets, and a host no --allow-domain names is refused and named', { timeout: 60_000 }, (tc) => {
-  const ws = testDir(tc);
-  writeFileSync(nodePath.join(ws.path, 'package.json'), '{"name":"before"}\n');
-  const write = JSON.stringify({ command: 'echo \'{"name":"after"}\' > package.json', allow_protected_writes: true });
-  const refused = cli(['--root', ws.path, '--gate', 'approve', 'run_shell_command', write]);
-  assert.equal(refused.status, 1);
-  const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
-  assert.equal(error.code, 'E_SANDBOX_REFUSED');
-  assert.match(error.message, /with allow_protected_writes was refused: it would let the command write protected files \(the protected files of \d+ families \(.*JavaScript and TypeScript package managers and runtimes.*\), \d+ globs in all, .*\), and nobody is here to confirm it \(rerun with --allow-secrets/);
-  assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"before"}\n');
-  const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'run_shell_command', write]);
-  assert.equal(allowed.status, 0, allowed.stdout);
-  assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"after"}\n');
-  const fetched = cli(['--root', ws.path, '--gate', 'approve', 'run_shell_command', JSON.stringify({ command: 'curl --noproxy \'\' -sS -m 20 http://127.0.0.1:9/' })]);
-  const result = (JSON.parse(fetched.stdout) as { result: { refusedHosts: string[] } }).result;
-  assert.deepEqual(result.refusedHosts, ['127.0.0.1:9']);
-});
+test(
+  'run_shell_command under --gate approve: allow_protected_writes is refused unless --allow-secrets, and a host no --allow-domain names is refused and named',
+  { timeout: 60_000 },
+  (tc) => {
+    const ws = testDir(tc);
+    writeFileSync(nodePath.join(ws.path, 'package.json'), '{"name":"before"}\n');
+    const write = JSON.stringify({ command: 'echo \'{"name":"after"}\' > package.json', allow_protected_writes: true });
+    const refused = cli(['--root', ws.path, '--gate', 'approve', 'run_shell_command', write]);
+    assert.equal(refused.status, 1);
+    const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'E_SANDBOX_REFUSED');
+    assert.match(
+      error.message,
+      /with allow_protected_writes was refused: it would let the command write protected files \(the protected files of \d+ families \(.*JavaScript and TypeScript package managers and runtimes.*\), \d+ globs in all, .*\), and nobody is here to confirm it \(rerun with --allow-secrets/,
+    );
+    assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"before"}\n');
+    const allowed = cli(['--root', ws.path, '--gate', 'approve', '--allow-secrets', 'run_shell_command', write]);
+    assert.equal(allowed.status, 0, allowed.stdout);
+    assert.equal(readFileSync(nodePath.join(ws.path, 'package.json'), 'utf8'), '{"name":"after"}\n');
+    const fetched = cli([
+      '--root',
+      ws.path,
+      '--gate',
+      'approve',
+      'run_shell_command',
+      JSON.stringify({ command: "curl --noproxy '' -sS -m 20 http://127.0.0.1:9/" }),
+    ]);
+    const result = (JSON.parse(fetched.stdout) as { result: { refusedHosts: string[] } }).result;
+    assert.deepEqual(result.refusedHosts, ['127.0.0.1:9']);
+  },
+);
 
 test('issue 44 item 13: under a Node older than 22 the CLI and the MCP server refuse to start, naming the version, and write nothing to stdout', (tc) => {
   const ws = testDir(tc);
   // Node 20 as the CLI sees it: process.version is all it reads.
   const preload = nodePath.join(testDir(tc).path, 'node20.cjs');
   writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v20.20.2' });\n");
-  for (const args of [['--root', ws.path, '--gate', 'approve', 'list_directory', '{}'], ['mcp', '--root', ws.path, '--gate', 'approve']]) {
-    const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], { input: '', encoding: 'utf8', timeout: 30_000 });
+  for (const args of [
+    ['--root', ws.path, '--gate', 'approve', 'list_directory', '{}'],
+    ['mcp', '--root', ws.path, '--gate', 'approve'],
+  ]) {
+    const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], {
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(r.status, 2, args[0]);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, 'workspace-tools: needs Node 22 or later, and this is Node 20.20.2. Run it with a newer node (`node --version` says which one is on PATH).\n');
+    assert.equal(
+      r.stderr,
+      'workspace-tools: needs Node 22 or later, and this is Node 20.20.2. Run it with a newer node (`node --version` says which one is on PATH).\n',
+    );
   }
 });
 
-test('issue 44 item 10: the CLI\'s messages name its own flags (the --policy file, this CLI session), not VS Code\'s settings', (tc) => {
+test("issue 44 item 10: the CLI's messages name its own flags (the --policy file, this CLI session), not VS Code's settings", (tc) => {
   const ws = testDir(tc);
   mkdirSync(nodePath.join(ws.path, 'private'));
   writeFileSync(nodePath.join(ws.path, 'private', 'keys.txt'), 'k\n');
@@ -253,19 +347,33 @@ test('issue 44 item 10: the CLI\'s messages name its own flags (the --policy fil
     JSON.stringify({ tool: 'artifact_read', input: { callId: 'art-000000-9' } }),
   ].join('\n');
   const r = cli(['--root', ws.path, '--gate', 'approve', '--policy', policy], stdin);
-  const [denied, gone] = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { error: { message: string } }).error.message);
-  assert.equal(denied, 'open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the --policy file.');
+  const [denied, gone] = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { error: { message: string } }).error.message);
+  assert.equal(
+    denied,
+    'open_file on "private/keys.txt" was refused by the rule "private/**" (read denied). Do not retry this path; work with other files or ask the user to change the --policy file.',
+  );
   assert.match(gone ?? '', /artifacts live only as long as this CLI session and this id is not one of them/);
 });
 
-test('issue 44 item 10: an invalid --policy file is named as the file, not as VS Code\'s workspaceTools.rules setting', (tc) => {
+test("issue 44 item 10: an invalid --policy file is named as the file, not as VS Code's workspaceTools.rules setting", (tc) => {
   const ws = testDir(tc);
   const policy = nodePath.join(testDir(tc).path, 'rules.json');
   writeFileSync(policy, JSON.stringify([{ glob: 'private/**', read: 'maybe' }]));
-  for (const args of [['--root', ws.path, '--gate', 'approve', '--policy', policy, 'list_directory', '{}'], ['mcp', '--root', ws.path, '--gate', 'approve', '--policy', policy]]) {
+  for (const args of [
+    ['--root', ws.path, '--gate', 'approve', '--policy', policy, 'list_directory', '{}'],
+    ['mcp', '--root', ws.path, '--gate', 'approve', '--policy', policy],
+  ]) {
     const r = cli(args);
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, new RegExp(`^workspace-tools: Invalid policy: ${policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[0\\]\\["read"\\]: `));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^workspace-tools: Invalid policy: ${policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[0\\]\\["read"\\]: `,
+      ),
+    );
     assert.doesNotMatch(r.stderr, /workspaceTools/);
   }
 });

@@ -7,7 +7,11 @@ import { filesUnder, relativeImportsOf } from './source-imports.ts';
 // Which folder may import which: folder-order.test.ts.
 
 test('src/core never imports vscode', () => {
-  const offenders = filesUnder('src/core').filter((file) => /from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(readFileSync(file, 'utf8')));
+  const offenders = filesUnder('src/core').filter((file) =>
+    /from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(
+      readFileSync(file, 'utf8'),
+    ),
+  );
   assert.deepEqual(offenders, []);
 });
 
@@ -31,11 +35,18 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
     stack.push(file);
     onStack.add(file);
     for (const next of graph.get(file) ?? []) {
-      if (!index.has(next)) { visit(next); low.set(file, Math.min(low.get(file)!, low.get(next)!)); } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
     }
     if (low.get(file) !== index.get(file)) return;
     const component = new Set<string>();
-    for (let member = stack.pop()!; ; member = stack.pop()!) { onStack.delete(member); component.add(member); if (member === file) break; }
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member);
+      component.add(member);
+      if (member === file) break;
+    }
     const selfImport = graph.get(file)?.includes(file) ?? false;
     if (component.size > 1 || selfImport) cycles.push(pathWithin(graph, component, file));
   };
@@ -44,7 +55,11 @@ function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][]
 }
 
 /** One closed import path through a strongly connected component, from `start` back to it (breadth-first). */
-function pathWithin(graph: ReadonlyMap<string, readonly string[]>, component: ReadonlySet<string>, start: string): string[] {
+function pathWithin(
+  graph: ReadonlyMap<string, readonly string[]>,
+  component: ReadonlySet<string>,
+  start: string,
+): string[] {
   const cameFrom = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {
@@ -56,14 +71,22 @@ function pathWithin(graph: ReadonlyMap<string, readonly string[]>, component: Re
         for (let at = file; at !== start; at = cameFrom.get(at)!) path.splice(1, 0, at);
         return [...path, start];
       }
-      if (!cameFrom.has(next)) { cameFrom.set(next, file); queue.push(next); }
+      if (!cameFrom.has(next)) {
+        cameFrom.set(next, file);
+        queue.push(next);
+      }
     }
   }
   return [start, start];
 }
 
 test('the cycle finder names a cycle it is given', () => {
-  const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['a.ts']],
+  ]);
   assert.deepEqual(importCycles(graph), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
 });
 
@@ -79,8 +102,12 @@ test(`no src/core module is over ${MAX_LINES} lines; those over ${SIGNAL_LINES} 
   const counted = filesUnder('src/core')
     .filter((file) => file.endsWith('.ts'))
     .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }));
-  for (const { file, lines } of counted.filter(({ lines }) => lines > SIGNAL_LINES)) t.diagnostic(`${file}: ${lines} lines`);
-  assert.deepEqual(counted.filter(({ lines }) => lines > MAX_LINES).map(({ file, lines }) => `${file}: ${lines} lines`), []);
+  for (const { file, lines } of counted.filter(({ lines }) => lines > SIGNAL_LINES))
+    t.diagnostic(`${file}: ${lines} lines`);
+  assert.deepEqual(
+    counted.filter(({ lines }) => lines > MAX_LINES).map(({ file, lines }) => `${file}: ${lines} lines`),
+    [],
+  );
 });
 
 /**
@@ -88,20 +115,31 @@ test(`no src/core module is over ${MAX_LINES} lines; those over ${SIGNAL_LINES} 
  * calls (src/core/contract, src/core/pipeline) may know the tool contract or the pipeline; domain
  * modules (media, artifacts, search, results, shell…) take plain arguments.
  */
-const KNOWS_TOOLS = ['contract', 'pipeline', 'tools'].map((folder) => nodePath.join('src', 'core', folder) + nodePath.sep);
+const KNOWS_TOOLS = ['contract', 'pipeline', 'tools'].map(
+  (folder) => nodePath.join('src', 'core', folder) + nodePath.sep,
+);
 
 test('nothing below src/core/tools imports the tool contract or the pipeline (domain modules take plain arguments)', () => {
-  const contracts = [nodePath.join('src', 'core', 'contract', 'tool.ts'), ...filesUnder(nodePath.join('src', 'core', 'pipeline'))];
+  const contracts = [
+    nodePath.join('src', 'core', 'contract', 'tool.ts'),
+    ...filesUnder(nodePath.join('src', 'core', 'pipeline')),
+  ];
   const offenders = filesUnder('src/core')
     .filter((file) => file.endsWith('.ts') && !KNOWS_TOOLS.some((folder) => file.startsWith(folder)))
-    .flatMap((file) => relativeImportsOf(file).filter((target) => contracts.includes(target)).map((target) => `${file} -> ${target}`));
+    .flatMap((file) =>
+      relativeImportsOf(file)
+        .filter((target) => contracts.includes(target))
+        .map((target) => `${file} -> ${target}`),
+    );
   assert.deepEqual(offenders, []);
 });
 
 /** The import cycles among the .ts files under `dir` (import type included). */
 function importCyclesUnder(dir: string): string[] {
   const files = filesUnder(dir).filter((file) => file.endsWith('.ts'));
-  const graph = new Map(files.map((file) => [file, relativeImportsOf(file).filter((target) => files.includes(target))]));
+  const graph = new Map(
+    files.map((file) => [file, relativeImportsOf(file).filter((target) => files.includes(target))]),
+  );
   return importCycles(graph).map((cycle) => cycle.join(' -> '));
 }
 

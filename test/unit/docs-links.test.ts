@@ -6,7 +6,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import MarkdownIt from 'markdown-it';
 
-const DOCUMENTS = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCUMENTS = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'bench/README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const markdown = new MarkdownIt({ html: true });
 type Token = ReturnType<typeof markdown.parse>[number];
 
@@ -16,7 +23,10 @@ function tokensOf(file: string): Token[] {
 
 /** An inline token's text as a reader sees it (code spans keep their text, emphasis marks go). */
 function textOf(inline: Token): string {
-  return (inline.children ?? []).filter((child) => child.type === 'text' || child.type === 'code_inline').map((child) => child.content).join('');
+  return (inline.children ?? [])
+    .filter((child) => child.type === 'text' || child.type === 'code_inline')
+    .map((child) => child.content)
+    .join('');
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens; repeats get -1, -2. */
@@ -26,7 +36,10 @@ function anchorsOf(file: string): Set<string> {
   const anchors = new Set<string>();
   tokens.forEach((token, index) => {
     if (token.type !== 'heading_open') return;
-    const slug = textOf(tokens[index + 1]!).toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const slug = textOf(tokens[index + 1]!)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
@@ -47,7 +60,17 @@ function targetsOf(file: string): string[] {
 }
 
 test('the documents checked here exist: README, CONTRIBUTING, the bench figures and every page of docs/', () => {
-  for (const file of ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'docs/tools.md', 'docs/security.md', 'docs/shell.md', 'docs/cli.md', 'docs/mcp.md', 'docs/architecture.md']) {
+  for (const file of [
+    'README.md',
+    'CONTRIBUTING.md',
+    'bench/README.md',
+    'docs/tools.md',
+    'docs/security.md',
+    'docs/shell.md',
+    'docs/cli.md',
+    'docs/mcp.md',
+    'docs/architecture.md',
+  ]) {
     assert.ok(DOCUMENTS.includes(file) && existsSync(file), `${file} is missing`);
   }
 });
@@ -58,13 +81,25 @@ for (const file of DOCUMENTS) {
     for (const target of targetsOf(file)) {
       assert.doesNotMatch(target, /^([a-z][a-z0-9+.-]*:|\/\/)/i, `${file} links out of the repository: ${target}`);
       const [pathPart = '', anchor] = target.split('#');
-      const resolved = pathPart === '' ? nodePath.resolve(file) : nodePath.resolve(nodePath.dirname(file), decodeURIComponent(pathPart));
-      assert.ok(resolved === root || resolved.startsWith(root + nodePath.sep), `${file} links above the repository: ${target}`);
+      const resolved =
+        pathPart === ''
+          ? nodePath.resolve(file)
+          : nodePath.resolve(nodePath.dirname(file), decodeURIComponent(pathPart));
+      assert.ok(
+        resolved === root || resolved.startsWith(root + nodePath.sep),
+        `${file} links above the repository: ${target}`,
+      );
       assert.ok(existsSync(resolved), `${file} links to ${target}, which does not exist`);
       if (anchor === undefined) continue;
-      assert.ok(statSync(resolved).isFile() && resolved.endsWith('.md'), `${file} links to the anchor #${anchor} of ${target}, which is not a Markdown file`);
+      assert.ok(
+        statSync(resolved).isFile() && resolved.endsWith('.md'),
+        `${file} links to the anchor #${anchor} of ${target}, which is not a Markdown file`,
+      );
       const anchors = anchorsOf(nodePath.relative(root, resolved));
-      assert.ok(anchors.has(anchor), `${file} links to #${anchor} in ${nodePath.relative(root, resolved)}, which has no such heading (it has: ${[...anchors].join(', ')})`);
+      assert.ok(
+        anchors.has(anchor),
+        `${file} links to #${anchor} in ${nodePath.relative(root, resolved)}, which has no such heading (it has: ${[...anchors].join(', ')})`,
+      );
     }
   });
 }

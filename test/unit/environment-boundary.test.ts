@@ -16,7 +16,10 @@ function filesUnder(dir: string): string[] {
  * so a test's or a host's environment is the one git's configuration is found through.
  */
 test('no src/core module outside git/ and shell/ that uses git reads process.env or homedir()', () => {
-  const exempt = [nodePath.join('src', 'core', 'git') + nodePath.sep, nodePath.join('src', 'core', 'shell') + nodePath.sep];
+  const exempt = [
+    nodePath.join('src', 'core', 'git') + nodePath.sep,
+    nodePath.join('src', 'core', 'shell') + nodePath.sep,
+  ];
   const offenders = filesUnder(nodePath.join('src', 'core'))
     .filter((file) => file.endsWith('.ts') && !exempt.some((dir) => file.startsWith(dir)))
     .filter((file) => {

@@ -13,7 +13,11 @@ test('a SandboxError keeps what happened and what to do next apart; the model re
 });
 
 test('a SandboxError with no next step is its what alone', () => {
-  const e = new SandboxError('E_SANDBOX_NOT_FOUND', 'Nothing was saved in this window, so there is nothing to undo.', '');
+  const e = new SandboxError(
+    'E_SANDBOX_NOT_FOUND',
+    'Nothing was saved in this window, so there is nothing to undo.',
+    '',
+  );
   assert.equal(e.message, e.what);
   assert.equal(invalidInput('Bad.', '').message, 'Bad.');
   assert.equal(cancelled().what, 'The call was cancelled before it finished; nothing was changed.');
@@ -21,7 +25,14 @@ test('a SandboxError with no next step is its what alone', () => {
 
 test('a refused path tells the person why, and keeps the next step for the model', () => {
   const roots = [{ name: 'ws', address: '/tmp/ws', localPath: '/tmp/ws' }];
-  const e = (() => { try { normalizeModelPath('../outside.txt', roots); } catch (error) { return error; } return undefined; })();
+  const e = (() => {
+    try {
+      normalizeModelPath('../outside.txt', roots);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  })();
   assert.ok(e instanceof SandboxError);
   assert.match(e.what, /^Path "\.\.\/outside\.txt" was refused: .+\.$/);
   assert.equal(e.next, 'Give a path relative to the workspace folder, such as "src/index.ts".');

@@ -47,20 +47,33 @@ function hostOf(file: string): string {
 /** Each folder's layer (its index in `layers`), failing on a folder the table does not place. */
 function rankOf(layers: readonly (readonly string[])[], folder: string, table: string): number {
   const rank = layers.findIndex((layer) => layer.includes(folder));
-  assert.notEqual(rank, -1, `${folder} is in no layer of ${table}: add it to the lowest layer above every folder it imports`);
+  assert.notEqual(
+    rank,
+    -1,
+    `${folder} is in no layer of ${table}: add it to the lowest layer above every folder it imports`,
+  );
   return rank;
 }
 
 /** The imports of a graph (file -> the files it imports) that go sideways or up in `layers`, as "from -> to (folder -> folder)". */
-function importsAgainst(graph: ReadonlyMap<string, readonly string[]>, folderOf: (file: string) => string, layers: readonly (readonly string[])[], table: string): string[] {
-  return [...graph].flatMap(([file, targets]) => targets
-    .filter((target) => folderOf(target) !== folderOf(file))
-    .filter((target) => rankOf(layers, folderOf(target), table) >= rankOf(layers, folderOf(file), table))
-    .map((target) => `${file} -> ${target} (${folderOf(file)} -> ${folderOf(target)})`));
+function importsAgainst(
+  graph: ReadonlyMap<string, readonly string[]>,
+  folderOf: (file: string) => string,
+  layers: readonly (readonly string[])[],
+  table: string,
+): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => folderOf(target) !== folderOf(file))
+      .filter((target) => rankOf(layers, folderOf(target), table) >= rankOf(layers, folderOf(file), table))
+      .map((target) => `${file} -> ${target} (${folderOf(file)} -> ${folderOf(target)})`),
+  );
 }
 
-const sources = (dir: string): string[] => filesUnder(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
-const importGraph = (files: readonly string[]): Map<string, string[]> => new Map(files.map((file) => [file, relativeImportsOf(file)]));
+const sources = (dir: string): string[] =>
+  filesUnder(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+const importGraph = (files: readonly string[]): Map<string, string[]> =>
+  new Map(files.map((file) => [file, relativeImportsOf(file)]));
 
 test('src/core folders import only the layers below them (CORE_LAYERS)', () => {
   const offenders = importsAgainst(importGraph(sources(CORE)), coreFolderOf, CORE_LAYERS, 'CORE_LAYERS');
@@ -80,7 +93,17 @@ test('every folder of src/core and src/ has its place in the tables', () => {
 test('the folder order names an import that climbs, one between siblings of a layer, and a folder it does not place', () => {
   const layers = [['low'], ['a', 'b'], ['high']];
   const folderOf = (file: string): string => file.split('/')[0]!;
-  const graph = new Map([['high/x.ts', ['low/y.ts']], ['low/y.ts', ['high/x.ts']], ['a/z.ts', ['b/w.ts', 'a/v.ts', 'low/y.ts']]]);
-  assert.deepEqual(importsAgainst(graph, folderOf, layers, 'T'), ['low/y.ts -> high/x.ts (low -> high)', 'a/z.ts -> b/w.ts (a -> b)']);
-  assert.throws(() => importsAgainst(new Map([['new/n.ts', ['low/y.ts']]]), folderOf, layers, 'T'), /new is in no layer of T/);
+  const graph = new Map([
+    ['high/x.ts', ['low/y.ts']],
+    ['low/y.ts', ['high/x.ts']],
+    ['a/z.ts', ['b/w.ts', 'a/v.ts', 'low/y.ts']],
+  ]);
+  assert.deepEqual(importsAgainst(graph, folderOf, layers, 'T'), [
+    'low/y.ts -> high/x.ts (low -> high)',
+    'a/z.ts -> b/w.ts (a -> b)',
+  ]);
+  assert.throws(
+    () => importsAgainst(new Map([['new/n.ts', ['low/y.ts']]]), folderOf, layers, 'T'),
+    /new is in no layer of T/,
+  );
 });

@@ -28,7 +28,9 @@ const plain = (entries: SizedDirEntry[]): SizedDirEntry[] => entries.map((e) => 
 async function workerUp(reader: FolderReader, dir: string): Promise<void> {
   while (!reader.onWorker) {
     await reader.read(dir);
-    await new Promise<void>((resolve) => { setImmediate(resolve); });
+    await new Promise<void>((resolve) => {
+      setImmediate(resolve);
+    });
   }
 }
 
@@ -59,8 +61,14 @@ test('a folder that cannot be read fails with its system code, on either thread'
   t.after(() => threaded.stopWorker());
   await workerUp(threaded, dir);
   for (const reader of [threaded, new FolderReader()]) {
-    await assert.rejects(reader.read(nodePath.join(dir, 'missing')), (e: unknown) => (e as { code?: string }).code === 'ENOENT');
-    await assert.rejects(reader.read(nodePath.join(dir, 'ten.bin')), (e: unknown) => (e as { code?: string }).code === 'ENOTDIR');
+    await assert.rejects(
+      reader.read(nodePath.join(dir, 'missing')),
+      (e: unknown) => (e as { code?: string }).code === 'ENOENT',
+    );
+    await assert.rejects(
+      reader.read(nodePath.join(dir, 'ten.bin')),
+      (e: unknown) => (e as { code?: string }).code === 'ENOTDIR',
+    );
   }
 });
 

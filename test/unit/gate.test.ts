@@ -13,9 +13,23 @@ class CountingFs extends NodeFs {
   constructor() {
     super();
     const proto = NodeFs.prototype as unknown as Record<string, unknown>;
-    for (const method of ['stat', 'lstat', 'realpath', 'readDirectory', 'readFile', 'readStream', 'writeFile', 'rename', 'mkdir', 'delete'] as const) {
+    for (const method of [
+      'stat',
+      'lstat',
+      'realpath',
+      'readDirectory',
+      'readFile',
+      'readStream',
+      'writeFile',
+      'rename',
+      'mkdir',
+      'delete',
+    ] as const) {
       const original = proto[method] as (...args: unknown[]) => unknown;
-      (this as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => { this.calls++; return original.apply(this, args); };
+      (this as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        this.calls++;
+        return original.apply(this, args);
+      };
     }
   }
 }
@@ -35,7 +49,10 @@ test('a call the gate denies never reaches the filesystem port', async (tc) => {
 test('a deny rule refuses without asking the gate and without touching the filesystem', async (tc) => {
   const fs = new CountingFs();
   const t = session(tc, { rules: [{ glob: 'private/**', read: 'deny' }], fs });
-  await assert.rejects(runTool(t.session, TOOLS.list_directory, { path: 'private/x' }), (e: unknown) => isRefused(e) && /refused by the rule "private\/\*\*"/.test((e as Error).message));
+  await assert.rejects(
+    runTool(t.session, TOOLS.list_directory, { path: 'private/x' }),
+    (e: unknown) => isRefused(e) && /refused by the rule "private\/\*\*"/.test((e as Error).message),
+  );
   assert.equal(t.gate.calls.length, 0);
   assert.equal(fs.calls, 0);
   assert.equal(t.log.entries[0]?.decidedBy, 'rule');
@@ -46,8 +63,21 @@ test('the gate sees the tool, the risk, the summary and each target with its rul
   mkdirSync(nodePath.join(t.root, '.ssh'));
   await runTool(t.session, TOOLS.list_directory, { path: '.ssh', max_depth: 1 });
   assert.deepEqual(t.gate.calls[0], {
-    tool: 'list_directory', origin: 'headless', risk: 'read', summary: 'list .ssh (depth 1)', secret: true,
-    targets: [{ display: '.ssh', action: 'ask', rule: '**/.ssh/**', source: 'secret', reason: 'it holds credentials: what is read goes to the language model and its provider\'s logs, and cannot be taken back' }],
+    tool: 'list_directory',
+    origin: 'headless',
+    risk: 'read',
+    summary: 'list .ssh (depth 1)',
+    secret: true,
+    targets: [
+      {
+        display: '.ssh',
+        action: 'ask',
+        rule: '**/.ssh/**',
+        source: 'secret',
+        reason:
+          "it holds credentials: what is read goes to the language model and its provider's logs, and cannot be taken back",
+      },
+    ],
   });
 });
 
@@ -70,19 +100,32 @@ test('a symlink inside the workspace cannot launder a secret past its ask rule',
   const t = session(tc);
   mkdirSync(nodePath.join(t.root, '.ssh'));
   symlinkSync('.ssh', nodePath.join(t.root, 'innocent'));
-  await assert.rejects(runTool(t.session, TOOLS.list_directory, { path: 'innocent' }), (e: unknown) => isRefused(e) && /link to a path that the rule "\*\*\/\.ssh\/\*\*" protects/.test((e as Error).message));
+  await assert.rejects(
+    runTool(t.session, TOOLS.list_directory, { path: 'innocent' }),
+    (e: unknown) =>
+      isRefused(e) && /link to a path that the rule "\*\*\/\.ssh\/\*\*" protects/.test((e as Error).message),
+  );
   assert.equal(t.gate.calls[0]?.secret, false);
 });
 
 test('write tools are refused when the host disallows writes (untrusted workspace)', async (tc) => {
   const t = session(tc, { overrides: { allowWrites: () => false } });
-  await assert.rejects(runTool(t.session, TOOLS.stage_file, { path: 'a.txt', content: 'x' }), (e: unknown) => isRefused(e) && /read-only or not trusted/.test((e as Error).message));
+  await assert.rejects(
+    runTool(t.session, TOOLS.stage_file, { path: 'a.txt', content: 'x' }),
+    (e: unknown) => isRefused(e) && /read-only or not trusted/.test((e as Error).message),
+  );
   assert.equal(t.gate.calls.length, 0);
 });
 
 test('a tool whose capability is missing is refused before the gate is asked', async (tc) => {
   const t = session(tc);
-  await assert.rejects(runTool(t.session, TOOLS.search_files, { pattern: 'x' }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_UNSUPPORTED'
-    && e.message === 'search_files is not available in this workspace (it needs search: ripgrep was not found, or the workspace is not on a local disk). Use list_directory and open_file instead.');
+  await assert.rejects(
+    runTool(t.session, TOOLS.search_files, { pattern: 'x' }),
+    (e: unknown) =>
+      e instanceof SandboxError &&
+      e.code === 'E_SANDBOX_UNSUPPORTED' &&
+      e.message ===
+        'search_files is not available in this workspace (it needs search: ripgrep was not found, or the workspace is not on a local disk). Use list_directory and open_file instead.',
+  );
   assert.equal(t.gate.calls.length, 0);
 });

@@ -16,7 +16,11 @@ const WHOLE = { bytes: 64 * 1024 * 1024 };
 const SMALL = { bytes: 256 };
 
 /** The grep rendered from its GrepLine objects (a page that holds it all), and the result artifact written past a small page. */
-async function bothWays(t: TestSession, bytes: Buffer, input: { pattern: string; context: number; literal?: boolean }): Promise<{ expected: string; actual: string } | undefined> {
+async function bothWays(
+  t: TestSession,
+  bytes: Buffer,
+  input: { pattern: string; context: number; literal?: boolean },
+): Promise<{ expected: string; actual: string } | undefined> {
   writeFileSync(nodePath.join(t.root, 'f.txt'), bytes);
   const { callId } = oneFile((await t.invoke('open_file', { path: 'f.txt' })).result);
   const grep = { callId, maxResults: 10_000, ...input };
@@ -26,7 +30,9 @@ async function bothWays(t: TestSession, bytes: Buffer, input: { pattern: string;
   if (Buffer.byteLength(expected) < 4 * SMALL.bytes) return undefined;
   const paged = pagedResult((await t.invoke('artifact_grep', grep, { page: SMALL })).result);
   assert.equal(paged.artifact.complete, true);
-  const spool = await t.session.artifacts.lease(paged.artifact.callId, async (artifact) => readFileSync(artifact.spoolPath, 'utf8'));
+  const spool = await t.session.artifacts.lease(paged.artifact.callId, async (artifact) =>
+    readFileSync(artifact.spoolPath, 'utf8'),
+  );
   // The artifact ends with its "done complete (…)" line after the lines.
   const actual = spool.slice(0, spool.lastIndexOf('\n', spool.length - 2) + 1);
   assert.match(spool.slice(actual.length), /^done complete \(/);
@@ -35,7 +41,15 @@ async function bothWays(t: TestSession, bytes: Buffer, input: { pattern: string;
 
 /** A line of the kinds the byte path must leave to the string path, or copy exactly. */
 const lineKind = fc.oneof(
-  fc.constantFrom('', 'needle', 'a plain line', '\tindented needle\t', 'ends in CR needle\r', 'x'.repeat(1999) + 'needle', 'é'.repeat(1001) + ' needle'),
+  fc.constantFrom(
+    '',
+    'needle',
+    'a plain line',
+    '\tindented needle\t',
+    'ends in CR needle\r',
+    'x'.repeat(1999) + 'needle',
+    'é'.repeat(1001) + ' needle',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 60 }).map((s) => s.replace(/[\n\r]/g, ' ')),
   fc.integer({ min: 1995, max: 2010 }).map((n) => 'y'.repeat(n)),
   fc.integer({ min: 2100, max: 9000 }).map((n) => 'z'.repeat(n) + ' needle at the end'),
@@ -44,24 +58,38 @@ const lineKind = fc.oneof(
 
 test('attack: artifact_grep written as bytes past its first page equals the lines rendered one by one (any lines, any context)', async (tc) => {
   const t = session(tc);
-  await fc.assert(fc.asyncProperty(
-    fc.array(lineKind, { minLength: 10, maxLength: 200 }), fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 6 }),
-    async (lines, bom, lastNewline, context) => {
-      const text = lines.join('\n') + (lastNewline ? '\n' : '');
-      const bytes = Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text, 'utf8')]);
-      if (!text.includes('needle')) return;
-      const both = await bothWays(t, bytes, { pattern: 'needle', context, literal: true });
-      fc.pre(both !== undefined);
-      assert.equal(both.actual, both.expected);
-    },
-  ), { numRuns: 40 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(lineKind, { minLength: 10, maxLength: 200 }),
+      fc.boolean(),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 6 }),
+      async (lines, bom, lastNewline, context) => {
+        const text = lines.join('\n') + (lastNewline ? '\n' : '');
+        const bytes = Buffer.concat([
+          bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0),
+          Buffer.from(text, 'utf8'),
+        ]);
+        if (!text.includes('needle')) return;
+        const both = await bothWays(t, bytes, { pattern: 'needle', context, literal: true });
+        fc.pre(both !== undefined);
+        assert.equal(both.actual, both.expected);
+      },
+    ),
+    { numRuns: 40 },
+  );
 });
 
 test('attack: artifact_grep as bytes over reads that cut lines (256 KiB reads, long lines, CRLF) equals the string path', async (tc) => {
   const t = session(tc);
   const parts: Buffer[] = [];
   for (let i = 1; i <= 30_000; i++) {
-    const line = i % 997 === 0 ? 'w'.repeat(5000 + i % 3000) + ' needle' : i % 7 === 0 ? `needle ${i} ünïcödé` : `line ${i} ${'•'.repeat(i % 40)}`;
+    const line =
+      i % 997 === 0
+        ? 'w'.repeat(5000 + (i % 3000)) + ' needle'
+        : i % 7 === 0
+          ? `needle ${i} ünïcödé`
+          : `line ${i} ${'•'.repeat(i % 40)}`;
     parts.push(Buffer.from(line + (i % 5 === 0 ? '\r\n' : '\n'), 'utf8'));
   }
   for (const context of [0, 3, 50]) {

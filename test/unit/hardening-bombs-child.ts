@@ -83,7 +83,10 @@ async function run(): Promise<void> {
         // The matchers alone, over 1,000 names (and a policy rule with the same glob) ...
         await measured(async () => {
           const matchers = [compileGlob(glob), compileGlob(glob, { caseInsensitive: true })];
-          const { policy, errors } = parseRules([{ glob, read: 'deny' }, { glob: `names/${glob}`, read: 'ask' }]);
+          const { policy, errors } = parseRules([
+            { glob, read: 'deny' },
+            { glob: `names/${glob}`, read: 'ask' },
+          ]);
           if (errors.length) throw new Error(errors.join(' '));
           let hits = 0;
           for (const name of NAMES) {
@@ -109,7 +112,10 @@ async function run(): Promise<void> {
       write('big.txt', 'a'.repeat(1_700_000));
       const staged = await call('stage_file', { path: 'big.txt' });
       if (!staged) throw new Error('stage_file big.txt failed');
-      await call('media_apply_patch', { media_id: staged.media_id, patch: { find: 'a', replace: 'b'.repeat(1000), replace_all: true } });
+      await call('media_apply_patch', {
+        media_id: staged.media_id,
+        patch: { find: 'a', replace: 'b'.repeat(1000), replace_all: true },
+      });
       return;
     }
     case 'markdown-hashes': {
@@ -143,7 +149,11 @@ async function run(): Promise<void> {
 const rssBefore = process.memoryUsage.rss();
 await run();
 const report: BombReport = {
-  scenario, maxCallCpuMs: Math.round(maxCallCpuMs), maxResultBytes, outcomes, calls: outcomes.length,
+  scenario,
+  maxCallCpuMs: Math.round(maxCallCpuMs),
+  maxResultBytes,
+  outcomes,
+  calls: outcomes.length,
   rssGrowthMiB: Math.round((process.resourceUsage().maxRSS * 1024 - rssBefore) / MiB),
 };
 await session.dispose();

@@ -16,7 +16,8 @@ import { isSandboxError } from '../../src/core/errors.ts';
 import { MemoryLog, runTool, testEnvironment } from './harness.ts';
 import type { WriteOptions } from '../../src/core/ports.ts';
 
-export type Scenario = 'kill-mid-temp-write' | 'kill-before-rename' | 'kill-after-rename' | 'unreadable-file' | 'unreadable-folder';
+export type Scenario =
+  'kill-mid-temp-write' | 'kill-before-rename' | 'kill-after-rename' | 'unreadable-file' | 'unreadable-folder';
 
 export type Step =
   | { readonly step: 'staged'; readonly media_id: string }
@@ -85,7 +86,10 @@ async function listMedia(): Promise<void> {
 }
 
 await runTool(session, TOOLS.stage_file, { path: file });
-const patched = await runTool(session, TOOLS.media_apply_patch, { media_id: 'm1', patch: { find: 'header v1', replace: 'header v2' } });
+const patched = await runTool(session, TOOLS.media_apply_patch, {
+  media_id: 'm1',
+  patch: { find: 'header v1', replace: 'header v2' },
+});
 const mediaId = patched.result.media_id;
 report({ step: 'staged', media_id: mediaId });
 

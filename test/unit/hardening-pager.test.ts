@@ -33,7 +33,18 @@ test('attack: a page chosen from 100,000 items measures O(log n) page sizes, not
   let measured = 0;
   let texts = 0;
   // Item k is 20 bytes: 2,560 of them fill 50 KiB.
-  const fitting = await largestFitting(max, (k) => { measured++; return 100 + 20 * k; }, () => { texts++; return ''; }, { bytes: PAGE_MAX_BYTES });
+  const fitting = await largestFitting(
+    max,
+    (k) => {
+      measured++;
+      return 100 + 20 * k;
+    },
+    () => {
+      texts++;
+      return '';
+    },
+    { bytes: PAGE_MAX_BYTES },
+  );
   assert.equal(fitting, Math.floor((PAGE_MAX_BYTES - 100) / 20));
   assert.ok(measured <= 2 * Math.ceil(Math.log2(max + 1)), `measured ${measured} page sizes for ${max} items`);
   assert.equal(texts, 0, 'no page text is built when bytes settle it');
@@ -45,8 +56,14 @@ test('attack: the first page of a result artifact measures each held item once, 
   const items = Array.from({ length: n }, (_, i) => `item ${i} ${'x'.repeat(40)}`);
   let rendered = 0;
   const pager = new ResultPager<string>({
-    store: t.session.artifacts, budget: { bytes: PAGE_MAX_BYTES }, label: 'many items', source: { root: t.session.roots[0]!, rel: '', display: '' },
-    render: (item) => { rendered++; return item; },
+    store: t.session.artifacts,
+    budget: { bytes: PAGE_MAX_BYTES },
+    label: 'many items',
+    source: { root: t.session.roots[0]!, rel: '', display: '' },
+    render: (item) => {
+      rendered++;
+      return item;
+    },
   });
   await pager.overflow(items);
   await pager.complete(['done complete']);
@@ -54,7 +71,10 @@ test('attack: the first page of a result artifact measures each held item once, 
   // Every UTF-8 size measured while the page is chosen: one per item, and a few per size tried.
   const byteLength = Buffer.byteLength;
   let measures = 0;
-  Buffer.byteLength = ((...args: Parameters<typeof byteLength>) => { measures++; return byteLength(...args); }) as typeof byteLength;
+  Buffer.byteLength = ((...args: Parameters<typeof byteLength>) => {
+    measures++;
+    return byteLength(...args);
+  }) as typeof byteLength;
   let page;
   try {
     page = await pager.page('5000 items');
@@ -63,8 +83,15 @@ test('attack: the first page of a result artifact measures each held item once, 
   }
   // The largest page that fits: one item more would not.
   const k = page.page.length;
-  const text = (m: number): string => renderPaged({ ...page, artifact: { ...page.artifact, nextOffset: m + 1 }, page: items.slice(0, m) }, (item) => item);
-  assert.ok(k > 900 && Buffer.byteLength(text(k)) <= PAGE_MAX_BYTES && Buffer.byteLength(text(k + 1)) > PAGE_MAX_BYTES, `${k} items on the page`);
+  const text = (m: number): string =>
+    renderPaged(
+      { ...page, artifact: { ...page.artifact, nextOffset: m + 1 }, page: items.slice(0, m) },
+      (item) => item,
+    );
+  assert.ok(
+    k > 900 && Buffer.byteLength(text(k)) <= PAGE_MAX_BYTES && Buffer.byteLength(text(k + 1)) > PAGE_MAX_BYTES,
+    `${k} items on the page`,
+  );
   assert.equal(rendered, n, 'each item rendered once');
   assert.ok(measures <= n + 4 * Math.ceil(Math.log2(n + 1)), `${measures} sizes measured for ${n} items`);
 });
@@ -87,11 +114,20 @@ test('attack: artifact_grep with context 50 on 100,000 lines (a match every 101)
   const info = t.session.artifacts.get(paged.artifact.callId);
   // Lines 1 to 99,990 (the last match, 99,940, and its 50 lines after), then "done complete".
   assert.equal(info.lines, 99_990 + 1);
-  assert.ok(info.heldBytes !== undefined && info.heldBytes <= PAGE_MAX_BYTES + CHUNK + 2 * GREP_WRITE_BYTES + 200, `held ${info.heldBytes} bytes at most`);
+  assert.ok(
+    info.heldBytes !== undefined && info.heldBytes <= PAGE_MAX_BYTES + CHUNK + 2 * GREP_WRITE_BYTES + 200,
+    `held ${info.heldBytes} bytes at most`,
+  );
   const head = (await t.invoke('artifact_read', { callId: paged.artifact.callId, offset: 50, limit: 3 })).result;
-  assert.deepEqual(head.lines.map((l) => l.text), ['50-\tline 50 lorem ipsum', '51:\tneedle at line 51', '52-\tline 52 lorem ipsum']);
+  assert.deepEqual(
+    head.lines.map((l) => l.text),
+    ['50-\tline 50 lorem ipsum', '51:\tneedle at line 51', '52-\tline 52 lorem ipsum'],
+  );
   const tail = (await t.invoke('artifact_read', { callId: paged.artifact.callId, offset: -2 })).result;
-  assert.deepEqual(tail.lines.map((l) => l.text), ['99990-\tline 99990 lorem ipsum', 'done complete (990 matching lines for /needle/ in big.txt)']);
+  assert.deepEqual(
+    tail.lines.map((l) => l.text),
+    ['99990-\tline 99990 lorem ipsum', 'done complete (990 matching lines for /needle/ in big.txt)'],
+  );
 });
 
 test('attack: cancelling artifact_grep once its result artifact exists ends the call as cancelled, and the artifact says where it stopped', async (tc) => {
@@ -104,14 +140,24 @@ test('attack: cancelling artifact_grep once its result artifact exists ends the 
     opened.push(change.callId);
     controller.abort();
   });
-  await assert.rejects(t.invoke('artifact_grep', { callId, pattern: 'needle', context: 50, maxResults: 10_000 }, { signal: controller.signal }), { code: 'E_SANDBOX_CANCELLED' });
+  await assert.rejects(
+    t.invoke(
+      'artifact_grep',
+      { callId, pattern: 'needle', context: 50, maxResults: 10_000 },
+      { signal: controller.signal },
+    ),
+    { code: 'E_SANDBOX_CANCELLED' },
+  );
   assert.equal(opened.length, 1);
   const result = opened[0]!;
   await t.session.artifacts.settled(result);
   const info = t.session.artifacts.get(result);
   assert.ok(info.lines < 19_990, `${info.lines} lines written of 19,990`);
   const end = (await t.invoke('artifact_read', { callId: result, offset: -1 })).result;
-  assert.equal(end.lines[0]!.text, `incomplete: the call was cancelled after ${info.lines - 1} lines of the result (198 matching lines for /needle/ in big.txt); the lines above are all that was written`);
+  assert.equal(
+    end.lines[0]!.text,
+    `incomplete: the call was cancelled after ${info.lines - 1} lines of the result (198 matching lines for /needle/ in big.txt); the lines above are all that was written`,
+  );
 });
 
 /** The CLI session's spool folders in the temp folder. */
@@ -120,48 +166,84 @@ const cliSpools = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWi
 /** The size of the first result artifact's spool file under `spool` (the second spool file of the run), or 0. */
 function resultSpoolBytes(spool: string): number {
   for (const run of readdirSync(spool)) {
-    try { return statSync(nodePath.join(spool, run, '2.spool')).size; } catch { /* not yet */ }
+    try {
+      return statSync(nodePath.join(spool, run, '2.spool')).size;
+    } catch {
+      /* not yet */
+    }
   }
   return 0;
 }
 
 // A hang is the failure this guards against (a frozen event loop cannot hear the signal): the timeout only turns it into a failed test.
-test('attack: SIGTERM to a CLI session in the middle of a 300,000-line artifact_grep with context ends the call and the process at once', { timeout: 120_000 }, async (tc) => {
-  const ws = testDir(tc);
-  writeFileSync(nodePath.join(ws.path, 'big.txt'), needleEvery101(300_000));
-  const before = cliSpools();
-  const child = spawn(process.execPath, ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', nodePath.resolve(import.meta.dirname, '../../src/cli/main.ts'), '--root', ws.path, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  tc.after(() => { child.kill('SIGKILL'); });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const replies: string[] = [];
-  let buffer = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) { replies.push(buffer.slice(0, nl)); buffer = buffer.slice(nl + 1); }
-  });
-  const waitFor = async (done: () => boolean): Promise<void> => { while (!done()) await new Promise((r) => setTimeout(r, 5)); };
-  try {
-    child.stdin.write('{"tool":"open_file","input":{"path":"big.txt"}}\n');
-    await waitFor(() => replies.length === 1);
-    const { callId } = (JSON.parse(replies[0]!) as { result: { callId: string } }).result;
-    const spool = nodePath.join(tmpdir(), cliSpools().find((n) => !before.includes(n))!);
-    child.stdin.write(`${JSON.stringify({ tool: 'artifact_grep', input: { callId, pattern: 'needle', context: 50, maxResults: 10_000 } })}\n`);
-    // The result artifact has its first lines on disk: the grep is under way (it has about 8 MB to write).
-    await waitFor(() => resultSpoolBytes(spool) > 0 || replies.length > 1);
-    assert.equal(replies.length, 1, 'the grep was still running');
-    child.kill('SIGTERM');
-    // stdin stays open: the signal alone ends the call and the session.
-    assert.equal(await exited, 143);
-    assert.equal(replies.length, 2);
-    assert.equal((JSON.parse(replies[1]!) as { error?: { code: string } }).error?.code, 'E_SANDBOX_CANCELLED');
-    assert.equal(cliSpools().includes(nodePath.basename(spool)), false, 'the session removed its spool folder');
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+test(
+  'attack: SIGTERM to a CLI session in the middle of a 300,000-line artifact_grep with context ends the call and the process at once',
+  { timeout: 120_000 },
+  async (tc) => {
+    const ws = testDir(tc);
+    writeFileSync(nodePath.join(ws.path, 'big.txt'), needleEvery101(300_000));
+    const before = cliSpools();
+    const child = spawn(
+      process.execPath,
+      [
+        '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON',
+        nodePath.resolve(import.meta.dirname, '../../src/cli/main.ts'),
+        '--root',
+        ws.path,
+        '--gate',
+        'approve',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    tc.after(() => {
+      child.kill('SIGKILL');
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const replies: string[] = [];
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+        replies.push(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    const waitFor = async (done: () => boolean): Promise<void> => {
+      while (!done()) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      child.stdin.write('{"tool":"open_file","input":{"path":"big.txt"}}\n');
+      await waitFor(() => replies.length === 1);
+      const { callId } = (JSON.parse(replies[0]!) as { result: { callId: string } }).result;
+      const spool = nodePath.join(
+        tmpdir(),
+        cliSpools().find((n) => !before.includes(n))!,
+      );
+      child.stdin.write(
+        `${JSON.stringify({ tool: 'artifact_grep', input: { callId, pattern: 'needle', context: 50, maxResults: 10_000 } })}\n`,
+      );
+      // The result artifact has its first lines on disk: the grep is under way (it has about 8 MB to write).
+      await waitFor(() => resultSpoolBytes(spool) > 0 || replies.length > 1);
+      assert.equal(replies.length, 1, 'the grep was still running');
+      child.kill('SIGTERM');
+      // stdin stays open: the signal alone ends the call and the session.
+      assert.equal(await exited, 143);
+      assert.equal(replies.length, 2);
+      assert.equal((JSON.parse(replies[1]!) as { error?: { code: string } }).error?.code, 'E_SANDBOX_CANCELLED');
+      assert.equal(cliSpools().includes(nodePath.basename(spool)), false, 'the session removed its spool folder');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  },
+);
 
 /** The lines of `bytes` (as a spool file, with a BOM or not) in each range, in order on one reader, by `lines` and by `lineBatches`. */
-async function bothReads(dir: string, bytes: Buffer, bom: boolean, ranges: readonly (readonly [number, number])[]): Promise<[SpoolLine[], SpoolLine[]]> {
+async function bothReads(
+  dir: string,
+  bytes: Buffer,
+  bom: boolean,
+  ranges: readonly (readonly [number, number])[],
+): Promise<[SpoolLine[], SpoolLine[]]> {
   const file = nodePath.join(dir, 'spool');
   writeFileSync(file, bytes);
   const builder = new LineIndexBuilder(createNewlineCounter());
@@ -177,11 +259,13 @@ async function bothReads(dir: string, bytes: Buffer, bom: boolean, ranges: reado
   });
 }
 
-test('grep reads lines in batches exactly as the line reader reads them one by one: long lines at the scan\'s edge, CRLF, a BOM, characters cut in half, bytes that are not UTF-8', async (tc) => {
+test("grep reads lines in batches exactly as the line reader reads them one by one: long lines at the scan's edge, CRLF, a BOM, characters cut in half, bytes that are not UTF-8", async (tc) => {
   const dir = testDir(tc).path;
   const scan = 8000;
   const cases: Buffer[] = [
-    Buffer.from(`${'a'.repeat(scan)}\n${'b'.repeat(scan + 1)}\n${'c'.repeat(scan + 2)}\nshort\r\n\n${'é'.repeat(3000)}\n${'d'.repeat(scan + 1)}`),
+    Buffer.from(
+      `${'a'.repeat(scan)}\n${'b'.repeat(scan + 1)}\n${'c'.repeat(scan + 2)}\nshort\r\n\n${'é'.repeat(3000)}\n${'d'.repeat(scan + 1)}`,
+    ),
     Buffer.from(`${'x'.repeat(scan + 1)}`),
     Buffer.from(`${'x'.repeat(scan + 2)}`),
     Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('first\r\nsecond\r\n')]),
@@ -196,14 +280,36 @@ test('grep reads lines in batches exactly as the line reader reads them one by o
     assert.deepEqual(batched, one, `case ${i}`);
   }
   // Text, and bytes that are not UTF-8: a stray continuation, a lead byte cut short, an encoded surrogate, past U+10FFFF, a BOM mid-file.
-  const pieces = fc.constantFrom(...['a', 'é', '😀', '\n', '\r\n', '\r', 'x'.repeat(4000), 'y'.repeat(8001), '\u0000'].map((p) => Buffer.from(p)),
-    ...[[0x80], [0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xef, 0xbb, 0xbf], [0xf0, 0x9f, 0x98]].map((b) => Buffer.from(b)));
+  const pieces = fc.constantFrom(
+    ...['a', 'é', '😀', '\n', '\r\n', '\r', 'x'.repeat(4000), 'y'.repeat(8001), '\u0000'].map((p) => Buffer.from(p)),
+    ...[
+      [0x80],
+      [0xff],
+      [0xc3],
+      [0xe2, 0x82],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xef, 0xbb, 0xbf],
+      [0xf0, 0x9f, 0x98],
+    ].map((b) => Buffer.from(b)),
+  );
   // Several ranges on one reader, as grep reads its groups: a later range may start inside the last read.
-  await fc.assert(fc.asyncProperty(fc.array(pieces, { maxLength: 40 }), fc.array(fc.tuple(fc.nat(40), fc.nat(3)), { minLength: 1, maxLength: 4 }), async (parts, spans) => {
-    const bytes = Buffer.concat(parts);
-    let at = 0;
-    const ranges = spans.map(([gap, length]): [number, number] => { const from = at + gap + 1; at = from + length; return [from, from + length]; });
-    const [one, batched] = await bothReads(dir, bytes, false, ranges);
-    assert.deepEqual(batched, one);
-  }), { numRuns: 200 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(pieces, { maxLength: 40 }),
+      fc.array(fc.tuple(fc.nat(40), fc.nat(3)), { minLength: 1, maxLength: 4 }),
+      async (parts, spans) => {
+        const bytes = Buffer.concat(parts);
+        let at = 0;
+        const ranges = spans.map(([gap, length]): [number, number] => {
+          const from = at + gap + 1;
+          at = from + length;
+          return [from, from + length];
+        });
+        const [one, batched] = await bothReads(dir, bytes, false, ranges);
+        assert.deepEqual(batched, one);
+      },
+    ),
+    { numRuns: 200 },
+  );
 });

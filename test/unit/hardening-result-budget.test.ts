@@ -16,7 +16,10 @@ const BUDGET = 1024 * 1024;
 /** A session with real ripgrep whose artifacts share a disk budget of `budget` bytes. */
 function budgeted(t: TestContext, budget = BUDGET): TestSession {
   const options = searchOptions();
-  return session(t, { ...options, overrides: { ...options.overrides, limits: () => ({ ...DEFAULT_LIMITS, artifactBudgetBytes: budget }) } });
+  return session(t, {
+    ...options,
+    overrides: { ...options.overrides, limits: () => ({ ...DEFAULT_LIMITS, artifactBudgetBytes: budget }) },
+  });
 }
 
 /** Bytes of every spool file the session's artifacts have on disk now. */
@@ -42,7 +45,9 @@ describe('a result written after its call returned stays within the artifact dis
     const s = budgeted(t);
     // About 7 MB of matching lines: seven times the budget.
     const tree: Record<string, string> = {};
-    for (let f = 0; f < 200; f++) tree[`src/d${String(f).padStart(3, '0')}/notes.txt`] = Array.from({ length: 1000 }, (_, i) => `line ${i} of file ${f}: words go on`).join('\n') + '\n';
+    for (let f = 0; f < 200; f++)
+      tree[`src/d${String(f).padStart(3, '0')}/notes.txt`] =
+        Array.from({ length: 1000 }, (_, i) => `line ${i} of file ${f}: words go on`).join('\n') + '\n';
     tree['old.txt'] = 'z'.repeat(300 * 1024);
     writeTree(s.root, tree);
     // An artifact opened earlier, and not used since: the least recently used, it makes room first.
@@ -55,23 +60,37 @@ describe('a result written after its call returned stays within the artifact dis
 
     const info = s.session.artifacts.get(callId);
     assert.ok(info.spoolBytes <= BUDGET, `the result holds ${info.spoolBytes} bytes, over the ${BUDGET}-byte budget`);
-    assert.ok(spooledBytes(s) <= BUDGET, `${spooledBytes(s)} bytes of spool files on disk, over the ${BUDGET}-byte budget`);
+    assert.ok(
+      spooledBytes(s) <= BUDGET,
+      `${spooledBytes(s)} bytes of spool files on disk, over the ${BUDGET}-byte budget`,
+    );
     assert.ok(info.lines < 200_000, `all ${info.lines} lines were kept`);
     const last = (await s.invoke('artifact_read', { callId, offset: -1 })).result.lines[0]!.text;
-    assert.match(last, /^cut: the result reached the artifact disk budget \(1\.0 MiB\), so the search was stopped after [\d,]+ matching lines in [\d,]+ files; the lines above are those that fit\. Narrow the search \(a path, a glob, a limit\), or ask the user to raise the artifact budget\.$/);
-    await assert.rejects(s.invoke('artifact_read', { callId: old }), { code: 'E_SANDBOX_NOT_FOUND', message: /was evicted to keep artifacts within their disk budget/ });
+    assert.match(
+      last,
+      /^cut: the result reached the artifact disk budget \(1\.0 MiB\), so the search was stopped after [\d,]+ matching lines in [\d,]+ files; the lines above are those that fit\. Narrow the search \(a path, a glob, a limit\), or ask the user to raise the artifact budget\.$/,
+    );
+    await assert.rejects(s.invoke('artifact_read', { callId: old }), {
+      code: 'E_SANDBOX_NOT_FOUND',
+      message: /was evicted to keep artifacts within their disk budget/,
+    });
   });
 
   it('a budget too small for one write: the model still gets its first page, and the artifact holds only the line saying it was cut', async (t) => {
     const s = budgeted(t, 48 * 1024);
-    writeTree(s.root, { 'many.txt': Array.from({ length: 20_000 }, (_, i) => `match ${i} ${'w'.repeat(30)}`).join('\n') });
+    writeTree(s.root, {
+      'many.txt': Array.from({ length: 20_000 }, (_, i) => `match ${i} ${'w'.repeat(30)}`).join('\n'),
+    });
     const paged = pagedResult((await s.invoke('search_files', { pattern: 'match' })).result);
     assert.ok(paged.page.length > 0);
     await s.session.artifacts.settled(paged.artifact.callId);
     await waitFor(() => rgChildren().length === 0);
     const lines = (await s.invoke('artifact_read', { callId: paged.artifact.callId })).result.lines.map((l) => l.text);
     assert.equal(lines.length, 1);
-    assert.match(lines[0]!, /^cut: the result reached the artifact disk budget \(48\.0 KiB\), so the search was stopped after [\d,]+ matching lines in 1 file; the lines above are those that fit\./);
+    assert.match(
+      lines[0]!,
+      /^cut: the result reached the artifact disk budget \(48\.0 KiB\), so the search was stopped after [\d,]+ matching lines in 1 file; the lines above are those that fit\./,
+    );
     assert.ok(spooledBytes(s) <= 48 * 1024);
   });
 

@@ -33,7 +33,7 @@ test('attack: another local user creates the shared spool folder first (/tmp/art
   assert.deepEqual(readdirSync(shared), ['planted'], 'the shared folder is neither used nor touched');
 });
 
-test('the private spool folders of host processes that died are removed at the next start, and no one else\'s', async (tc) => {
+test("the private spool folders of host processes that died are removed at the next start, and no one else's", async (tc) => {
   const tmp = testDir(tc).path;
   const gone = spawnSync(process.execPath, ['-e', '']).pid!;
   const dead = nodePath.join(tmp, `${PREFIX}${gone}-abcdef`);

@@ -35,9 +35,15 @@ export function testDir(t: Pick<TestContext, 'after'>, prefix?: string): { path:
 export class MemoryLog implements Log {
   readonly entries: AuditEntry[] = [];
   readonly messages: string[] = [];
-  audit(entry: AuditEntry): void { this.entries.push(entry); }
-  info(message: string): void { this.messages.push(message); }
-  warn(message: string): void { this.messages.push(message); }
+  audit(entry: AuditEntry): void {
+    this.entries.push(entry);
+  }
+  info(message: string): void {
+    this.messages.push(message);
+  }
+  warn(message: string): void {
+    this.messages.push(message);
+  }
 }
 
 export type RecordingGate = Gate & { calls: GateCall[]; allow: boolean };
@@ -45,7 +51,13 @@ export type RecordingGate = Gate & { calls: GateCall[]; allow: boolean };
 /** A gate that records what it was asked and answers with `allow` (which a test may change). */
 export function recordingGate(allow: boolean): RecordingGate {
   const calls: GateCall[] = [];
-  const state: RecordingGate = Object.assign(async (call: GateCall) => { calls.push(call); return { allow: state.allow, decidedBy: 'test' as const }; }, { calls, allow });
+  const state: RecordingGate = Object.assign(
+    async (call: GateCall) => {
+      calls.push(call);
+      return { allow: state.allow, decidedBy: 'test' as const };
+    },
+    { calls, allow },
+  );
   return state;
 }
 
@@ -60,7 +72,13 @@ export interface TestSession {
 }
 
 /** `overrides.shell`: a whole ShellHost, whose home and environment become the session's. */
-export type TestSessionOptions = { allow?: boolean; rules?: Rule[]; folders?: string[]; fs?: NodeFs; overrides?: Partial<Omit<SessionOptions, 'shell'>> & { shell?: ShellHost } };
+export type TestSessionOptions = {
+  allow?: boolean;
+  rules?: Rule[];
+  folders?: string[];
+  fs?: NodeFs;
+  overrides?: Partial<Omit<SessionOptions, 'shell'>> & { shell?: ShellHost };
+};
 
 /** A session over a real temporary workspace folder, disposed when the test `t` ends. */
 export function session(t: Pick<TestContext, 'after'>, options: TestSessionOptions = {}): TestSession {
@@ -84,9 +102,14 @@ export function testSession(options: TestSessionOptions = {}): TestSession {
   const workspace = tempDir('wt-ws-');
   const spool = tempDir('wt-spool-');
   const names = options.folders ?? [];
-  const roots: WorkspaceRoot[] = names.length === 0
-    ? [{ name: nodePath.basename(workspace.path), address: workspace.path, localPath: workspace.path }]
-    : names.map((name) => ({ name, address: nodePath.join(workspace.path, name), localPath: nodePath.join(workspace.path, name) }));
+  const roots: WorkspaceRoot[] =
+    names.length === 0
+      ? [{ name: nodePath.basename(workspace.path), address: workspace.path, localPath: workspace.path }]
+      : names.map((name) => ({
+          name,
+          address: nodePath.join(workspace.path, name),
+          localPath: nodePath.join(workspace.path, name),
+        }));
   const log = new MemoryLog();
   const gate = recordingGate(options.allow ?? true);
   const policy = new Policy(options.rules ?? []);
@@ -105,9 +128,17 @@ export function testSession(options: TestSessionOptions = {}): TestSession {
     ...options.overrides,
   });
   return {
-    session, root: workspace.path, log, gate,
+    session,
+    root: workspace.path,
+    log,
+    gate,
     invoke: (name, input, callOptions) => invoke(session, name, input, callOptions),
-    async dispose() { await session.dispose(); workspace.dispose(); spool.dispose(); home.dispose(); },
+    async dispose() {
+      await session.dispose();
+      workspace.dispose();
+      spool.dispose();
+      home.dispose();
+    },
   };
 }
 
@@ -125,7 +156,14 @@ export function testEnvironment(home: string): Pick<SessionOptions, 'home' | 'en
  * Runs any tool object (the tests' own included) on `session` down the one pipeline (`invokeTool`),
  * with the arguments in the order the tests write them.
  */
-export function runTool<R>(session: Session, tool: Tool<R>, input: unknown, signal?: AbortSignal, origin: CallOrigin = 'headless', options: Omit<InvokeOptions, 'signal' | 'origin'> = {}): Promise<ToolOutcome<R>> {
+export function runTool<R>(
+  session: Session,
+  tool: Tool<R>,
+  input: unknown,
+  signal?: AbortSignal,
+  origin: CallOrigin = 'headless',
+  options: Omit<InvokeOptions, 'signal' | 'origin'> = {},
+): Promise<ToolOutcome<R>> {
   return invokeTool(session, tool, input, { ...(signal ? { signal } : {}), origin, ...options });
 }
 
@@ -136,7 +174,8 @@ const isWholePart = <R>(output: R): output is WholePart<R> => !isPaged(output);
 
 /** A result that went to a result artifact (its first page and the artifact); fails the test when it fit one page. */
 export function pagedResult<R>(output: R): PagedPart<R> {
-  if (!isPagedPart(output)) assert.fail('expected a paged result (a first page and a result artifact), got a result that fits one page');
+  if (!isPagedPart(output))
+    assert.fail('expected a paged result (a first page and a result artifact), got a result that fits one page');
   return output;
 }
 
@@ -146,10 +185,16 @@ export function wholeResult<R>(output: R): WholePart<R> {
   return output;
 }
 
-const isKind = <R extends { readonly kind: string }, K extends R['kind']>(result: R, kind: K): result is Extract<R, { readonly kind: K }> => result.kind === kind;
+const isKind = <R extends { readonly kind: string }, K extends R['kind']>(
+  result: R,
+  kind: K,
+): result is Extract<R, { readonly kind: K }> => result.kind === kind;
 
 /** A result of one kind (e.g. an artifact_query answer about JSON); fails the test when it is of another. */
-export function ofKind<R extends { readonly kind: string }, K extends R['kind']>(result: R, kind: K): Extract<R, { readonly kind: K }> {
+export function ofKind<R extends { readonly kind: string }, K extends R['kind']>(
+  result: R,
+  kind: K,
+): Extract<R, { readonly kind: K }> {
   if (!isKind(result, kind)) assert.fail(`expected a result of kind ${kind}, got ${result.kind}`);
   return result;
 }

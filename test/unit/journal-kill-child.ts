@@ -18,7 +18,14 @@ import type { WriteOptions } from '../../src/core/ports.ts';
 import { MemoryLog, runTool, testEnvironment } from './harness.ts';
 import { NEW, SET_FILES } from './journal-kill-fixture.ts';
 
-const [mode, workspace, spool, state, pauseAtArg, failAtArg] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [mode, workspace, spool, state, pauseAtArg, failAtArg] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const pauseAt = Number(pauseAtArg);
 const failAt = Number(failAtArg);
 
@@ -70,9 +77,13 @@ const session = assemble({
 
 async function stageSet(): Promise<string[]> {
   const ids: string[] = [];
-  for (const name of SET_FILES.written) ids.push((await runTool(session, TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id!);
+  for (const name of SET_FILES.written)
+    ids.push((await runTool(session, TOOLS.stage_file, { path: name, content: NEW(name) })).result.media_id!);
   ids.push((await runTool(session, TOOLS.stage_file, { path: SET_FILES.deleted, action: 'delete' })).result.media_id!);
-  ids.push((await runTool(session, TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to })).result.media_id!);
+  ids.push(
+    (await runTool(session, TOOLS.stage_file, { path: SET_FILES.moved.from, action: 'move', to: SET_FILES.moved.to }))
+      .result.media_id!,
+  );
   return ids;
 }
 

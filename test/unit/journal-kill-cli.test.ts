@@ -31,8 +31,16 @@ const LINES = [
 function whenChanged(folder: string, ready: () => boolean): { promise: Promise<void>; stop(): void } {
   let stop = (): void => {};
   const promise = new Promise<void>((resolve) => {
-    const watcher = watch(folder, { recursive: true }, () => { if (ready()) { watcher.close(); resolve(); } });
-    stop = () => { watcher.close(); resolve(); };
+    const watcher = watch(folder, { recursive: true }, () => {
+      if (ready()) {
+        watcher.close();
+        resolve();
+      }
+    });
+    stop = () => {
+      watcher.close();
+      resolve();
+    };
     if (ready()) stop();
   });
   return { promise, stop };
@@ -43,24 +51,44 @@ async function trial(tc: TestContext, changesBeforeKill: number): Promise<void> 
   const stateHome = testDir(tc, 'wt-kill-cli-state-').path;
   writeOld(root);
   const env = { ...process.env, XDG_STATE_HOME: stateHome };
-  const sets = nodePath.join(workspaceStateDir({ home: '/nonexistent', xdgStateHome: stateHome, platform: process.platform }, [root]), 'sets');
+  const sets = nodePath.join(
+    workspaceStateDir({ home: '/nonexistent', xdgStateHome: stateHome, platform: process.platform }, [root]),
+    'sets',
+  );
 
-  const child = spawn(process.execPath, [CLI, '--root', root, '--gate', 'approve'], { stdio: ['pipe', 'pipe', 'pipe'], env });
-  tc.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const child = spawn(process.execPath, [CLI, '--root', root, '--gate', 'approve'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env,
+  });
+  tc.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   let outputs = 0;
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { outputs += d.toString().split('\n').length - 1; });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    outputs += d.toString().split('\n').length - 1;
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   // The CLI ending on its own before the kill fails the test at once (a crash, a refused set) rather than leaving it waiting.
   let killed = false;
-  const ended = exited.then(() => { if (!killed) throw new Error(`the CLI ended before it was killed (after ${outputs} results): ${stderr}`); });
+  const ended = exited.then(() => {
+    if (!killed) throw new Error(`the CLI ended before it was killed (after ${outputs} results): ${stderr}`);
+  });
   ended.catch(() => {});
   // The set begins once its journal is on disk; then the workspace changes (temp files, renames, deletes) as it is applied.
-  const journal = whenChanged(stateHome, () => existsSync(sets) && readdirSync(sets).some((n) => n.endsWith(`@${child.pid}`)));
+  const journal = whenChanged(
+    stateHome,
+    () => existsSync(sets) && readdirSync(sets).some((n) => n.endsWith(`@${child.pid}`)),
+  );
   let changes = 0;
   const applied = whenChanged(root, () => changes++ >= changesBeforeKill || outputs === LINES.length);
-  tc.after(() => { journal.stop(); applied.stop(); });
+  tc.after(() => {
+    journal.stop();
+    applied.stop();
+  });
   child.stdin.write(LINES.map((l) => JSON.stringify(l)).join('\n') + '\n');
   await Promise.race([journal.promise, ended]);
   await Promise.race([applied.promise, ended]);
@@ -69,21 +97,40 @@ async function trial(tc: TestContext, changesBeforeKill: number): Promise<void> 
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL');
 
-  const next = spawnSync(process.execPath, [CLI, '--root', root, '--gate', 'approve', 'list_media', '{}'], { encoding: 'utf8', env, timeout: 60_000 });
+  const next = spawnSync(process.execPath, [CLI, '--root', root, '--gate', 'approve', 'list_media', '{}'], {
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  });
   assert.equal(next.status, 0, next.stderr);
   const after = standing(root);
-  assert.ok(JSON.stringify(after) === JSON.stringify(ALL_OLD) || JSON.stringify(after) === JSON.stringify(ALL_NEW), `after ${changesBeforeKill} changes: ${JSON.stringify(after)}`);
-  const said = /workspace-tools: A save of "a\.txt", "b\.txt", "c\.txt", "d\.sh", "f\.txt", "e\.txt" \(started [^)]+\) (was interrupted when its process ended, and was rolled back|had been written in full when its process ended, so it stands)/.exec(next.stderr);
+  assert.ok(
+    JSON.stringify(after) === JSON.stringify(ALL_OLD) || JSON.stringify(after) === JSON.stringify(ALL_NEW),
+    `after ${changesBeforeKill} changes: ${JSON.stringify(after)}`,
+  );
+  const said =
+    /workspace-tools: A save of "a\.txt", "b\.txt", "c\.txt", "d\.sh", "f\.txt", "e\.txt" \(started [^)]+\) (was interrupted when its process ended, and was rolled back|had been written in full when its process ended, so it stands)/.exec(
+      next.stderr,
+    );
   if (outputs < LINES.length) assert.ok(said, `the next start says what became of the set: ${next.stderr}`);
   if (said) assert.equal(said[1]!.startsWith('had been'), JSON.stringify(after) === JSON.stringify(ALL_NEW));
   assert.deepEqual(readdirSync(sets), [], 'no journal is left');
 }
 
 // Changes seen in the workspace folder before the kill: from none (just journaled) to past the whole set.
-const POINTS = [0, 1 + Math.floor(Math.random() * 4), 5 + Math.floor(Math.random() * 5), 10 + Math.floor(Math.random() * 10)];
+const POINTS = [
+  0,
+  1 + Math.floor(Math.random() * 4),
+  5 + Math.floor(Math.random() * 5),
+  10 + Math.floor(Math.random() * 10),
+];
 for (const point of POINTS) {
-  test(`kill -9 of the CLI after ${point} workspace changes of a five-file save_media set: the next start leaves it all old or all new and says so`, { timeout: 120_000 }, async (tc) => {
-    ensureBuilt();
-    await trial(tc, point);
-  });
+  test(
+    `kill -9 of the CLI after ${point} workspace changes of a five-file save_media set: the next start leaves it all old or all new and says so`,
+    { timeout: 120_000 },
+    async (tc) => {
+      ensureBuilt();
+      await trial(tc, point);
+    },
+  );
 }

@@ -3,7 +3,11 @@ import * as nodePath from 'node:path';
 
 /* The workspace of journal-kill.test.ts and its child: a set of three rewrites, a delete and a move. */
 
-export const SET_FILES = { written: ['a.txt', 'b.txt', 'c.txt'], deleted: 'd.sh', moved: { from: 'e.txt', to: 'f.txt' } } as const;
+export const SET_FILES = {
+  written: ['a.txt', 'b.txt', 'c.txt'],
+  deleted: 'd.sh',
+  moved: { from: 'e.txt', to: 'f.txt' },
+} as const;
 
 /** Large enough that each write is a real write, small enough for a shared machine. */
 const SIZE = 1024 * 1024;
@@ -33,10 +37,26 @@ export function standing(root: string): Record<string, string> {
     if (name === SET_FILES.moved.to) return `${text === OLD(SET_FILES.moved.from) ? 'new' : 'other'} ${mode}`;
     return `${text === OLD(name) ? 'old' : text === NEW(name) ? 'new' : 'other'} ${mode}`;
   };
-  return Object.fromEntries([...SET_FILES.written, SET_FILES.deleted, SET_FILES.moved.from, SET_FILES.moved.to].map((n) => [n, at(n)]));
+  return Object.fromEntries(
+    [...SET_FILES.written, SET_FILES.deleted, SET_FILES.moved.from, SET_FILES.moved.to].map((n) => [n, at(n)]),
+  );
 }
 
 /** The workspace before the set. */
-export const ALL_OLD = { 'a.txt': 'old 644', 'b.txt': 'old 644', 'c.txt': 'old 644', 'd.sh': 'old 755', 'e.txt': 'old 600', 'f.txt': 'absent' };
+export const ALL_OLD = {
+  'a.txt': 'old 644',
+  'b.txt': 'old 644',
+  'c.txt': 'old 644',
+  'd.sh': 'old 755',
+  'e.txt': 'old 600',
+  'f.txt': 'absent',
+};
 /** The workspace after the set (the moved file keeps its mode). */
-export const ALL_NEW = { 'a.txt': 'new 644', 'b.txt': 'new 644', 'c.txt': 'new 644', 'd.sh': 'absent', 'e.txt': 'absent', 'f.txt': 'new 600' };
+export const ALL_NEW = {
+  'a.txt': 'new 644',
+  'b.txt': 'new 644',
+  'c.txt': 'new 644',
+  'd.sh': 'absent',
+  'e.txt': 'absent',
+  'f.txt': 'new 600',
+};

@@ -25,12 +25,37 @@ interface ChildRun {
 }
 
 /** Runs the child until it stops at write `pauseAt` (then kills it with SIGKILL) or ends; resolves once it has exited. */
-async function runChild(tc: TestContext, mode: Mode, dirs: { root: string; spool: string; state: string }, pauseAt: number, failAt: number): Promise<ChildRun> {
-  const child = spawn(process.execPath, ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', CHILD, mode, dirs.root, dirs.spool, dirs.state, String(pauseAt), String(failAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  tc.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+async function runChild(
+  tc: TestContext,
+  mode: Mode,
+  dirs: { root: string; spool: string; state: string },
+  pauseAt: number,
+  failAt: number,
+): Promise<ChildRun> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON',
+      CHILD,
+      mode,
+      dirs.root,
+      dirs.spool,
+      dirs.state,
+      String(pauseAt),
+      String(failAt),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  tc.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   let paused: string | undefined;
   let journals: string[] = [];
   for await (const line of createInterface({ input: child.stdout })) {
@@ -66,7 +91,8 @@ async function trial(tc: TestContext, mode: Exclude<Mode, 'recover'>, pauseAt: n
   writeOld(root);
   const run = await runChild(tc, mode, { root, spool, state }, pauseAt, WRITES[mode].failAt);
   const label = `${mode}, stopped at write ${pauseAt}: ${run.paused ?? 'ran to the end'}`;
-  if (run.paused !== undefined) assert.equal(run.journals.length, 1, `${label}: the set's journal is on disk at each of its writes`);
+  if (run.paused !== undefined)
+    assert.equal(run.journals.length, 1, `${label}: the set's journal is on disk at each of its writes`);
 
   const before = standing(root);
   const roots = [{ name: nodePath.basename(root), address: root, localPath: root }];
@@ -74,7 +100,11 @@ async function trial(tc: TestContext, mode: Exclude<Mode, 'recover'>, pauseAt: n
   const recovered = await t.session.recoverInterruptedSets();
   const after = standing(root);
   assert.deepEqual(readdirSync(nodePath.join(state, 'sets')), [], `${label}: no journal is left`);
-  assert.deepEqual(readdirSync(root).filter((n) => n.includes('.wt-save-')), [], `${label}: no temp file is left beside the files`);
+  assert.deepEqual(
+    readdirSync(root).filter((n) => n.includes('.wt-save-')),
+    [],
+    `${label}: no temp file is left beside the files`,
+  );
   if (run.paused === undefined) {
     assert.deepEqual(recovered, [], label);
     assert.deepEqual(after, mode === 'save' ? ALL_NEW : ALL_OLD, label);
@@ -87,7 +117,7 @@ async function trial(tc: TestContext, mode: Exclude<Mode, 'recover'>, pauseAt: n
   // The set is finished only where every file already held what it wrote; else it is rolled back.
   const complete = JSON.stringify(before) === JSON.stringify(mode === 'undo' ? ALL_OLD : ALL_NEW);
   assert.equal(set.outcome, complete ? 'finished' : 'rolled-back', `${label}: ${JSON.stringify(before)}`);
-  const expected = mode === 'undo' ? (complete ? ALL_OLD : ALL_NEW) : (complete ? ALL_NEW : ALL_OLD);
+  const expected = mode === 'undo' ? (complete ? ALL_OLD : ALL_NEW) : complete ? ALL_NEW : ALL_OLD;
   assert.deepEqual(after, expected, `${label}: all old or all new`);
   if (expected === ALL_NEW) {
     // Kept undoable: the set that stands (a save finished, or the save an interrupted undo was taking back).
@@ -102,12 +132,20 @@ for (const mode of ['save', 'undo', 'rollback'] as const) {
   const first = failAt > 0 ? failAt + 1 : 1;
   // Every write of the run, and past the last (the run ends).
   for (let pauseAt = first; pauseAt <= writes + 1; pauseAt++) {
-    test(`a ${mode} set killed with SIGKILL at write ${pauseAt > writes ? 'none (it ends)' : pauseAt} is all old or all new at the next start`, (tc) => trial(tc, mode, pauseAt));
+    test(`a ${mode} set killed with SIGKILL at write ${pauseAt > writes ? 'none (it ends)' : pauseAt} is all old or all new at the next start`, (tc) =>
+      trial(tc, mode, pauseAt));
   }
 }
 
 /** The set left by a save killed after the move's rename (write 9): three rewrites, the delete and the move's destination done, its source not yet removed. */
-const HALF_SAVED = { 'a.txt': 'new 644', 'b.txt': 'new 644', 'c.txt': 'new 644', 'd.sh': 'absent', 'e.txt': 'old 600', 'f.txt': 'new 600' };
+const HALF_SAVED = {
+  'a.txt': 'new 644',
+  'b.txt': 'new 644',
+  'c.txt': 'new 644',
+  'd.sh': 'absent',
+  'e.txt': 'old 600',
+  'f.txt': 'new 600',
+};
 
 // The start's own rollback of that set, killed at each of its writes (the destination removed, the
 // deleted file and the three rewrites put back) and run to its end: the start after it finishes the job.
@@ -120,11 +158,19 @@ for (let pauseAt = 1; pauseAt <= 6; pauseAt++) {
     await runChild(tc, 'save', dirs, 9, -1);
     assert.deepEqual(standing(root), HALF_SAVED);
     const run = await runChild(tc, 'recover', { ...dirs, spool: testDir(tc, 'wt-kill-spool-').path }, pauseAt, -1);
-    if (run.paused !== undefined) assert.equal(run.journals.length, 1, 'the set is journaled (claimed by the recovering start) at each write of its rollback');
+    if (run.paused !== undefined)
+      assert.equal(
+        run.journals.length,
+        1,
+        'the set is journaled (claimed by the recovering start) at each write of its rollback',
+      );
     const roots = [{ name: nodePath.basename(root), address: root, localPath: root }];
     const t = session(tc, { overrides: { roots: () => roots, stateDir: state } });
     const recovered = await t.session.recoverInterruptedSets();
-    assert.deepEqual(recovered.map((r) => r.outcome), run.paused === undefined ? [] : ['rolled-back']);
+    assert.deepEqual(
+      recovered.map((r) => r.outcome),
+      run.paused === undefined ? [] : ['rolled-back'],
+    );
     assert.deepEqual(standing(root), ALL_OLD);
     assert.deepEqual(readdirSync(nodePath.join(state, 'sets')), []);
   });

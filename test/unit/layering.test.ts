@@ -19,33 +19,61 @@ const quotedName = `'(?:${TOOL_NAMES.join('|')})'`;
  * Naming a tool to call it (`runForPerson(host, 'save_media', …)`) and the registry of tools
  * (`Record<ToolName, Tool>`) are no decision.
  */
-const SWITCH_ON_NAME = new RegExp([
-  String.raw`\b(?:tool\.name|call\.tool)\s*[!=]==`, String.raw`[!=]==\s*(?:tool\.name|call\.tool)\b`,
-  String.raw`[!=]==\s*${quotedName}`, String.raw`${quotedName}\s*[!=]==`, String.raw`\bcase\s+${quotedName}`,
-  String.raw`Record<ToolName,(?!\s*Tool\b)`,
-].join('|'));
+const SWITCH_ON_NAME = new RegExp(
+  [
+    String.raw`\b(?:tool\.name|call\.tool)\s*[!=]==`,
+    String.raw`[!=]==\s*(?:tool\.name|call\.tool)\b`,
+    String.raw`[!=]==\s*${quotedName}`,
+    String.raw`${quotedName}\s*[!=]==`,
+    String.raw`\bcase\s+${quotedName}`,
+    String.raw`Record<ToolName,(?!\s*Tool\b)`,
+  ].join('|'),
+);
 
 /** The lines of `files` that decide on a tool's name, as "file:line: text". */
 function switchesOnNames(files: readonly string[]): string[] {
-  return files.flatMap((file) => readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (SWITCH_ON_NAME.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
+  return files.flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (SWITCH_ON_NAME.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
 }
 
 const sources = (dir: string): string[] => filesUnder(dir).filter((file) => file.endsWith('.ts'));
 
-test('the hosts (src/vscode, src/mcp, src/cli) never switch on a tool\'s name: what a call does comes from its plan and declaration', () => {
-  const offenders = switchesOnNames([...sources('src/vscode'), ...sources('src/mcp'), ...sources('src/cli'), nodePath.join('src', 'extension.ts')]);
+test("the hosts (src/vscode, src/mcp, src/cli) never switch on a tool's name: what a call does comes from its plan and declaration", () => {
+  const offenders = switchesOnNames([
+    ...sources('src/vscode'),
+    ...sources('src/mcp'),
+    ...sources('src/cli'),
+    nodePath.join('src', 'extension.ts'),
+  ]);
   assert.deepEqual(offenders, []);
 });
 
-test('the core outside src/core/tools never switches on a tool\'s name (the tools pass what they are, e.g. a search says what it finds)', () => {
-  const offenders = switchesOnNames(sources('src/core').filter((file) => !file.startsWith(OWN_NAMES) && !file.endsWith(nodePath.join('tools', 'names.ts'))));
+test("the core outside src/core/tools never switches on a tool's name (the tools pass what they are, e.g. a search says what it finds)", () => {
+  const offenders = switchesOnNames(
+    sources('src/core').filter(
+      (file) => !file.startsWith(OWN_NAMES) && !file.endsWith(nodePath.join('tools', 'names.ts')),
+    ),
+  );
   assert.deepEqual(offenders, []);
 });
 
 test('the name-switch finder names each form of switching and leaves a call by name alone', () => {
   const lines = [
-    `if (tool.name === 'save_media') {`, `if (call.tool !== x) {`, `const shell = name === 'run_shell_command';`, `spec.tool === 'search_files' ? a : b`,
-    `case 'undo_save':`, `const DISK: Record<ToolName, boolean> = {`, `satisfies Record<ToolName, Tool>`, `await runForPerson(host, 'save_media', input);`, `const kind = spec.finds === 'lines';`,
+    `if (tool.name === 'save_media') {`,
+    `if (call.tool !== x) {`,
+    `const shell = name === 'run_shell_command';`,
+    `spec.tool === 'search_files' ? a : b`,
+    `case 'undo_save':`,
+    `const DISK: Record<ToolName, boolean> = {`,
+    `satisfies Record<ToolName, Tool>`,
+    `await runForPerson(host, 'save_media', input);`,
+    `const kind = spec.finds === 'lines';`,
   ];
-  assert.deepEqual(lines.map((line) => SWITCH_ON_NAME.test(line)), [true, true, true, true, true, true, false, false, false]);
+  assert.deepEqual(
+    lines.map((line) => SWITCH_ON_NAME.test(line)),
+    [true, true, true, true, true, true, false, false, false],
+  );
 });

@@ -13,8 +13,13 @@ function reference(t: string): { eol: string; lines: number } {
 }
 
 test('lineStats (and detectEol, countLines, which read it) gives the line endings and lines a split on line feeds gives, for any text of line feeds, carriage returns and letters', () => {
-  const text = fc.array(fc.constantFrom('\n', '\r', '\r\n', 'a', 'é', ' '), { maxLength: 40 }).map((parts) => parts.join(''));
-  fc.assert(fc.property(text, (t) => {
-    assert.deepEqual(lineStats(t), reference(t));
-  }), { numRuns: 2000 });
+  const text = fc
+    .array(fc.constantFrom('\n', '\r', '\r\n', 'a', 'é', ' '), { maxLength: 40 })
+    .map((parts) => parts.join(''));
+  fc.assert(
+    fc.property(text, (t) => {
+      assert.deepEqual(lineStats(t), reference(t));
+    }),
+    { numRuns: 2000 },
+  );
 });

@@ -6,11 +6,21 @@ import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { TOOLS } from '../../src/core/tools/index.ts';
 
 interface Manifest {
-  name: string; publisher: string; displayName: string; main: string;
+  name: string;
+  publisher: string;
+  displayName: string;
+  main: string;
   engines: { vscode: string; node: string };
   bin: Record<string, string>;
-  capabilities: { untrustedWorkspaces: { supported: string; description: string }; virtualWorkspaces: { supported: string; description: string } };
-  contributes: { languageModelTools: unknown[]; chatAgents: { path: string }[]; commands: { command: string; title: string }[] };
+  capabilities: {
+    untrustedWorkspaces: { supported: string; description: string };
+    virtualWorkspaces: { supported: string; description: string };
+  };
+  contributes: {
+    languageModelTools: unknown[];
+    chatAgents: { path: string }[];
+    commands: { command: string; title: string }[];
+  };
 }
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Manifest;
 
@@ -19,14 +29,22 @@ test('package.json languageModelTools equal the entries generated from the zod s
 });
 
 test('the manifest lists every tool of the registry, in the order of tools/names.ts', () => {
-  assert.deepEqual((manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name), [...TOOL_NAMES]);
+  assert.deepEqual(
+    (manifest.contributes.languageModelTools as { name: string }[]).map((t) => t.name),
+    [...TOOL_NAMES],
+  );
   assert.deepEqual(Object.keys(TOOLS).sort(), [...TOOL_NAMES].sort());
   for (const name of TOOL_NAMES) assert.equal(TOOLS[name].name, name, `TOOLS.${name} is defined with another name`);
 });
 
 test('docs/tools.md has one row for every tool of the registry, in order, with its risk', () => {
-  const rows = [...readFileSync('docs/tools.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write|exec) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
-  assert.deepEqual(rows, TOOL_NAMES.map((name) => `${name} ${TOOLS[name].risk}`));
+  const rows = [...readFileSync('docs/tools.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write|exec) \|/gm)].map(
+    (m) => `${m[1]} ${m[2]}`,
+  );
+  assert.deepEqual(
+    rows,
+    TOOL_NAMES.map((name) => `${name} ${TOOLS[name].risk}`),
+  );
 });
 
 test('every tool schema is a strict object (unknown arguments are rejected)', () => {
@@ -81,13 +99,30 @@ test('the contributed Workspace Tools agent offers every tool of ours and nothin
   const tools = JSON.parse(/^tools: (.*)$/m.exec(front)?.[1] ?? '[]') as string[];
   assert.deepEqual(tools, agentToolReferences('workspace-tools.workspace-tools'));
   assert.equal(tools.length, TOOL_NAMES.length);
-  assert.ok(tools.every((t) => t.startsWith('workspace-tools.workspace-tools/')), 'only our own tools');
+  assert.ok(
+    tools.every((t) => t.startsWith('workspace-tools.workspace-tools/')),
+    'only our own tools',
+  );
   // The body teaches the workflow, and that a refusal is not retried.
-  for (const word of ['find_files', 'open_file', 'artifact_read', 'artifact_grep', 'stage_file', 'media_apply_patch', 'save_media', 'E_SANDBOX_REFUSED', 'Do not retry']) {
+  for (const word of [
+    'find_files',
+    'open_file',
+    'artifact_read',
+    'artifact_grep',
+    'stage_file',
+    'media_apply_patch',
+    'save_media',
+    'E_SANDBOX_REFUSED',
+    'Do not retry',
+  ]) {
     assert.ok(text.includes(word), word);
   }
 });
 
 test('Show Gate Status is in the palette', () => {
-  assert.ok(manifest.contributes.commands.some((c) => c.command === 'workspaceTools.showGateStatus' && c.title === 'Show Gate Status'));
+  assert.ok(
+    manifest.contributes.commands.some(
+      (c) => c.command === 'workspaceTools.showGateStatus' && c.title === 'Show Gate Status',
+    ),
+  );
 });

@@ -28,7 +28,12 @@ export function throwsWith(fn: () => unknown, code: SandboxCode, message: string
 /** A clock the test moves by hand. */
 export function manualClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
   let now = start;
-  return { now: () => now, advance: (ms: number) => { now += ms; } };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 export function errno(code: string, message = code): Error {

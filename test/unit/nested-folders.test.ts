@@ -20,12 +20,20 @@ function nestedFolders(t: { after(fn: () => void): void }): { app: string; web: 
   mkdirSync(web, { recursive: true });
   const outer: WorkspaceRoot = { name: 'app', address: app, localPath: app };
   const inner: WorkspaceRoot = { name: 'web', address: web, localPath: web };
-  return { app, web, orders: [[outer, inner], [inner, outer]] };
+  return {
+    app,
+    web,
+    orders: [
+      [outer, inner],
+      [inner, outer],
+    ],
+  };
 }
 
-const placed = (p: { root: WorkspaceRoot; rel: string } | undefined): string | undefined => p && `${p.root.name}:${p.rel}`;
+const placed = (p: { root: WorkspaceRoot; rel: string } | undefined): string | undefined =>
+  p && `${p.root.name}:${p.rel}`;
 
-test('nested workspace folders: an absolute path the model gives belongs to the deepest folder, whatever the folders\' order', (t) => {
+test("nested workspace folders: an absolute path the model gives belongs to the deepest folder, whatever the folders' order", (t) => {
   const { web, orders } = nestedFolders(t);
   for (const roots of orders) {
     assert.equal(placed(normalizeModelPath(nodePath.join(web, 'src', 'a.ts'), roots)), 'web:src/a.ts');
@@ -33,16 +41,25 @@ test('nested workspace folders: an absolute path the model gives belongs to the 
   }
 });
 
-test('nested workspace folders: the model\'s path, a host\'s report and the shell\'s change set name a file alike', (t) => {
+test("nested workspace folders: the model's path, a host's report and the shell's change set name a file alike", (t) => {
   const { app, web, orders } = nestedFolders(t);
-  const files = [nodePath.join(web, 'src', 'a.ts'), web, nodePath.join(app, 'README.md'), app, nodePath.join(app, 'web2', 'b.ts')];
+  const files = [
+    nodePath.join(web, 'src', 'a.ts'),
+    web,
+    nodePath.join(app, 'README.md'),
+    app,
+    nodePath.join(app, 'web2', 'b.ts'),
+  ];
   for (const roots of orders) {
     for (const file of files) {
       const model = placed(normalizeModelPath(file, roots));
       assert.equal(placed(modelPathOf(file, roots)), model, `a host's report of ${file}`);
       assert.equal(placed(placeOf(file, roots)), model, `the shell's change set of ${file}`);
     }
-    assert.deepEqual(files.map((file) => placed(placeOf(file, roots))), ['web:src/a.ts', 'web:', 'app:README.md', 'app:', 'app:web2/b.ts']);
+    assert.deepEqual(
+      files.map((file) => placed(placeOf(file, roots))),
+      ['web:src/a.ts', 'web:', 'app:README.md', 'app:', 'app:web2/b.ts'],
+    );
   }
 });
 
@@ -50,7 +67,10 @@ test('placeOf: a sibling whose name starts like a folder is outside it, trailing
   const { app, orders } = nestedFolders(t);
   const [roots] = orders;
   assert.equal(placeOf(`${app}-old/x.ts`, roots!), undefined);
-  assert.equal(placed(placeOf(`${app}/web/x.ts`, [{ name: 'app', address: `${app}//`, localPath: `${app}//` }, roots![1]!])), 'web:x.ts');
+  assert.equal(
+    placed(placeOf(`${app}/web/x.ts`, [{ name: 'app', address: `${app}//`, localPath: `${app}//` }, roots![1]!])),
+    'web:x.ts',
+  );
   assert.equal(placed(placeOf(`${app}/web/../x.ts`, roots!)), 'web:../x.ts');
   assert.throws(() => normalizeModelPath(`${app}/web/../x.ts`, roots!), /contains a "\.\." segment/);
   assert.equal(placed(placeOf('/etc/passwd', [{ name: 'root', address: '/', localPath: '/' }])), 'root:etc/passwd');

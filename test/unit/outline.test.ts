@@ -8,27 +8,36 @@ import type { CodeSymbol, OutlinePort, WorkspaceSymbol } from '../../src/core/ou
 import type { ProblemScope } from '../../src/core/problems/port.ts';
 import { flattenSymbols } from '../../src/core/outline/symbols.ts';
 
-const SOURCE = [
-  'export class Session {',          // 1
-  '  private count = 0;',            // 2
-  '  invoke(name: string) {',        // 3
-  '    this.count++;',               // 4
-  '    return name;',                // 5
-  '  }',                             // 6
-  '}',                               // 7
-  '',                                // 8
-  'export function helper() {',      // 9
-  '  return 1;',                     // 10
-  '}',                               // 11
-].join('\n') + '\n';
+const SOURCE =
+  [
+    'export class Session {', // 1
+    '  private count = 0;', // 2
+    '  invoke(name: string) {', // 3
+    '    this.count++;', // 4
+    '    return name;', // 5
+    '  }', // 6
+    '}', // 7
+    '', // 8
+    'export function helper() {', // 9
+    '  return 1;', // 10
+    '}', // 11
+  ].join('\n') + '\n';
 
-const sym = (name: string, kind: string, startLine: number, endLine: number, children: CodeSymbol[] = []): CodeSymbol => ({ name, kind, startLine, endLine, children });
+const sym = (
+  name: string,
+  kind: string,
+  startLine: number,
+  endLine: number,
+  children: CodeSymbol[] = [],
+): CodeSymbol => ({ name, kind, startLine, endLine, children });
 
 /** A document symbol provider as the host hands its answer over (the VS Code one is tested in test/integration/outline.test.ts). */
 class Provider implements OutlinePort {
   readonly asked: string[] = [];
   private readonly answer: readonly CodeSymbol[] | undefined;
-  constructor(answer: readonly CodeSymbol[] | undefined) { this.answer = answer; }
+  constructor(answer: readonly CodeSymbol[] | undefined) {
+    this.answer = answer;
+  }
   async symbols(file: ProblemScope): Promise<readonly CodeSymbol[] | undefined> {
     this.asked.push(file.rel);
     return this.answer;
@@ -38,9 +47,12 @@ class Provider implements OutlinePort {
   }
 }
 
-const TREE = [sym('helper', 'function', 9, 11), sym('Session', 'class', 1, 7, [sym('invoke', 'method', 3, 6), sym('count', 'property', 2, 2)])];
+const TREE = [
+  sym('helper', 'function', 9, 11),
+  sym('Session', 'class', 1, 7, [sym('invoke', 'method', 3, 6), sym('count', 'property', 2, 2)]),
+];
 
-describe('a code file\'s outline', () => {
+describe("a code file's outline", () => {
   it('open_file of a source file returns its outline (kind, name, line range, nesting), and artifact_query reads one symbol by its path', async (t) => {
     const provider = new Provider(TREE);
     const s = session(t, { overrides: { outline: provider } });
@@ -58,15 +70,21 @@ describe('a code file\'s outline', () => {
       'Next: artifact_read {callId: "ID", offset} pages it (2000 lines or 50 KiB a page); artifact_grep {callId: "ID", pattern} finds lines.',
     ]);
     const query = await s.invoke('artifact_query', { callId: handle.callId, select: 'Session/invoke' });
-    assert.equal(query.text, [
-      'method Session/invoke in session.ts (lines 3-6):',
-      '3\t  invoke(name: string) {',
-      '4\t    this.count++;',
-      '5\t    return name;',
-      '6\t  }',
-      '(end of symbol)',
-    ].join('\n'));
-    await assert.rejects(s.invoke('artifact_query', { callId: handle.callId, select: 'Session/invok' }), { code: 'E_SANDBOX_NOT_FOUND', message: /^No symbol matches the path "Session\/invok" in "session\.ts"\. Symbols near it: "Session\/invoke"/ });
+    assert.equal(
+      query.text,
+      [
+        'method Session/invoke in session.ts (lines 3-6):',
+        '3\t  invoke(name: string) {',
+        '4\t    this.count++;',
+        '5\t    return name;',
+        '6\t  }',
+        '(end of symbol)',
+      ].join('\n'),
+    );
+    await assert.rejects(s.invoke('artifact_query', { callId: handle.callId, select: 'Session/invok' }), {
+      code: 'E_SANDBOX_NOT_FOUND',
+      message: /^No symbol matches the path "Session\/invok" in "session\.ts"\. Symbols near it: "Session\/invoke"/,
+    });
   });
 
   it('says so when no provider answers, and opens the file all the same', async (t) => {
@@ -74,7 +92,10 @@ describe('a code file\'s outline', () => {
     writeFileSync(nodePath.join(s.root, 'notes.xyz'), 'plain\n');
     const outcome = await s.invoke('open_file', { path: 'notes.xyz' });
     assert.match(outcome.text, /\nNo outline \(no symbol provider answered\)\.\nNext: artifact_read/);
-    await assert.rejects(s.invoke('artifact_query', { callId: oneFile(outcome.result).callId, select: 'x' }), { code: 'E_SANDBOX_UNSUPPORTED', message: /was opened with open_file as plain text \(no outline\)/ });
+    await assert.rejects(s.invoke('artifact_query', { callId: oneFile(outcome.result).callId, select: 'x' }), {
+      code: 'E_SANDBOX_UNSUPPORTED',
+      message: /was opened with open_file as plain text \(no outline\)/,
+    });
   });
 
   it('asks no provider for a binary or empty file, and a host without providers (the CLI) adds nothing', async (t) => {
@@ -98,7 +119,7 @@ describe('a code file\'s outline', () => {
     assert.equal(outline.omitted, 20);
   });
 
-  it('open_file with a window asks for no outline: the model already knows where to look (bytes, and a cold language server\'s wait)', async (t) => {
+  it("open_file with a window asks for no outline: the model already knows where to look (bytes, and a cold language server's wait)", async (t) => {
     const provider = new Provider(TREE);
     const s = session(t, { overrides: { outline: provider } });
     writeFileSync(nodePath.join(s.root, 'session.ts'), SOURCE);

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
-import { buildPackage, listPackage, NATIVE_MODULES, planPackage, TARGETS, UNIVERSAL, vsixName, type Target } from '../../scripts/package.mjs';
+import {
+  buildPackage,
+  listPackage,
+  NATIVE_MODULES,
+  planPackage,
+  TARGETS,
+  UNIVERSAL,
+  vsixName,
+  type Target,
+} from '../../scripts/package.mjs';
 
 const MiB = 1024 * 1024;
 /**
@@ -45,7 +54,8 @@ const BASE_FILES = [
 ];
 
 const PACKAGES = [UNIVERSAL, ...TARGETS] as const;
-const installed = (name: string, root = '.'): boolean => existsSync(nodePath.join(root, 'node_modules', name, 'package.json'));
+const installed = (name: string, root = '.'): boolean =>
+  existsSync(nodePath.join(root, 'node_modules', name, 'package.json'));
 
 async function text(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
@@ -69,52 +79,78 @@ async function openVsix(file: string): Promise<{ names: string[]; manifest: stri
   }
 }
 
-describe('the .vsix packages: universal and one per platform', { skip: !existsSync('dist/extension.js') && 'build first (npm run build)' }, () => {
-  let outDir: string;
-  const built = new Map<string, { vsix: string; bytes: number; names: string[]; manifest: string }>();
+describe(
+  'the .vsix packages: universal and one per platform',
+  { skip: !existsSync('dist/extension.js') && 'build first (npm run build)' },
+  () => {
+    let outDir: string;
+    const built = new Map<string, { vsix: string; bytes: number; names: string[]; manifest: string }>();
 
-  before(async () => {
-    outDir = mkdtempSync(nodePath.join(tmpdir(), 'wt-packages-'));
-    // Packaging is a few seconds a package: every package is built, none only listed.
-    for (const target of PACKAGES) {
-      const { vsix, bytes } = await buildPackage(target, { outDir });
-      assert.equal(nodePath.basename(vsix), vsixName(target));
-      built.set(target, { vsix, bytes, ...(await openVsix(vsix)) });
-    }
-  });
-  after(() => rmSync(outDir, { recursive: true, force: true }));
-
-  for (const target of PACKAGES) {
-    test(`${vsixName(target)}: its files outside node_modules are exactly the runtime's, README, CHANGELOG and the icon`, () => {
-      const names = built.get(target)!.names;
-      assert.deepEqual(names.filter((n) => !n.startsWith('extension/node_modules/')), BASE_FILES);
-      assert.deepEqual(names.filter((n) => /\.(ts|map)$/.test(n) || /^extension\/(src|test|scripts|bench)\//.test(n)), []);
-    });
-
-    test(`${vsixName(target)}: native files of its own platform only, within its size budget`, () => {
-      const { names, bytes, manifest } = built.get(target)!;
-      const modules = NATIVE_MODULES.filter((m) => target !== UNIVERSAL && installed(m.name));
-      if (modules.length === 0) assert.deepEqual(names.filter((n) => n.startsWith('extension/node_modules/')), []);
-      for (const m of modules) {
-        const own = new Set(m.native[target as Target]);
-        for (const file of own) assert.ok(names.includes(`extension/node_modules/${m.name}/${file}`), `${m.name}/${file} is missing`);
-        const foreign = TARGETS.flatMap((t) => m.native[t]).filter((file) => !own.has(file));
-        for (const file of foreign) assert.ok(!names.includes(`extension/node_modules/${m.name}/${file}`), `${m.name}/${file} belongs to another platform`);
+    before(async () => {
+      outDir = mkdtempSync(nodePath.join(tmpdir(), 'wt-packages-'));
+      // Packaging is a few seconds a package: every package is built, none only listed.
+      for (const target of PACKAGES) {
+        const { vsix, bytes } = await buildPackage(target, { outDir });
+        assert.equal(nodePath.basename(vsix), vsixName(target));
+        built.set(target, { vsix, bytes, ...(await openVsix(vsix)) });
       }
-      const budget = BASE_BUDGET + modules.reduce((sum, m) => sum + (MODULE_BUDGET[m.name] ?? 0), 0);
-      assert.ok(bytes <= budget, `${vsixName(target)} is ${bytes} bytes, over its budget of ${budget}`);
-      if (target === UNIVERSAL) assert.doesNotMatch(manifest, /TargetPlatform=/);
-      else assert.match(manifest, new RegExp(`TargetPlatform="${target}"`));
     });
-  }
+    after(() => rmSync(outDir, { recursive: true, force: true }));
 
-  test('the dry run (--list) names the files the package holds', async () => {
-    const listed = await listPackage('linux-x64');
-    const renamed: Record<string, string> = { 'README.md': 'readme.md', 'CHANGELOG.md': 'changelog.md', LICENSE: 'LICENSE.txt' };
-    const zipped = built.get('linux-x64')!.names.filter((n) => n.startsWith('extension/')).map((n) => n.slice('extension/'.length));
-    assert.deepEqual(listed.files.map((f) => renamed[f] ?? f).sort(), zipped.sort());
-  });
-});
+    for (const target of PACKAGES) {
+      test(`${vsixName(target)}: its files outside node_modules are exactly the runtime's, README, CHANGELOG and the icon`, () => {
+        const names = built.get(target)!.names;
+        assert.deepEqual(
+          names.filter((n) => !n.startsWith('extension/node_modules/')),
+          BASE_FILES,
+        );
+        assert.deepEqual(
+          names.filter((n) => /\.(ts|map)$/.test(n) || /^extension\/(src|test|scripts|bench)\//.test(n)),
+          [],
+        );
+      });
+
+      test(`${vsixName(target)}: native files of its own platform only, within its size budget`, () => {
+        const { names, bytes, manifest } = built.get(target)!;
+        const modules = NATIVE_MODULES.filter((m) => target !== UNIVERSAL && installed(m.name));
+        if (modules.length === 0)
+          assert.deepEqual(
+            names.filter((n) => n.startsWith('extension/node_modules/')),
+            [],
+          );
+        for (const m of modules) {
+          const own = new Set(m.native[target as Target]);
+          for (const file of own)
+            assert.ok(names.includes(`extension/node_modules/${m.name}/${file}`), `${m.name}/${file} is missing`);
+          const foreign = TARGETS.flatMap((t) => m.native[t]).filter((file) => !own.has(file));
+          for (const file of foreign)
+            assert.ok(
+              !names.includes(`extension/node_modules/${m.name}/${file}`),
+              `${m.name}/${file} belongs to another platform`,
+            );
+        }
+        const budget = BASE_BUDGET + modules.reduce((sum, m) => sum + (MODULE_BUDGET[m.name] ?? 0), 0);
+        assert.ok(bytes <= budget, `${vsixName(target)} is ${bytes} bytes, over its budget of ${budget}`);
+        if (target === UNIVERSAL) assert.doesNotMatch(manifest, /TargetPlatform=/);
+        else assert.match(manifest, new RegExp(`TargetPlatform="${target}"`));
+      });
+    }
+
+    test('the dry run (--list) names the files the package holds', async () => {
+      const listed = await listPackage('linux-x64');
+      const renamed: Record<string, string> = {
+        'README.md': 'readme.md',
+        'CHANGELOG.md': 'changelog.md',
+        LICENSE: 'LICENSE.txt',
+      };
+      const zipped = built
+        .get('linux-x64')!
+        .names.filter((n) => n.startsWith('extension/'))
+        .map((n) => n.slice('extension/'.length));
+      assert.deepEqual(listed.files.map((f) => renamed[f] ?? f).sort(), zipped.sort());
+    });
+  },
+);
 
 describe('a platform package with a native module installed (a stand-in @anthropic-ai/sandbox-runtime)', () => {
   const SRT = '@anthropic-ai/sandbox-runtime';
@@ -129,7 +165,16 @@ describe('a platform package with a native module installed (a stand-in @anthrop
 
   before(() => {
     root = mkdtempSync(nodePath.join(tmpdir(), 'wt-package-root-'));
-    for (const file of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'agents/workspace-tools.agent.md', 'media/icon.png', 'media/staged.svg']) write(file, readFileSync(file, 'utf8'));
+    for (const file of [
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
+      '.vscodeignore',
+      'agents/workspace-tools.agent.md',
+      'media/icon.png',
+      'media/staged.svg',
+    ])
+      write(file, readFileSync(file, 'utf8'));
     for (const file of ['dist/extension.js', 'dist/iconv-lite.js', 'dist/package.json']) write(file, '');
     const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as Record<string, unknown>;
     json('package.json', { ...manifest, dependencies: { [SRT]: '1.0.0' }, devDependencies: {} });
@@ -137,9 +182,22 @@ describe('a platform package with a native module installed (a stand-in @anthrop
     // dependency of its own nested (zod 3 under it, zod 4 at the top for someone else).
     const srt = `node_modules/${SRT}`;
     json(`${srt}/package.json`, { name: SRT, version: '1.0.0', dependencies: { commander: '^12.0.0', zod: '^3.0.0' } });
-    for (const file of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'vendor/seccomp/build.ts', 'vendor/srt-win/x64/srt-win.exe']) write(`${srt}/${file}`);
+    for (const file of [
+      'LICENSE',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'vendor/seccomp/build.ts',
+      'vendor/srt-win/x64/srt-win.exe',
+    ])
+      write(`${srt}/${file}`);
     for (const m of NATIVE_MODULES.filter((n) => n.name === SRT)) {
-      for (const file of [...m.files.filter((f) => !f.includes('*') && f !== 'package.json'), ...TARGETS.flatMap((t) => m.native[t])]) write(`${srt}/${file}`);
+      for (const file of [
+        ...m.files.filter((f) => !f.includes('*') && f !== 'package.json'),
+        ...TARGETS.flatMap((t) => m.native[t]),
+      ])
+        write(`${srt}/${file}`);
     }
     json(`${srt}/node_modules/zod/package.json`, { name: 'zod', version: '3.25.0' });
     write(`${srt}/node_modules/zod/index.js`);
@@ -153,7 +211,7 @@ describe('a platform package with a native module installed (a stand-in @anthrop
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  test('each platform gets the module\'s code, its own native files and the module\'s dependencies; the universal package none', async () => {
+  test("each platform gets the module's code, its own native files and the module's dependencies; the universal package none", async () => {
     const module = NATIVE_MODULES.find((m) => m.name === SRT)!;
     for (const target of PACKAGES) {
       const { files, skipped } = await listPackage(target, { root });
@@ -164,18 +222,22 @@ describe('a platform package with a native module installed (a stand-in @anthrop
         continue;
       }
       const native = module.native[target].map((f) => `node_modules/${SRT}/${f}`);
-      assert.deepEqual(nodeModules, [
-        'node_modules/@anthropic-ai/sandbox-runtime/LICENSE',
-        'node_modules/@anthropic-ai/sandbox-runtime/dist/index.js',
-        'node_modules/@anthropic-ai/sandbox-runtime/node_modules/zod/index.js',
-        'node_modules/@anthropic-ai/sandbox-runtime/node_modules/zod/package.json',
-        'node_modules/@anthropic-ai/sandbox-runtime/package.json',
-        'node_modules/@anthropic-ai/sandbox-runtime/vendor/java-proxy-agent/srt-proxy-agent.jar',
-        ...native,
-        'node_modules/commander/LICENSE',
-        'node_modules/commander/index.js',
-        'node_modules/commander/package.json',
-      ].sort(), target);
+      assert.deepEqual(
+        nodeModules,
+        [
+          'node_modules/@anthropic-ai/sandbox-runtime/LICENSE',
+          'node_modules/@anthropic-ai/sandbox-runtime/dist/index.js',
+          'node_modules/@anthropic-ai/sandbox-runtime/node_modules/zod/index.js',
+          'node_modules/@anthropic-ai/sandbox-runtime/node_modules/zod/package.json',
+          'node_modules/@anthropic-ai/sandbox-runtime/package.json',
+          'node_modules/@anthropic-ai/sandbox-runtime/vendor/java-proxy-agent/srt-proxy-agent.jar',
+          ...native,
+          'node_modules/commander/LICENSE',
+          'node_modules/commander/index.js',
+          'node_modules/commander/package.json',
+        ].sort(),
+        target,
+      );
     }
   });
 
@@ -183,7 +245,10 @@ describe('a platform package with a native module installed (a stand-in @anthrop
     const missing = NATIVE_MODULES.find((m) => m.name === SRT)!.native['linux-arm64'][0]!;
     rmSync(nodePath.join(root, 'node_modules', SRT, missing));
     try {
-      assert.throws(() => planPackage('linux-arm64', root), (e: Error) => e.message.includes(missing) && /NATIVE_MODULES in scripts\/package\.mjs/.test(e.message));
+      assert.throws(
+        () => planPackage('linux-arm64', root),
+        (e: Error) => e.message.includes(missing) && /NATIVE_MODULES in scripts\/package\.mjs/.test(e.message),
+      );
     } finally {
       write(`node_modules/${SRT}/${missing}`);
     }
@@ -197,6 +262,9 @@ describe('a platform package with a native module installed (a stand-in @anthrop
   });
 
   test('an unknown target is refused with the list of targets', () => {
-    assert.throws(() => planPackage('linux-ia32', root), /unknown target "linux-ia32": one of universal, linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64, or all/);
+    assert.throws(
+      () => planPackage('linux-ia32', root),
+      /unknown target "linux-ia32": one of universal, linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64, or all/,
+    );
   });
 });

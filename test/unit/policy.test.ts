@@ -7,7 +7,23 @@ import { backtrackSafeGlob } from '../../src/core/glob/linear.ts';
 
 test('the built-in secret list is asked for reads and writes', () => {
   const policy = new Policy([]);
-  for (const path of ['.env', '.env.local', 'app/.env.production', 'certs/server.pem', 'tls.key', 'id_rsa', 'home/id_ed25519.pub', '.npmrc', '.netrc', '.git/config', 'sub/.git/config', '.ssh/config', 'a/.ssh/known_hosts', 'store.p12', '.aws/credentials']) {
+  for (const path of [
+    '.env',
+    '.env.local',
+    'app/.env.production',
+    'certs/server.pem',
+    'tls.key',
+    'id_rsa',
+    'home/id_ed25519.pub',
+    '.npmrc',
+    '.netrc',
+    '.git/config',
+    'sub/.git/config',
+    '.ssh/config',
+    'a/.ssh/known_hosts',
+    'store.p12',
+    '.aws/credentials',
+  ]) {
     assert.equal(policy.decide(path, 'read').action, 'ask', path);
     assert.equal(policy.decide(path, 'write').action, path.includes('.git/') ? 'deny' : 'ask', path);
   }
@@ -33,7 +49,12 @@ test('the last matching rule wins, per risk', () => {
   assert.deepEqual(policy.decide('logs/public/a.log', 'read'), { action: 'allow', rule: 'logs/public/**', ...user });
   assert.deepEqual(policy.decide('logs/public/a.log', 'write'), { action: 'deny', rule: 'logs/**', ...user });
   assert.deepEqual(policy.decide('.env.example', 'read'), { action: 'allow', rule: '.env.example', ...user });
-  assert.deepEqual(policy.decide('.env', 'read'), { action: 'ask', rule: '.env', source: 'secret', reason: policy.decide('.env', 'write').reason });
+  assert.deepEqual(policy.decide('.env', 'read'), {
+    action: 'ask',
+    rule: '.env',
+    source: 'secret',
+    reason: policy.decide('.env', 'write').reason,
+  });
 });
 
 test('a folder rule covers the folder itself, so search never enters it', () => {
@@ -44,12 +65,24 @@ test('a folder rule covers the folder itself, so search never enters it', () => 
 });
 
 test('search exclusions keep deny and ask globs that no later rule relaxes', () => {
-  const policy = new Policy([{ glob: 'private/**', read: 'deny' }, { glob: '*.pem', read: 'allow' }]);
+  const policy = new Policy([
+    { glob: 'private/**', read: 'deny' },
+    { glob: '*.pem', read: 'allow' },
+  ]);
   const exclusions = policy.searchExclusions('read');
   assert.ok(exclusions.includes('private/**'));
   assert.ok(exclusions.includes('.env'));
   assert.equal(exclusions.includes('*.pem'), false);
-  assert.deepEqual(new Policy([{ glob: 'logs/**', read: 'deny' }, { glob: 'logs/public/**', read: 'allow' }], { includeDefaults: false }).searchExclusions('read'), []);
+  assert.deepEqual(
+    new Policy(
+      [
+        { glob: 'logs/**', read: 'deny' },
+        { glob: 'logs/public/**', read: 'allow' },
+      ],
+      { includeDefaults: false },
+    ).searchExclusions('read'),
+    [],
+  );
 });
 
 test('invalid rules never allow: the policy asks for everything and reports each problem', () => {
@@ -64,22 +97,71 @@ test('invalid rules never allow: the policy asks for everything and reports each
   assert.equal(good.policy.decide('dist/a.js', 'write').action, 'deny');
 });
 
-test('a person\'s rule glob that could backtrack runs on RE2 and matches every normalized path picomatch\'s RegExp matches', () => {
-  const segment = fc.constantFrom('a', 'b', 'ab', '.env', 'x.pem', 'src', '.git', 'config', 'aaab', 'A.PEM', 'sec{ret}', 'a b');
-  const piece = fc.constantFrom('*', '**', '?', 'a', 'b', '.', '{a,b}', '{*a,b*}', '[ab]', '[!a]', 'x', '.pem', '/', '**/');
-  const glob = fc.array(piece, { minLength: 1, maxLength: 7 }).map((p) => p.join('')).filter((g) => !backtrackSafeGlob(g));
-  fc.assert(fc.property(glob, fc.array(fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/')), { minLength: 1, maxLength: 10 }), fc.boolean(), (g, paths, ignoreCase) => {
-    let reference: RegExp;
-    try { reference = new RegExp(ruleSource(g), ignoreCase ? 'i' : ''); } catch { return; }
-    const linear = ruleRegex(g, false);
-    assert.equal(linear.backtrackSafe, false);
-    const test = anyOf([linear], ignoreCase);
-    for (const p of paths) if (reference.test(p)) assert.ok(test(p), `${g} on ${p}`);
-  }), { numRuns: 2000 });
+test("a person's rule glob that could backtrack runs on RE2 and matches every normalized path picomatch's RegExp matches", () => {
+  const segment = fc.constantFrom(
+    'a',
+    'b',
+    'ab',
+    '.env',
+    'x.pem',
+    'src',
+    '.git',
+    'config',
+    'aaab',
+    'A.PEM',
+    'sec{ret}',
+    'a b',
+  );
+  const piece = fc.constantFrom(
+    '*',
+    '**',
+    '?',
+    'a',
+    'b',
+    '.',
+    '{a,b}',
+    '{*a,b*}',
+    '[ab]',
+    '[!a]',
+    'x',
+    '.pem',
+    '/',
+    '**/',
+  );
+  const glob = fc
+    .array(piece, { minLength: 1, maxLength: 7 })
+    .map((p) => p.join(''))
+    .filter((g) => !backtrackSafeGlob(g));
+  fc.assert(
+    fc.property(
+      glob,
+      fc.array(
+        fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/')),
+        { minLength: 1, maxLength: 10 },
+      ),
+      fc.boolean(),
+      (g, paths, ignoreCase) => {
+        let reference: RegExp;
+        try {
+          reference = new RegExp(ruleSource(g), ignoreCase ? 'i' : '');
+        } catch {
+          return;
+        }
+        const linear = ruleRegex(g, false);
+        assert.equal(linear.backtrackSafe, false);
+        const test = anyOf([linear], ignoreCase);
+        for (const p of paths) if (reference.test(p)) assert.ok(test(p), `${g} on ${p}`);
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
 
 test('rule globs that cannot be matched safely are refused like any invalid rule', () => {
-  const parsed = parseRules([{ glob: '!(*.md)', read: 'deny' }, { glob: 'a\u0000b', read: 'deny' }]);
+  const parsed = parseRules([
+    { glob: '!(*.md)', read: 'deny' },
+    { glob: 'a\u0000b', read: 'deny' },
+  ]);
   assert.equal(parsed.errors.length, 2);
   assert.match(parsed.errors[0]!, /look-around/);
   assert.match(parsed.errors[1]!, /NUL or control character/);

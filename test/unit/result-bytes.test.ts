@@ -15,7 +15,11 @@ test('a one-line change in five files: six calls, one confirmation, at most twic
   const t = session(tc);
   mkdirSync(join(t.root, 'src'));
   const files = [1, 2, 3, 4, 5].map((n) => `src/module${n}.ts`);
-  for (const f of files) writeFileSync(join(t.root, f), `import { x } from './x';\n\nexport const limit = 10;\nexport function f() { return x * limit; }\n`);
+  for (const f of files)
+    writeFileSync(
+      join(t.root, f),
+      `import { x } from './x';\n\nexport const limit = 10;\nexport function f() { return x * limit; }\n`,
+    );
   const texts: string[] = [];
   const ids: string[] = [];
   for (const path of files) {
@@ -29,7 +33,9 @@ test('a one-line change in five files: six calls, one confirmation, at most twic
   assert.equal(t.gate.calls.length, asked + 1, 'one confirmation for the five files');
   for (const f of files) assert.match(readFileSync(join(t.root, f), 'utf8'), /limit = 20;/);
   const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-  console.log(`five-file one-line change: ${texts.length} calls, ${bytes} bytes of results (Copilot's replace_string_in_file ×5: ${COPILOT_BYTES})`);
+  console.log(
+    `five-file one-line change: ${texts.length} calls, ${bytes} bytes of results (Copilot's replace_string_in_file ×5: ${COPILOT_BYTES})`,
+  );
   assert.equal(texts.length, 6);
   assert.ok(bytes <= 2 * COPILOT_BYTES, `${bytes} bytes > ${2 * COPILOT_BYTES}:\n${texts.join('\n---\n')}`);
 });

@@ -6,7 +6,7 @@ import * as nodePath from 'node:path';
 import { locateRipgrep, vscodeRipgrep } from '../../src/core/ripgrep/binary.ts';
 import { testDir } from './harness.ts';
 
-test('ripgrep is found in @vscode/ripgrep\'s platform package from a checkout', () => {
+test("ripgrep is found in @vscode/ripgrep's platform package from a checkout", () => {
   const rg = locateRipgrep();
   assert.ok(rg);
   assert.equal(rg.source, 'package');

@@ -7,7 +7,6 @@ import type { Rule } from '../../src/core/policy/policy.ts';
 import type { SandboxSearch } from '../../src/core/search/port.ts';
 import { isSandboxError, type SandboxCode } from '../../src/core/errors.ts';
 
-
 /** The real ripgrep the tests run: the bundled package's binary. */
 /** A small tree with every case the search flags change: dot entries, ignored files, depth, case. */
 export const SEARCH_TREE: Readonly<Record<string, string>> = {
@@ -47,7 +46,10 @@ export function searchOptions(options: SearchSessionOptions = {}): TestSessionOp
 export function writeTree(root: string, files: Record<string, string | Uint8Array>): void {
   for (const [rel, content] of Object.entries(files)) {
     const full = nodePath.join(root, rel);
-    if (rel.endsWith('/')) { mkdirSync(full, { recursive: true }); continue; }
+    if (rel.endsWith('/')) {
+      mkdirSync(full, { recursive: true });
+      continue;
+    }
     mkdirSync(nodePath.dirname(full), { recursive: true });
     writeFileSync(full, content);
   }
@@ -60,7 +62,11 @@ export function rgChildren(): number[] {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       let stat: string;
-      try { stat = readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
       // pid (comm) state ppid ...
       const close = stat.lastIndexOf(')');
       const comm = stat.slice(stat.indexOf('(') + 1, close);
@@ -99,13 +105,23 @@ export async function failure(fn: () => Promise<unknown>): Promise<{ code: Sandb
 export function unprivilegedRg(): { path: string; dispose(): void } | undefined {
   if (process.getuid?.() !== 0) return { path: rgPath(), dispose: () => {} };
   let setpriv: string;
-  try { setpriv = execFileSync('sh', ['-c', 'command -v setpriv'], { encoding: 'utf8' }).trim(); } catch { return undefined; }
+  try {
+    setpriv = execFileSync('sh', ['-c', 'command -v setpriv'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
   if (!setpriv) return undefined;
   const dir = tempDir('wt-rgwrap-');
   const wrapper = nodePath.join(dir.path, 'rg');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${setpriv} --inh-caps=-all --bounding-set=-dac_override,-dac_read_search -- ${rgPath()} "$@"\n`);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec ${setpriv} --inh-caps=-all --bounding-set=-dac_override,-dac_read_search -- ${rgPath()} "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   const probe = spawnSync(wrapper, ['--version']);
-  if (probe.status !== 0) { dir.dispose(); return undefined; }
+  if (probe.status !== 0) {
+    dir.dispose();
+    return undefined;
+  }
   return { path: wrapper, dispose: () => dir.dispose() };
 }

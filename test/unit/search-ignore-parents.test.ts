@@ -15,14 +15,18 @@ const search = createRipgrepSearch(createRipgrep(rgPath()));
 
 async function listed(batches: AsyncIterable<SearchBatch>): Promise<string[]> {
   const out: string[] = [];
-  for await (const batch of batches) for (const f of batch) if (f.kind === 'path' || f.kind === 'match') out.push(f.path);
+  for await (const batch of batches)
+    for (const f of batch) if (f.kind === 'path' || f.kind === 'match') out.push(f.path);
   return [...new Set(out)].sort();
 }
 
 /** find_files "*" and search_files "x" over `path` of the workspace folder `ws`, as the backend runs them. */
 async function both(ws: string, path = ''): Promise<{ found: string[]; matched: string[] }> {
   const base = { scopes: [{ folder: 'ws', cwd: ws, path }], policy: new Policy([]), signal: never };
-  return { found: await listed(search.findPaths({ ...base, glob: '*' })), matched: await listed(search.searchContent({ ...base, pattern: 'x' })) };
+  return {
+    found: await listed(search.findPaths({ ...base, glob: '*' })),
+    matched: await listed(search.searchContent({ ...base, pattern: 'x' })),
+  };
 }
 
 /** A folder `outer` holding the workspace folder `outer/ws`, where nothing above `outer` is under the test's control. */
@@ -60,7 +64,10 @@ describe('ignore rules above the searched folder (--no-ignore-parent only where 
     assert.equal(ignoreRulesAbove(nodePath.join(elsewhere, 'link')), ignoreRulesAbove(outer));
   });
 
-  const everything = { found: ['a.log', 'b.ts', 'sub/c.log', 'sub/d.ts'], matched: ['a.log', 'b.ts', 'sub/c.log', 'sub/d.ts'] };
+  const everything = {
+    found: ['a.log', 'b.ts', 'sub/c.log', 'sub/d.ts'],
+    matched: ['a.log', 'b.ts', 'sub/c.log', 'sub/d.ts'],
+  };
   const noLogs = { found: ['b.ts', 'sub/d.ts'], matched: ['b.ts', 'sub/d.ts'] };
 
   it('an ignore file above the workspace folder still hides what it names, and without it those files are listed', async (tc) => {
@@ -82,7 +89,7 @@ describe('ignore rules above the searched folder (--no-ignore-parent only where 
     assert.deepEqual(await both(ws), noLogs);
   });
 
-  it('a scope below the workspace folder keeps the folder\'s own ignore files in force', async (tc) => {
+  it("a scope below the workspace folder keeps the folder's own ignore files in force", async (tc) => {
     const { ws } = nested(tc);
     writeTree(ws, { '.ignore': '*.log\n' });
     assert.deepEqual(await both(ws, 'sub'), { found: ['sub/d.ts'], matched: ['sub/d.ts'] });

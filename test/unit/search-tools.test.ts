@@ -7,11 +7,25 @@ import { symlinkSync } from 'node:fs';
 import { SandboxError, isCancellation } from '../../src/core/errors.ts';
 import { searchFiles } from '../../src/core/tools/search_files.ts';
 import { findFiles } from '../../src/core/tools/find_files.ts';
-import { renderMatches, renderPaths, type ResultFrame, type SearchOutput, type SearchResult } from '../../src/core/search/results.ts';
+import {
+  renderMatches,
+  renderPaths,
+  type ResultFrame,
+  type SearchOutput,
+  type SearchResult,
+} from '../../src/core/search/results.ts';
 import type { ContentQuery, PathQuery, SandboxSearch, SearchBatch, SearchFrame } from '../../src/core/search/port.ts';
 import type { Tool, ToolOutcome } from '../../src/core/contract/tool.ts';
 import { session, type TestSession, wholeResult, runTool } from './harness.ts';
-import { SEARCH_TREE, failure, rgChildren, searchOptions, searchSession, waitFor, writeTree } from './search-helpers.ts';
+import {
+  SEARCH_TREE,
+  failure,
+  rgChildren,
+  searchOptions,
+  searchSession,
+  waitFor,
+  writeTree,
+} from './search-helpers.ts';
 
 const TREE = SEARCH_TREE;
 
@@ -30,12 +44,25 @@ function terminal(result: SearchResult): ResultFrame | undefined {
 
 describe('search_files: each argument of the table', () => {
   let t: TestSession;
-  before(() => { t = searchSession(); writeTree(t.root, TREE); });
-  after(async () => { await t.dispose(); });
+  before(() => {
+    t = searchSession();
+    writeTree(t.root, TREE);
+  });
+  after(async () => {
+    await t.dispose();
+  });
 
   const cases: [string, Record<string, unknown>, string[]][] = [
-    ['pattern (regex, case-sensitive, no hidden, gitignore respected)', { pattern: 'Alpha' }, ['docs/Guide.MD:1', 'src/app.ts:1', 'src/util/deep.ts:1', 'src/util/deeper/deepest.ts:1']],
-    ['path narrows to a folder', { pattern: 'Alpha', path: 'src/util' }, ['src/util/deep.ts:1', 'src/util/deeper/deepest.ts:1']],
+    [
+      'pattern (regex, case-sensitive, no hidden, gitignore respected)',
+      { pattern: 'Alpha' },
+      ['docs/Guide.MD:1', 'src/app.ts:1', 'src/util/deep.ts:1', 'src/util/deeper/deepest.ts:1'],
+    ],
+    [
+      'path narrows to a folder',
+      { pattern: 'Alpha', path: 'src/util' },
+      ['src/util/deep.ts:1', 'src/util/deeper/deepest.ts:1'],
+    ],
     ['path may name one file', { pattern: 'alpha', path: 'src/app.ts' }, ['src/app.ts:2']],
     ['max_depth 1 = files directly in path', { pattern: 'Alpha', path: 'src', max_depth: 1 }, ['src/app.ts:1']],
     ['max_depth 2', { pattern: 'Alpha', path: 'src', max_depth: 2 }, ['src/app.ts:1', 'src/util/deep.ts:1']],
@@ -59,7 +86,10 @@ describe('search_files: each argument of the table', () => {
 
   it('each match carries the line text without its terminator', async () => {
     const result = await frames(t, searchFiles, { pattern: 'dotted' });
-    assert.deepEqual(result, [{ kind: 'match', path: 'src/app.ts', line: 3, text: 'const dotted = "a.b";' }, { kind: 'done', complete: true }]);
+    assert.deepEqual(result, [
+      { kind: 'match', path: 'src/app.ts', line: 3, text: 'const dotted = "a.b";' },
+      { kind: 'done', complete: true },
+    ]);
   });
 
   it('rejects follow: true at validation: the gate is never asked and rg never starts', async () => {
@@ -74,8 +104,13 @@ describe('search_files: each argument of the table', () => {
 
 describe('find_files: each argument of the table', () => {
   let t: TestSession;
-  before(() => { t = searchSession(); writeTree(t.root, TREE); });
-  after(async () => { await t.dispose(); });
+  before(() => {
+    t = searchSession();
+    writeTree(t.root, TREE);
+  });
+  after(async () => {
+    await t.dispose();
+  });
 
   const cases: [string, Record<string, unknown>, string[]][] = [
     ['glob by name at any depth', { glob: '*.ts' }, ['src/app.ts', 'src/util/deep.ts', 'src/util/deeper/deepest.ts']],
@@ -84,7 +119,11 @@ describe('find_files: each argument of the table', () => {
     ['max_depth', { glob: '*', max_depth: 1 }, ['axb.txt']],
     ['max_depth under path', { glob: '*.ts', path: 'src', max_depth: 2 }, ['src/app.ts', 'src/util/deep.ts']],
     ['glob is case-sensitive', { glob: '*.md' }, ['docs/notes.md']],
-    ['iglob: an additional glob the paths must match, case-insensitively', { glob: '*', iglob: '*.md' }, ['docs/Guide.MD', 'docs/notes.md']],
+    [
+      'iglob: an additional glob the paths must match, case-insensitively',
+      { glob: '*', iglob: '*.md' },
+      ['docs/Guide.MD', 'docs/notes.md'],
+    ],
     ['glob and iglob must both match', { glob: 'docs/*', iglob: 'g*' }, ['docs/Guide.MD']],
     ['glob narrows but never re-includes what hidden and no_ignore leave out', { glob: '*.log' }, []],
     ['glob "!" excludes, and excludes what a matching folder holds', { glob: '!util', path: 'src' }, ['src/app.ts']],
@@ -134,12 +173,17 @@ describe('limit and done frames', () => {
     for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, '0')}.txt`] = 'hit\nhit\n';
     writeTree(t.root, files);
   });
-  after(async () => { await t.dispose(); });
+  after(async () => {
+    await t.dispose();
+  });
 
   it('limit omitted: every match, then done, and never a limit frame', async () => {
     const result = await frames(t, searchFiles, { pattern: 'hit' });
     assert.equal(hits(result).length, 60);
-    assert.equal(result.some((f) => f.kind === 'limit'), false);
+    assert.equal(
+      result.some((f) => f.kind === 'limit'),
+      false,
+    );
     assert.deepEqual(terminal(result), { kind: 'done', complete: true });
     const paths = await frames(t, findFiles, { glob: '*.txt' });
     assert.equal(hits(paths).length, 30);
@@ -150,13 +194,21 @@ describe('limit and done frames', () => {
     const result = await frames(t, searchFiles, { pattern: 'hit', limit: 7 });
     assert.equal(hits(result).length, 7);
     assert.deepEqual(result.slice(-2), [
-      { kind: 'note', message: 'Result limited to 7 matching lines; more exist. Call again with a larger limit (now 7) to see more, or narrow the search.' },
+      {
+        kind: 'note',
+        message:
+          'Result limited to 7 matching lines; more exist. Call again with a larger limit (now 7) to see more, or narrow the search.',
+      },
       { kind: 'limit', limit: 7 },
     ]);
     const paths = await frames(t, findFiles, { glob: '*.txt', limit: 1 });
     assert.equal(hits(paths).length, 1);
     assert.deepEqual(paths.slice(-2), [
-      { kind: 'note', message: 'Result limited to 1 path; more exist. Call again with a larger limit (now 1) to see more, or narrow the search.' },
+      {
+        kind: 'note',
+        message:
+          'Result limited to 1 path; more exist. Call again with a larger limit (now 1) to see more, or narrow the search.',
+      },
       { kind: 'limit', limit: 1 },
     ]);
     assert.deepEqual(rgChildren(), []);
@@ -166,7 +218,10 @@ describe('limit and done frames', () => {
     const paths = await frames(t, findFiles, { glob: '*.txt', limit: 30 });
     assert.equal(hits(paths).length, 30);
     assert.deepEqual(terminal(paths), { kind: 'done', complete: true });
-    assert.equal(paths.some((f) => f.kind === 'note'), false);
+    assert.equal(
+      paths.some((f) => f.kind === 'note'),
+      false,
+    );
   });
 
   it('rejects every bad limit at validation, before the gate, for both tools', async () => {
@@ -194,10 +249,20 @@ describe('zero results', () => {
     writeTree(t.root, { 'classified/plan.txt': 'zebra\n', '.env': 'zebra\n', 'a.txt': 'nothing\n' });
     const result = await frames(t, searchFiles, { pattern: 'zebra', path: '.' });
     assert.deepEqual(result, [
-      { kind: 'note', message: 'No line matches "zebra" in ".". What might have hidden matches: dot-prefixed files and folders were skipped (pass hidden: true); files excluded by .gitignore and similar files were skipped (pass no_ignore: true); paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched.' },
+      {
+        kind: 'note',
+        message:
+          'No line matches "zebra" in ".". What might have hidden matches: dot-prefixed files and folders were skipped (pass hidden: true); files excluded by .gitignore and similar files were skipped (pass no_ignore: true); paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched.',
+      },
       { kind: 'done', complete: true },
     ]);
-    const all = await frames(t, searchFiles, { pattern: 'zebra', hidden: true, no_ignore: true, max_depth: 3, glob: '*.txt' });
+    const all = await frames(t, searchFiles, {
+      pattern: 'zebra',
+      hidden: true,
+      no_ignore: true,
+      max_depth: 3,
+      glob: '*.txt',
+    });
     assert.equal(all.length, 2);
     const note = all[0]!;
     assert.equal(note.kind, 'note');
@@ -209,7 +274,10 @@ describe('zero results', () => {
     const found = await frames(t, findFiles, { glob: 'plan*', hidden: true, no_ignore: true });
     assert.equal(hits(found).length, 0);
     assert.doesNotMatch(JSON.stringify(found), /classified/);
-    assert.match(renderPaths(found), /^Note: No file matches "plan\*" in the workspace\. What might have hidden files: paths that the workspace rules in force protect/);
+    assert.match(
+      renderPaths(found),
+      /^Note: No file matches "plan\*" in the workspace\. What might have hidden files: paths that the workspace rules in force protect/,
+    );
   });
 });
 
@@ -222,46 +290,87 @@ describe('canary: secrets are never searched nor listed', () => {
       '.git/': '',
       '.gitignore': 'config/\n',
       '.env': `API_KEY=${token}\n`,
-      'id_rsa': `-----BEGIN OPENSSH PRIVATE KEY-----\n${token}\n`,
+      id_rsa: `-----BEGIN OPENSSH PRIVATE KEY-----\n${token}\n`,
       'config/secret.pem': `-----BEGIN CERTIFICATE-----\n${token}\n`,
       'src/ok.ts': 'export const fine = true;\n',
     });
   });
-  after(async () => { await t.dispose(); });
+  after(async () => {
+    await t.dispose();
+  });
 
   function assertClean(label: string, pattern: string, outcome: ToolOutcome<SearchOutput>): void {
     // The zero-results note quotes the model's own pattern back; that is not a leak.
     const quoted = JSON.stringify(pattern);
-    const all = (JSON.stringify(outcome.result) + '\n' + outcome.text).split(JSON.stringify(quoted).slice(1, -1)).join('').split(quoted).join('');
-    for (const leak of [token, 'API_KEY', 'BEGIN', 'id_rsa', 'secret.pem', '"path":".env"', 'config/']) assert.equal(all.includes(leak), false, `${label}: leaked ${leak}: ${all}`);
+    const all = (JSON.stringify(outcome.result) + '\n' + outcome.text)
+      .split(JSON.stringify(quoted).slice(1, -1))
+      .join('')
+      .split(quoted)
+      .join('');
+    for (const leak of [token, 'API_KEY', 'BEGIN', 'id_rsa', 'secret.pem', '"path":".env"', 'config/'])
+      assert.equal(all.includes(leak), false, `${label}: leaked ${leak}: ${all}`);
     const result = wholeResult(outcome.result);
-    assert.equal(result.some((f) => f.kind === 'match' || f.kind === 'path' || (f.kind === 'note' && f.path !== undefined)), false, label);
+    assert.equal(
+      result.some((f) => f.kind === 'match' || f.kind === 'path' || (f.kind === 'note' && f.path !== undefined)),
+      false,
+      label,
+    );
   }
 
   const bools = [false, true];
-  for (const literal of bools) for (const hidden of bools) for (const no_ignore of bools) {
-    const label = `literal=${literal} hidden=${hidden} no_ignore=${no_ignore}`;
-    it(`search_files ${label}`, async () => {
-      for (const pattern of literal ? [token, 'CANARY_', 'BEGIN'] : [token, 'CANARY_[0-9a-f]{16}', '(?i)canary', 'API_KEY|BEGIN', '.']) {
-        for (const extra of [{}, { ignore_case: true }, { glob: '.env' }, { glob: '*.pem' }, { glob: 'id_*' }, { iglob: '*.PEM' }, { iglob: '.ENV' }, { path: 'config' }]) {
-          const args = { pattern, literal, hidden, no_ignore, ...extra };
-          if (pattern === '.' && !('glob' in extra) && !('iglob' in extra) && !('path' in extra)) continue; // "." matches src/ok.ts: fine, but not a canary probe
-          assertClean(JSON.stringify(args), pattern, await runTool(t.session, searchFiles, args));
-        }
+  for (const literal of bools)
+    for (const hidden of bools)
+      for (const no_ignore of bools) {
+        const label = `literal=${literal} hidden=${hidden} no_ignore=${no_ignore}`;
+        it(`search_files ${label}`, async () => {
+          for (const pattern of literal
+            ? [token, 'CANARY_', 'BEGIN']
+            : [token, 'CANARY_[0-9a-f]{16}', '(?i)canary', 'API_KEY|BEGIN', '.']) {
+            for (const extra of [
+              {},
+              { ignore_case: true },
+              { glob: '.env' },
+              { glob: '*.pem' },
+              { glob: 'id_*' },
+              { iglob: '*.PEM' },
+              { iglob: '.ENV' },
+              { path: 'config' },
+            ]) {
+              const args = { pattern, literal, hidden, no_ignore, ...extra };
+              if (pattern === '.' && !('glob' in extra) && !('iglob' in extra) && !('path' in extra)) continue; // "." matches src/ok.ts: fine, but not a canary probe
+              assertClean(JSON.stringify(args), pattern, await runTool(t.session, searchFiles, args));
+            }
+          }
+        });
+        if (!literal)
+          it(`find_files hidden=${hidden} no_ignore=${no_ignore}`, async () => {
+            for (const extra of [
+              { glob: '*' },
+              { glob: '**' },
+              { glob: '.env' },
+              { glob: '*.pem' },
+              { glob: 'id_*' },
+              { glob: 'config/**' },
+              { glob: '*', iglob: '*.PEM' },
+              { glob: '*', iglob: 'ID_RSA' },
+              { glob: '*', path: 'config' },
+            ]) {
+              const args = { hidden, no_ignore, ...extra };
+              const outcome = await runTool(t.session, findFiles, args);
+              const all = JSON.stringify(outcome.result) + outcome.text;
+              for (const leak of ['id_rsa', 'secret.pem', '"path":".env"', '\n.env'])
+                assert.equal(all.includes(leak), false, `${JSON.stringify(args)}: leaked ${leak}`);
+            }
+          });
       }
-    });
-    if (!literal) it(`find_files hidden=${hidden} no_ignore=${no_ignore}`, async () => {
-      for (const extra of [{ glob: '*' }, { glob: '**' }, { glob: '.env' }, { glob: '*.pem' }, { glob: 'id_*' }, { glob: 'config/**' }, { glob: '*', iglob: '*.PEM' }, { glob: '*', iglob: 'ID_RSA' }, { glob: '*', path: 'config' }]) {
-        const args = { hidden, no_ignore, ...extra };
-        const outcome = await runTool(t.session, findFiles, args);
-        const all = JSON.stringify(outcome.result) + outcome.text;
-        for (const leak of ['id_rsa', 'secret.pem', '"path":".env"', '\n.env']) assert.equal(all.includes(leak), false, `${JSON.stringify(args)}: leaked ${leak}`);
-      }
-    });
-  }
 
   it('an approved search aimed straight at a secret is still skipped, with a note about the path the model named', async () => {
-    const outcome = await runTool(t.session, searchFiles, { pattern: 'CANARY_[0-9a-f]+', path: '.env', hidden: true, no_ignore: true });
+    const outcome = await runTool(t.session, searchFiles, {
+      pattern: 'CANARY_[0-9a-f]+',
+      path: '.env',
+      hidden: true,
+      no_ignore: true,
+    });
     assert.equal(t.gate.calls.at(-1)?.secret, true);
     assert.equal(JSON.stringify(outcome.result).includes(token), false);
     assert.equal(outcome.text.includes(token), false);
@@ -283,7 +392,9 @@ describe('paths through links', () => {
     const t = session(tc, searchOptions());
     writeTree(t.root, { '.ssh/id_ed25519': 'needle\n' });
     symlinkSync('.ssh', nodePath.join(t.root, 'keys'));
-    const error = await failure(() => runTool(t.session, searchFiles, { pattern: 'needle', path: 'keys', hidden: true }));
+    const error = await failure(() =>
+      runTool(t.session, searchFiles, { pattern: 'needle', path: 'keys', hidden: true }),
+    );
     assert.equal(error.code, 'E_SANDBOX_REFUSED');
     assert.deepEqual(rgChildren(), []);
   });
@@ -326,33 +437,56 @@ describe('multi-root', () => {
 describe('rendering for the model', () => {
   it('search_files: matches grouped by file, compact (pinned)', async (tc) => {
     const t = session(tc, searchOptions());
-    writeTree(t.root, { 'src/b.ts': 'let todo = 1;\n\nTODO: fix\n', 'src/a.ts': 'TODO first\n', 'long.min.js': 'x'.repeat(3000) + 'TODO' + '\n' });
+    writeTree(t.root, {
+      'src/b.ts': 'let todo = 1;\n\nTODO: fix\n',
+      'src/a.ts': 'TODO first\n',
+      'long.min.js': 'x'.repeat(3000) + 'TODO' + '\n',
+    });
     const outcome = await runTool(t.session, searchFiles, { pattern: 'todo', ignore_case: true });
-    assert.equal(outcome.text, [
-      '4 matching lines in 3 files:',
-      'long.min.js',
-      `  1: ${'x'.repeat(2000)} [line cut]`,
-      'src/a.ts',
-      '  1: TODO first',
-      'src/b.ts',
-      '  1: let todo = 1;',
-      '  3: TODO: fix',
-    ].join('\n'));
+    assert.equal(
+      outcome.text,
+      [
+        '4 matching lines in 3 files:',
+        'long.min.js',
+        `  1: ${'x'.repeat(2000)} [line cut]`,
+        'src/a.ts',
+        '  1: TODO first',
+        'src/b.ts',
+        '  1: let todo = 1;',
+        '  3: TODO: fix',
+      ].join('\n'),
+    );
     const limited = await runTool(t.session, searchFiles, { pattern: 'TODO', path: 'src', limit: 1 });
-    assert.match(limited.text, /^1 matching line in 1 file \(limited\):\nsrc\/[ab]\.ts\n {2}\d: TODO.*\nNote: Result limited to 1 matching line; more exist\. Call again with a larger limit \(now 1\) to see more, or narrow the search\.$/);
+    assert.match(
+      limited.text,
+      /^1 matching line in 1 file \(limited\):\nsrc\/[ab]\.ts\n {2}\d: TODO.*\nNote: Result limited to 1 matching line; more exist\. Call again with a larger limit \(now 1\) to see more, or narrow the search\.$/,
+    );
   });
 
   it('find_files: one path a line (pinned)', () => {
-    const result: SearchResult = [{ kind: 'path', path: 'a.ts' }, { kind: 'path', path: 'src/b.ts' }, { kind: 'done', complete: true }];
+    const result: SearchResult = [
+      { kind: 'path', path: 'a.ts' },
+      { kind: 'path', path: 'src/b.ts' },
+      { kind: 'done', complete: true },
+    ];
     assert.equal(renderPaths(result), '2 files:\na.ts\nsrc/b.ts');
-    assert.equal(renderMatches([{ kind: 'note', message: 'No line matches "x".' }, { kind: 'done', complete: true }]), 'Note: No line matches "x".');
+    assert.equal(
+      renderMatches([
+        { kind: 'note', message: 'No line matches "x".' },
+        { kind: 'done', complete: true },
+      ]),
+      'Note: No line matches "x".',
+    );
   });
 
   it('the result JSON is the frame list', async (tc) => {
     const t = session(tc, searchOptions());
     writeTree(t.root, { 'a.txt': 'one\n' });
     const outcome = await runTool(t.session, findFiles, { glob: '*.txt' });
-    assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), [{ kind: 'path', path: 'a.txt' }, { kind: 'done', complete: true }]);
+    assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), [
+      { kind: 'path', path: 'a.txt' },
+      { kind: 'done', complete: true },
+    ]);
   });
 });
 
@@ -361,11 +495,22 @@ class FakeSearch implements SandboxSearch {
   readonly supportsFollow: boolean;
   readonly queries: (ContentQuery | PathQuery)[] = [];
   private readonly answer: readonly SearchFrame[];
-  constructor(supportsFollow: boolean, answer: readonly SearchFrame[]) { this.supportsFollow = supportsFollow; this.answer = answer; }
-  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> { this.queries.push(query); return this.frames(); }
-  findPaths(query: PathQuery): AsyncIterable<SearchBatch> { this.queries.push(query); return this.frames(); }
+  constructor(supportsFollow: boolean, answer: readonly SearchFrame[]) {
+    this.supportsFollow = supportsFollow;
+    this.answer = answer;
+  }
+  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> {
+    this.queries.push(query);
+    return this.frames();
+  }
+  findPaths(query: PathQuery): AsyncIterable<SearchBatch> {
+    this.queries.push(query);
+    return this.frames();
+  }
   // One frame a batch: the tools must not depend on how frames are batched.
-  private async *frames(): AsyncIterable<SearchBatch> { for (const frame of this.answer) yield [frame]; }
+  private async *frames(): AsyncIterable<SearchBatch> {
+    for (const frame of this.answer) yield [frame];
+  }
 }
 
 /**
@@ -375,17 +520,31 @@ class FakeSearch implements SandboxSearch {
 class CappedSearch implements SandboxSearch {
   readonly supportsFollow = false;
   private readonly cap: number;
-  constructor(cap: number) { this.cap = cap; }
-  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> { return this.run(query); }
-  findPaths(query: PathQuery): AsyncIterable<SearchBatch> { return this.run(query); }
+  constructor(cap: number) {
+    this.cap = cap;
+  }
+  searchContent(query: ContentQuery): AsyncIterable<SearchBatch> {
+    return this.run(query);
+  }
+  findPaths(query: PathQuery): AsyncIterable<SearchBatch> {
+    return this.run(query);
+  }
   private run(query: ContentQuery | PathQuery): AsyncIterable<SearchBatch> {
     if (query.limit === undefined || query.limit > this.cap) {
-      throw new SandboxError('E_SANDBOX_UNSUPPORTED', `This search backend returns at most ${this.cap} results per call, so it cannot run ${query.limit === undefined ? 'an unbounded search' : `a search with limit ${query.limit}`}.`, `Call again with limit between 1 and ${this.cap}.`);
+      throw new SandboxError(
+        'E_SANDBOX_UNSUPPORTED',
+        `This search backend returns at most ${this.cap} results per call, so it cannot run ${query.limit === undefined ? 'an unbounded search' : `a search with limit ${query.limit}`}.`,
+        `Call again with limit between 1 and ${this.cap}.`,
+      );
     }
     const limit = query.limit;
     const cap = this.cap;
     return (async function* (): AsyncIterable<SearchBatch> {
-      yield Array.from({ length: Math.min(limit, cap) }, (_, i): SearchFrame => ({ kind: 'path', folder: query.scopes[0]!.folder, path: `f${i}` }));
+      yield Array.from({ length: Math.min(limit, cap) }, (_, i): SearchFrame => ({
+        kind: 'path',
+        folder: query.scopes[0]!.folder,
+        path: `f${i}`,
+      }));
       yield [{ kind: 'limit', limit }];
     })();
   }
@@ -397,7 +556,13 @@ describe('custom backends', () => {
     const t = session(tc, searchOptions({ search: fake }));
     await runTool(t.session, findFiles, { glob: '*', follow: true });
     await runTool(t.session, searchFiles, { pattern: 'x', follow: true, limit: 3 });
-    assert.deepEqual(fake.queries.map((q) => [q.follow, q.limit]), [[true, undefined], [true, 3]]);
+    assert.deepEqual(
+      fake.queries.map((q) => [q.follow, q.limit]),
+      [
+        [true, undefined],
+        [true, 3],
+      ],
+    );
     assert.deepEqual(fake.queries[0]!.scopes, [{ folder: nodePath.basename(t.root), cwd: t.root, path: '' }]);
   });
 
@@ -414,7 +579,10 @@ describe('custom backends', () => {
   });
 
   it('a backend that reports a limit although none was given, or never ends its stream, is a narrated io failure', async (tc) => {
-    for (const answer of [[{ kind: 'limit', limit: 5 }], [{ kind: 'path', folder: 'x', path: 'a' }]] as SearchFrame[][]) {
+    for (const answer of [
+      [{ kind: 'limit', limit: 5 }],
+      [{ kind: 'path', folder: 'x', path: 'a' }],
+    ] as SearchFrame[][]) {
       const t = session(tc, searchOptions({ search: new FakeSearch(false, answer) }));
       const error = await failure(() => runTool(t.session, findFiles, { glob: '*' }));
       assert.equal(error.code, 'E_SANDBOX_IO');

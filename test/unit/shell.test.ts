@@ -32,7 +32,10 @@ interface ShellFixture {
   readonly host: ShellHost;
 }
 
-function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[] } = {}): ShellFixture {
+function shellSession(
+  t: TestContext,
+  options: { sandbox?: ShellSandbox; env?: Record<string, string>; allowedDomains?: string[]; rules?: Rule[] } = {},
+): ShellFixture {
   const home = testDir(t, 'wt-home-').path;
   mkdirSync(nodePath.join(home, '.ssh'));
   writeFileSync(nodePath.join(home, '.ssh', 'id_rsa'), `-----BEGIN KEY----- ${CANARY}\n`);
@@ -45,7 +48,10 @@ function shellSession(t: TestContext, options: { sandbox?: ShellSandbox; env?: R
     allowedDomains: () => options.allowedDomains ?? [],
     maxTimeoutMs: () => 600_000,
   };
-  const s = session(t, { ...(options.rules ? { rules: options.rules } : {}), overrides: { shell: host, spoolDir: spool } });
+  const s = session(t, {
+    ...(options.rules ? { rules: options.rules } : {}),
+    overrides: { shell: host, spoolDir: spool },
+  });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
   mkdirSync(nodePath.join(s.root, 'config', 'deep', 'er'), { recursive: true });
   writeFileSync(nodePath.join(s.root, 'config', 'deep', 'er', 'PROD.ENV'), `DB=${CANARY}\n`);
@@ -61,14 +67,20 @@ function leftBehind(f: ShellFixture, text: string): string {
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = nodePath.join(dir, entry.name);
-      if (entry.isDirectory()) walk(path); else if (entry.isFile()) files.push(readFileSync(path, 'utf8'));
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) files.push(readFileSync(path, 'utf8'));
     }
   };
   walk(f.spool);
   return [text, ...files, JSON.stringify(f.s.log.entries), f.s.log.messages.join('\n')].join('\n');
 }
 
-async function run(f: ShellFixture, command: string, extra: Record<string, unknown> = {}, signal?: AbortSignal): Promise<{ text: string; all: string }> {
+async function run(
+  f: ShellFixture,
+  command: string,
+  extra: Record<string, unknown> = {},
+  signal?: AbortSignal,
+): Promise<{ text: string; all: string }> {
   const outcome = await f.s.invoke('run_shell_command', { command, ...extra }, signal ? { signal } : {});
   return { text: outcome.text, all: leftBehind(f, outcome.text) };
 }
@@ -81,7 +93,9 @@ function processesWith(marker: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
       if (cmdline.includes(marker) && Number(entry) !== process.pid) found.push(Number(entry));
-    } catch { /* it ended while we looked */ }
+    } catch {
+      /* it ended while we looked */
+    }
   }
   return found;
 }
@@ -168,24 +182,40 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.deepEqual(readdirSync(outside), ['victim.txt']);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'allowed.txt'), 'utf8'), 'fine\n');
     assert.match(text, /Read-only file system|Permission denied|No such file or directory/);
-    for (const staged of ['.vscode/settings.json', '.git/hooks/pre-commit', 'package.json']) assert.match(text, new RegExp(`staged for review, NOT on disk: .*${staged.replace(/\./g, '\\.')} \\(m\\d+`));
+    for (const staged of ['.vscode/settings.json', '.git/hooks/pre-commit', 'package.json'])
+      assert.match(text, new RegExp(`staged for review, NOT on disk: .*${staged.replace(/\./g, '\\.')} \\(m\\d+`));
   });
 
   test('attack: a network request fails when no host is allowed, and nothing reaches the server', async (t) => {
     let requests = 0;
-    const server = createServer((_req, res) => { requests++; res.end(CANARY); });
+    const server = createServer((_req, res) => {
+      requests++;
+      res.end(CANARY);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(() => server.close());
     const port = (server.address() as AddressInfo).port;
     const f = shellSession(t);
-    const { text, all } = await run(f, `curl -sS -m 5 http://127.0.0.1:${port}/; curl -sS -m 5 http://example.com/; node -e "fetch('http://127.0.0.1:${port}/').then(r=>r.text()).then(console.log,e=>console.error('fetch failed',e.cause?.code??e.message))"`, { timeout_ms: 60_000 });
+    const { text, all } = await run(
+      f,
+      `curl -sS -m 5 http://127.0.0.1:${port}/; curl -sS -m 5 http://example.com/; node -e "fetch('http://127.0.0.1:${port}/').then(r=>r.text()).then(console.log,e=>console.error('fetch failed',e.cause?.code??e.message))"`,
+      { timeout_ms: 60_000 },
+    );
     assert.equal(requests, 0, text);
     assert.ok(!all.includes(CANARY));
     assert.match(text, /sandbox refused: .*example\.com|blocked by network allowlist/);
   });
 
   test('credential environment variables are not passed to the command', async (t) => {
-    const f = shellSession(t, { env: { GITHUB_TOKEN: CANARY, AWS_SECRET_ACCESS_KEY: CANARY, MY_API_KEY: CANARY, NPM_TOKEN: CANARY, HARMLESS: 'kept' } });
+    const f = shellSession(t, {
+      env: {
+        GITHUB_TOKEN: CANARY,
+        AWS_SECRET_ACCESS_KEY: CANARY,
+        MY_API_KEY: CANARY,
+        NPM_TOKEN: CANARY,
+        HARMLESS: 'kept',
+      },
+    });
     const { text, all } = await run(f, 'env');
     assert.match(text, /^HARMLESS=kept$/m);
     assert.ok(!all.includes(CANARY), text);
@@ -203,7 +233,10 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   test('a background process does not outlive a command that exits', async (t) => {
     const f = shellSession(t);
     const n = unique();
-    const { text } = await run(f, `(sleep ${n} &) ; setsid sleep ${n}.75 & nohup sleep ${n}.25 >/dev/null 2>&1 & echo started`);
+    const { text } = await run(
+      f,
+      `(sleep ${n} &) ; setsid sleep ${n}.75 & nohup sleep ${n}.25 >/dev/null 2>&1 & echo started`,
+    );
     assert.match(text, /^started$/m);
     assert.match(text, /exit code 0/);
     await noProcessLeft(`sleep ${n}`);
@@ -212,7 +245,11 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   test('attack: a fork bomb (bounded to 2^7 processes on this shared machine) leaves no process behind after the timeout', async (t) => {
     const f = shellSession(t);
     const n = unique();
-    const { text } = await run(f, `b(){ if [ "$1" -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; exec sleep ${n}; }; b 6`, { timeout_ms: 3_000 });
+    const { text } = await run(
+      f,
+      `b(){ if [ "$1" -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; exec sleep ${n}; }; b 6`,
+      { timeout_ms: 3_000 },
+    );
     assert.match(text, /timed out/);
     await noProcessLeft(`sleep ${n}`);
   });
@@ -257,7 +294,10 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
   });
 
   test('where the sandbox is unavailable it refuses with E_SANDBOX_UNAVAILABLE and runs nothing', async (t) => {
-    const missing = srtSandbox({ ripgrepPath: ripgrep.path, load: () => Promise.reject(new Error('bwrap: not found')) });
+    const missing = srtSandbox({
+      ripgrepPath: ripgrep.path,
+      load: () => Promise.reject(new Error('bwrap: not found')),
+    });
     const f = shellSession(t, { sandbox: missing });
     await assert.rejects(f.s.invoke('run_shell_command', { command: 'touch ran.txt' }), (e: unknown) => {
       assert.ok(isSandboxError(e));
@@ -273,9 +313,14 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
 
   test('timeout_ms above the cap and a cwd that is not a folder are narrated errors', async (t) => {
     const f = shellSession(t);
-    await assert.rejects(f.s.invoke('run_shell_command', { command: 'true', timeout_ms: 700_000 }), /above the largest allowed, 600000 ms/);
+    await assert.rejects(
+      f.s.invoke('run_shell_command', { command: 'true', timeout_ms: 700_000 }),
+      /above the largest allowed, 600000 ms/,
+    );
     await assert.rejects(f.s.invoke('run_shell_command', { command: 'true', cwd: 'a.txt' }), /is not a folder/);
-    await assert.rejects(f.s.invoke('run_shell_command', { command: 'true', cwd: '../' }), (e: unknown) => isSandboxError(e));
+    await assert.rejects(f.s.invoke('run_shell_command', { command: 'true', cwd: '../' }), (e: unknown) =>
+      isSandboxError(e),
+    );
     const sub = nodePath.join(f.s.root, 'sub');
     mkdirSync(sub);
     const { text } = await run(f, 'pwd', { cwd: 'sub' });
@@ -283,11 +328,14 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
     assert.ok(statSync(sub).isDirectory());
   });
 
-  test('a read-denied cwd is refused by the policy before anything runs; a person\'s deny rule is unreadable to commands', async (t) => {
+  test("a read-denied cwd is refused by the policy before anything runs; a person's deny rule is unreadable to commands", async (t) => {
     const f = shellSession(t, { rules: [{ glob: 'private/**', read: 'deny' }] });
     mkdirSync(nodePath.join(f.s.root, 'private'));
     writeFileSync(nodePath.join(f.s.root, 'private', 'notes.txt'), `${CANARY}\n`);
-    await assert.rejects(f.s.invoke('run_shell_command', { command: 'touch ran.txt', cwd: 'private' }), (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_REFUSED');
+    await assert.rejects(
+      f.s.invoke('run_shell_command', { command: 'touch ran.txt', cwd: 'private' }),
+      (e: unknown) => isSandboxError(e) && e.code === 'E_SANDBOX_REFUSED',
+    );
     assert.equal(existsSync(nodePath.join(f.s.root, 'ran.txt')), false);
     const { text, all } = await run(f, 'cat private/notes.txt; grep -r CANARY .');
     assert.ok(!all.includes(CANARY), text);
@@ -295,43 +343,74 @@ describe('run_shell_command', { timeout: 120_000 }, () => {
 });
 
 describe('run_shell_command settings', () => {
-  test('allowed hosts are the user\'s: a workspace value only narrows them, and cannot raise the timeout cap', () => {
+  test("allowed hosts are the user's: a workspace value only narrows them, and cannot raise the timeout cap", () => {
     const scoped = scopeShellSettings(
-      { user: ['registry.npmjs.org', 'github.com'], workspace: [{ value: ['github.com', 'evil.example'], where: 'workspace settings' }] },
+      {
+        user: ['registry.npmjs.org', 'github.com'],
+        workspace: [{ value: ['github.com', 'evil.example'], where: 'workspace settings' }],
+      },
       { user: undefined, workspace: [{ value: 9_000_000, where: 'workspace settings' }] },
     );
     assert.deepEqual(scoped.allowedDomains, ['github.com']);
     assert.equal(scoped.maxTimeoutMs, 600_000);
     assert.equal(scoped.problems.length, 2);
     assert.match(scoped.problems[0]!, /"evil\.example", which your user settings do not allow/);
-    const none = scopeShellSettings({ user: undefined, workspace: [{ value: ['a.example'], where: 'w' }] }, { user: 1_200_000, workspace: [] });
+    const none = scopeShellSettings(
+      { user: undefined, workspace: [{ value: ['a.example'], where: 'w' }] },
+      { user: 1_200_000, workspace: [] },
+    );
     assert.deepEqual(none.allowedDomains, []);
     assert.equal(none.maxTimeoutMs, 1_200_000);
-    assert.match(scopeShellSettings({ user: 'x', workspace: [] }, { user: 5, workspace: [] }).problems.join(' '), /no network until it is fixed.*at least 1000/);
+    assert.match(
+      scopeShellSettings({ user: 'x', workspace: [] }, { user: 5, workspace: [] }).problems.join(' '),
+      /no network until it is fixed.*at least 1000/,
+    );
   });
 
   test('the boundary is what the policy decides: reads from an allow-list, deny and ask rules unreadable inside it, writes only through the layer', async (t) => {
     const root = testDir(t, 'wt-boundary-').path;
-    for (const rel of ['src/app.ts', 'src/.ENV.local', 'keys/deploy.pem', 'private/a/b.txt', 'package.json', 'node_modules/dep/.env']) {
+    for (const rel of [
+      'src/app.ts',
+      'src/.ENV.local',
+      'keys/deploy.pem',
+      'private/a/b.txt',
+      'package.json',
+      'node_modules/dep/.env',
+    ]) {
       mkdirSync(nodePath.dirname(nodePath.join(root, rel)), { recursive: true });
       writeFileSync(nodePath.join(root, rel), 'x');
     }
     const policy = new Policy([{ glob: 'private/**', read: 'deny' }]).within([root]);
     const inputs = {
-      policy, roots: [{ name: 'w', address: root, localPath: root }], writeFolders: [root], home: '/home/someone', privateFolders: ['/spool'],
-      tempFolder: '/tmp/t', readFolders: ['/opt/tool'], layered: true, allowedDomains: [], path: '/usr/bin:/bin', list: ripgrepLister(ripgrep), signal: new AbortController().signal,
+      policy,
+      roots: [{ name: 'w', address: root, localPath: root }],
+      writeFolders: [root],
+      home: '/home/someone',
+      privateFolders: ['/spool'],
+      tempFolder: '/tmp/t',
+      readFolders: ['/opt/tool'],
+      layered: true,
+      allowedDomains: [],
+      path: '/usr/bin:/bin',
+      list: ripgrepLister(ripgrep),
+      signal: new AbortController().signal,
     };
     const boundary = await deriveBoundary(inputs);
-    const rel = (paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(`${root}/`)).map((p) => nodePath.relative(root, p)).sort();
+    const rel = (paths: readonly string[]): string[] =>
+      paths
+        .filter((p) => p.startsWith(`${root}/`))
+        .map((p) => nodePath.relative(root, p))
+        .sort();
     assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'node_modules/dep/.env', 'private', 'src/.ENV.local']);
-    for (const denied of ['/home', '/tmp', '/root', '/spool', '/home/someone/.ssh']) assert.ok(boundary.denyRead.includes(denied), denied);
+    for (const denied of ['/home', '/tmp', '/root', '/spool', '/home/someone/.ssh'])
+      assert.ok(boundary.denyRead.includes(denied), denied);
     assert.deepEqual(boundary.allowRead, ['/opt/tool', '/tmp/t', root].sort());
     assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
     // Without a copy-on-write layer the workspace is read-only: only the call's own folder is writable.
     assert.deepEqual((await deriveBoundary({ ...inputs, layered: false })).allowWrite, ['/tmp/t']);
   });
 
-  test('core.hooksPath is read from a repository\'s configuration as git reads it (compared with git config --get)', (t) => {
+  test("core.hooksPath is read from a repository's configuration as git reads it (compared with git config --get)", (t) => {
     const dir = testDir(t, 'wt-gitconfig-').path;
     const file = nodePath.join(dir, 'config');
     const cases = [
@@ -349,8 +428,17 @@ describe('run_shell_command settings', () => {
     for (const text of cases) {
       writeFileSync(file, text);
       let expected: string | undefined;
-      try { expected = execFileSync('git', ['config', '-f', file, '--get', 'core.hooksPath'], { encoding: 'utf8' }).replace(/\n$/, ''); } catch { expected = undefined; }
-      const hooksPath = parseConfig(text).entries.filter((e) => e.section === 'core' && e.subsection === undefined && e.key === 'hookspath').at(-1)?.value;
+      try {
+        expected = execFileSync('git', ['config', '-f', file, '--get', 'core.hooksPath'], { encoding: 'utf8' }).replace(
+          /\n$/,
+          '',
+        );
+      } catch {
+        expected = undefined;
+      }
+      const hooksPath = parseConfig(text)
+        .entries.filter((e) => e.section === 'core' && e.subsection === undefined && e.key === 'hookspath')
+        .at(-1)?.value;
       assert.equal(hooksPath, expected, JSON.stringify(text));
     }
   });

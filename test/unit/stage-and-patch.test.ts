@@ -14,8 +14,26 @@ test('stage_file with patch returns the patched media in one call; the disk is u
   const t = session(tc);
   const file = nodePath.join(t.root, 'app.ts');
   writeFileSync(file, 'const a = 1;\r\nconst b = 2;\r\n');
-  const staged = await t.invoke('stage_file', { path: 'app.ts', patch: [{ find: 'const a = 1;', replace: 'const a = 10;' }, { find: 'b = 2;\n', replace: 'b = 2;\nconst c = 3;\n' }] });
-  assert.deepEqual(staged.result, { media_id: 'm2', path: 'app.ts', bytes: 43, lines: 3, encoding: 'utf8', eol: 'crlf', isNew: false, parent_id: 'm1', added: 2, removed: 1, normalized_line_endings: [2] });
+  const staged = await t.invoke('stage_file', {
+    path: 'app.ts',
+    patch: [
+      { find: 'const a = 1;', replace: 'const a = 10;' },
+      { find: 'b = 2;\n', replace: 'b = 2;\nconst c = 3;\n' },
+    ],
+  });
+  assert.deepEqual(staged.result, {
+    media_id: 'm2',
+    path: 'app.ts',
+    bytes: 43,
+    lines: 3,
+    encoding: 'utf8',
+    eol: 'crlf',
+    isNew: false,
+    parent_id: 'm1',
+    added: 2,
+    removed: 1,
+    normalized_line_endings: [2],
+  });
   assert.equal(staged.text.split('\n')[1], 'Nothing written yet: save_media (media_ids for several).');
   assert.equal(t.gate.calls.length, 1, 'one gated call');
   assert.equal(readFileSync(file, 'utf8'), 'const a = 1;\r\nconst b = 2;\r\n');
@@ -26,7 +44,10 @@ test('stage_file with patch returns the patched media in one call; the disk is u
 test('stage_file with patch as a unified diff', async (tc) => {
   const t = session(tc);
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'one\ntwo\n');
-  const staged = await t.invoke('stage_file', { path: 'a.txt', patch: { unified: '@@ -1,2 +1,2 @@\n one\n-two\n+2\n' } });
+  const staged = await t.invoke('stage_file', {
+    path: 'a.txt',
+    patch: { unified: '@@ -1,2 +1,2 @@\n one\n-two\n+2\n' },
+  });
   assert.equal(staged.result.media_id, 'm2');
   assert.equal(Buffer.from(t.session.media.get('m2').bytes).toString('utf8'), 'one\n2\n');
 });
@@ -34,8 +55,11 @@ test('stage_file with patch as a unified diff', async (tc) => {
 test('stage_file with both content and patch is refused before the gate is asked, and stages nothing', async (tc) => {
   const t = session(tc);
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'one\n');
-  await rejectsWith(t.invoke('stage_file', { path: 'a.txt', content: 'x\n', patch: { find: 'one', replace: '1' } }), 'E_SANDBOX_INVALID_INPUT',
-    'stage_file was given both content (the whole new file) and patch (edits to the file as it is); they cannot be combined. Give content to replace the file, or patch to edit it.');
+  await rejectsWith(
+    t.invoke('stage_file', { path: 'a.txt', content: 'x\n', patch: { find: 'one', replace: '1' } }),
+    'E_SANDBOX_INVALID_INPUT',
+    'stage_file was given both content (the whole new file) and patch (edits to the file as it is); they cannot be combined. Give content to replace the file, or patch to edit it.',
+  );
   assert.equal(t.gate.calls.length, 0);
   assert.equal(t.session.media.all().length, 0);
 });
@@ -43,7 +67,10 @@ test('stage_file with both content and patch is refused before the gate is asked
 test('stage_file whose patch does not apply says so and leaves the unpatched media to patch; the disk is unchanged', async (tc) => {
   const t = session(tc);
   writeFileSync(nodePath.join(t.root, 'a.txt'), 'one\ntwo\n');
-  const error = await t.invoke('stage_file', { path: 'a.txt', patch: { find: 'three', replace: '3' } }).then(() => undefined, (e: unknown) => e);
+  const error = await t.invoke('stage_file', { path: 'a.txt', patch: { find: 'three', replace: '3' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof SandboxError && error.code === 'E_SANDBOX_NOT_FOUND', String(error));
   assert.match(error.message, /\(The file is staged unpatched as m1\.\)/);
   assert.match(error.message, /Retry the edit with media_apply_patch on media_id "m1"\.$/);
@@ -64,7 +91,10 @@ test('attack: stage_file with patch is no yes/no oracle on a read-ask file: ever
   writeFileSync(nodePath.join(t.root, 'config/creds.ini'), 'password=hunter2\n');
   const outcomes: string[] = [];
   for (const find of ['password=hunter2', 'password=wrong']) {
-    const e = await t.invoke('stage_file', { path: 'config/creds.ini', patch: { find, replace: 'x' } }).then(() => undefined, (err: unknown) => err);
+    const e = await t.invoke('stage_file', { path: 'config/creds.ini', patch: { find, replace: 'x' } }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     assert.ok(e instanceof SandboxError && e.code === 'E_SANDBOX_REFUSED', String(e));
     outcomes.push(e.message);
   }

@@ -29,12 +29,18 @@ test('undo_save writes back the exact bytes a save replaced, and the audit log r
   assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's2' });
   assert.equal(undone.text.split('\n')[1], 'Undid save s1: "a.txt" holds its previous bytes again.');
   assert.deepEqual(readFileSync(file), ORIGINAL);
-  assert.deepEqual(t.log.entries.map((e) => [e.tool, e.target, e.verdict]).slice(-1), [['undo_save', 'a.txt', 'allowed']]);
+  assert.deepEqual(t.log.entries.map((e) => [e.tool, e.target, e.verdict]).slice(-1), [
+    ['undo_save', 'a.txt', 'allowed'],
+  ]);
   assert.equal(t.gate.calls.at(-1)?.summary, 'undo save s1 of a.txt');
   // The undo is a save of its own: undoing it redoes the change.
   await runTool(t.session, TOOLS.undo_save, { save_id: 's2' });
   assert.equal(readFileSync(file, 'utf8'), 'replaced\r\n');
-  await rejectsWith(runTool(t.session, TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_INVALID_INPUT', 'Save s1 of "a.txt" was already undone. Nothing was changed.');
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, { save_id: 's1' }),
+    'E_SANDBOX_INVALID_INPUT',
+    'Save s1 of "a.txt" was already undone. Nothing was changed.',
+  );
 });
 
 test('undoing the save that created a file removes it', async (tc) => {
@@ -44,7 +50,11 @@ test('undoing the save that created a file removes it', async (tc) => {
   const undone = await runTool(t.session, TOOLS.undo_save, { save_id: 's1' });
   assert.deepEqual(undone.result, { save_id: 's1', path: 'new/made.txt', action: 'removed' });
   assert.equal(existsSync(join(t.root, 'new', 'made.txt')), false);
-  await rejectsWith(runTool(t.session, TOOLS.undo_save, {}), 'E_SANDBOX_NOT_FOUND', 'Every save of this window has already been undone; there is nothing left to undo.');
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, {}),
+    'E_SANDBOX_NOT_FOUND',
+    'Every save of this window has already been undone; there is nothing left to undo.',
+  );
 });
 
 test('undo after an outside change stages the previous bytes for review and overwrites nothing', async (tc) => {
@@ -67,8 +77,11 @@ test('a created file changed since is not deleted by its undo', async (tc) => {
   const t = session(tc);
   await saveNew(t, 'c.txt', 'made\n');
   writeFileSync(join(t.root, 'c.txt'), 'made, then edited\n');
-  await rejectsWith(runTool(t.session, TOOLS.undo_save, {}), 'E_SANDBOX_CONFLICT',
-    '"c.txt" was created by save s1 and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.');
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, {}),
+    'E_SANDBOX_CONFLICT',
+    '"c.txt" was created by save s1 and has changed since; undoing would delete that newer change, so nothing was changed. Ask the user whether to delete the file.',
+  );
   assert.equal(readFileSync(join(t.root, 'c.txt'), 'utf8'), 'made, then edited\n');
 });
 
@@ -77,12 +90,18 @@ test('the undo budget: saves beyond it cannot be undone and say why; the kept fi
   writeFileSync(join(t.root, 'd.txt'), 'old\n');
   await saveNew(t, 'd.txt', 'new\n');
   await saveNew(t, 'e.txt', 'a file far too large for an undo budget of 20 bytes\n');
-  await rejectsWith(runTool(t.session, TOOLS.undo_save, { save_id: 's2' }), 'E_SANDBOX_NOT_FOUND',
-    'Save s2 of "e.txt" cannot be undone: the bytes it replaced were not kept (it needs 52 bytes, more than the undo budget of 20 bytes (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, { save_id: 's2' }),
+    'E_SANDBOX_NOT_FOUND',
+    'Save s2 of "e.txt" cannot be undone: the bytes it replaced were not kept (it needs 52 bytes, more than the undo budget of 20 bytes (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.',
+  );
   await saveNew(t, 'd.txt', 'two\n');
   await saveNew(t, 'd.txt', 'six\n');
-  await rejectsWith(runTool(t.session, TOOLS.undo_save, { save_id: 's1' }), 'E_SANDBOX_NOT_FOUND',
-    'Save s1 of "d.txt" cannot be undone: the bytes it replaced were not kept (the oldest saves were dropped to stay within the undo budget (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.');
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, { save_id: 's1' }),
+    'E_SANDBOX_NOT_FOUND',
+    'Save s1 of "d.txt" cannot be undone: the bytes it replaced were not kept (the oldest saves were dropped to stay within the undo budget (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.',
+  );
   const spool = t.session.artifacts.spoolDir;
   assert.deepEqual(readdirSync(join(spool, 'saves')).sort(), ['s3.after', 's3.before', 's4.after', 's4.before']);
   await runTool(t.session, TOOLS.undo_save, {});
@@ -93,14 +112,24 @@ test('the undo budget: saves beyond it cannot be undone and say why; the kept fi
 
 test('save_media refuses a file with unsaved changes in an open editor; stage_file says they are not included', async (tc) => {
   const unsaved = new Set<string>();
-  const t = session(tc, { overrides: { editors: { unsavedEditor: (path: ModelPath) => (unsaved.has(path.rel) ? `${path.rel} (unsaved)` : undefined) } } });
+  const t = session(tc, {
+    overrides: {
+      editors: { unsavedEditor: (path: ModelPath) => (unsaved.has(path.rel) ? `${path.rel} (unsaved)` : undefined) },
+    },
+  });
   const file = join(t.root, 'open.txt');
   writeFileSync(file, 'on disk\n');
   unsaved.add('open.txt');
   const staged = await runTool(t.session, TOOLS.stage_file, { path: 'open.txt', content: 'from the model\n' });
-  assert.equal(staged.text.split('\n')[2], 'The user has unsaved changes to this file in the editor "open.txt (unsaved)"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.');
-  await rejectsWith(runTool(t.session, TOOLS.save_media, { media_id: 'm1' }), 'E_SANDBOX_CONFLICT',
-    '"open.txt" has unsaved changes in the open editor "open.txt (unsaved)", so save_media did not write it: that would put the file out of step with what the user is editing. Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call save_media again.');
+  assert.equal(
+    staged.text.split('\n')[2],
+    'The user has unsaved changes to this file in the editor "open.txt (unsaved)"; they are not in this media, which holds the file as it is on disk, and save_media will refuse until the user saves or reverts them.',
+  );
+  await rejectsWith(
+    runTool(t.session, TOOLS.save_media, { media_id: 'm1' }),
+    'E_SANDBOX_CONFLICT',
+    '"open.txt" has unsaved changes in the open editor "open.txt (unsaved)", so save_media did not write it: that would put the file out of step with what the user is editing. Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call save_media again.',
+  );
   assert.equal(readFileSync(file, 'utf8'), 'on disk\n');
   unsaved.delete('open.txt');
   await runTool(t.session, TOOLS.save_media, { media_id: 'm1' });
@@ -114,7 +143,11 @@ test('attack: a save that lands while the person is asked about undo_save cannot
     overrides: {
       gate: async (call) => {
         // While the person looks at "undo save s1 of a.txt", another save (to b.txt) becomes the latest.
-        if (call.tool === 'undo_save' && !raced) { raced = true; asked = call.summary; await saveNew(t1, 'b.txt', 'other\n'); }
+        if (call.tool === 'undo_save' && !raced) {
+          raced = true;
+          asked = call.summary;
+          await saveNew(t1, 'b.txt', 'other\n');
+        }
         return { allow: true, decidedBy: 'test' };
       },
     },
@@ -123,7 +156,11 @@ test('attack: a save that lands while the person is asked about undo_save cannot
   await saveNew(t1, 'a.txt', 'after\n');
   const undone = await runTool(t1.session, TOOLS.undo_save, {});
   assert.equal(asked, 'undo save s1 of a.txt');
-  assert.deepEqual(undone.result, { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's3' }, 'the save the person was asked about');
+  assert.deepEqual(
+    undone.result,
+    { save_id: 's1', path: 'a.txt', action: 'restored', undo_save_id: 's3' },
+    'the save the person was asked about',
+  );
   assert.equal(readFileSync(join(t1.root, 'a.txt'), 'utf8'), 'before\n');
   assert.equal(readFileSync(join(t1.root, 'b.txt'), 'utf8'), 'other\n');
 });
@@ -134,7 +171,10 @@ test('attack: a newer save of the same file that lands while the person is asked
     overrides: {
       gate: async (call) => {
         // While the person looks at "undo save s1 of a.txt", the model saves a.txt again (s2).
-        if (call.tool === 'undo_save' && !raced) { raced = true; await saveNew(t1, 'a.txt', 'again\n'); }
+        if (call.tool === 'undo_save' && !raced) {
+          raced = true;
+          await saveNew(t1, 'a.txt', 'again\n');
+        }
         return { allow: true, decidedBy: 'test' };
       },
     },
@@ -164,5 +204,8 @@ test('attack: a call runs as the host confirmed it, not as it would be planned n
   assert.deepEqual([undone.result.save_id, undone.result.action], ['s1', 'restored']);
   assert.equal(readFileSync(join(t.root, 'a.txt'), 'utf8'), 'before\n');
   assert.equal(readFileSync(join(t.root, 'b.txt'), 'utf8'), 'other\n');
-  assert.deepEqual(t.gate.calls.at(-1)?.targets.map((target) => target.display), ['a.txt']);
+  assert.deepEqual(
+    t.gate.calls.at(-1)?.targets.map((target) => target.display),
+    ['a.txt'],
+  );
 });

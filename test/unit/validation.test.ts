@@ -7,7 +7,12 @@ import { validateInput } from '../../src/core/contract/schema.ts';
 import { session, runTool } from './harness.ts';
 
 function rejection(fn: () => unknown): SandboxError {
-  try { fn(); } catch (e) { if (e instanceof SandboxError) return e; throw e; }
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof SandboxError) return e;
+    throw e;
+  }
   assert.fail('expected a SandboxError');
 }
 
@@ -25,12 +30,18 @@ test('an unknown argument is rejected for every tool, naming it and the accepted
 
 test('a missing required argument is named with the accepted type', () => {
   const error = rejection(() => validateInput('artifact_read', TOOLS.artifact_read.inputSchema(declaration), {}));
-  assert.equal(error.message, 'artifact_read: Missing required argument "callId": a string. Fix the arguments and call again.');
+  assert.equal(
+    error.message,
+    'artifact_read: Missing required argument "callId": a string. Fix the arguments and call again.',
+  );
 });
 
 test('open_file takes either path or files, and says so when given neither', () => {
   const error = rejection(() => validateInput('open_file', TOOLS.open_file.inputSchema(declaration), {}));
-  assert.equal(error.message, 'open_file: Argument "(arguments)" is invalid (got {}): give either "path" (one file) or "files" (several), not both and not neither. Fix the arguments and call again.');
+  assert.equal(
+    error.message,
+    'open_file: Argument "(arguments)" is invalid (got {}): give either "path" (one file) or "files" (several), not both and not neither. Fix the arguments and call again.',
+  );
 });
 
 test('arguments must be a JSON object', () => {
@@ -54,22 +65,35 @@ test('an explicit limit must be an integer >= 1: 0, negatives, fractions, Infini
 });
 
 test('follow: true is rejected unless the backend declares supportsFollow; false is accepted', () => {
-  const error = rejection(() => validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', follow: true }));
+  const error = rejection(() =>
+    validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', follow: true }),
+  );
   assert.match(error.message, /Argument "follow" is invalid \(got true\).*expected only false/);
-  assert.deepEqual(validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', follow: false }), { glob: '*', follow: false });
-  assert.deepEqual(validateInput('find_files', TOOLS.find_files.inputSchema({ supportsFollow: true }), { glob: '*', follow: true }), { glob: '*', follow: true });
+  assert.deepEqual(
+    validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', follow: false }),
+    { glob: '*', follow: false },
+  );
+  assert.deepEqual(
+    validateInput('find_files', TOOLS.find_files.inputSchema({ supportsFollow: true }), { glob: '*', follow: true }),
+    { glob: '*', follow: true },
+  );
 });
 
 test('find_files rejects ignore_case and literal as unknown arguments', () => {
   for (const flag of ['ignore_case', 'literal']) {
-    const error = rejection(() => validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', [flag]: true }));
+    const error = rejection(() =>
+      validateInput('find_files', TOOLS.find_files.inputSchema(declaration), { glob: '*', [flag]: true }),
+    );
     assert.match(error.message, new RegExp(`Unknown argument "${flag}"`));
   }
 });
 
 test('invalid input is refused before the gate is asked', async (tc) => {
   const t = session(tc);
-  await assert.rejects(runTool(t.session, TOOLS.list_directory, { max_depth: 0 }), (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT');
+  await assert.rejects(
+    runTool(t.session, TOOLS.list_directory, { max_depth: 0 }),
+    (e: unknown) => e instanceof SandboxError && e.code === 'E_SANDBOX_INVALID_INPUT',
+  );
   assert.equal(t.gate.calls.length, 0);
   assert.equal(t.log.entries[0]?.verdict, 'invalid');
 });

@@ -25,7 +25,8 @@ export interface OpenedFiles {
 /** What a line takes in the rendered page (its text and newline, unnumbered; a cut line's marker aside). */
 const lineBytes = (line: PageLine): number => Buffer.byteLength(line.text) + 1;
 
-const pageBytes = (window: OpenWindow | undefined): number => (window && 'page' in window ? window.page.lines.reduce((sum, line) => sum + lineBytes(line), 0) : 0);
+const pageBytes = (window: OpenWindow | undefined): number =>
+  window && 'page' in window ? window.page.lines.reduce((sum, line) => sum + lineBytes(line), 0) : 0;
 
 /** The page cut to the lines that take at most `cap` bytes; the rest is read on from the file's artifact. */
 function cutPage(entry: OpenedEntry, cap: number): OpenedEntry {
@@ -40,7 +41,13 @@ function cutPage(entry: OpenedEntry, cap: number): OpenedEntry {
     kept++;
   }
   if (kept === page.lines.length) return entry;
-  const cut: ArtifactPage = { ...page, lines: page.lines.slice(0, kept), endLine: page.startLine + kept - 1, truncated: true, nextOffset: page.startLine + kept };
+  const cut: ArtifactPage = {
+    ...page,
+    lines: page.lines.slice(0, kept),
+    endLine: page.startLine + kept - 1,
+    truncated: true,
+    nextOffset: page.startLine + kept,
+  };
   return { ...entry, window: { page: cut, cutToShare: true } };
 }
 
@@ -50,7 +57,8 @@ function waterLevel(sizes: readonly number[], available: number): number {
   let hi = Math.max(0, ...sizes);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (sizes.reduce((sum, size) => sum + Math.min(size, mid), 0) <= available) lo = mid; else hi = mid - 1;
+    if (sizes.reduce((sum, size) => sum + Math.min(size, mid), 0) <= available) lo = mid;
+    else hi = mid - 1;
   }
   return lo;
 }

@@ -21,7 +21,8 @@ export interface Entry {
 }
 
 /** An artifact while a call holds it (see `ArtifactStore.lease`): what the artifact_* contracts read. */
-export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> & Pick<Entry, 'outline' | 'symbols'>;
+export type LeasedArtifact = Readonly<Pick<Entry, 'info' | 'spoolPath' | 'index' | 'live'>> &
+  Pick<Entry, 'outline' | 'symbols'>;
 
 /** What a tool returns of an artifact: its handle, no content. */
 export function handleOf(entry: Entry): ArtifactHandle {

@@ -55,7 +55,13 @@ export class GrepBytesWriter {
   /** The number of the line written last: a line after a gap gets a `--` line before it. */
   private previous: number | undefined;
 
-  constructor(reader: SpoolReader, matches: readonly number[], sink: GrepByteSink, renderLine: RenderLine, previous: number | undefined) {
+  constructor(
+    reader: SpoolReader,
+    matches: readonly number[],
+    sink: GrepByteSink,
+    renderLine: RenderLine,
+    previous: number | undefined,
+  ) {
     this.reader = reader;
     this.matches = matches;
     this.sink = sink;
@@ -76,7 +82,8 @@ export class GrepBytesWriter {
     while (at.n <= last) {
       if (signal.aborted) throw cancelled();
       // Less than a plain line's worth, short of the end: read from the file.
-      if (got <= PLAIN_LINE_BYTES + 1 && position + got < index.bytes) got = await this.reader.readInto(this.input.subarray(0, size), position);
+      if (got <= PLAIN_LINE_BYTES + 1 && position + got < index.bytes)
+        got = await this.reader.readInto(this.input.subarray(0, size), position);
       if (got === 0) return;
       const data = this.input.subarray(0, got);
       const atEnd = position + got >= index.bytes;

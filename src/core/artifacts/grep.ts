@@ -25,9 +25,21 @@ export type GrepLines = (sink?: GrepByteSink) => AsyncIterable<readonly GrepLine
  * `use` what was found and its lines, read while the artifact is held open: nothing holds them all,
  * however many context lines they make.
  */
-export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, callId: string, options: GrepOptions, signal: AbortSignal, use: (head: GrepHead, lines: GrepLines) => Promise<R>): Promise<R> {
+export function grepArtifact<R>(
+  store: ArtifactStore,
+  rg: Ripgrep | undefined,
+  callId: string,
+  options: GrepOptions,
+  signal: AbortSignal,
+  use: (head: GrepHead, lines: GrepLines) => Promise<R>,
+): Promise<R> {
   return store.lease(callId, async (artifact) => {
-    if (!rg) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.', '');
+    if (!rg)
+      throw new SandboxError(
+        'E_SANDBOX_UNSUPPORTED',
+        'ripgrep is not available in this installation, so artifact_grep cannot run. Page the artifact with artifact_read instead.',
+        '',
+      );
     // ripgrep searches the whole spool: a result still being written is searched once complete.
     await artifact.live?.finished(signal);
     if (signal.aborted) throw cancelled();
@@ -36,18 +48,33 @@ export function grepArtifact<R>(store: ArtifactStore, rg: Ripgrep | undefined, c
     // million matching lines held them all (3.5 GB).
     const maxResults = Math.min(asked, GREP_MAX_RESULTS);
     const { binary } = artifact.info;
-    const context = binary ? 0 : options.context ?? 0;
+    const context = binary ? 0 : (options.context ?? 0);
     const { hits, more } = await runRipgrep(rg, {
-      file: artifact.spoolPath, pattern: options.pattern, literal: options.literal ?? false, ignoreCase: options.ignoreCase ?? false,
-      maxLines: maxResults, raw: binary, crlf: artifact.index.crlf > 0,
-      offsetShift: artifact.info.encoding === 'utf8bom' ? 3 : 0, signal,
+      file: artifact.spoolPath,
+      pattern: options.pattern,
+      literal: options.literal ?? false,
+      ignoreCase: options.ignoreCase ?? false,
+      maxLines: maxResults,
+      raw: binary,
+      crlf: artifact.index.crlf > 0,
+      offsetShift: artifact.info.encoding === 'utf8bom' ? 3 : 0,
+      signal,
     });
     const head: GrepHead = {
-      callId, path: artifact.info.path, pattern: options.pattern, literal: options.literal ?? false, binary,
-      matchCount: hits.length, maxResults, ...(asked > maxResults ? { maxResultsAsked: asked } : {}), limited: more,
+      callId,
+      path: artifact.info.path,
+      pattern: options.pattern,
+      literal: options.literal ?? false,
+      binary,
+      matchCount: hits.length,
+      maxResults,
+      ...(asked > maxResults ? { maxResultsAsked: asked } : {}),
+      limited: more,
       contextOmitted: binary && (options.context ?? 0) > 0,
     };
-    return withReader(artifact, (reader) => use(head, (sink) => binary ? binaryHits(reader, hits, signal) : textHits(reader, hits, context, signal, sink)));
+    return withReader(artifact, (reader) =>
+      use(head, (sink) => (binary ? binaryHits(reader, hits, signal) : textHits(reader, hits, context, signal, sink))),
+    );
   });
 }
 
@@ -82,14 +109,25 @@ interface RgSearch {
  */
 async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[]; more: boolean }> {
   const args = [
-    '--no-config', '--color', 'never', '--no-heading', '--no-filename',
-    '--line-number', '--byte-offset', '--only-matching', '--text',
-    '--max-count', String(search.maxLines + 1),
+    '--no-config',
+    '--color',
+    'never',
+    '--no-heading',
+    '--no-filename',
+    '--line-number',
+    '--byte-offset',
+    '--only-matching',
+    '--text',
+    '--max-count',
+    String(search.maxLines + 1),
     search.ignoreCase ? '--ignore-case' : '--case-sensitive',
     ...(search.literal ? ['--fixed-strings'] : []),
     ...(search.raw ? ['--encoding', 'none'] : []),
     ...(search.crlf ? ['--crlf'] : []),
-    '--regexp', search.pattern, '--', search.file,
+    '--regexp',
+    search.pattern,
+    '--',
+    search.file,
   ];
   if (search.signal.aborted) throw cancelled();
   const child = rg.run(args, { signal: search.signal });
@@ -115,11 +153,17 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
         }
         const b = chunk[i++]!;
         if (b === 58 /* : */) {
-          if (state === 'line') { state = 'offset'; continue; }
+          if (state === 'line') {
+            state = 'offset';
+            continue;
+          }
           state = 'skip';
           if (lineNumber === lastLine) continue;
           lastLine = lineNumber;
-          if (hits.length === search.maxLines) { more = true; break read; }
+          if (hits.length === search.maxLines) {
+            more = true;
+            break read;
+          }
           hits.push({ line: lineNumber, offset: offset + search.offsetShift });
         } else if (state === 'line') {
           lineNumber = lineNumber * 10 + (b - 48);
@@ -135,14 +179,28 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
   const exit = await child.exited;
   if (search.signal.aborted) throw cancelled();
   if (exit.spawnError) {
-    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${errnoCode(exit.spawnError) || exit.spawnError.message}) from "${rg.path}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`, '', { cause: exit.spawnError });
+    throw new SandboxError(
+      'E_SANDBOX_IO',
+      `ripgrep could not be started (${errnoCode(exit.spawnError) || exit.spawnError.message}) from "${rg.path}". Page the artifact with artifact_read instead, and tell the user that search is unavailable.`,
+      '',
+      { cause: exit.spawnError },
+    );
   }
   if (more || exit.code === 0 || exit.code === 1) return { hits, more };
-  const reason = exit.stderr.replace(/^rg: /gm, '').replace(/\s+/g, ' ').trim().slice(0, 400) || `exit code ${String(exit.code)}`;
+  const reason =
+    exit.stderr.replace(/^rg: /gm, '').replace(/\s+/g, ' ').trim().slice(0, 400) || `exit code ${String(exit.code)}`;
   if (rejectsPattern(reason)) {
-    throw new SandboxError('E_SANDBOX_INVALID_INPUT', `ripgrep rejected the pattern ${JSON.stringify(search.pattern)}: ${reason}.`, `Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`);
+    throw new SandboxError(
+      'E_SANDBOX_INVALID_INPUT',
+      `ripgrep rejected the pattern ${JSON.stringify(search.pattern)}: ${reason}.`,
+      `Fix the regex (ripgrep uses Rust regex syntax: no look-around or backreferences), or pass literal: true to search for the text as written.`,
+    );
   }
-  throw new SandboxError('E_SANDBOX_IO', `ripgrep failed while searching the artifact: ${reason}.`, `Retry once; if it fails again, page it with artifact_read.`);
+  throw new SandboxError(
+    'E_SANDBOX_IO',
+    `ripgrep failed while searching the artifact: ${reason}.`,
+    `Retry once; if it fails again, page it with artifact_read.`,
+  );
 }
 
 /**
@@ -150,7 +208,13 @@ async function runRipgrep(rg: Ripgrep, search: RgSearch): Promise<{ hits: RgHit[
  * once `sink` is ready, the rest goes to it as bytes.
  * Security: never all at once; 10,000 matches with 50 lines of context each are a million lines.
  */
-async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: number, signal: AbortSignal, sink: GrepByteSink | undefined): AsyncGenerator<readonly GrepLine[], void, undefined> {
+async function* textHits(
+  reader: SpoolReader,
+  hits: readonly RgHit[],
+  context: number,
+  signal: AbortSignal,
+  sink: GrepByteSink | undefined,
+): AsyncGenerator<readonly GrepLine[], void, undefined> {
   const byLine = new Map(hits.map((h) => [h.line, h.offset]));
   const render = grepLineRenderer(false);
   const renderLine = async (n: number, start: number): Promise<{ text: string; end: number }> => {
@@ -163,7 +227,8 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
     for (let i = 0; i < hits.length;) {
       const from = Math.max(1, hits[i]!.line - context);
       let to = hits[i]!.line + context;
-      for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++) to = Math.max(to, hits[i]!.line + context);
+      for (i++; i < hits.length && Math.max(1, hits[i]!.line - context) <= to + 1; i++)
+        to = Math.max(to, hits[i]!.line + context);
       const first = byLine.get(from);
       let next = from;
       let start = first !== undefined ? await reader.lineStartNear(from, first) : undefined;
@@ -182,8 +247,14 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
         if (!sink?.ready) continue;
       }
       if (next > Math.min(to, reader.index.lines)) continue;
-      bytes ??= new GrepBytesWriter(reader, hits.map((h) => h.line), sink, renderLine, previous);
-      await bytes.lines(next, to, start ?? await reader.lineStart(next), signal);
+      bytes ??= new GrepBytesWriter(
+        reader,
+        hits.map((h) => h.line),
+        sink,
+        renderLine,
+        previous,
+      );
+      await bytes.lines(next, to, start ?? (await reader.lineStart(next)), signal);
     }
     await bytes?.end();
   } finally {
@@ -195,21 +266,45 @@ async function* textHits(reader: SpoolReader, hits: readonly RgHit[], context: n
 /** One line of a grep; a match past the cut of a long line shows the part of the line around it. */
 async function grepLine(reader: SpoolReader, line: SpoolLine, offset: number | undefined): Promise<GrepLine> {
   if (offset !== undefined && line.cut && offset - line.start > Buffer.byteLength(line.text)) {
-    return { n: line.n, text: '…' + await reader.around(line.start, line.end, offset), cutBytes: line.end - line.start, match: true };
+    return {
+      n: line.n,
+      text: '…' + (await reader.around(line.start, line.end, offset)),
+      cutBytes: line.end - line.start,
+      match: true,
+    };
   }
-  return line.cut ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined } : { n: line.n, text: line.text, match: offset !== undefined };
+  return line.cut
+    ? { n: line.n, text: line.text, cutBytes: line.end - line.start, match: offset !== undefined }
+    : { n: line.n, text: line.text, match: offset !== undefined };
 }
 
 const BINARY_EXCERPT_BYTES = 96;
 
 /** Binary matches as escaped byte excerpts starting a little before each match (a batch of one each). */
-async function* binaryHits(reader: SpoolReader, hits: readonly RgHit[], signal: AbortSignal): AsyncGenerator<readonly GrepLine[], void, undefined> {
+async function* binaryHits(
+  reader: SpoolReader,
+  hits: readonly RgHit[],
+  signal: AbortSignal,
+): AsyncGenerator<readonly GrepLine[], void, undefined> {
   for (const { line, offset } of hits) {
     if (signal.aborted) throw cancelled();
     const from = Math.max(0, offset - 16);
     const bytes = await reader.bytes(from, BINARY_EXCERPT_BYTES);
     let text = '';
-    for (const b of bytes) text += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : b === 0x5c ? '\\\\' : `\\x${b.toString(16).padStart(2, '0')}`;
-    yield [{ n: line, text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''), match: true, byteOffset: offset }];
+    for (const b of bytes)
+      text +=
+        b >= 0x20 && b < 0x7f && b !== 0x5c
+          ? String.fromCharCode(b)
+          : b === 0x5c
+            ? '\\\\'
+            : `\\x${b.toString(16).padStart(2, '0')}`;
+    yield [
+      {
+        n: line,
+        text: (from > 0 ? '…' : '') + text + (from + bytes.length < reader.index.bytes ? '…' : ''),
+        match: true,
+        byteOffset: offset,
+      },
+    ];
   }
 }

@@ -17,9 +17,37 @@ export interface JsonVisitor {
 }
 
 // jsonc-parser's token kinds, scan errors and parse error codes (declared there as const enums).
-const T = { OpenBrace: 1, CloseBrace: 2, OpenBracket: 3, CloseBracket: 4, Comma: 5, Colon: 6, Null: 7, True: 8, False: 9, String: 10, Number: 11, LineComment: 12, BlockComment: 13, LineBreak: 14, Trivia: 15, Unknown: 16, EOF: 17 } as const;
+const T = {
+  OpenBrace: 1,
+  CloseBrace: 2,
+  OpenBracket: 3,
+  CloseBracket: 4,
+  Comma: 5,
+  Colon: 6,
+  Null: 7,
+  True: 8,
+  False: 9,
+  String: 10,
+  Number: 11,
+  LineComment: 12,
+  BlockComment: 13,
+  LineBreak: 14,
+  Trivia: 15,
+  Unknown: 16,
+  EOF: 17,
+} as const;
 const SCAN_ERRORS: Record<number, number> = { 1: 11, 2: 12, 3: 13, 4: 14, 5: 15, 6: 16 };
-const E = { InvalidSymbol: 1, InvalidNumberFormat: 2, PropertyNameExpected: 3, ValueExpected: 4, ColonExpected: 5, CommaExpected: 6, CloseBraceExpected: 7, CloseBracketExpected: 8, EndOfFileExpected: 9 } as const;
+const E = {
+  InvalidSymbol: 1,
+  InvalidNumberFormat: 2,
+  PropertyNameExpected: 3,
+  ValueExpected: 4,
+  ColonExpected: 5,
+  CommaExpected: 6,
+  CloseBraceExpected: 7,
+  CloseBracketExpected: 8,
+  EndOfFileExpected: 9,
+} as const;
 
 interface Container {
   readonly kind: 'object' | 'array';
@@ -39,9 +67,20 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
   // jsonc-parser (~7 KB) loads on the first JSON document, not at activation.
   const scanner: JSONScanner = lazyModule<typeof Jsonc>('jsonc-parser').createScanner(text, false);
   let suppressed = 0;
-  const at = (): [number, number, number] => [scanner.getTokenOffset(), scanner.getTokenLength(), scanner.getTokenStartLine()];
+  const at = (): [number, number, number] => [
+    scanner.getTokenOffset(),
+    scanner.getTokenLength(),
+    scanner.getTokenStartLine(),
+  ];
   const error = (code: number): void => {
-    if (suppressed === 0) visitor.onError?.(code as ParseErrorCode, scanner.getTokenOffset(), scanner.getTokenLength(), scanner.getTokenStartLine(), scanner.getTokenStartCharacter());
+    if (suppressed === 0)
+      visitor.onError?.(
+        code as ParseErrorCode,
+        scanner.getTokenOffset(),
+        scanner.getTokenLength(),
+        scanner.getTokenStartLine(),
+        scanner.getTokenStartCharacter(),
+      );
   };
   const scanNext = (): number => {
     for (;;) {
@@ -49,14 +88,22 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
       const scanError = SCAN_ERRORS[scanner.getTokenError()];
       if (scanError !== undefined) error(scanError);
       if (token === T.Unknown) error(E.InvalidSymbol);
-      else if (token !== T.LineComment && token !== T.BlockComment && token !== T.Trivia && token !== T.LineBreak) return token;
+      else if (token !== T.LineComment && token !== T.BlockComment && token !== T.Trivia && token !== T.LineBreak)
+        return token;
     }
   };
-  const handleError = (code: number, skipUntilAfter: readonly number[] = [], skipUntil: readonly number[] = []): void => {
+  const handleError = (
+    code: number,
+    skipUntilAfter: readonly number[] = [],
+    skipUntil: readonly number[] = [],
+  ): void => {
     error(code);
     if (skipUntilAfter.length + skipUntil.length === 0) return;
     for (let token = scanner.getToken(); token !== T.EOF; token = scanNext()) {
-      if (skipUntilAfter.includes(token)) { scanNext(); return; }
+      if (skipUntilAfter.includes(token)) {
+        scanNext();
+        return;
+      }
       if (skipUntil.includes(token)) return;
     }
   };
@@ -81,31 +128,64 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
       return 'deep';
     }
     switch (token) {
-      case T.OpenBracket: begin(visitor.onArrayBegin); scanNext(); stack.push({ kind: 'array', needsComma: false, awaiting: false }); return 'container';
-      case T.OpenBrace: begin(visitor.onObjectBegin); scanNext(); stack.push({ kind: 'object', needsComma: false, awaiting: false }); return 'container';
-      case T.String: literal(scanner.getTokenValue()); scanNext(); return true;
+      case T.OpenBracket:
+        begin(visitor.onArrayBegin);
+        scanNext();
+        stack.push({ kind: 'array', needsComma: false, awaiting: false });
+        return 'container';
+      case T.OpenBrace:
+        begin(visitor.onObjectBegin);
+        scanNext();
+        stack.push({ kind: 'object', needsComma: false, awaiting: false });
+        return 'container';
+      case T.String:
+        literal(scanner.getTokenValue());
+        scanNext();
+        return true;
       case T.Number: {
         let value = Number(scanner.getTokenValue());
-        if (Number.isNaN(value)) { handleError(E.InvalidNumberFormat); value = 0; }
+        if (Number.isNaN(value)) {
+          handleError(E.InvalidNumberFormat);
+          value = 0;
+        }
         literal(value);
         scanNext();
         return true;
       }
-      case T.Null: literal(null); scanNext(); return true;
-      case T.True: literal(true); scanNext(); return true;
-      case T.False: literal(false); scanNext(); return true;
-      default: return false;
+      case T.Null:
+        literal(null);
+        scanNext();
+        return true;
+      case T.True:
+        literal(true);
+        scanNext();
+        return true;
+      case T.False:
+        literal(false);
+        scanNext();
+        return true;
+      default:
+        return false;
     }
   };
 
   scanNext();
-  if (scanner.getToken() === T.EOF) { handleError(E.ValueExpected); return; }
+  if (scanner.getToken() === T.EOF) {
+    handleError(E.ValueExpected);
+    return;
+  }
   const root = startValue();
   if (root === 'deep') return;
-  if (root === false) { handleError(E.ValueExpected); return; }
+  if (root === false) {
+    handleError(E.ValueExpected);
+    return;
+  }
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
-    if (top.awaiting) { top.awaiting = false; top.needsComma = true; }
+    if (top.awaiting) {
+      top.awaiting = false;
+      top.needsComma = true;
+    }
     const close = top.kind === 'object' ? T.CloseBrace : T.CloseBracket;
     let closing = scanner.getToken() === close || scanner.getToken() === T.EOF;
     if (!closing) {
@@ -128,7 +208,10 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
           scanNext();
           const started = startValue();
           if (started === 'deep') return;
-          if (started === 'container') { top.awaiting = true; continue; }
+          if (started === 'container') {
+            top.awaiting = true;
+            continue;
+          }
           if (!started) handleError(E.ValueExpected, [], [T.CloseBrace, T.Comma]);
         } else {
           handleError(E.ColonExpected, [], [T.CloseBrace, T.Comma]);
@@ -136,7 +219,10 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
       } else {
         const started = startValue();
         if (started === 'deep') return;
-        if (started === 'container') { top.awaiting = true; continue; }
+        if (started === 'container') {
+          top.awaiting = true;
+          continue;
+        }
         if (!started) handleError(E.ValueExpected, [], [T.CloseBracket, T.Comma]);
       }
       top.needsComma = true;
@@ -144,7 +230,8 @@ export function visitJson(text: string, visitor: JsonVisitor, maxDepth = Infinit
     }
     stack.pop();
     end(top.kind === 'object' ? visitor.onObjectEnd : visitor.onArrayEnd);
-    if (scanner.getToken() !== close) handleError(top.kind === 'object' ? E.CloseBraceExpected : E.CloseBracketExpected, [close], []);
+    if (scanner.getToken() !== close)
+      handleError(top.kind === 'object' ? E.CloseBraceExpected : E.CloseBracketExpected, [close], []);
     else scanNext();
     const parent = stack[stack.length - 1];
     if (parent) parent.awaiting = true;

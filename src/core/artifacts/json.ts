@@ -63,20 +63,42 @@ export interface JsonMiss {
   /** Segments that matched. */
   readonly matched: readonly string[];
   readonly failed: string;
-  readonly at: { readonly type: JsonType; readonly size: number; readonly keys: readonly string[]; readonly startLine: number; readonly endLine: number };
+  readonly at: {
+    readonly type: JsonType;
+    readonly size: number;
+    readonly keys: readonly string[];
+    readonly startLine: number;
+    readonly endLine: number;
+  };
 }
 
 /** Parses an RFC 6901 JSON Pointer into its unescaped segments. */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) {
-    const guess = '/' + pointer.replace(/^[#$.]+/, '').split(/[./]/).filter(Boolean).join('/');
-    throw invalidInput(`${JSON.stringify(pointer)} is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. ${JSON.stringify(guess)}.`, `Call artifact_query again with that form.`);
+    const guess =
+      '/' +
+      pointer
+        .replace(/^[#$.]+/, '')
+        .split(/[./]/)
+        .filter(Boolean)
+        .join('/');
+    throw invalidInput(
+      `${JSON.stringify(pointer)} is not a JSON Pointer: a pointer is "" (the whole document) or starts with "/", e.g. ${JSON.stringify(guess)}.`,
+      `Call artifact_query again with that form.`,
+    );
   }
-  return pointer.slice(1).split('/').map((segment) => {
-    if (/~(?![01])/.test(segment)) throw invalidInput(`JSON Pointer ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 in ${JSON.stringify(segment)}: write "~0" for "~" and "~1" for "/" inside a key.`, '');
-    return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-  });
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => {
+      if (/~(?![01])/.test(segment))
+        throw invalidInput(
+          `JSON Pointer ${JSON.stringify(pointer)} has "~" not followed by 0 or 1 in ${JSON.stringify(segment)}: write "~0" for "~" and "~1" for "/" inside a key.`,
+          '',
+        );
+      return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
 }
 
 /** Builds a pointer from segments (escaping "~" and "/"). */
@@ -107,7 +129,12 @@ const isIndex = (segment: string): boolean => segment === '0' || /^[1-9][0-9]{0,
  * summarizes the value at `pointer`, skipping the subtrees off the pointer's path. With
  * `validate`, nothing is skipped, so every syntax error is seen.
  */
-export function selectJson(text: string, pointer: readonly string[], options: SummarizeOptions, validate = false): JsonSelection {
+export function selectJson(
+  text: string,
+  pointer: readonly string[],
+  options: SummarizeOptions,
+  validate = false,
+): JsonSelection {
   const stack: Frame[] = [];
   let found: JsonSummary | undefined;
   let nodes = 0;
@@ -118,7 +145,11 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
   const pathFrames: Frame[] = [];
 
   /** Places a value that begins now; returns its depth below the selection (-1 above, undefined off the path). */
-  const place = (type: JsonType, line: number, literal: { value: unknown; raw: string } | undefined): { rel: number | undefined; node: JsonSummary | undefined } => {
+  const place = (
+    type: JsonType,
+    line: number,
+    literal: { value: unknown; raw: string } | undefined,
+  ): { rel: number | undefined; node: JsonSummary | undefined } => {
     const parent = stack[stack.length - 1];
     const depth = stack.length;
     let key: string | number | undefined;
@@ -163,20 +194,48 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
       }
     }
     const node: JsonSummary = {
-      type, startLine: line, endLine: line,
-      ...(value !== undefined ? { value } : {}), ...(size !== undefined ? { size } : {}), ...(value !== undefined && valueCut ? { valueCut } : {}),
+      type,
+      startLine: line,
+      endLine: line,
+      ...(value !== undefined ? { value } : {}),
+      ...(size !== undefined ? { size } : {}),
+      ...(value !== undefined && valueCut ? { valueCut } : {}),
       ...(type === 'object' || type === 'array' ? { children: [] } : {}),
       ...(type === 'array' ? { itemTypes: {} } : {}),
     };
-    if (rel === 0) found = node; else parent!.node!.children!.push({ key: key!, node });
+    if (rel === 0) found = node;
+    else parent!.node!.children!.push({ key: key!, node });
     return { rel, node };
   };
 
   const begin = (type: 'object' | 'array', line: number): boolean => {
     const { rel, node } = place(type, line + 1, undefined);
-    if (rel === undefined) { stack.push({ type, node: undefined, rel: -2, expand: false, count: 0, pendingKey: '', keys: [], startLine: line + 1, endLine: line + 1 }); return validate; }
+    if (rel === undefined) {
+      stack.push({
+        type,
+        node: undefined,
+        rel: -2,
+        expand: false,
+        count: 0,
+        pendingKey: '',
+        keys: [],
+        startLine: line + 1,
+        endLine: line + 1,
+      });
+      return validate;
+    }
     const expand = rel >= 0 && node !== undefined && rel < options.depth;
-    const frame: Frame = { type, node, rel, expand, count: 0, pendingKey: '', keys: [], startLine: line + 1, endLine: line + 1 };
+    const frame: Frame = {
+      type,
+      node,
+      rel,
+      expand,
+      count: 0,
+      pendingKey: '',
+      keys: [],
+      startLine: line + 1,
+      endLine: line + 1,
+    };
     stack.push(frame);
     if (rel === -1) pathFrames[stack.length - 1] = frame;
     // A container is entered when it is on the path, or when its members are listed or counted.
@@ -191,27 +250,44 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
     frame.node.endLine = line + 1;
   };
 
-  visitJson(text, {
-    onObjectBegin: (_o, _l, line) => begin('object', line),
-    onArrayBegin: (_o, _l, line) => begin('array', line),
-    onObjectEnd: (_o, _l, line) => end(line),
-    onArrayEnd: (_o, _l, line) => end(line),
-    onObjectProperty: (property: string) => {
-      const top = stack[stack.length - 1];
-      if (!top) return;
-      top.pendingKey = property;
-      top.count++;
-      if (top.rel === -1 && top.keys.length < 1000) top.keys.push(property);
+  visitJson(
+    text,
+    {
+      onObjectBegin: (_o, _l, line) => begin('object', line),
+      onArrayBegin: (_o, _l, line) => begin('array', line),
+      onObjectEnd: (_o, _l, line) => end(line),
+      onArrayEnd: (_o, _l, line) => end(line),
+      onObjectProperty: (property: string) => {
+        const top = stack[stack.length - 1];
+        if (!top) return;
+        top.pendingKey = property;
+        top.count++;
+        if (top.rel === -1 && top.keys.length < 1000) top.keys.push(property);
+      },
+      onLiteralValue: (value: unknown, offset, length, line) => {
+        const type: JsonType =
+          value === null
+            ? 'null'
+            : typeof value === 'string'
+              ? 'string'
+              : typeof value === 'boolean'
+                ? 'boolean'
+                : 'number';
+        place(type, line + 1, { value, raw: text.slice(offset, offset + length) });
+      },
+      onError: (code: Jsonc.ParseErrorCode, _offset, _length, line, column) => {
+        error ??= {
+          error: lazyModule<typeof Jsonc>('jsonc-parser').printParseErrorCode(code),
+          line: line + 1,
+          column: column + 1,
+        };
+      },
+      onTooDeep: (_offset, line, column) => {
+        tooDeep = { line: line + 1, column: column + 1 };
+      },
     },
-    onLiteralValue: (value: unknown, offset, length, line) => {
-      const type: JsonType = value === null ? 'null' : typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'boolean' : 'number';
-      place(type, line + 1, { value, raw: text.slice(offset, offset + length) });
-    },
-    onError: (code: Jsonc.ParseErrorCode, _offset, _length, line, column) => {
-      error ??= { error: lazyModule<typeof Jsonc>('jsonc-parser').printParseErrorCode(code), line: line + 1, column: column + 1 };
-    },
-    onTooDeep: (_offset, line, column) => { tooDeep = { line: line + 1, column: column + 1 }; },
-  }, JSON_MAX_DEPTH);
+    JSON_MAX_DEPTH,
+  );
 
   if (tooDeep) return { found: false, tooDeep };
   if (found) return { found: true, node: found, truncated, ...(error ? { error } : {}) };
@@ -220,10 +296,24 @@ export function selectJson(text: string, pointer: readonly string[], options: Su
   const container = pathFrames[matchedDepth - 1];
   const failed = pointer[Math.max(0, matchedDepth - 1)] ?? '';
   if (literalOnPath && literalOnPath.depth === matchedDepth) {
-    return { found: false, ...(error ? { error } : {}), miss: { matched: pointer.slice(0, matchedDepth), failed: pointer[matchedDepth] ?? '', at: { type: literalOnPath.type, size: 0, keys: [], startLine: literalOnPath.line, endLine: literalOnPath.line } } };
+    return {
+      found: false,
+      ...(error ? { error } : {}),
+      miss: {
+        matched: pointer.slice(0, matchedDepth),
+        failed: pointer[matchedDepth] ?? '',
+        at: { type: literalOnPath.type, size: 0, keys: [], startLine: literalOnPath.line, endLine: literalOnPath.line },
+      },
+    };
   }
   const at = container
-    ? { type: container.type, size: container.count, keys: container.keys, startLine: container.startLine, endLine: container.endLine }
+    ? {
+        type: container.type,
+        size: container.count,
+        keys: container.keys,
+        startLine: container.startLine,
+        endLine: container.endLine,
+      }
     : { type: 'null' as const, size: 0, keys: [], startLine: 1, endLine: 1 };
   return { found: false, ...(error ? { error } : {}), miss: { matched, failed, at } };
 }
@@ -240,17 +330,23 @@ export function missError(pointer: string, miss: JsonMiss): SandboxError {
   let detail: string;
   if (miss.at.type === 'object') {
     const near = nearest(miss.failed, miss.at.keys, 8).map((k) => JSON.stringify(formatPointer([...miss.matched, k])));
-    detail = miss.at.size === 0
-      ? `${where} (${lines}) is an empty object. Select ${JSON.stringify(formatPointer(miss.matched))} itself.`
-      : `${where} (${lines}) is an object with ${miss.at.size} key${miss.at.size === 1 ? '' : 's'}, none of them ${JSON.stringify(miss.failed)}. Nearest: ${near.join(', ')}; call artifact_query with one of those.`;
+    detail =
+      miss.at.size === 0
+        ? `${where} (${lines}) is an empty object. Select ${JSON.stringify(formatPointer(miss.matched))} itself.`
+        : `${where} (${lines}) is an object with ${miss.at.size} key${miss.at.size === 1 ? '' : 's'}, none of them ${JSON.stringify(miss.failed)}. Nearest: ${near.join(', ')}; call artifact_query with one of those.`;
   } else if (miss.at.type === 'array') {
-    detail = miss.at.size === 0
-      ? `${where} (${lines}) is an empty array. Select ${JSON.stringify(formatPointer(miss.matched))} itself.`
-      : `${where} (${lines}) is an array of ${miss.at.size} item${miss.at.size === 1 ? '' : 's'}: use an index from 0 to ${miss.at.size - 1}, e.g. ${JSON.stringify(formatPointer([...miss.matched, 0]))}.`;
+    detail =
+      miss.at.size === 0
+        ? `${where} (${lines}) is an empty array. Select ${JSON.stringify(formatPointer(miss.matched))} itself.`
+        : `${where} (${lines}) is an array of ${miss.at.size} item${miss.at.size === 1 ? '' : 's'}: use an index from 0 to ${miss.at.size - 1}, e.g. ${JSON.stringify(formatPointer([...miss.matched, 0]))}.`;
   } else {
     detail = `${where} (${lines}) is a ${miss.at.type}, which has no members; select ${JSON.stringify(formatPointer(miss.matched))} itself.`;
   }
-  return new SandboxError('E_SANDBOX_NOT_FOUND', `JSON Pointer ${JSON.stringify(pointer)} selects nothing: ${detail}`, '');
+  return new SandboxError(
+    'E_SANDBOX_NOT_FOUND',
+    `JSON Pointer ${JSON.stringify(pointer)} selects nothing: ${detail}`,
+    '',
+  );
 }
 
 const INLINE_MAX = 100;
@@ -262,7 +358,11 @@ export function renderJson(node: JsonSummary, maxChars: number): { text: string;
   let capped = false;
   const push = (line: string): boolean => {
     if (capped) return false;
-    if (used + line.length + 1 > maxChars) { capped = true; out.push('… (output capped; select a deeper pointer)'); return false; }
+    if (used + line.length + 1 > maxChars) {
+      capped = true;
+      out.push('… (output capped; select a deeper pointer)');
+      return false;
+    }
     out.push(line);
     used += line.length + 1;
     return true;
@@ -282,8 +382,13 @@ export function renderJson(node: JsonSummary, maxChars: number): { text: string;
     const [open, close] = n.type === 'object' ? ['{', '}'] : ['[', ']'];
     // A short container of scalars fits on one line.
     if (!n.omitted && children.every((c) => !c.node.children || c.node.children.length === 0)) {
-      const inline = children.map(({ key, node }) => (n.type === 'object' ? `${JSON.stringify(key)}: ` : '') + scalar(node)).join(', ');
-      if (inline.length <= INLINE_MAX) { push(`${indent}${prefix}${open}${inline}${close}${comma}`); return; }
+      const inline = children
+        .map(({ key, node }) => (n.type === 'object' ? `${JSON.stringify(key)}: ` : '') + scalar(node))
+        .join(', ');
+      if (inline.length <= INLINE_MAX) {
+        push(`${indent}${prefix}${open}${inline}${close}${comma}`);
+        return;
+      }
     }
     if (!push(`${indent}${prefix}${open}`)) return;
     children.forEach(({ key, node }, i) => {

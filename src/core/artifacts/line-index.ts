@@ -36,8 +36,12 @@ export class LineIndexBuilder {
     this.counter = counter;
   }
 
-  get bytes(): number { return this.position; }
-  get scratch(): Uint8Array { return this.counter.scratch; }
+  get bytes(): number {
+    return this.position;
+  }
+  get scratch(): Uint8Array {
+    return this.counter.scratch;
+  }
 
   /** Indexes `scratch[start, start + length)`, which the caller has filled (e.g. by a file read). */
   countScratch(start: number, length: number): void {
@@ -82,7 +86,8 @@ export function blockOfNewline(index: LineIndex, n: number): number {
   let hi = counts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if (counts[mid]! < n) lo = mid; else hi = mid - 1;
+    if (counts[mid]! < n) lo = mid;
+    else hi = mid - 1;
   }
   return lo;
 }

@@ -12,13 +12,18 @@ export class LiveResult {
     this.stop = stop;
   }
 
-  get done(): boolean { return this.ended; }
+  get done(): boolean {
+    return this.ended;
+  }
 
   /** Resolves at the next write, at once when the result is complete, or when `signal` aborts (the caller checks it). */
   changed(signal?: AbortSignal): Promise<void> {
     if (this.ended || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const wake = (): void => { signal?.removeEventListener('abort', wake); resolve(); };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', wake);
+        resolve();
+      };
       signal?.addEventListener('abort', wake, { once: true });
       this.waiters.push(wake);
     });

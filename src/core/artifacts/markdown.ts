@@ -63,7 +63,11 @@ export function parseOutline(text: string, totalLines: number, maxHeadings = OUT
     const token = tokens[i]!;
     if (token.type !== 'heading_open' || !token.map) continue;
     const title = tokens[i + 1]?.content.trim() ?? '';
-    found.push({ level: Number(token.tag.slice(1)), title: title.length > TITLE_MAX_CHARS ? `${title.slice(0, TITLE_MAX_CHARS)}…` : title, startLine: token.map[0] + 1 });
+    found.push({
+      level: Number(token.tag.slice(1)),
+      title: title.length > TITLE_MAX_CHARS ? `${title.slice(0, TITLE_MAX_CHARS)}…` : title,
+      startLine: token.map[0] + 1,
+    });
   }
   const ends = found.map(() => (stoppedAtLine === undefined ? totalLines : stoppedAtLine - 1));
   const open: number[] = [];
@@ -78,11 +82,22 @@ export function parseOutline(text: string, totalLines: number, maxHeadings = OUT
     chain.push(h.title);
     return chain.join('/');
   });
-  const headingList = found.map((h, i) => ({ level: h.level, title: h.title, path: paths[i]!, startLine: h.startLine, endLine: ends[i]! }));
+  const headingList = found.map((h, i) => ({
+    level: h.level,
+    title: h.title,
+    path: paths[i]!,
+    startLine: h.startLine,
+    endLine: ends[i]!,
+  }));
   return stoppedAtLine === undefined ? { headings: headingList } : { headings: headingList, stoppedAtLine };
 }
 
-const plain = (s: string): string => s.replace(/[`*_~]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+const plain = (s: string): string =>
+  s
+    .replace(/[`*_~]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 /**
  * The section a heading path selects: "Install/Linux" is a heading "Linux" inside a section
@@ -99,7 +114,7 @@ export function findSection(headings: readonly Heading[], select: string): Headi
     const search = (from: number, within: Heading | undefined, rest: readonly string[]): Heading | undefined => {
       for (let i = from; i < headings.length; i++) {
         const h = headings[i]!;
-        if (within && (h.startLine > within.endLine)) break;
+        if (within && h.startLine > within.endLine) break;
         if (within && h.level <= within.level) continue;
         // A title may itself contain "/": let it consume several segments.
         for (let take = 1; take <= rest.length; take++) {
@@ -121,7 +136,11 @@ export function findSection(headings: readonly Heading[], select: string): Headi
 export function nearHeadings(headings: readonly Heading[], select: string, limit: number): string[] {
   const paths = [...new Set(headings.map((h) => h.path))];
   const last = select.split('/').filter(Boolean).pop() ?? select;
-  const byLast = nearest(last, paths.map((p) => p.split('/').pop() ?? p), limit).map((title) => paths.find((p) => (p.split('/').pop() ?? p) === title)!);
+  const byLast = nearest(
+    last,
+    paths.map((p) => p.split('/').pop() ?? p),
+    limit,
+  ).map((title) => paths.find((p) => (p.split('/').pop() ?? p) === title)!);
   const byWhole = nearest(select, paths, limit);
   return [...new Set([...byWhole.slice(0, Math.ceil(limit / 2)), ...byLast, ...byWhole])].slice(0, limit);
 }

@@ -11,7 +11,12 @@ import type { ArtifactPage, PageLine } from './types.ts';
 export const PAGE_MAX_LINES = 2000;
 
 /** A page of lines: the artifact_read contract. A negative offset counts from the end (-1 is the last line). */
-export function readArtifact(store: ArtifactStore, callId: string, request: { readonly offset?: number; readonly limit?: number } = {}, signal?: AbortSignal): Promise<ArtifactPage> {
+export function readArtifact(
+  store: ArtifactStore,
+  callId: string,
+  request: { readonly offset?: number; readonly limit?: number } = {},
+  signal?: AbortSignal,
+): Promise<ArtifactPage> {
   return store.lease(callId, async (artifact) => {
     refuseBinary(artifact, 'read');
     const limit = Math.min(request.limit ?? PAGE_MAX_LINES, PAGE_MAX_LINES);
@@ -29,8 +34,15 @@ export function readArtifact(store: ArtifactStore, callId: string, request: { re
     }
     const total = artifact.index.lines;
     if (offset > Math.max(total, 1)) {
-      if (total === 0) throw invalidInput(`offset ${offset} is past the end: "${artifact.info.path}" is empty (0 lines). There is nothing to read.`, '');
-      throw invalidInput(`offset ${offset} is past the end: "${artifact.info.path}" has ${total} line${total === 1 ? '' : 's'}; lines are 1-based.`, `Call artifact_read with an offset from 1 to ${total}.`);
+      if (total === 0)
+        throw invalidInput(
+          `offset ${offset} is past the end: "${artifact.info.path}" is empty (0 lines). There is nothing to read.`,
+          '',
+        );
+      throw invalidInput(
+        `offset ${offset} is past the end: "${artifact.info.path}" has ${total} line${total === 1 ? '' : 's'}; lines are 1-based.`,
+        `Call artifact_read with an offset from 1 to ${total}.`,
+      );
     }
     return withReader(artifact, (reader) => readPage(artifact, reader, offset, offset + limit - 1, signal));
   });
@@ -40,7 +52,11 @@ export function readArtifact(store: ArtifactStore, callId: string, request: { re
  * The artifact's whole text (UTF-8 decoded, BOM left out), for a host's read-only document.
  * Refuses a binary artifact and one over `maxBytes`.
  */
-export function readArtifactText(store: ArtifactStore, callId: string, maxBytes: number = STRUCTURE_MAX_BYTES): Promise<string> {
+export function readArtifactText(
+  store: ArtifactStore,
+  callId: string,
+  maxBytes: number = STRUCTURE_MAX_BYTES,
+): Promise<string> {
   return store.lease(callId, async (artifact) => {
     refuseBinary(artifact, 'read');
     await artifact.live?.finished();
@@ -69,14 +85,24 @@ export function pageLine(line: SpoolLine): PageLine {
 const lineBytes = (line: PageLine): number => Buffer.byteLength(line.text) + 1;
 
 /** Lines `from`..`to` capped at PAGE_MAX_BYTES; `last` is where the text being paged ends (the file, or a section). */
-export async function readPage(artifact: LeasedArtifact, reader: SpoolReader, from: number, to: number, signal: AbortSignal | undefined, last = reader.index.lines): Promise<ArtifactPage> {
+export async function readPage(
+  artifact: LeasedArtifact,
+  reader: SpoolReader,
+  from: number,
+  to: number,
+  signal: AbortSignal | undefined,
+  last = reader.index.lines,
+): Promise<ArtifactPage> {
   const lines: PageLine[] = [];
   let used = 0;
   let truncated = false;
   for await (const line of reader.lines(from, to)) {
     if (signal?.aborted) throw cancelled();
     const page = pageLine(line);
-    if (lines.length > 0 && used + lineBytes(page) > PAGE_MAX_BYTES) { truncated = true; break; }
+    if (lines.length > 0 && used + lineBytes(page) > PAGE_MAX_BYTES) {
+      truncated = true;
+      break;
+    }
     used += lineBytes(page);
     lines.push(page);
   }
@@ -84,7 +110,14 @@ export async function readPage(artifact: LeasedArtifact, reader: SpoolReader, fr
   // A result still being written has more lines coming after the last one written so far.
   const spooling = artifact.live !== undefined;
   return {
-    callId: artifact.info.callId, path: artifact.info.path, totalLines: reader.index.lines, startLine: from, endLine, lines, truncated,
-    ...(endLine < last || spooling ? { nextOffset: endLine + 1 } : {}), ...(spooling ? { spooling: true as const } : {}),
+    callId: artifact.info.callId,
+    path: artifact.info.path,
+    totalLines: reader.index.lines,
+    startLine: from,
+    endLine,
+    lines,
+    truncated,
+    ...(endLine < last || spooling ? { nextOffset: endLine + 1 } : {}),
+    ...(spooling ? { spooling: true as const } : {}),
   };
 }

@@ -64,10 +64,17 @@ export class SpoolReader {
     return new SpoolReader(await fsp.open(path, 'r'), index, bom);
   }
 
-  close(): Promise<void> { return this.handle.close(); }
+  close(): Promise<void> {
+    return this.handle.close();
+  }
 
   /** Runs `use` with a reader open on the spool file, and closes it after. */
-  static async with<T>(path: string, index: LineIndex, bom: boolean, use: (reader: SpoolReader) => Promise<T>): Promise<T> {
+  static async with<T>(
+    path: string,
+    index: LineIndex,
+    bom: boolean,
+    use: (reader: SpoolReader) => Promise<T>,
+  ): Promise<T> {
     const reader = await SpoolReader.open(path, index, bom);
     try {
       return await use(reader);
@@ -179,7 +186,7 @@ export class SpoolReader {
   async *lines(from: number, to: number, startHint?: number): AsyncIterable<SpoolLine> {
     const last = Math.min(to, this.index.lines);
     if (from > last) return;
-    let start = startHint ?? await this.lineStart(from);
+    let start = startHint ?? (await this.lineStart(from));
     for (let n = from; n <= last; n++) {
       const line = await this.line(n, start);
       yield line;
@@ -195,7 +202,7 @@ export class SpoolReader {
   async *lineBatches(from: number, to: number, startHint?: number): AsyncGenerator<SpoolLine[], void, undefined> {
     const last = Math.min(to, this.index.lines);
     if (from > last) return;
-    let start = startHint ?? await this.lineStart(from);
+    let start = startHint ?? (await this.lineStart(from));
     let n = from;
     let size = WINDOW_BYTES;
     // The last read serves again while it holds `start` (grep's groups are often close together).
@@ -206,7 +213,10 @@ export class SpoolReader {
         this.batch ??= Buffer.allocUnsafe(BATCH_MAX_BYTES);
         const length = Math.min(size, this.index.bytes - start);
         // A run's first read is a window's worth: read as windows are (see `readSmall`).
-        const bytesRead = length <= WINDOW_BYTES ? await this.readSmall(this.batch, length, start) : (await this.handle.read(this.batch, 0, length, start)).bytesRead;
+        const bytesRead =
+          length <= WINDOW_BYTES
+            ? await this.readSmall(this.batch, length, start)
+            : (await this.handle.read(this.batch, 0, length, start)).bytesRead;
         // The index promised these bytes; a spool cut short (never written so) ends the lines.
         if (bytesRead === 0) return;
         base = this.batchStart = start;
@@ -219,14 +229,22 @@ export class SpoolReader {
       let long = false;
       for (; n <= last; n++) {
         const newline = data.indexOf(10, pos);
-        const end = newline !== -1 && newline - pos <= LINE_SCAN_BYTES ? newline : atEnd && data.length - pos <= LINE_SCAN_BYTES + 1 ? data.length : -1;
+        const end =
+          newline !== -1 && newline - pos <= LINE_SCAN_BYTES
+            ? newline
+            : atEnd && data.length - pos <= LINE_SCAN_BYTES + 1
+              ? data.length
+              : -1;
         if (end === -1) {
           // Past the scan with no line feed: a long line. Else the line goes on past this read.
           long = data.length - pos > LINE_SCAN_BYTES;
           break;
         }
         // Buffer's UTF-8 decoding replaces bad bytes as TextDecoder does, with no view made per line.
-        const full = n === 1 ? this.decode(n, data.subarray(pos, end), true) : data.toString('utf8', pos, end > pos && data[end - 1] === 13 ? end - 1 : end);
+        const full =
+          n === 1
+            ? this.decode(n, data.subarray(pos, end), true)
+            : data.toString('utf8', pos, end > pos && data[end - 1] === 13 ? end - 1 : end);
         const text = cutChars(full, MAX_LINE_CHARS);
         lines.push({ n, start: base + pos, end: base + end, text, cut: text.length < full.length });
         pos = end + 1;

@@ -50,7 +50,9 @@ export class ResultSpool {
   }
 
   /** Bytes waiting in memory for the next write. */
-  get pendingBytes(): number { return this.filled; }
+  get pendingBytes(): number {
+    return this.filled;
+  }
 
   /** Appends `text` and a line feed. Returns a promise only when a chunk was written. */
   line(text: string): Promise<void> | undefined {
@@ -58,7 +60,9 @@ export class ResultSpool {
       this.append(text);
       return undefined;
     }
-    return this.flush().then(() => (this.fits(text) ? this.append(text) : this.write(Buffer.from(`${text}\n`, 'utf8'))));
+    return this.flush().then(() =>
+      this.fits(text) ? this.append(text) : this.write(Buffer.from(`${text}\n`, 'utf8')),
+    );
   }
 
   /** Appends bytes that are whole lines (they end with a line feed), after what is pending. */

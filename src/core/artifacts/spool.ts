@@ -1,7 +1,20 @@
 import { promises as fsp, constants as fsConstants } from 'node:fs';
 import { SandboxError, cancelled, fromFsError } from '../errors.ts';
 import type { WorkspaceFs } from '../ports.ts';
-import { BINARY_SAMPLE_BYTES, BOM_SNIFF_BYTES, LEGACY_ENCODING, LEGACY_FALLBACK, bomEncoding, detectBinary, imposed, isUtf16, streamDecoder, type FileEncoding, type StreamDecoder, type TextEncoding } from '../text/encoding.ts';
+import {
+  BINARY_SAMPLE_BYTES,
+  BOM_SNIFF_BYTES,
+  LEGACY_ENCODING,
+  LEGACY_FALLBACK,
+  bomEncoding,
+  detectBinary,
+  imposed,
+  isUtf16,
+  streamDecoder,
+  type FileEncoding,
+  type StreamDecoder,
+  type TextEncoding,
+} from '../text/encoding.ts';
 import { formatBytes } from '../text/format.ts';
 import { Utf8Validator } from '../text/utf8.ts';
 import { LineIndexBuilder, type LineIndex } from './line-index.ts';
@@ -34,8 +47,16 @@ export interface SpoolSource {
 
 function notAFile(display: string, type: string): SandboxError {
   return type === 'directory'
-    ? new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a directory, not a file.`, `Use list_directory to see what it holds.`)
-    : new SandboxError('E_SANDBOX_INVALID_INPUT', `"${display}" is a ${type === 'other' ? 'special file (device, socket or pipe)' : type}, not a regular file, so it cannot be opened as an artifact.`, `Open a regular file instead.`);
+    ? new SandboxError(
+        'E_SANDBOX_INVALID_INPUT',
+        `"${display}" is a directory, not a file.`,
+        `Use list_directory to see what it holds.`,
+      )
+    : new SandboxError(
+        'E_SANDBOX_INVALID_INPUT',
+        `"${display}" is a ${type === 'other' ? 'special file (device, socket or pipe)' : type}, not a regular file, so it cannot be opened as an artifact.`,
+        `Open a regular file instead.`,
+      );
 }
 
 /**
@@ -45,21 +66,40 @@ function notAFile(display: string, type: string): SandboxError {
  */
 export async function spoolFile(source: SpoolSource, spoolPath: string, signal: AbortSignal): Promise<SpoolResult> {
   const { fs, address, display } = source;
-  const stat = await fs.stat(address).catch((e: unknown) => { throw fromFsError(e, display, 'open'); });
+  const stat = await fs.stat(address).catch((e: unknown) => {
+    throw fromFsError(e, display, 'open');
+  });
   if (stat.type !== 'file') throw notAFile(display, stat.type);
   if (signal.aborted) throw cancelled();
   const local = fs.capabilities.localPaths ? fs.localPath(address) : undefined;
   if (local !== undefined) return spoolLocal(source, local, spoolPath, signal);
   if (fs.capabilities.streaming) {
-    const result = await transcodeIfNeeded(source, spoolPath, await spoolChunks(source, fs.readStream(address, signal), spoolPath, signal), signal);
+    const result = await transcodeIfNeeded(
+      source,
+      spoolPath,
+      await spoolChunks(source, fs.readStream(address, signal), spoolPath, signal),
+      signal,
+    );
     return { ...result, mtimeMs: stat.mtimeMs, method: 'stream' };
   }
   const cap = source.nonStreamingMaxBytes;
-  const tooLarge = (size: number) => new SandboxError('E_SANDBOX_TOO_LARGE', `"${display}" is ${formatBytes(size)}, more than the ${formatBytes(cap)} this workspace's filesystem can open without streaming. Search it with search_files instead, or ask the user to raise the non-streaming size limit setting.`, '');
+  const tooLarge = (size: number) =>
+    new SandboxError(
+      'E_SANDBOX_TOO_LARGE',
+      `"${display}" is ${formatBytes(size)}, more than the ${formatBytes(cap)} this workspace's filesystem can open without streaming. Search it with search_files instead, or ask the user to raise the non-streaming size limit setting.`,
+      '',
+    );
   if (stat.size > cap) throw tooLarge(stat.size);
-  const bytes = await fs.readFile(address, signal).catch((e: unknown) => { throw signal.aborted ? cancelled() : fromFsError(e, display, 'read'); });
+  const bytes = await fs.readFile(address, signal).catch((e: unknown) => {
+    throw signal.aborted ? cancelled() : fromFsError(e, display, 'read');
+  });
   if (bytes.length > cap) throw tooLarge(bytes.length);
-  const result = await transcodeIfNeeded(source, spoolPath, await spoolChunks(source, [bytes], spoolPath, signal), signal);
+  const result = await transcodeIfNeeded(
+    source,
+    spoolPath,
+    await spoolChunks(source, [bytes], spoolPath, signal),
+    signal,
+  );
   return { ...result, mtimeMs: stat.mtimeMs, method: 'read' };
 }
 
@@ -81,16 +121,27 @@ class Sampler {
       bytes = bytes.subarray(take.length);
     }
     if (bytes.length === 0) return;
-    this.tail = bytes.length >= BINARY_SAMPLE_BYTES ? bytes.slice(bytes.length - BINARY_SAMPLE_BYTES) : Buffer.concat([this.tail, bytes]).subarray(-BINARY_SAMPLE_BYTES);
+    this.tail =
+      bytes.length >= BINARY_SAMPLE_BYTES
+        ? bytes.slice(bytes.length - BINARY_SAMPLE_BYTES)
+        : Buffer.concat([this.tail, bytes]).subarray(-BINARY_SAMPLE_BYTES);
   }
-  isBinary(fileName: string): boolean { return detectBinary(fileName, this.head, this.tail); }
+  isBinary(fileName: string): boolean {
+    return detectBinary(fileName, this.head, this.tail);
+  }
 }
 
 /**
  * One pass over chunks: sniff the BOM, write the spool (UTF-16, or every byte from `from`, transcoded
  * to UTF-8), index it.
  */
-async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spoolPath: string, signal: AbortSignal, from?: TextEncoding): Promise<ChunkResult> {
+async function spoolChunks(
+  source: SpoolSource,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  spoolPath: string,
+  signal: AbortSignal,
+  from?: TextEncoding,
+): Promise<ChunkResult> {
   const out = await fsp.open(spoolPath, 'wx');
   try {
     const builder = new LineIndexBuilder(createNewlineCounter());
@@ -135,7 +186,14 @@ async function spoolChunks(source: SpoolSource, chunks: AsyncIterable<Uint8Array
     const index = builder.finish();
     const binary = !decoder && sampler.isBinary(source.fileName);
     const utf8 = decoder !== undefined || binary || validator.finish() === undefined;
-    return { index, encoding: binary ? 'binary' : encoding ?? 'utf8', binary, sourceBytes, utf8, lossy: decoder?.lossy ?? false };
+    return {
+      index,
+      encoding: binary ? 'binary' : (encoding ?? 'utf8'),
+      binary,
+      sourceBytes,
+      utf8,
+      lossy: decoder?.lossy ?? false,
+    };
   } finally {
     await out.close();
   }
@@ -172,13 +230,27 @@ async function indexLocal(handle: fsp.FileHandle, fileName: string, signal: Abor
   if (tail.length) await handle.read(tail, 0, tail.length, tailStart);
   const binary = detectBinary(fileName, head, tail);
   const utf8 = binary || validator.finish() === undefined;
-  return { index, encoding: binary ? 'binary' : bomEncoding(head) ?? 'utf8', binary, sourceBytes: index.bytes, utf8, lossy: false };
+  return {
+    index,
+    encoding: binary ? 'binary' : (bomEncoding(head) ?? 'utf8'),
+    binary,
+    sourceBytes: index.bytes,
+    utf8,
+    lossy: false,
+  };
 }
 
-async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: string, signal: AbortSignal): Promise<SpoolResult> {
+async function spoolLocal(
+  source: SpoolSource,
+  localPath: string,
+  spoolPath: string,
+  signal: AbortSignal,
+): Promise<SpoolResult> {
   const { display, fileName } = source;
   // O_NONBLOCK: if the path was swapped for a FIFO after the stat, open returns instead of hanging.
-  const handle = await fsp.open(localPath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK).catch((e: unknown) => { throw fromFsError(e, display, 'open'); });
+  const handle = await fsp.open(localPath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK).catch((e: unknown) => {
+    throw fromFsError(e, display, 'open');
+  });
   try {
     const before = await handle.stat();
     if (!before.isFile()) throw notAFile(display, before.isDirectory() ? 'directory' : 'other');
@@ -200,20 +272,40 @@ async function spoolLocal(source: SpoolSource, localPath: string, spoolPath: str
       await copying.catch(() => undefined);
       throw signal.aborted ? cancelled() : fromFsError(e, display, 'read');
     }
-    await copying.catch((e: unknown) => { throw fromFsError(e, display, 'copy'); });
+    await copying.catch((e: unknown) => {
+      throw fromFsError(e, display, 'copy');
+    });
     if (signal.aborted) throw cancelled();
     const [after, spooled] = await Promise.all([fsp.stat(localPath).catch(() => undefined), fsp.stat(spoolPath)]);
-    const unchanged = after !== undefined && after.ino === before.ino && after.size === before.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs;
-    if (unchanged && spooled.size === indexed.index.bytes) return { ...await transcodeIfNeeded(source, spoolPath, indexed, signal), mtimeMs: before.mtimeMs, method: 'clone' };
+    const unchanged =
+      after !== undefined &&
+      after.ino === before.ino &&
+      after.size === before.size &&
+      after.mtimeMs === before.mtimeMs &&
+      after.ctimeMs === before.ctimeMs;
+    if (unchanged && spooled.size === indexed.index.bytes)
+      return {
+        ...(await transcodeIfNeeded(source, spoolPath, indexed, signal)),
+        mtimeMs: before.mtimeMs,
+        method: 'clone',
+      };
     // The file changed while it was copied: the spool is the snapshot, so index the spool itself.
     const spool = await fsp.open(spoolPath, 'r');
     try {
       const result = await indexLocal(spool, fileName, signal);
       if (isUtf16(result.encoding)) {
-        throw new SandboxError('E_SANDBOX_CONFLICT', `"${display}" changed into a UTF-16 file while it was being opened.`, `Call open_file again.`);
+        throw new SandboxError(
+          'E_SANDBOX_CONFLICT',
+          `"${display}" changed into a UTF-16 file while it was being opened.`,
+          `Call open_file again.`,
+        );
       }
       await spool.close();
-      return { ...await transcodeIfNeeded(source, spoolPath, result, signal), mtimeMs: after?.mtimeMs ?? before.mtimeMs, method: 'clone' };
+      return {
+        ...(await transcodeIfNeeded(source, spoolPath, result, signal)),
+        mtimeMs: after?.mtimeMs ?? before.mtimeMs,
+        method: 'clone',
+      };
     } finally {
       await spool.close().catch(() => undefined);
     }
@@ -234,7 +326,12 @@ function utf16Imposed(source: SpoolSource): 'utf16le' | 'utf16be' | undefined {
  * until one maps every byte: files.encoding's, then (bytes that are not UTF-8) windows-1252 and
  * latin-1, which maps every byte. When files.encoding's does not fit UTF-8 bytes, they stay as they are.
  */
-async function transcodeIfNeeded(source: SpoolSource, spoolPath: string, raw: ChunkResult, signal: AbortSignal): Promise<ChunkResult> {
+async function transcodeIfNeeded(
+  source: SpoolSource,
+  spoolPath: string,
+  raw: ChunkResult,
+  signal: AbortSignal,
+): Promise<ChunkResult> {
   if (raw.binary || isUtf16(raw.encoding)) return raw;
   // A BOM decides before files.encoding does.
   const forced = raw.encoding === 'utf8bom' ? undefined : imposed(source.configured);
@@ -247,7 +344,11 @@ async function transcodeIfNeeded(source: SpoolSource, spoolPath: string, raw: Ch
     for (const encoding of candidates) {
       const handle = await fsp.open(rawPath, 'r');
       let result: ChunkResult;
-      try { result = await spoolChunks(source, readChunks(handle), spoolPath, signal, encoding); } finally { await handle.close(); }
+      try {
+        result = await spoolChunks(source, readChunks(handle), spoolPath, signal, encoding);
+      } finally {
+        await handle.close();
+      }
       if (!result.lossy || encoding === LEGACY_FALLBACK) return result;
       await fsp.rm(spoolPath, { force: true });
     }

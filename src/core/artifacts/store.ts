@@ -72,7 +72,9 @@ export class ArtifactStore {
   }
 
   /** The folder holding this run's spool files. */
-  get spoolDir(): string { return this.runDir; }
+  get spoolDir(): string {
+    return this.runDir;
+  }
 
   /** Fires when an artifact is opened, evicted, or closed by `dispose()`; a listener's failure (a host's view) does not fail the call. */
   onDidChange(listener: Listener<ArtifactChange>): Disposable {
@@ -107,12 +109,24 @@ export class ArtifactStore {
     if (entry) return entry;
     const was = this.evicted.get(callId);
     if (was?.kind === 'result') {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; it is gone. Make the call again for a fresh result.`, '');
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; it is gone. Make the call again for a fresh result.`,
+        '',
+      );
     }
     if (was !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone.`, `Open "${was.path}" again with open_file (it will show the file as it is now).`);
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `Artifact "${callId}" (${was.path}) was evicted to keep artifacts within their disk budget; its snapshot is gone.`,
+        `Open "${was.path}" again with open_file (it will show the file as it is now).`,
+      );
     }
-    throw new SandboxError('E_SANDBOX_NOT_FOUND', `No artifact has callId "${callId}": artifacts live only as long as ${this.options.lifetime ?? 'the editor session'} and this id is not one of them.`, `Open the file again with open_file and use the callId it returns.`);
+    throw new SandboxError(
+      'E_SANDBOX_NOT_FOUND',
+      `No artifact has callId "${callId}": artifacts live only as long as ${this.options.lifetime ?? 'the editor session'} and this id is not one of them.`,
+      `Open the file again with open_file and use the callId it returns.`,
+    );
   }
 
   /**
@@ -132,7 +146,6 @@ export class ArtifactStore {
       if (entry.gone && entry.leases === 0) await fsp.rm(entry.spoolPath, { force: true });
     }
   }
-
 
   /** A new artifact's id and spool file. */
   private allot(): { callId: string; spoolPath: string } {
@@ -165,8 +178,18 @@ export class ArtifactStore {
 
   /** Spools the file at `source` (already gated and resolved) into a new artifact. */
   async open(source: ResolvedPath, signal: AbortSignal, kind: ArtifactKind = 'text'): Promise<ArtifactHandle> {
-    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; nothing can be opened now. Try again after the editor reloads.', '');
-    if (!source.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${source.display}" does not exist.`, `Check the path with find_files or list_directory; paths are relative to the workspace folder.`);
+    if (this.disposed)
+      throw new SandboxError(
+        'E_SANDBOX_UNSUPPORTED',
+        'The artifact store is shutting down; nothing can be opened now. Try again after the editor reloads.',
+        '',
+      );
+    if (!source.exists)
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `"${source.display}" does not exist.`,
+        `Check the path with find_files or list_directory; paths are relative to the workspace folder.`,
+      );
     await this.start();
     if (signal.aborted) throw cancelled();
     const opened = await openChecked(this.options.fs, source);
@@ -177,29 +200,63 @@ export class ArtifactStore {
     }
   }
 
-  private async spool(source: ResolvedPath, opened: OpenedFile, signal: AbortSignal, kind: ArtifactKind): Promise<ArtifactHandle> {
+  private async spool(
+    source: ResolvedPath,
+    opened: OpenedFile,
+    signal: AbortSignal,
+    kind: ArtifactKind,
+  ): Promise<ArtifactHandle> {
     const { fs } = this.options;
-    const opening = opened.stat ?? await fs.stat(opened.address).catch(() => undefined);
+    const opening = opened.stat ?? (await fs.stat(opened.address).catch(() => undefined));
     const size = opening?.size ?? 0;
     const links = opening?.nlink ?? 1;
     const budget = this.options.budgetBytes();
     if (size > budget) {
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `"${source.display}" is ${formatBytes(size)}, more than the whole artifact disk budget (${formatBytes(budget)}), so it cannot be opened as an artifact. Search it with search_files instead, or ask the user to raise the artifact budget setting.`, '');
+      throw new SandboxError(
+        'E_SANDBOX_TOO_LARGE',
+        `"${source.display}" is ${formatBytes(size)}, more than the whole artifact disk budget (${formatBytes(budget)}), so it cannot be opened as an artifact. Search it with search_files instead, or ask the user to raise the artifact budget setting.`,
+        '',
+      );
     }
     const { callId, spoolPath } = this.allot();
     this.reserved += size;
     let entry: Entry;
     try {
       await this.makeRoom();
-      const result = await spoolFile({ fs, address: opened.address, display: source.display, fileName: nodePath.posix.basename(source.rel), nonStreamingMaxBytes: this.options.nonStreamingMaxBytes(), configured: this.options.encodingOf?.(source) }, spoolPath, signal);
+      const result = await spoolFile(
+        {
+          fs,
+          address: opened.address,
+          display: source.display,
+          fileName: nodePath.posix.basename(source.rel),
+          nonStreamingMaxBytes: this.options.nonStreamingMaxBytes(),
+          configured: this.options.encodingOf?.(source),
+        },
+        spoolPath,
+        signal,
+      );
       const now = this.options.clock.now();
       entry = {
         info: {
-          callId, path: source.display, bytes: result.sourceBytes, lines: result.index.lines, encoding: result.encoding, eol: result.index.eol,
-          binary: result.binary, mtime: new Date(result.mtimeMs).toISOString(), ...(links > 1 ? { links } : {}),
-          kind, source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: result.index.bytes,
+          callId,
+          path: source.display,
+          bytes: result.sourceBytes,
+          lines: result.index.lines,
+          encoding: result.encoding,
+          eol: result.index.eol,
+          binary: result.binary,
+          mtime: new Date(result.mtimeMs).toISOString(),
+          ...(links > 1 ? { links } : {}),
+          kind,
+          source: { root: source.root, rel: source.rel, display: source.display },
+          openedAt: now,
+          spoolBytes: result.index.bytes,
         },
-        lastUsedAt: now, spoolPath, index: result.index, leases: 0, gone: false,
+        lastUsedAt: now,
+        spoolPath,
+        index: result.index,
+        leases: 0,
+        gone: false,
       };
     } catch (e) {
       await fsp.rm(spoolPath, { force: true });
@@ -222,8 +279,17 @@ export class ArtifactStore {
    * is readable at once: artifact_read waits for lines not written yet, everything else for the end.
    * `stop` ends the writing when the store is disposed.
    */
-  async openResult(spec: { readonly label: string; readonly source: ModelPath; readonly stop: () => void }): Promise<ResultArtifactWriter> {
-    if (this.disposed) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'The artifact store is shutting down; no result can be kept now. Try again after the editor reloads.', '');
+  async openResult(spec: {
+    readonly label: string;
+    readonly source: ModelPath;
+    readonly stop: () => void;
+  }): Promise<ResultArtifactWriter> {
+    if (this.disposed)
+      throw new SandboxError(
+        'E_SANDBOX_UNSUPPORTED',
+        'The artifact store is shutting down; no result can be kept now. Try again after the editor reloads.',
+        '',
+      );
     await this.start();
     const { callId, spoolPath } = this.allot();
     const now = this.options.clock.now();
@@ -231,10 +297,25 @@ export class ArtifactStore {
     const { source } = spec;
     const entry: Entry = {
       info: {
-        callId, path: spec.label, bytes: 0, lines: 0, encoding: 'utf8', eol: 'none', binary: false, mtime: new Date(now).toISOString(),
-        kind: 'result', source: { root: source.root, rel: source.rel, display: source.display }, openedAt: now, spoolBytes: 0,
+        callId,
+        path: spec.label,
+        bytes: 0,
+        lines: 0,
+        encoding: 'utf8',
+        eol: 'none',
+        binary: false,
+        mtime: new Date(now).toISOString(),
+        kind: 'result',
+        source: { root: source.root, rel: source.rel, display: source.display },
+        openedAt: now,
+        spoolBytes: 0,
       },
-      lastUsedAt: now, spoolPath, index: { bytes: 0, newlines: 0, crlf: 0, blockCounts: Float64Array.of(0), lines: 0, eol: 'none' }, live, leases: 0, gone: false,
+      lastUsedAt: now,
+      spoolPath,
+      index: { bytes: 0, newlines: 0, crlf: 0, blockCounts: Float64Array.of(0), lines: 0, eol: 'none' },
+      live,
+      leases: 0,
+      gone: false,
     };
     this.entries.set(callId, entry);
     this.changed.fire({ type: 'opened', callId });
@@ -245,7 +326,10 @@ export class ArtifactStore {
     return {
       callId,
       spoolPath,
-      grow: (index) => { grow(index); live.wake(false); },
+      grow: (index) => {
+        grow(index);
+        live.wake(false);
+      },
       room: (bytes) => this.roomFor(entry, bytes),
       end: async (index, heldBytes) => {
         grow(index);
@@ -270,7 +354,8 @@ export class ArtifactStore {
    * budget, or once its artifact is gone (nobody can read it).
    */
   private roomFor(entry: Entry, bytes: number): string | undefined {
-    if (this.entries.get(entry.info.callId) !== entry) return 'its artifact was evicted or closed, so nobody can read it';
+    if (this.entries.get(entry.info.callId) !== entry)
+      return 'its artifact was evicted or closed, so nobody can read it';
     const budget = this.options.budgetBytes();
     const fits = (): boolean => this.usedBytes + this.reserved + bytes + RESULT_TRAILER_ROOM <= budget;
     for (const other of [...this.entries.values()]) {

@@ -111,9 +111,29 @@ export interface ArtifactGrepResult extends GrepHead {
 }
 
 export type ArtifactQueryResult =
-  | { readonly kind: 'json'; readonly callId: string; readonly path: string; readonly pointer: string; readonly node: JsonSummary; readonly text: string; readonly truncated: boolean }
-  | { readonly kind: 'markdown'; readonly callId: string; readonly path: string; readonly heading: Heading; readonly page: ArtifactPage }
-  | { readonly kind: 'symbol'; readonly callId: string; readonly path: string; readonly symbol: SymbolSection; readonly page: ArtifactPage };
+  | {
+      readonly kind: 'json';
+      readonly callId: string;
+      readonly path: string;
+      readonly pointer: string;
+      readonly node: JsonSummary;
+      readonly text: string;
+      readonly truncated: boolean;
+    }
+  | {
+      readonly kind: 'markdown';
+      readonly callId: string;
+      readonly path: string;
+      readonly heading: Heading;
+      readonly page: ArtifactPage;
+    }
+  | {
+      readonly kind: 'symbol';
+      readonly callId: string;
+      readonly path: string;
+      readonly symbol: SymbolSection;
+      readonly page: ArtifactPage;
+    };
 
 export interface JsonShape {
   readonly type: JsonType;
@@ -121,7 +141,12 @@ export interface JsonShape {
   readonly startLine: number;
   readonly endLine: number;
   /** Members (object) or the first items (array) with their types and sizes. */
-  readonly members: ReadonlyArray<{ readonly key: string | number; readonly type: JsonType; readonly size?: number; readonly line: number }>;
+  readonly members: ReadonlyArray<{
+    readonly key: string | number;
+    readonly type: JsonType;
+    readonly size?: number;
+    readonly line: number;
+  }>;
   /** Members not listed. */
   readonly omitted: number;
   /** For an array: how many items of each type. */

@@ -8,7 +8,12 @@ export interface SchemaDeclaration {
 }
 
 export function pathArgument(what: string): z.ZodString {
-  return z.string().min(1).describe(`${what}, relative to the workspace folder ("src/app.ts"); in a multi-root workspace start with the folder's name.`);
+  return z
+    .string()
+    .min(1)
+    .describe(
+      `${what}, relative to the workspace folder ("src/app.ts"); in a multi-root workspace start with the folder's name.`,
+    );
 }
 
 /** Longest pattern or glob handed to ripgrep, in UTF-8 bytes (the kernel caps one argument at 128 KiB). */
@@ -19,24 +24,44 @@ export const RIPGREP_ARGUMENT_MAX_BYTES = 64 * 1024;
  * argument (spawning would fail with an internal error), nor can an argument over the kernel's limit.
  */
 export function ripgrepArgument(): z.ZodString {
-  return z.string().min(1)
-    .refine((s) => !s.includes('\0'), { error: 'it contains a NUL character, which cannot be passed to ripgrep; to match a NUL byte, write \\x00 in a regex (literal: false)' })
-    .refine((s) => Buffer.byteLength(s) <= RIPGREP_ARGUMENT_MAX_BYTES, { error: `it is longer than ${RIPGREP_ARGUMENT_MAX_BYTES} bytes, more than ripgrep can be given; shorten it` });
+  return z
+    .string()
+    .min(1)
+    .refine((s) => !s.includes('\0'), {
+      error:
+        'it contains a NUL character, which cannot be passed to ripgrep; to match a NUL byte, write \\x00 in a regex (literal: false)',
+    })
+    .refine((s) => Buffer.byteLength(s) <= RIPGREP_ARGUMENT_MAX_BYTES, {
+      error: `it is longer than ${RIPGREP_ARGUMENT_MAX_BYTES} bytes, more than ripgrep can be given; shorten it`,
+    });
 }
 
 const editSchema = z.strictObject({
-  find: z.string().min(1, { error: 'find is empty, and an empty find would match everywhere; give the exact text to replace' }).describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
+  find: z
+    .string()
+    .min(1, { error: 'find is empty, and an empty find would match everywhere; give the exact text to replace' })
+    .describe('Exact text to find (must match once unless replace_all; line endings may differ).'),
   replace: z.string().describe('Text to put in its place.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
 });
 
 /** The edits media_apply_patch applies (and stage_file with `patch`): one find/replace, a list of them, or a unified diff. */
 export function patchArgument() {
-  return z.union([
-    editSchema,
-    z.array(editSchema).min(1),
-    z.strictObject({ unified: z.string().min(1).describe('A unified diff against the media\'s content.') }),
-  ], { error: 'expected one {find, replace, replace_all?} edit with a non-empty find, a non-empty list of such edits, or {unified: "<unified diff>"}, with no other keys' }).describe('One {find, replace, replace_all?} edit, a list of them applied in order, or {unified: "<unified diff>"}.');
+  return z
+    .union(
+      [
+        editSchema,
+        z.array(editSchema).min(1),
+        z.strictObject({ unified: z.string().min(1).describe("A unified diff against the media's content.") }),
+      ],
+      {
+        error:
+          'expected one {find, replace, replace_all?} edit with a non-empty find, a non-empty list of such edits, or {unified: "<unified diff>"}, with no other keys',
+      },
+    )
+    .describe(
+      'One {find, replace, replace_all?} edit, a list of them applied in order, or {unified: "<unified diff>"}.',
+    );
 }
 
 /**
@@ -51,19 +76,33 @@ export function boundArgument(description: string): z.ZodNumber {
  * Security: following symlinks lets a search leave the workspace, so `follow` is only accepted when
  * the search backend declares it audited (`supportsFollow`). Undeclared, only `false` is valid.
  */
-export function followRejectedUnlessDeclared(declaration: SchemaDeclaration): z.ZodOptional<z.ZodBoolean> | z.ZodOptional<z.ZodLiteral<false>> {
+export function followRejectedUnlessDeclared(
+  declaration: SchemaDeclaration,
+): z.ZodOptional<z.ZodBoolean> | z.ZodOptional<z.ZodLiteral<false>> {
   if (declaration.supportsFollow) return z.boolean().optional().describe('Follow symbolic links while searching.');
-  return z.literal(false).optional().describe('Following symbolic links is not supported by this search backend (pending a containment audit); only false is accepted.');
+  return z
+    .literal(false)
+    .optional()
+    .describe(
+      'Following symbolic links is not supported by this search backend (pending a containment audit); only false is accepted.',
+    );
 }
 
-type JsonSchemaProperty = { description?: string; enum?: unknown[]; const?: unknown; type?: string | string[]; minimum?: number };
+type JsonSchemaProperty = {
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  type?: string | string[];
+  minimum?: number;
+};
 type ObjectJsonSchema = { properties?: Record<string, JsonSchemaProperty>; required?: string[] };
 
 function acceptedValues(property: JsonSchemaProperty | undefined): string {
   if (!property) return '';
   if (property.enum) return `one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (property.const !== undefined) return `only ${JSON.stringify(property.const)}`;
-  if (property.type === 'integer') return `an integer${property.minimum !== undefined ? ` >= ${property.minimum}` : ''}`;
+  if (property.type === 'integer')
+    return `an integer${property.minimum !== undefined ? ` >= ${property.minimum}` : ''}`;
   if (property.type) return `a ${Array.isArray(property.type) ? property.type.join(' or ') : property.type}`;
   return '';
 }
@@ -86,7 +125,10 @@ function describeReceived(issue: z.core.$ZodIssue, raw: unknown): string {
  */
 export function validateInput<S extends z.ZodType>(toolName: string, schema: S, raw: unknown): z.infer<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw invalidInput(`${toolName} takes a JSON object of arguments, not ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}.`, '');
+    throw invalidInput(
+      `${toolName} takes a JSON object of arguments, not ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}.`,
+      '',
+    );
   }
   const result = schema.safeParse(raw);
   if (result.success) return result.data;

@@ -55,7 +55,7 @@ export type CurrentBytesUse = 'none' | 'keep' | 'change';
 /** How the call at `targets` uses the current bytes of its path number `index`. */
 export function readsAt(targets: Pick<CallTargets, 'reads'>, index: number): CurrentBytesUse {
   const reads = targets.reads;
-  return reads === undefined ? 'none' : typeof reads === 'string' ? reads : reads[index] ?? 'none';
+  return reads === undefined ? 'none' : typeof reads === 'string' ? reads : (reads[index] ?? 'none');
 }
 
 /** The paths a call addresses, known before any I/O, for the gate to decide on. */
@@ -159,7 +159,8 @@ export type ToolContext<N extends Need = Need> = CallContext & Pick<CallServices
 /** The call's one target (for tools that address exactly one path). */
 export function soleTarget(ctx: CallContext): GatedPath {
   const [target, ...more] = ctx.targets;
-  if (target === undefined || more.length > 0) throw new BugError(`expected one target, the call has ${ctx.targets.length}`);
+  if (target === undefined || more.length > 0)
+    throw new BugError(`expected one target, the call has ${ctx.targets.length}`);
   return target;
 }
 
@@ -235,8 +236,9 @@ function granted<N extends Need>(services: CallServices, needs: readonly N[]): P
   return Object.fromEntries(needs.map((need) => [need, services[need]])) as Pick<CallServices, N>;
 }
 
-
-export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(definition: ToolDefinition<S, R, N, P>): Tool<R> {
+export function defineTool<S extends z.ZodType, R, N extends Need, P = undefined>(
+  definition: ToolDefinition<S, R, N, P>,
+): Tool<R> {
   const { schema, targets, run, render, images, ...meta } = definition;
   // Built once per declaration: building a zod schema, and its first parse, cost ~1-2 ms a call.
   const built = new Map<string, S>();

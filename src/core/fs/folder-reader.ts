@@ -79,7 +79,10 @@ export class FolderReader {
     // A synchronous lstat of an inode just read is a syscall of a microsecond or two; a promise each
     // costs ten times that. In slices, so a folder of 100,000 files never holds the event loop long.
     for (let i = 0; i < dirents.length; i++) {
-      if (i > 0 && i % LSTAT_SLICE === 0) await new Promise<void>((resolve) => { setImmediate(resolve); });
+      if (i > 0 && i % LSTAT_SLICE === 0)
+        await new Promise<void>((resolve) => {
+          setImmediate(resolve);
+        });
       packed[i] = packDirent(prefix, dirents[i]!);
     }
     return { text: packed.join('\0') };
@@ -88,7 +91,9 @@ export class FolderReader {
   private startWorker(): void {
     if (this.worker !== undefined || this.failed) return;
     // Its garbage is short-lived (an entry's name and stat): a small young generation keeps its memory small.
-    const worker = new Worker(this.options.workerFile ?? workerFile('folder-worker'), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB } });
+    const worker = new Worker(this.options.workerFile ?? workerFile('folder-worker'), {
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB },
+    });
     this.worker = worker;
     worker.unref();
     worker.on('online', () => {
@@ -99,7 +104,9 @@ export class FolderReader {
     });
     worker.on('message', (reply: FolderReply) => this.answer(reply));
     worker.on('error', (e) => {
-      this.options.warn?.(`The folder reader's worker thread failed (${e.message}); listings read their folders on the main thread from now on.`);
+      this.options.warn?.(
+        `The folder reader's worker thread failed (${e.message}); listings read their folders on the main thread from now on.`,
+      );
       this.lose(worker, true);
     });
     worker.on('exit', () => this.lose(worker, false));
@@ -122,7 +129,10 @@ export class FolderReader {
     if (at === -1) return;
     const request = this.pending[at]!;
     this.pending.splice(at, 1);
-    if ('error' in reply) request.reject(Object.assign(new Error(reply.error.message), reply.error.code !== undefined ? { code: reply.error.code } : {}));
+    if ('error' in reply)
+      request.reject(
+        Object.assign(new Error(reply.error.message), reply.error.code !== undefined ? { code: reply.error.code } : {}),
+      );
     else request.resolve(reply.folder);
     if (this.pending.length === 0) this.rest();
   }
@@ -132,7 +142,9 @@ export class FolderReader {
     const worker = this.worker;
     if (worker === undefined) return;
     worker.unref();
-    this.idle = setTimeout(() => { void worker.terminate(); }, WORKER_IDLE_MS);
+    this.idle = setTimeout(() => {
+      void worker.terminate();
+    }, WORKER_IDLE_MS);
     this.idle.unref();
   }
 

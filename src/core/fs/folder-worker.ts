@@ -15,6 +15,9 @@ parentPort?.on('message', ({ id, folder }: FolderRequest) => {
     parentPort?.postMessage({ id, folder: { text: packed.join('\0') } } satisfies FolderReply);
   } catch (e) {
     const { code, message } = e as { code?: unknown; message?: unknown };
-    parentPort?.postMessage({ id, error: { ...(typeof code === 'string' ? { code } : {}), message: String(message ?? e) } } satisfies FolderReply);
+    parentPort?.postMessage({
+      id,
+      error: { ...(typeof code === 'string' ? { code } : {}), message: String(message ?? e) },
+    } satisfies FolderReply);
   }
 });

@@ -2,14 +2,34 @@ import { promises as fsp, constants as fsConstants, createReadStream, existsSync
 import * as nodePath from 'node:path';
 import type { Stats } from 'node:fs';
 
-import type { DirEntry, FileStat, FsCapabilities, PackedFolder, PinnedFile, PinnedFolder, WorkspaceFs, WriteOptions } from '../ports.ts';
+import type {
+  DirEntry,
+  FileStat,
+  FsCapabilities,
+  PackedFolder,
+  PinnedFile,
+  PinnedFolder,
+  WorkspaceFs,
+  WriteOptions,
+} from '../ports.ts';
 import { FolderReader, type FolderReaderOptions } from './folder-reader.ts';
 import { entryTypeOf } from './packed-folder.ts';
 import { SyncSlice } from '../sync-slice.ts';
 import { errnoCode } from '../errors.ts';
 
 function fileStat(s: Stats): FileStat {
-  return { type: entryTypeOf(s), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, mode: s.mode & 0o7777, dev: s.dev, ino: s.ino, nlink: s.nlink, uid: s.uid, gid: s.gid };
+  return {
+    type: entryTypeOf(s),
+    size: s.size,
+    mtimeMs: s.mtimeMs,
+    ctimeMs: s.ctimeMs,
+    mode: s.mode & 0o7777,
+    dev: s.dev,
+    ino: s.ino,
+    nlink: s.nlink,
+    uid: s.uid,
+    gid: s.gid,
+  };
 }
 
 const HOLDS_CHUNK = 1024 * 1024;
@@ -24,7 +44,14 @@ export class NodeFs implements WorkspaceFs {
   readonly folders: FolderReader;
 
   constructor(capabilities: Partial<FsCapabilities> = {}, options: FolderReaderOptions = {}) {
-    this.capabilities = { streaming: true, symlinks: true, localPaths: true, writable: true, atomicRename: true, ...capabilities };
+    this.capabilities = {
+      streaming: true,
+      symlinks: true,
+      localPaths: true,
+      writable: true,
+      atomicRename: true,
+      ...capabilities,
+    };
     this.folders = new FolderReader(options);
   }
 
@@ -51,7 +78,11 @@ export class NodeFs implements WorkspaceFs {
     for (const address of addresses) {
       if (slice.over) await slice.next();
       let stat: Stats | undefined;
-      try { stat = lstatSync(address, { throwIfNoEntry: false }); } catch { stat = undefined; }
+      try {
+        stat = lstatSync(address, { throwIfNoEntry: false });
+      } catch {
+        stat = undefined;
+      }
       stats.push(stat === undefined ? undefined : fileStat(stat));
     }
     return stats;
@@ -84,7 +115,11 @@ export class NodeFs implements WorkspaceFs {
         signal?.throwIfAborted();
         const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
         if (bytesRead === 0) return at === expected.length;
-        if (at + bytesRead > expected.length || !chunk.subarray(0, bytesRead).equals(expected.subarray(at, at + bytesRead))) return false;
+        if (
+          at + bytesRead > expected.length ||
+          !chunk.subarray(0, bytesRead).equals(expected.subarray(at, at + bytesRead))
+        )
+          return false;
         at += bytesRead;
       }
     } finally {
@@ -99,11 +134,18 @@ export class NodeFs implements WorkspaceFs {
   }
 
   async writeFile(address: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
-    const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | (options.exclusive ? fsConstants.O_EXCL : fsConstants.O_TRUNC) | (options.noFollow ? fsConstants.O_NOFOLLOW : 0);
+    const flags =
+      fsConstants.O_WRONLY |
+      fsConstants.O_CREAT |
+      (options.exclusive ? fsConstants.O_EXCL : fsConstants.O_TRUNC) |
+      (options.noFollow ? fsConstants.O_NOFOLLOW : 0);
     const handle = await fsp.open(address, flags, options.mode ?? 0o666);
     try {
       // fchown before fchmod: a change of owner clears setuid and setgid. Only where allowed: an unprivileged process keeps the file.
-      if (options.owner !== undefined) await handle.chown(options.owner.uid, options.owner.gid).catch((e: unknown) => { if (errnoCode(e) !== 'EPERM' && errnoCode(e) !== 'EINVAL') throw e; });
+      if (options.owner !== undefined)
+        await handle.chown(options.owner.uid, options.owner.gid).catch((e: unknown) => {
+          if (errnoCode(e) !== 'EPERM' && errnoCode(e) !== 'EINVAL') throw e;
+        });
       // fchmod on the open file: the umask may have narrowed a new file, and an existing one drops bits (setuid) before it gets new bytes.
       if (options.mode !== undefined) await handle.chmod(options.mode);
       await handle.writeFile(data);
@@ -120,14 +162,21 @@ export class NodeFs implements WorkspaceFs {
    * Security: emulates openat(O_NOFOLLOW) through /proc/self/fd, so a save's check and its write
    * name the same folder even if a component is swapped for a symlink in between.
    */
-  async pinFolder(rootAddress: string, segments: readonly string[], create: boolean): Promise<PinnedFolder | undefined> {
+  async pinFolder(
+    rootAddress: string,
+    segments: readonly string[],
+    create: boolean,
+  ): Promise<PinnedFolder | undefined> {
     if (process.platform !== 'linux' || !existsSync('/proc/self/fd')) return undefined;
     const flags = fsConstants.O_RDONLY | fsConstants.O_DIRECTORY;
     let handle = await fsp.open(rootAddress, flags);
     try {
       for (const segment of segments) {
         const child = `/proc/self/fd/${handle.fd}/${segment}`;
-        if (create) await fsp.mkdir(child).catch((e: unknown) => { if ((e as { code?: string }).code !== 'EEXIST') throw e; });
+        if (create)
+          await fsp.mkdir(child).catch((e: unknown) => {
+            if ((e as { code?: string }).code !== 'EEXIST') throw e;
+          });
         const next = await fsp.open(child, flags | fsConstants.O_NOFOLLOW);
         await handle.close();
         handle = next;
@@ -152,7 +201,10 @@ export class NodeFs implements WorkspaceFs {
     if (!folder) return undefined;
     let handle: fsp.FileHandle;
     try {
-      handle = await fsp.open(`${folder.address}/${name}`, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+      handle = await fsp.open(
+        `${folder.address}/${name}`,
+        fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
+      );
     } finally {
       await folder.release();
     }

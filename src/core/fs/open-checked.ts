@@ -26,15 +26,26 @@ export async function openChecked(fs: WorkspaceFs, resolved: ResolvedPath): Prom
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ELOOP' || code === 'ENOTDIR') {
-      throw refused(`"${resolved.display}" was refused: it, or a folder on its path, became a symbolic link while it was being opened, so what was checked is not what would be read.`, `Call again; if it keeps changing, tell the user.`);
+      throw refused(
+        `"${resolved.display}" was refused: it, or a folder on its path, became a symbolic link while it was being opened, so what was checked is not what would be read.`,
+        `Call again; if it keeps changing, tell the user.`,
+      );
     }
     throw fromFsError(e, resolved.display, 'open');
   }
   if (!pinned) return unpinned;
   const checked = resolved.checked;
-  if (checked?.ino !== undefined && checked.dev !== undefined && (pinned.stat.ino !== checked.ino || pinned.stat.dev !== checked.dev)) {
+  if (
+    checked?.ino !== undefined &&
+    checked.dev !== undefined &&
+    (pinned.stat.ino !== checked.ino || pinned.stat.dev !== checked.dev)
+  ) {
     await pinned.release();
-    throw new SandboxError('E_SANDBOX_CONFLICT', `"${resolved.display}" was replaced by another file while it was being opened, so what was checked is not what would be read; nothing was read.`, `Call again.`);
+    throw new SandboxError(
+      'E_SANDBOX_CONFLICT',
+      `"${resolved.display}" was replaced by another file while it was being opened, so what was checked is not what would be read; nothing was read.`,
+      `Call again.`,
+    );
   }
   return pinned;
 }

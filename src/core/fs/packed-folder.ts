@@ -6,7 +6,11 @@ const TYPES: readonly EntryType[] = ['directory', 'file', 'symlink', 'other'];
 const CODES: Readonly<Record<EntryType, string>> = { directory: '0', file: '1', symlink: '2', other: '3' };
 
 /** What an entry (a Dirent, or the Stats of an lstat) is; a link is never followed. */
-export function entryTypeOf(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+export function entryTypeOf(entry: {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}): EntryType {
   if (entry.isSymbolicLink()) return 'symlink';
   if (entry.isFile()) return 'file';
   if (entry.isDirectory()) return 'directory';
@@ -28,7 +32,10 @@ function packEntry(type: EntryType, size: number | undefined, name: string): str
 }
 
 /** A directory entry just read in the folder `prefix` (its path and a slash), packed with its lstat size. */
-export function packDirent(prefix: string, dirent: { readonly name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): string {
+export function packDirent(
+  prefix: string,
+  dirent: { readonly name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean },
+): string {
   const type = entryTypeOf(dirent);
   return packEntry(type, type === 'directory' ? undefined : lstatSizeOf(prefix + dirent.name), dirent.name);
 }
@@ -40,7 +47,9 @@ export function folderPrefix(folder: string): string {
 
 /** Packs a folder's entries (see PackedFolder); a folder's size is not kept. */
 export function packFolder(entries: readonly SizedDirEntry[]): PackedFolder {
-  return { text: entries.map((e) => packEntry(e.type, e.type === 'directory' ? undefined : e.size, e.name)).join('\0') };
+  return {
+    text: entries.map((e) => packEntry(e.type, e.type === 'directory' ? undefined : e.size, e.name)).join('\0'),
+  };
 }
 
 /*
@@ -52,14 +61,21 @@ export function packFolder(entries: readonly SizedDirEntry[]): PackedFolder {
 class Unpacked implements SizedDirEntry {
   readonly name: string;
   readonly type: EntryType;
-  constructor(name: string, type: EntryType) { this.name = name; this.type = type; }
+  constructor(name: string, type: EntryType) {
+    this.name = name;
+    this.type = type;
+  }
 }
 
 class UnpackedSized implements SizedDirEntry {
   readonly name: string;
   readonly type: EntryType;
   readonly size: number;
-  constructor(name: string, type: EntryType, size: number) { this.name = name; this.type = type; this.size = size; }
+  constructor(name: string, type: EntryType, size: number) {
+    this.name = name;
+    this.type = type;
+    this.size = size;
+  }
 }
 
 export function unpackFolder({ text }: PackedFolder): SizedDirEntry[] {
@@ -71,14 +87,21 @@ export function unpackFolder({ text }: PackedFolder): SizedDirEntry[] {
     const type = TYPES[text.charCodeAt(start) - 48]!;
     const slash = text.indexOf('/', start);
     const name = text.slice(slash + 1, end);
-    entries.push(slash > start + 1 ? new UnpackedSized(name, type, Number(text.slice(start + 1, slash))) : new Unpacked(name, type));
+    entries.push(
+      slash > start + 1
+        ? new UnpackedSized(name, type, Number(text.slice(start + 1, slash)))
+        : new Unpacked(name, type),
+    );
     start = end + 1;
   }
   return entries;
 }
 
 /** A folder a worker thread is asked to read, and what it answers: the folder packed, or why it could not be read. */
-export interface FolderRequest { readonly id: number; readonly folder: string }
+export interface FolderRequest {
+  readonly id: number;
+  readonly folder: string;
+}
 export type FolderReply =
   | { readonly id: number; readonly folder: PackedFolder }
   | { readonly id: number; readonly error: { readonly code?: string; readonly message: string } };

@@ -57,7 +57,8 @@ export function resolvedFs(fs: WorkspaceFs): ResolvedFs {
     lstat: (address) => fs.lstat(address),
     readDirectory: (address) => fs.readDirectory(address),
     readFile: (address, signal) => fs.readFile(address, signal),
-    holds: async (address, bytes, signal) => fs.holds ? fs.holds(address, bytes, signal) : sameBytes(await fs.readFile(address, signal), bytes),
+    holds: async (address, bytes, signal) =>
+      fs.holds ? fs.holds(address, bytes, signal) : sameBytes(await fs.readFile(address, signal), bytes),
     writeFile: (address, data, options) => fs.writeFile(address, data, options),
     rename: (from, to) => fs.rename(from, to),
     mkdir: (address) => fs.mkdir(address),

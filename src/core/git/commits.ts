@@ -43,11 +43,17 @@ async function packedRefs(file: string): Promise<Map<string, string>> {
 }
 
 /** The paths that differ between two commits (or every path of `to` when there is no `from`). */
-async function pathsChanged(repo: LayeredRepository, objects: boolean, from: string | undefined, to: string): Promise<string[] | undefined> {
+async function pathsChanged(
+  repo: LayeredRepository,
+  objects: boolean,
+  from: string | undefined,
+  to: string,
+): Promise<string[] | undefined> {
   const env = layeredEnv(repo, objects);
-  const out = from === undefined
-    ? await readGit(['ls-tree', '-r', '--name-only', '-z', to], env)
-    : await readGit(['diff-tree', '-r', '--name-only', '-z', '--no-renames', from, to], env);
+  const out =
+    from === undefined
+      ? await readGit(['ls-tree', '-r', '--name-only', '-z', to], env)
+      : await readGit(['diff-tree', '-r', '--name-only', '-z', '--no-renames', from, to], env);
   return out === undefined ? undefined : nulList(out);
 }
 
@@ -59,22 +65,33 @@ async function pathsChanged(repo: LayeredRepository, objects: boolean, from: str
  * (read without running anything the repository's configuration names); `undefined` when none, and
  * a reason when git cannot tell (fail closed).
  */
-export async function protectedInRefChange(repo: LayeredRepository, inner: string, objects: boolean, isProtected: (rel: string) => boolean): Promise<string | undefined> {
+export async function protectedInRefChange(
+  repo: LayeredRepository,
+  inner: string,
+  objects: boolean,
+  isProtected: (rel: string) => boolean,
+): Promise<string | undefined> {
   const moves: { from: string | undefined; to: string }[] = [];
   if (inner === 'packed-refs') {
     const before = await packedRefs(nodePath.join(repo.gitDir, inner));
-    for (const [ref, to] of await packedRefs(nodePath.join(repo.upperGitDir, inner))) if (before.get(ref) !== to) moves.push({ from: before.get(ref), to });
+    for (const [ref, to] of await packedRefs(nodePath.join(repo.upperGitDir, inner)))
+      if (before.get(ref) !== to) moves.push({ from: before.get(ref), to });
   } else {
     const to = await commitIn(repo.upperGitDir, inner);
     if (to === undefined) return undefined;
-    const from = await commitIn(repo.gitDir, inner) ?? (await packedRefs(nodePath.join(repo.gitDir, 'packed-refs'))).get(inner) ?? await commitIn(repo.gitDir, 'HEAD') ?? await headCommit(repo);
+    const from =
+      (await commitIn(repo.gitDir, inner)) ??
+      (await packedRefs(nodePath.join(repo.gitDir, 'packed-refs'))).get(inner) ??
+      (await commitIn(repo.gitDir, 'HEAD')) ??
+      (await headCommit(repo));
     moves.push({ from, to });
   }
   for (const { from, to } of moves) {
     const changed = await pathsChanged(repo, objects, from, to);
     if (changed === undefined) return `a commit (${to.slice(0, 8)}) git could not compare with the one before it`;
     const hit = changed.find(isProtected);
-    if (hit !== undefined) return `a commit (${to.slice(0, 8)}) that changes ${hit}, a protected file: VS Code's Discard, Checkout or a push would take it outside any review`;
+    if (hit !== undefined)
+      return `a commit (${to.slice(0, 8)}) that changes ${hit}, a protected file: VS Code's Discard, Checkout or a push would take it outside any review`;
   }
   return undefined;
 }
@@ -85,8 +102,16 @@ async function headCommit(repo: LayeredRepository): Promise<string | undefined> 
 }
 
 /** Each path of an index with its blob (`git ls-files -s`). */
-async function indexEntries(repo: LayeredRepository, indexFile: string, objects: boolean): Promise<Map<string, string> | undefined> {
-  const out = await readGit(['ls-files', '-s', '-z'], { ...layeredEnv(repo, objects), GIT_INDEX_FILE: indexFile, GIT_WORK_TREE: nodePath.dirname(repo.gitDir) });
+async function indexEntries(
+  repo: LayeredRepository,
+  indexFile: string,
+  objects: boolean,
+): Promise<Map<string, string> | undefined> {
+  const out = await readGit(['ls-files', '-s', '-z'], {
+    ...layeredEnv(repo, objects),
+    GIT_INDEX_FILE: indexFile,
+    GIT_WORK_TREE: nodePath.dirname(repo.gitDir),
+  });
   if (out === undefined) return undefined;
   const entries = new Map<string, string>();
   for (const line of nulList(out)) {
@@ -97,12 +122,17 @@ async function indexEntries(repo: LayeredRepository, indexFile: string, objects:
 }
 
 /** The protected paths a new index stages other bytes for (what Discard restores from), as `protectedInRefChange` says. */
-export async function protectedInIndexChange(repo: LayeredRepository, objects: boolean, isProtected: (rel: string) => boolean): Promise<string | undefined> {
-  const before = await indexEntries(repo, nodePath.join(repo.gitDir, 'index'), false) ?? new Map<string, string>();
+export async function protectedInIndexChange(
+  repo: LayeredRepository,
+  objects: boolean,
+  isProtected: (rel: string) => boolean,
+): Promise<string | undefined> {
+  const before = (await indexEntries(repo, nodePath.join(repo.gitDir, 'index'), false)) ?? new Map<string, string>();
   const after = await indexEntries(repo, nodePath.join(repo.upperGitDir, 'index'), objects);
   if (after === undefined) return 'an index git could not read';
   for (const [rel, blob] of after) {
-    if (before.get(rel) !== blob && isProtected(rel)) return `an index that stages new content for ${rel}, a protected file: VS Code's Discard would write it outside any review`;
+    if (before.get(rel) !== blob && isProtected(rel))
+      return `an index that stages new content for ${rel}, a protected file: VS Code's Discard would write it outside any review`;
   }
   return undefined;
 }

@@ -25,7 +25,10 @@ export function parseConfig(text: string): ParsedConfig {
   const unread: string[] = [];
   let section = '';
   let subsection: string | undefined;
-  const lines = text.replace(/^\uFEFF/, '').replace(/\\\r?\n/g, '').split(/\r?\n/);
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\\\r?\n/g, '')
+    .split(/\r?\n/);
   for (const raw of lines) {
     let line = raw.trim();
     const header = HEADER.exec(line);
@@ -40,13 +43,19 @@ export function parseConfig(text: string): ParsedConfig {
       unread.push(raw);
       continue;
     }
-    entries.push({ section, subsection, key: entry[1]!.toLowerCase(), value: entry[2] === undefined ? '' : unquote(entry[2]) });
+    entries.push({
+      section,
+      subsection,
+      key: entry[1]!.toLowerCase(),
+      value: entry[2] === undefined ? '' : unquote(entry[2]),
+    });
   }
   return { entries, unread };
 }
 
 /** The full name of an entry as `git config --list` shows it (the old `[section.subsection]` form gives the same). */
-export const entryName = (e: ConfigEntry): string => (e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`);
+export const entryName = (e: ConfigEntry): string =>
+  e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
 
 function unquote(raw: string): string {
   let out = '';

@@ -23,8 +23,15 @@ export const CONFIG_MAX = 1024 * 1024;
  * person's own configuration), and never waiting on a pipe a command running beside this one could
  * have put in the file's place.
  */
-export async function firstBytes(path: string, max: number, options: { readonly followLink?: boolean } = {}): Promise<string> {
-  const file = await open(path, constants.O_RDONLY | (options.followLink === true ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK);
+export async function firstBytes(
+  path: string,
+  max: number,
+  options: { readonly followLink?: boolean } = {},
+): Promise<string> {
+  const file = await open(
+    path,
+    constants.O_RDONLY | (options.followLink === true ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK,
+  );
   try {
     // A pipe's size is 0: nothing is read from it.
     const buffer = Buffer.alloc(Math.min((await file.stat()).size, max));

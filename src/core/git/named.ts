@@ -22,7 +22,7 @@ export interface NamedByConfig {
   readonly hooks?: true;
 }
 
-const OUTSIDE = 'git — VS Code\'s git too, outside the sandbox —';
+const OUTSIDE = "git — VS Code's git too, outside the sandbox —";
 
 /** How deep git follows includes before it gives up. */
 const MAX_INCLUDE_DEPTH = 10;
@@ -43,8 +43,10 @@ const PROGRAM_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['submodule', new Set(['update'])],
 ]);
 
-const isProgram = (e: ConfigEntry): boolean => e.section === 'pager' || PROGRAM_KEYS.get(e.section)?.has(e.key) === true;
-const isInclude = (e: ConfigEntry): boolean => (e.section === 'include' || e.section === 'includeif') && e.key === 'path';
+const isProgram = (e: ConfigEntry): boolean =>
+  e.section === 'pager' || PROGRAM_KEYS.get(e.section)?.has(e.key) === true;
+const isInclude = (e: ConfigEntry): boolean =>
+  (e.section === 'include' || e.section === 'includeif') && e.key === 'path';
 
 /** A configuration file read. */
 export interface ConfigFile {
@@ -61,27 +63,40 @@ export interface PersonalConfig {
 
 /** Where git finds the person's configuration, given the environment VS Code's git runs in (`GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM` name other files). */
 export function personalConfigFiles(home: string, env: Readonly<Record<string, string | undefined>>): string[] {
-  const set = (name: string): string | undefined => (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
+  const set = (name: string): string | undefined =>
+    env[name] !== undefined && env[name] !== '' ? env[name] : undefined;
   const xdg = set('XDG_CONFIG_HOME') ?? nodePath.join(home, '.config');
   const system = set('GIT_CONFIG_SYSTEM') ?? '/etc/gitconfig';
   const global = set('GIT_CONFIG_GLOBAL');
-  return [system, ...(global !== undefined ? [global] : [nodePath.join(xdg, 'git', 'config'), nodePath.join(home, '.gitconfig')])];
+  return [
+    system,
+    ...(global !== undefined ? [global] : [nodePath.join(xdg, 'git', 'config'), nodePath.join(home, '.gitconfig')]),
+  ];
 }
 
 export async function readPersonalConfig(own: readonly string[], home: string): Promise<PersonalConfig> {
-  const includes: NamedByConfig[] = own.map((path, i) => ({ path, key: i === 0 ? '--system' : '--global', why: `the person's own git configuration, which ${OUTSIDE} reads` }));
+  const includes: NamedByConfig[] = own.map((path, i) => ({
+    path,
+    key: i === 0 ? '--system' : '--global',
+    why: `the person's own git configuration, which ${OUTSIDE} reads`,
+  }));
   const files = await readConfigs(own, home, (include) => includes.push(include));
   return { files, includes };
 }
 
-const expandHome = (path: string, home: string): string => (path === '~' || path.startsWith('~/') ? nodePath.join(home, path.slice(1)) : path);
+const expandHome = (path: string, home: string): string =>
+  path === '~' || path.startsWith('~/') ? nodePath.join(home, path.slice(1)) : path;
 
 /**
  * `start` (configuration files, absolute) and every file they include, as git follows them: through
  * links, a relative include from the including file's folder, `~/` from home. `named` gets each
  * include, read or absent (git skips a missing one, so a command could make it).
  */
-async function readConfigs(start: readonly string[], home: string, named: (include: NamedByConfig) => void): Promise<ConfigFile[]> {
+async function readConfigs(
+  start: readonly string[],
+  home: string,
+  named: (include: NamedByConfig) => void,
+): Promise<ConfigFile[]> {
   const files: ConfigFile[] = [];
   const seen = new Set<string>();
   const read = async (path: string, depth: number): Promise<void> => {
@@ -95,7 +110,11 @@ async function readConfigs(start: readonly string[], home: string, named: (inclu
       if (!isInclude(e) || e.value === '') continue;
       const included = nodePath.resolve(nodePath.dirname(path), expandHome(e.value, home));
       const key = e.subsection === undefined ? 'include.path' : `includeIf.${e.subsection}.path`;
-      named({ path: included, key, why: `a file that a git configuration includes (${key}), which ${OUTSIDE} reads as configuration` });
+      named({
+        path: included,
+        key,
+        why: `a file that a git configuration includes (${key}), which ${OUTSIDE} reads as configuration`,
+      });
       await read(included, depth + 1);
     }
   };
@@ -125,7 +144,8 @@ export function pathsInCommand(value: string, top: string, home: string): string
 /** Where git runs a repository's commands: `core.worktree` from the git directory, else the folder that holds it. */
 function workTreeTop(gitDir: string, entries: readonly ConfigEntry[]): string {
   let worktree: string | undefined;
-  for (const e of entries) if (e.section === 'core' && e.subsection === undefined && e.key === 'worktree') worktree = e.value;
+  for (const e of entries)
+    if (e.section === 'core' && e.subsection === undefined && e.key === 'worktree') worktree = e.value;
   return worktree !== undefined && worktree !== '' ? nodePath.resolve(gitDir, worktree) : nodePath.dirname(gitDir);
 }
 
@@ -133,7 +153,10 @@ function workTreeTop(gitDir: string, entries: readonly ConfigEntry[]): string {
 async function worktreePlace(gitDir: string): Promise<{ configDir: string; top: string | undefined }> {
   if (nodePath.basename(nodePath.dirname(gitDir)) !== 'worktrees') return { configDir: gitDir, top: undefined };
   const named = (await firstBytes(nodePath.join(gitDir, 'gitdir'), GITDIR_FILE_MAX).catch(() => '')).trim();
-  return { configDir: nodePath.dirname(nodePath.dirname(gitDir)), top: named === '' ? undefined : nodePath.dirname(nodePath.resolve(gitDir, named)) };
+  return {
+    configDir: nodePath.dirname(nodePath.dirname(gitDir)),
+    top: named === '' ? undefined : nodePath.dirname(nodePath.resolve(gitDir, named)),
+  };
 }
 
 /**
@@ -144,8 +167,17 @@ async function worktreePlace(gitDir: string): Promise<{ configDir: string; top: 
 export async function namedByConfig(gitDir: string, personal: PersonalConfig, home: string): Promise<NamedByConfig[]> {
   const named: NamedByConfig[] = [];
   const { configDir, top: linkedTop } = await worktreePlace(gitDir);
-  const own = await readConfigs([nodePath.join(configDir, 'config'), nodePath.join(gitDir, 'config.worktree')], home, (include) => named.push(include));
-  const top = linkedTop ?? workTreeTop(configDir, own.flatMap((f) => f.entries));
+  const own = await readConfigs(
+    [nodePath.join(configDir, 'config'), nodePath.join(gitDir, 'config.worktree')],
+    home,
+    (include) => named.push(include),
+  );
+  const top =
+    linkedTop ??
+    workTreeTop(
+      configDir,
+      own.flatMap((f) => f.entries),
+    );
   return [...named, ...namesIn([...personal.files, ...own], top, home)];
 }
 
@@ -156,9 +188,15 @@ function namesIn(files: readonly ConfigFile[], top: string, home: string): Named
     for (const e of file.entries) {
       const name = e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
       if (e.section === 'core' && e.subsection === undefined && e.key === 'hookspath' && e.value !== '') {
-        named.push({ path: nodePath.resolve(top, expandHome(e.value, home)), key: 'core.hooksPath', why: `the hooks folder that core.hooksPath names, whose hooks ${OUTSIDE} runs`, hooks: true });
+        named.push({
+          path: nodePath.resolve(top, expandHome(e.value, home)),
+          key: 'core.hooksPath',
+          why: `the hooks folder that core.hooksPath names, whose hooks ${OUTSIDE} runs`,
+          hooks: true,
+        });
       } else if (isProgram(e)) {
-        for (const path of pathsInCommand(e.value, top, home)) named.push({ path, key: name, why: `a program that ${name} names, which ${OUTSIDE} runs` });
+        for (const path of pathsInCommand(e.value, top, home))
+          named.push({ path, key: name, why: `a program that ${name} names, which ${OUTSIDE} runs` });
       }
     }
   }
@@ -179,13 +217,19 @@ async function gitEntriesAbove(path: string): Promise<string[]> {
  * What git would take the file at `abs` (its real path) to be, outside any sandbox, when a
  * configuration names it: that of a repository it is in, or the person's own. Undefined when none does.
  */
-export async function gitNameOf(abs: string, home: string, env: Readonly<Record<string, string | undefined>>): Promise<NamedByConfig | undefined> {
+export async function gitNameOf(
+  abs: string,
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<NamedByConfig | undefined> {
   const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
   const named = [...personal.includes];
-  for (const gitDir of await gitDirsOf(await gitEntriesAbove(abs))) named.push(...await namedByConfig(gitDir, personal, home));
+  for (const gitDir of await gitDirsOf(await gitEntriesAbove(abs)))
+    named.push(...(await namedByConfig(gitDir, personal, home)));
   for (const candidate of named) {
     if (candidate.path === abs || (await realpath(candidate.path).catch(() => undefined)) === abs) return candidate;
-    if (candidate.hooks === true && abs.startsWith(`${candidate.path}${nodePath.sep}`)) return { ...candidate, path: abs, why: `a hook in ${candidate.why}` };
+    if (candidate.hooks === true && abs.startsWith(`${candidate.path}${nodePath.sep}`))
+      return { ...candidate, path: abs, why: `a hook in ${candidate.why}` };
   }
   return undefined;
 }
@@ -201,10 +245,15 @@ export interface GitNamed {
  * by where a link there leads. `newTops`: work trees of repositories not on disk yet (a command made
  * them), where the person's own configuration names files too (a relative `core.hooksPath`).
  */
-export async function gitNamedBy(gitDirs: readonly string[], home: string, env: Readonly<Record<string, string | undefined>>, newTops: readonly string[] = []): Promise<GitNamed> {
+export async function gitNamedBy(
+  gitDirs: readonly string[],
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+  newTops: readonly string[] = [],
+): Promise<GitNamed> {
   const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
   const named = [...personal.includes];
-  for (const gitDir of gitDirs) named.push(...await namedByConfig(gitDir, personal, home));
+  for (const gitDir of gitDirs) named.push(...(await namedByConfig(gitDir, personal, home)));
   for (const top of newTops) named.push(...namesIn(personal.files, top, home));
   const files = new Set<string>();
   const hooks: string[] = [];

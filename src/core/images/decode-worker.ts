@@ -14,6 +14,8 @@ parentPort?.once('message', (request: DownscaleRequest) => {
       const data = new Uint8Array(part.data);
       parentPort?.postMessage({ part: { mime: part.mime, data } } satisfies DecodeReply, [data.buffer]);
     },
-    (e: unknown) => { parentPort?.postMessage({ failed: e instanceof Error ? e.message : String(e) } satisfies DecodeReply); },
+    (e: unknown) => {
+      parentPort?.postMessage({ failed: e instanceof Error ? e.message : String(e) } satisfies DecodeReply);
+    },
   );
 });

@@ -12,7 +12,12 @@ export const IMAGE_DECODE_TIME_MS = 30_000;
  * The decoding worker's heap. The pixels themselves are buffers outside it (bounded by frames.ts's
  * check before the worker starts); this bounds what a decoder builds of JavaScript objects.
  */
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16, codeRangeSizeMb: 16, stackSizeMb: 4 };
+const WORKER_LIMITS = {
+  maxOldGenerationSizeMb: 128,
+  maxYoungGenerationSizeMb: 16,
+  codeRangeSizeMb: 16,
+  stackSizeMb: 4,
+};
 
 export interface DecodeOptions {
   /** Aborting ends the worker at once; the call then fails as cancelled. */
@@ -45,10 +50,25 @@ export async function decodeInWorker(request: DownscaleRequest, options: DecodeO
     return await new Promise<ImagePart | Unshown>((resolve, reject) => {
       onAbort = () => reject(cancelled());
       signal.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => resolve(unshown(`decoding it took longer than ${timeMs / 1000} s and was stopped`)), timeMs);
-      worker.once('message', (reply: DecodeReply) => resolve('part' in reply ? reply.part : unshown(`its header says ${request.mime}, but its pixels could not be decoded (${reply.failed})`)));
+      timer = setTimeout(
+        () => resolve(unshown(`decoding it took longer than ${timeMs / 1000} s and was stopped`)),
+        timeMs,
+      );
+      worker.once('message', (reply: DecodeReply) =>
+        resolve(
+          'part' in reply
+            ? reply.part
+            : unshown(`its header says ${request.mime}, but its pixels could not be decoded (${reply.failed})`),
+        ),
+      );
       worker.once('error', (e: Error & { code?: string }) => {
-        resolve(unshown(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `decoding it needed more memory than an image is given (${WORKER_LIMITS.maxOldGenerationSizeMb} MB of heap) and was stopped` : `decoding it failed (${e.message})`));
+        resolve(
+          unshown(
+            e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `decoding it needed more memory than an image is given (${WORKER_LIMITS.maxOldGenerationSizeMb} MB of heap) and was stopped`
+              : `decoding it failed (${e.message})`,
+          ),
+        );
       });
       worker.once('exit', (code) => resolve(unshown(`the decoder ended (exit code ${code}) before it answered`)));
       // A copy the worker owns: the caller's bytes stay where they are.

@@ -19,9 +19,12 @@ export interface DownscaleRequest {
  */
 export async function downscale(request: DownscaleRequest): Promise<ImagePart> {
   // jpeg-js bounds its own allocations too, as a second line behind frames.ts.
-  const decoded = await Jimp.read(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), {
-    'image/jpeg': { maxResolutionInMP: IMAGE_DECODE_MAX_PIXELS / 1_000_000, maxMemoryUsageInMB: 512 },
-  });
+  const decoded = await Jimp.read(
+    Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
+    {
+      'image/jpeg': { maxResolutionInMP: IMAGE_DECODE_MAX_PIXELS / 1_000_000, maxMemoryUsageInMB: 512 },
+    },
+  );
   decoded.resize({ w: request.width, h: request.height });
   if (request.mime !== 'image/jpeg') {
     const png = await decoded.getBuffer('image/png');

@@ -35,15 +35,24 @@ export function frameExtent(bytes: Uint8Array, mime: string, width: number, heig
   let beyond: FrameExtent['beyond'];
   const see = (frame: Frame): void => {
     frames++;
-    if (beyond === undefined && (frame.x + frame.width > width || frame.y + frame.height > height)) beyond = { ...frame, index: frames };
+    if (beyond === undefined && (frame.x + frame.width > width || frame.y + frame.height > height))
+      beyond = { ...frame, index: frames };
     right = Math.max(right, frame.x + frame.width);
     bottom = Math.max(bottom, frame.y + frame.height);
   };
   switch (mime) {
-    case 'image/gif': gifFrames(bytes, see); break;
-    case 'image/png': pngFrames(bytes, see); break;
-    case 'image/jpeg': jpegFrames(bytes, see); break;
-    case 'image/webp': webpFrames(bytes, 12, bytes.length, 0, 0, see); break;
+    case 'image/gif':
+      gifFrames(bytes, see);
+      break;
+    case 'image/png':
+      pngFrames(bytes, see);
+      break;
+    case 'image/jpeg':
+      jpegFrames(bytes, see);
+      break;
+    case 'image/webp':
+      webpFrames(bytes, 12, bytes.length, 0, 0, see);
+      break;
   }
   return { width: right, height: bottom, frames, ...(beyond ? { beyond } : {}) };
 }
@@ -53,8 +62,10 @@ type See = (frame: Frame) => void;
 const u16le = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8);
 const u16be = (b: Uint8Array, at: number): number => (b[at]! << 8) | b[at + 1]!;
 const u24le = (b: Uint8Array, at: number): number => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
-const u32be = (b: Uint8Array, at: number): number => ((b[at]! << 24) >>> 0) + ((b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!);
-const u32le = (b: Uint8Array, at: number): number => ((b[at + 3]! << 24) >>> 0) + ((b[at + 2]! << 16) | (b[at + 1]! << 8) | b[at]!);
+const u32be = (b: Uint8Array, at: number): number =>
+  ((b[at]! << 24) >>> 0) + ((b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!);
+const u32le = (b: Uint8Array, at: number): number =>
+  ((b[at + 3]! << 24) >>> 0) + ((b[at + 2]! << 16) | (b[at + 1]! << 8) | b[at]!);
 const ascii = (b: Uint8Array, at: number, n: number): string => String.fromCharCode(...b.subarray(at, at + n));
 
 /** GIF: the logical screen descriptor, its colour table, then blocks up to the trailer; each image descriptor is a frame. */
@@ -88,14 +99,16 @@ function pngFrames(b: Uint8Array, see: See): void {
     const type = ascii(b, at + 4, 4);
     const data = at + 8;
     if (type === 'IHDR' && data + 8 <= b.length) see({ x: 0, y: 0, width: u32be(b, data), height: u32be(b, data + 4) });
-    else if (type === 'fcTL' && data + 20 <= b.length) see({ x: u32be(b, data + 12), y: u32be(b, data + 16), width: u32be(b, data + 4), height: u32be(b, data + 8) });
+    else if (type === 'fcTL' && data + 20 <= b.length)
+      see({ x: u32be(b, data + 12), y: u32be(b, data + 16), width: u32be(b, data + 4), height: u32be(b, data + 8) });
     else if (type === 'IEND') break;
     at = data + length + 4;
   }
 }
 
 /** A JPEG start-of-frame marker: SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC). */
-const isStartOfFrame = (marker: number): boolean => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+const isStartOfFrame = (marker: number): boolean =>
+  marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 
 /** JPEG: marker segments after SOI, skipping entropy-coded data after each SOS; every SOFn is a frame. */
 function jpegFrames(b: Uint8Array, see: See): void {
@@ -114,7 +127,8 @@ function jpegFrames(b: Uint8Array, see: See): void {
     if (marker === 0xd9) break;
     if (at + 2 > b.length) break;
     const length = u16be(b, at);
-    if (isStartOfFrame(marker) && at + 7 <= b.length) see({ x: 0, y: 0, width: u16be(b, at + 5), height: u16be(b, at + 3) });
+    if (isStartOfFrame(marker) && at + 7 <= b.length)
+      see({ x: 0, y: 0, width: u16be(b, at + 5), height: u16be(b, at + 3) });
     // After a segment (SOS's header included) the search for the next marker skips entropy-coded
     // data: its 0xFF bytes are followed by 0x00 or an RSTn, both passed over above.
     at += length;
@@ -136,7 +150,12 @@ function webpFrames(b: Uint8Array, from: number, to: number, x: number, y: numbe
     } else if (type === 'VP8X' && data + 10 <= end) {
       see({ x: 0, y: 0, width: u24le(b, data + 4) + 1, height: u24le(b, data + 7) + 1 });
     } else if (type === 'ANMF' && data + 16 <= end) {
-      const frame = { x: 2 * u24le(b, data), y: 2 * u24le(b, data + 3), width: u24le(b, data + 6) + 1, height: u24le(b, data + 9) + 1 };
+      const frame = {
+        x: 2 * u24le(b, data),
+        y: 2 * u24le(b, data + 3),
+        width: u24le(b, data + 6) + 1,
+        height: u24le(b, data + 9) + 1,
+      };
       see(frame);
       webpFrames(b, data + 16, end, frame.x, frame.y, see);
     }

@@ -2,7 +2,12 @@ import type * as ImageSize from 'image-size';
 import { lazyModule } from '../lazy-module.ts';
 
 /** The image formats a model is given as images, by the type image-size reads from the bytes. */
-const MIME: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+const MIME: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
 
 export interface ImageInfo {
   readonly mime: string;

@@ -53,7 +53,8 @@ export class LinkIndex {
     }
     for (const link of links) {
       const known = this.byTarget.get(link.target);
-      if (known) known.push(link); else this.byTarget.set(link.target, [link]);
+      if (known) known.push(link);
+      else this.byTarget.set(link.target, [link]);
       this.shortest = Math.min(this.shortest, link.target.length);
     }
     this.links = links;
@@ -66,7 +67,12 @@ export class LinkIndex {
    */
   sameAs(other: LinkIndex): boolean {
     if (other === this) return true;
-    if (other.complete !== this.complete || other.links.length !== this.links.length || other.reals.size !== this.reals.size) return false;
+    if (
+      other.complete !== this.complete ||
+      other.links.length !== this.links.length ||
+      other.reals.size !== this.reals.size
+    )
+      return false;
     for (const [folder, real] of this.reals) if (other.reals.get(folder) !== real) return false;
     const key = (l: FoundLink): string => `${l.folder}\0${l.rel}\0${l.at}\0${l.target}`;
     const mine = new Set(this.links.map(key));
@@ -87,7 +93,9 @@ export class LinkIndex {
     if (this.byTarget.size === 0) return [];
     const real = this.realOf(folder);
     const out: Alias[] = [];
-    const queue: { readonly at: string; readonly used: readonly FoundLink[] }[] = [{ at: rel === '' ? real : `${real}/${rel}`, used: [] }];
+    const queue: { readonly at: string; readonly used: readonly FoundLink[] }[] = [
+      { at: rel === '' ? real : `${real}/${rel}`, used: [] },
+    ];
     for (let next = queue.shift(); next !== undefined && out.length < MAX_ALIASES; next = queue.shift()) {
       const { at, used } = next;
       for (let end = at.length; end >= this.shortest && end > 0; end = at.lastIndexOf('/', end - 1)) {
@@ -109,13 +117,26 @@ export class LinkIndex {
    * give it (`decide` judges one name, without links). Only a protective decision (ask, deny) of
    * another name counts: an allow rule for another name loosens nothing.
    */
-  strictest(own: PolicyDecision, rel: string, folder: string, decide: (rel: string, folder: string) => PolicyDecision): PolicyDecision {
+  strictest(
+    own: PolicyDecision,
+    rel: string,
+    folder: string,
+    decide: (rel: string, folder: string) => PolicyDecision,
+  ): PolicyDecision {
     let chosen = own;
     for (const alias of this.aliasesOf(rel, folder)) {
       const decision = decide(alias.rel, alias.folder);
-      if ((decision.action !== 'ask' && decision.action !== 'deny') || STRICTNESS[decision.action] <= STRICTNESS[chosen.action]) continue;
+      if (
+        (decision.action !== 'ask' && decision.action !== 'deny') ||
+        STRICTNESS[decision.action] <= STRICTNESS[chosen.action]
+      )
+        continue;
       const through = `it is also "${alias.rel}", through the link "${alias.link}"`;
-      chosen = { ...decision, reason: decision.reason ? `${through}, and ${decision.reason}` : through, alias: { path: alias.rel, link: alias.link } };
+      chosen = {
+        ...decision,
+        reason: decision.reason ? `${through}, and ${decision.reason}` : through,
+        alias: { path: alias.rel, link: alias.link },
+      };
     }
     return chosen;
   }

@@ -10,7 +10,9 @@ const CONCURRENCY = 16;
 /** `fn` over `items`, `CONCURRENCY` at a time. */
 async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  const worker = async (): Promise<void> => { while (next < items.length) await fn(items[next++]!); };
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
@@ -56,9 +58,19 @@ interface FolderWalk {
  * Given what the previous walk saw (`before`), each folder is first stat'ed, and listed again only
  * when it changed since: a walk of an unchanged tree costs one stat a folder.
  */
-async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly localPath: string }, maxEntries: number, before: SeenFolders | undefined, recentMs: number): Promise<FolderWalk> {
+async function walkFolder(
+  fs: WorkspaceFs,
+  root: WorkspaceRoot & { readonly localPath: string },
+  maxEntries: number,
+  before: SeenFolders | undefined,
+  recentMs: number,
+): Promise<FolderWalk> {
   let real: string;
-  try { real = slashed(await fs.realpath(root.address)); } catch { return { real: undefined, links: [], complete: true, seen: new Map() }; }
+  try {
+    real = slashed(await fs.realpath(root.address));
+  } catch {
+    return { real: undefined, links: [], complete: true, seen: new Map() };
+  }
   const found: string[] = [];
   const seen = new Map<string, SeenFolder>();
   // File-system times are wall-clock times, whatever clock the session is given.
@@ -72,41 +84,68 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
     const below: string[] = [];
     // Stat'ed before they are listed: a change after the stat shows as a newer ctime to the next walk.
     const stats = before === undefined ? undefined : await statFolders(fs, level, addressOf);
-    await eachLimited(level.map((_, k) => k), async (k) => {
-      if (!complete) return;
-      const rel = level[k]!;
-      const stat = stats?.[k];
-      if (stats !== undefined && stat?.type !== 'directory') return;
-      const known = before?.get(rel);
-      if (known !== undefined && stat?.ctimeMs === known.ctimeMs && stat.mtimeMs === known.mtimeMs && stat.dev === known.dev && stat.ino === known.ino && entries + known.entries <= maxEntries) {
-        entries += known.entries;
-        append(found, known.links);
-        append(below, known.folders);
-        seen.set(rel, known);
-        return;
-      }
-      let listed;
-      try { listed = await fs.readDirectory(addressOf(rel)); } catch { return; }
-      const folders: string[] = [];
-      const links: string[] = [];
-      for (const entry of listed) {
-        if (++entries > maxEntries) { complete = false; return; }
-        const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.type === 'symlink') links.push(path); else if (entry.type === 'directory') folders.push(path);
-      }
-      append(found, links);
-      append(below, folders);
-      if (stat?.ctimeMs !== undefined && stat.ctimeMs > 0 && stat.ctimeMs < settled && stat.mtimeMs < settled) {
-        seen.set(rel, { ctimeMs: stat.ctimeMs, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: stat.ino, entries: listed.length, folders, links });
-      }
-    });
+    await eachLimited(
+      level.map((_, k) => k),
+      async (k) => {
+        if (!complete) return;
+        const rel = level[k]!;
+        const stat = stats?.[k];
+        if (stats !== undefined && stat?.type !== 'directory') return;
+        const known = before?.get(rel);
+        if (
+          known !== undefined &&
+          stat?.ctimeMs === known.ctimeMs &&
+          stat.mtimeMs === known.mtimeMs &&
+          stat.dev === known.dev &&
+          stat.ino === known.ino &&
+          entries + known.entries <= maxEntries
+        ) {
+          entries += known.entries;
+          append(found, known.links);
+          append(below, known.folders);
+          seen.set(rel, known);
+          return;
+        }
+        let listed;
+        try {
+          listed = await fs.readDirectory(addressOf(rel));
+        } catch {
+          return;
+        }
+        const folders: string[] = [];
+        const links: string[] = [];
+        for (const entry of listed) {
+          if (++entries > maxEntries) {
+            complete = false;
+            return;
+          }
+          const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+          if (entry.type === 'symlink') links.push(path);
+          else if (entry.type === 'directory') folders.push(path);
+        }
+        append(found, links);
+        append(below, folders);
+        if (stat?.ctimeMs !== undefined && stat.ctimeMs > 0 && stat.ctimeMs < settled && stat.mtimeMs < settled) {
+          seen.set(rel, {
+            ctimeMs: stat.ctimeMs,
+            mtimeMs: stat.mtimeMs,
+            dev: stat.dev,
+            ino: stat.ino,
+            entries: listed.length,
+            folders,
+            links,
+          });
+        }
+      },
+    );
     level = below;
   }
   const links: FoundLink[] = [];
   await eachLimited(found, async (rel) => {
     // A dangling link or a loop leads nowhere a path of ours could be.
     const target = await fs.realpath(addressOf(rel)).catch(() => undefined);
-    if (target !== undefined) links.push({ folder: root.localPath, rel, at: `${real}/${rel}`, target: slashed(target) });
+    if (target !== undefined)
+      links.push({ folder: root.localPath, rel, at: `${real}/${rel}`, target: slashed(target) });
   });
   return { real, links, complete, seen };
 }
@@ -115,13 +154,23 @@ async function walkFolder(fs: WorkspaceFs, root: WorkspaceRoot & { readonly loca
  * The folders of one level of the walk, stat'ed (undefined: gone): the workspace folder itself
  * through a link it may be opened by, every other one as itself (a walk never enters a link).
  */
-async function statFolders(fs: WorkspaceFs, level: readonly string[], addressOf: (rel: string) => string): Promise<readonly (FileStat | undefined)[]> {
+async function statFolders(
+  fs: WorkspaceFs,
+  level: readonly string[],
+  addressOf: (rel: string) => string,
+): Promise<readonly (FileStat | undefined)[]> {
   if (level.length === 1 && level[0] === '') return [await fs.stat(addressOf('')).catch(() => undefined)];
   const stats: (FileStat | undefined)[] = [];
   for (let from = 0; from < level.length; from += STAT_BATCH) {
     const batch = level.slice(from, from + STAT_BATCH);
     if (fs.lstatMany) append(stats, await fs.lstatMany(batch.map(addressOf)));
-    else await eachLimited(batch.map((_, k) => k), async (k) => { stats[from + k] = await fs.lstat(addressOf(batch[k]!)).catch(() => undefined); });
+    else
+      await eachLimited(
+        batch.map((_, k) => k),
+        async (k) => {
+          stats[from + k] = await fs.lstat(addressOf(batch[k]!)).catch(() => undefined);
+        },
+      );
   }
   return stats;
 }
@@ -139,15 +188,35 @@ const STAT_BATCH = 256;
  * `before`: what the previous walk saw, by workspace folder address (see `walkFolder`); the walk
  * returns what it saw, for the next one, leaving out folders changed in the last `recentMs`.
  */
-export async function findLinks(fs: WorkspaceFs, roots: readonly WorkspaceRoot[], maxEntries = MAX_WALK_ENTRIES, before?: ReadonlyMap<string, SeenFolders>, recentMs = RECENT_CHANGE_MS): Promise<{ index: LinkIndex; incomplete: readonly string[]; seen: ReadonlyMap<string, SeenFolders> }> {
-  if (!fs.capabilities.symlinks || !fs.capabilities.localPaths) return { index: NO_LINKS, incomplete: [], seen: new Map() };
+export async function findLinks(
+  fs: WorkspaceFs,
+  roots: readonly WorkspaceRoot[],
+  maxEntries = MAX_WALK_ENTRIES,
+  before?: ReadonlyMap<string, SeenFolders>,
+  recentMs = RECENT_CHANGE_MS,
+): Promise<{ index: LinkIndex; incomplete: readonly string[]; seen: ReadonlyMap<string, SeenFolders> }> {
+  if (!fs.capabilities.symlinks || !fs.capabilities.localPaths)
+    return { index: NO_LINKS, incomplete: [], seen: new Map() };
   const local = roots.filter((r): r is WorkspaceRoot & { readonly localPath: string } => r.localPath !== undefined);
-  const walks = await Promise.all(local.map((root) => walkFolder(fs, root, maxEntries, before?.get(root.address), recentMs)));
+  const walks = await Promise.all(
+    local.map((root) => walkFolder(fs, root, maxEntries, before?.get(root.address), recentMs)),
+  );
   const reals = new Map<string, string>();
-  local.forEach((root, i) => { const real = walks[i]!.real; if (real !== undefined) reals.set(root.localPath, real); });
+  local.forEach((root, i) => {
+    const real = walks[i]!.real;
+    if (real !== undefined) reals.set(root.localPath, real);
+  });
   const incomplete = local.filter((_, i) => !walks[i]!.complete).map((root) => root.name);
   const seen = new Map(local.map((root, i) => [root.address, walks[i]!.seen]));
-  return { index: new LinkIndex(reals, walks.flatMap((w) => w.links), incomplete.length === 0), incomplete, seen };
+  return {
+    index: new LinkIndex(
+      reals,
+      walks.flatMap((w) => w.links),
+      incomplete.length === 0,
+    ),
+    incomplete,
+    seen,
+  };
 }
 
 /**
@@ -174,13 +243,16 @@ export class LinkCache {
   }
 
   /** The latest index, whatever its age (for a call prepared without I/O). */
-  get current(): LinkIndex { return this.latest?.index ?? NO_LINKS; }
+  get current(): LinkIndex {
+    return this.latest?.index ?? NO_LINKS;
+  }
 
   /** An index of `roots` walked no earlier than `maxAgeMs` ago (0: walked after this call). */
   async refresh(roots: readonly WorkspaceRoot[], maxAgeMs: number): Promise<LinkIndex> {
     const key = roots.map((r) => `${r.name}\u0000${r.localPath ?? ''}`).join('\u0001');
     const now = this.clock.now();
-    const fresh = (entry: { readonly key: string; readonly started: number } | undefined): boolean => maxAgeMs > 0 && entry !== undefined && entry.key === key && now - entry.started <= maxAgeMs;
+    const fresh = (entry: { readonly key: string; readonly started: number } | undefined): boolean =>
+      maxAgeMs > 0 && entry !== undefined && entry.key === key && now - entry.started <= maxAgeMs;
     if (fresh(this.latest)) return this.latest!.index;
     if (fresh(this.building)) return this.building!.done;
     const started = now;
@@ -188,7 +260,9 @@ export class LinkCache {
       this.seen = seen;
       for (const name of incomplete.filter((n) => !this.warned.has(n))) {
         this.warned.add(name);
-        this.log.warn(`The workspace folder "${name}" has more than ${MAX_WALK_ENTRIES} entries: links below the first ${MAX_WALK_ENTRIES} are not checked for protected or secret names.`);
+        this.log.warn(
+          `The workspace folder "${name}" has more than ${MAX_WALK_ENTRIES} entries: links below the first ${MAX_WALK_ENTRIES} are not checked for protected or secret names.`,
+        );
       }
       const latest = this.latest;
       // Unchanged links keep the same index (and so the same policy view), the newer walk's time.

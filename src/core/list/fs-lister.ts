@@ -90,21 +90,35 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
     name: 'workspace filesystem',
     async *list({ folder, maxDepth, hidden, signal }: ListQuery): AsyncIterable<ListFrame> {
       /** One folder's entries in display order, each with its size and its path, but for denied folders and links to denied paths. */
-      async function listFolder(address: string, relFromRoot: string, relFromTarget: string, depth: number): Promise<FolderListing> {
+      async function listFolder(
+        address: string,
+        relFromRoot: string,
+        relFromTarget: string,
+        depth: number,
+      ): Promise<FolderListing> {
         if (signal.aborted) throw cancelled();
-        const read = await readAhead.take(address).catch((e: unknown) => { throw fromFsError(e, relFromTarget || folder.display, 'list'); });
-        let visible = unpackFolder(read).filter((entry) => entry.type !== 'directory' || !hidden(relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name));
+        const read = await readAhead.take(address).catch((e: unknown) => {
+          throw fromFsError(e, relFromTarget || folder.display, 'list');
+        });
+        let visible = unpackFolder(read).filter(
+          (entry) => entry.type !== 'directory' || !hidden(relFromRoot ? `${relFromRoot}/${entry.name}` : entry.name),
+        );
         const links = visible.filter((entry) => entry.type === 'symlink');
         if (links.length > 0) {
-          const leadsToHidden = await Promise.all(links.map((entry) => linkLeadsToHidden(fs.join(address, entry.name))));
+          const leadsToHidden = await Promise.all(
+            links.map((entry) => linkLeadsToHidden(fs.join(address, entry.name))),
+          );
           const dropped = new Set(links.filter((_, i) => leadsToHidden[i]));
           visible = visible.filter((entry) => !dropped.has(entry));
         }
-        visible.sort((a, b) => typeOrder[a.type] - typeOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        visible.sort(
+          (a, b) => typeOrder[a.type] - typeOrder[b.type] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+        );
         return { address, rel: relFromRoot, path: relFromTarget, depth, entries: visible, next: 0, aheadFrom: 0 };
       }
       const readAhead = new ReadAhead(fs.readDirectorySized ? (address) => fs.readDirectorySized!(address) : readSized);
-      const descends = (listing: FolderListing, i: number): boolean => listing.entries[i]?.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
+      const descends = (listing: FolderListing, i: number): boolean =>
+        listing.entries[i]?.type === 'directory' && (maxDepth === undefined || listing.depth < maxDepth);
       // The next few folders to be listed are read while this one is: a listing waits on the disk less.
       const readAheadFrom = (listing: FolderListing, from: number): void => {
         const end = Math.min(listing.entries.length, from + READ_AHEAD);
@@ -134,9 +148,17 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
           }
         }
         if (run.length > 0) yield { kind: 'entries', entries: run };
-        if (child === undefined) { stack.pop(); continue; }
+        if (child === undefined) {
+          stack.pop();
+          continue;
+        }
         const name = top.entries[top.next - 1]!.name;
-        const listing = await listFolder(fs.join(top.address, name), top.rel ? `${top.rel}/${name}` : name, child.path, top.depth + 1);
+        const listing = await listFolder(
+          fs.join(top.address, name),
+          top.rel ? `${top.rel}/${name}` : name,
+          child.path,
+          top.depth + 1,
+        );
         readAheadFrom(listing, 0);
         stack.push(listing);
       }
@@ -145,7 +167,18 @@ export function fsLister(fs: WorkspaceFs): DirectoryLister {
       // Files' and links' own sizes (lstat: a link is never followed), where the backend has no cheaper way; folders have none.
       async function readSized(address: string): Promise<PackedFolder> {
         const entries = await fs.readDirectory(address);
-        return packFolder(await Promise.all(entries.map((e) => (e.type === 'directory' ? e : fs.lstat(fs.join(address, e.name)).then((s) => ({ ...e, size: s.size }), () => e)))));
+        return packFolder(
+          await Promise.all(
+            entries.map((e) =>
+              e.type === 'directory'
+                ? e
+                : fs.lstat(fs.join(address, e.name)).then(
+                    (s) => ({ ...e, size: s.size }),
+                    () => e,
+                  ),
+            ),
+          ),
+        );
       }
       // Security: a link is judged by where it leads, so a link to a denied file is as hidden as the file.
       async function linkLeadsToHidden(address: string): Promise<boolean> {

@@ -28,7 +28,15 @@ export function flattenSymbols(tree: readonly CodeSymbol[], max = OUTLINE_MAX_SY
       total++;
       const title = oneLine(s.name);
       const path = parent ? `${parent}/${title}` : title;
-      if (out.length < max) out.push({ level, title, path, kind: s.kind, startLine: s.startLine, endLine: Math.max(s.startLine, s.endLine) });
+      if (out.length < max)
+        out.push({
+          level,
+          title,
+          path,
+          kind: s.kind,
+          startLine: s.startLine,
+          endLine: Math.max(s.startLine, s.endLine),
+        });
       walk(s.children, level + 1, path);
     }
   };

@@ -32,11 +32,17 @@ export async function fits(text: string, budget: PageBudget): Promise<boolean> {
  * cheaply. Security: sizes are bisected, so a page chosen from n items costs O(log n) sizes and
  * O(n) text, never a step per item (which froze the host on a 100,000-line grep).
  */
-export async function largestFitting(max: number, bytesOf: (k: number) => number, textOf: (k: number) => string, budget: PageBudget): Promise<number> {
+export async function largestFitting(
+  max: number,
+  bytesOf: (k: number) => number,
+  textOf: (k: number) => string,
+  budget: PageBudget,
+): Promise<number> {
   let k = 0;
   for (let hi = max; k < hi;) {
     const mid = Math.ceil((k + hi) / 2);
-    if (bytesOf(mid) <= budget.bytes) k = mid; else hi = mid - 1;
+    if (bytesOf(mid) <= budget.bytes) k = mid;
+    else hi = mid - 1;
   }
   const tokens = budget.tokens;
   if (!tokens) return k;

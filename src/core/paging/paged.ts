@@ -43,7 +43,8 @@ export function renderItems<T>(items: readonly T[], render: ItemRenderer<T>): st
 export function header(r: Pick<Paged<unknown>, 'summary' | 'artifact'>): string {
   const { callId, lines, bytes, complete, nextOffset } = r.artifact;
   const shown = nextOffset - 1;
-  const where = shown > 0 ? `Lines 1-${shown} of it follow.` : 'Its first line does not fit the page given, so none follow.';
+  const where =
+    shown > 0 ? `Lines 1-${shown} of it follow.` : 'Its first line does not fit the page given, so none follow.';
   return complete
     ? `${r.summary}: more than one page, so the whole result is artifact ${callId} (${lines} lines, ${formatBytes(bytes)}; its last line says whether it is complete). ${where}`
     : `${r.summary}: more than one page, so the whole result goes to artifact ${callId}, which is still being written (artifact_read waits for lines not written yet; its last line, which artifact_read offset -1 waits for, will say whether it is complete). ${where}`;

@@ -25,18 +25,54 @@ export function assemble(options: SessionOptions): Session {
   const vocabulary = options.vocabulary ?? VSCODE_VOCABULARY;
   const limits = (): SessionLimits => options.limits?.() ?? DEFAULT_LIMITS;
   const encodingOf = options.encodingOf ? { encodingOf: options.encodingOf } : {};
-  const artifacts = new ArtifactStore({ lifetime: vocabulary.session, fs: options.fs, dir: options.spoolDir, clock: options.clock, budgetBytes: () => limits().artifactBudgetBytes, nonStreamingMaxBytes: () => limits().nonStreamingMaxBytes, ...encodingOf });
-  const media = new MediaStore({ budgetSetting: vocabulary.budget('media'), clock: options.clock, budgetBytes: () => limits().mediaBudgetBytes, ...encodingOf });
-  const spoolFolder = async (name: string): Promise<string> => { await artifacts.start(); return nodePath.join(artifacts.spoolDir, name); };
-  const saves = new SaveHistory({ dir: () => spoolFolder('saves'), budgetBytes: () => limits().undoBudgetBytes, budgetSetting: vocabulary.budget('undo'), clock: options.clock });
-  const journal = new SetJournal({ dir: () => journalFolder(options.stateDir, withDistinctNames(options.roots()), options.log, () => spoolFolder('state')), clock: options.clock });
+  const artifacts = new ArtifactStore({
+    lifetime: vocabulary.session,
+    fs: options.fs,
+    dir: options.spoolDir,
+    clock: options.clock,
+    budgetBytes: () => limits().artifactBudgetBytes,
+    nonStreamingMaxBytes: () => limits().nonStreamingMaxBytes,
+    ...encodingOf,
+  });
+  const media = new MediaStore({
+    budgetSetting: vocabulary.budget('media'),
+    clock: options.clock,
+    budgetBytes: () => limits().mediaBudgetBytes,
+    ...encodingOf,
+  });
+  const spoolFolder = async (name: string): Promise<string> => {
+    await artifacts.start();
+    return nodePath.join(artifacts.spoolDir, name);
+  };
+  const saves = new SaveHistory({
+    dir: () => spoolFolder('saves'),
+    budgetBytes: () => limits().undoBudgetBytes,
+    budgetSetting: vocabulary.budget('undo'),
+    clock: options.clock,
+  });
+  const journal = new SetJournal({
+    dir: () =>
+      journalFolder(options.stateDir, withDistinctNames(options.roots()), options.log, () => spoolFolder('state')),
+    clock: options.clock,
+  });
   const shell = options.shell
-    ? { host: { ...options.shell, home: options.home, env: options.env }, hosts: new SessionHosts(), memo: new VerdictMemo(), layer: new LayerCheck(), words: vocabulary }
+    ? {
+        host: { ...options.shell, home: options.home, env: options.env },
+        hosts: new SessionHosts(),
+        memo: new VerdictMemo(),
+        layer: new LayerCheck(),
+        words: vocabulary,
+      }
     : undefined;
   return new Session(options, {
     resolvedFs: resolvedFs(options.fs),
     lister: options.lister ?? fsLister(options.fs),
-    artifacts, media, saves, journal, shell, vocabulary,
+    artifacts,
+    media,
+    saves,
+    journal,
+    shell,
+    vocabulary,
     saveGuard: new SaveGuard(options.writeRoots),
     links: new LinkCache(options.fs, options.clock, options.log),
   });

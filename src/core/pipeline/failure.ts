@@ -14,7 +14,14 @@ export interface CallFailure {
 }
 
 export function callFailure(e: unknown): CallFailure {
-  if (isSandboxError(e)) return { code: e.code, message: e.message, text: `${e.code}: ${e.message}`, invalidInput: e.code === 'E_SANDBOX_INVALID_INPUT', internal: false };
+  if (isSandboxError(e))
+    return {
+      code: e.code,
+      message: e.message,
+      text: `${e.code}: ${e.message}`,
+      invalidInput: e.code === 'E_SANDBOX_INVALID_INPUT',
+      internal: false,
+    };
   const message = e instanceof Error ? e.message : String(e);
   return { code: 'E_INTERNAL', message, text: `E_INTERNAL: ${message}`, invalidInput: false, internal: true };
 }

@@ -22,7 +22,10 @@ export interface LanguageModelToolEntry {
 }
 
 export function toolJsonSchema(tool: Tool, declaration: SchemaDeclaration = BUNDLED_DECLARATION): JsonSchema {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema(declaration), { io: 'input', unrepresentable: 'throw' }) as JsonSchema;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema(declaration), {
+    io: 'input',
+    unrepresentable: 'throw',
+  }) as JsonSchema;
   return schema;
 }
 

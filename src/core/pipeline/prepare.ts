@@ -35,7 +35,12 @@ export interface PreparedCall<R = unknown> {
 }
 
 /** Validates, plans (the tool's `targets`, once) and judges a call without touching the filesystem. */
-export function prepare<R>(session: Session, tool: Tool<R>, raw: unknown, origin: CallOrigin = 'headless'): PreparedCall<R> {
+export function prepare<R>(
+  session: Session,
+  tool: Tool<R>,
+  raw: unknown,
+  origin: CallOrigin = 'headless',
+): PreparedCall<R> {
   const input = validateInput(tool.name, tool.inputSchema(session.declaration), raw);
   const prepared = tool.prepare(input, session);
   for (const path of prepared.targets.paths) checkOpenFolder(path, session.roots, tool.name);
@@ -44,21 +49,44 @@ export function prepare<R>(session: Session, tool: Tool<R>, raw: unknown, origin
   const { targets, denial: ruled, denials } = judge(policy, prepared.targets, risks);
   const taint = prepared.targets.taint;
   // Security: bytes from a read-denied path stay denied whatever the target's own rules say.
-  const denial = ruled ?? (taint?.action === 'deny' ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from } : undefined);
+  const denial =
+    ruled ??
+    (taint?.action === 'deny'
+      ? { display: taint.from, rule: taint.rule, risk: 'read' as const, taintOf: targets[0]?.display ?? taint.from }
+      : undefined);
   const each = prepared.targets.each;
   const rejudge = (): Judgement => judge(session.policy, prepared.targets, risks);
-  const common = { tool, risks, paths: prepared.targets.paths, rejudge, writes: prepared.targets.writes ?? [], execute: (ctx: CallContext, services: CallServices) => prepared.execute(ctx, services) };
+  const common = {
+    tool,
+    risks,
+    paths: prepared.targets.paths,
+    rejudge,
+    writes: prepared.targets.writes ?? [],
+    execute: (ctx: CallContext, services: CallServices) => prepared.execute(ctx, services),
+  };
   if (each !== undefined && taint === undefined) {
     const { confirmed, batch } = planBatch(targets, denials, each, prepared.targets.summary);
-    const call: GateCall = { tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets: confirmed, secret: false };
+    const call: GateCall = {
+      tool: tool.name,
+      origin,
+      risk: tool.risk,
+      summary: prepared.targets.summary,
+      targets: confirmed,
+      secret: false,
+    };
     return { ...common, call, denial: undefined, batch };
   }
   // Security: lifting the protection of protected files is asked every time, naming what it lifts.
   const protectedWrites = prepared.targets.protectedWrites ? protectedWriteGlobs(policy) : undefined;
   const call: GateCall = {
-    tool: tool.name, origin, risk: tool.risk, summary: prepared.targets.summary, targets,
+    tool: tool.name,
+    origin,
+    risk: tool.risk,
+    summary: prepared.targets.summary,
+    targets,
     secret: taint !== undefined || protectedWrites !== undefined || targets.some((t) => t.action === 'ask'),
-    ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}), ...(protectedWrites ? { protectedWrites } : {}),
+    ...(taint ? { taint: { from: taint.from, rule: taint.rule } } : {}),
+    ...(protectedWrites ? { protectedWrites } : {}),
     ...(prepared.targets.writes?.length ? { writesDisk: true } : {}),
   };
   return { ...common, call, denial };

@@ -9,5 +9,7 @@ export function isToolName(name: string): name is ToolName {
 
 /** The tools this session's backends can serve: a tool with a missing capability is left out. */
 export function availableTools(session: Session): Tool[] {
-  return TOOL_NAMES.map((name): Tool => TOOLS[name]).filter((tool) => tool.requires.every((c) => session.hasCapability(c)));
+  return TOOL_NAMES.map((name): Tool => TOOLS[name]).filter((tool) =>
+    tool.requires.every((c) => session.hasCapability(c)),
+  );
 }

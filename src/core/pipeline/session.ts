@@ -1,4 +1,11 @@
-import { displayOf, normalizeModelPath, resolveOnDisk, withDistinctNames, type ModelPath, type WorkspaceRoot } from '../paths.ts';
+import {
+  displayOf,
+  normalizeModelPath,
+  resolveOnDisk,
+  withDistinctNames,
+  type ModelPath,
+  type WorkspaceRoot,
+} from '../paths.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { Clock, Gate, Log, WorkspaceFs } from '../ports.ts';
 import type { SandboxSearch } from '../search/port.ts';
@@ -93,7 +100,9 @@ export class Session implements TargetScope {
   }
 
   /** The workspace folders, under distinct names (two folders named "app" are "app" and "app (2)"). */
-  get roots(): readonly WorkspaceRoot[] { return withDistinctNames(this.options.roots()); }
+  get roots(): readonly WorkspaceRoot[] {
+    return withDistinctNames(this.options.roots());
+  }
   /**
    * The policy in force, knowing the workspace folders (so nested folders and absolute paths are
    * judged) and the links in them (so a path is also judged by the names links give it).
@@ -104,17 +113,25 @@ export class Session implements TargetScope {
     const folders = this.roots.map((r) => r.localPath);
     const reals = folders.map((f) => (f === undefined ? undefined : links.realOf(f)));
     const key = [...folders, ...reals].join('\u0000');
-    if (this.placed?.policy !== policy || this.placed.key !== key) this.placed = { policy, key, placed: policy.within(folders, reals) };
-    if (this.linked?.placed !== this.placed.placed || this.linked.links !== links) this.linked = { placed: this.placed.placed, links, linked: this.placed.placed.withLinks(links) };
+    if (this.placed?.policy !== policy || this.placed.key !== key)
+      this.placed = { policy, key, placed: policy.within(folders, reals) };
+    if (this.linked?.placed !== this.placed.placed || this.linked.links !== links)
+      this.linked = { placed: this.placed.placed, links, linked: this.placed.placed.withLinks(links) };
     return this.linked.linked;
   }
   private placed: { readonly policy: Policy; readonly key: string; readonly placed: Policy } | undefined;
   private linked: { readonly placed: Policy; readonly links: LinkIndex; readonly linked: Policy } | undefined;
-  get limits(): SessionLimits { return this.options.limits?.() ?? DEFAULT_LIMITS; }
-  get declaration(): SchemaDeclaration { return { supportsFollow: this.search?.supportsFollow ?? false }; }
+  get limits(): SessionLimits {
+    return this.options.limits?.() ?? DEFAULT_LIMITS;
+  }
+  get declaration(): SchemaDeclaration {
+    return { supportsFollow: this.search?.supportsFollow ?? false };
+  }
 
   /** Pure lexical translation of a model path against the current workspace folders. */
-  normalize(raw: string): ModelPath { return normalizeModelPath(raw, this.roots, this.vocabulary.noFolder); }
+  normalize(raw: string): ModelPath {
+    return normalizeModelPath(raw, this.roots, this.vocabulary.noFolder);
+  }
 
   /** The folder a search or listing covers: `path`, or every workspace folder when it is omitted. */
   folderScope(path: string | undefined): ModelPath[] {
@@ -135,18 +152,42 @@ export class Session implements TargetScope {
   hasCapability(capability: Capability): boolean {
     const caps = this.fs.capabilities;
     switch (capability) {
-      case 'streaming': return caps.streaming;
-      case 'symlinks': return caps.symlinks;
-      case 'writable': return caps.writable && (this.options.allowWrites?.() ?? true);
-      case 'search': return this.search !== undefined && caps.localPaths;
-      case 'ripgrep': return this.ripgrep !== undefined;
-      case 'shell': return this.options.shell !== undefined && this.ripgrep !== undefined && caps.localPaths;
+      case 'streaming':
+        return caps.streaming;
+      case 'symlinks':
+        return caps.symlinks;
+      case 'writable':
+        return caps.writable && (this.options.allowWrites?.() ?? true);
+      case 'search':
+        return this.search !== undefined && caps.localPaths;
+      case 'ripgrep':
+        return this.ripgrep !== undefined;
+      case 'shell':
+        return this.options.shell !== undefined && this.ripgrep !== undefined && caps.localPaths;
     }
   }
 
   /** What a call's tool may be given (each tool gets the ones it declares). */
   get services(): CallServices {
-    return { fs: this.resolvedFs, artifacts: this.artifacts, media: this.media, saves: this.saves, journal: this.journal, saveGuard: this.saveGuard, search: this.search, ripgrep: this.ripgrep, lister: this.lister, editors: this.editors, problems: this.options.problems, outline: this.options.outline, policy: this.policy, roots: this.roots, clock: this.clock, log: this.log, shell: this.shell };
+    return {
+      fs: this.resolvedFs,
+      artifacts: this.artifacts,
+      media: this.media,
+      saves: this.saves,
+      journal: this.journal,
+      saveGuard: this.saveGuard,
+      search: this.search,
+      ripgrep: this.ripgrep,
+      lister: this.lister,
+      editors: this.editors,
+      problems: this.options.problems,
+      outline: this.options.outline,
+      policy: this.policy,
+      roots: this.roots,
+      clock: this.clock,
+      log: this.log,
+      shell: this.shell,
+    };
   }
 
   /**
@@ -156,9 +197,19 @@ export class Session implements TargetScope {
    */
   async recoverInterruptedSets(roots: readonly WorkspaceRoot[] = this.roots): Promise<RecoveredSet[]> {
     return recoverSets({
-      media: this.media, saveGuard: this.saveGuard, fs: this.resolvedFs, clock: this.clock, signal: new AbortController().signal,
-      journal: this.journal, saves: this.saves, log: this.log, roots,
-      resolve: (path, options) => { checkOpenFolder(path, roots, 'recovery'); return resolveOnDisk(path, this.fs, options); },
+      media: this.media,
+      saveGuard: this.saveGuard,
+      fs: this.resolvedFs,
+      clock: this.clock,
+      signal: new AbortController().signal,
+      journal: this.journal,
+      saves: this.saves,
+      log: this.log,
+      roots,
+      resolve: (path, options) => {
+        checkOpenFolder(path, roots, 'recovery');
+        return resolveOnDisk(path, this.fs, options);
+      },
       // Recovery reveals nothing to a model: it only puts files back.
       readProtection: () => undefined,
     });

@@ -2,7 +2,14 @@ import * as nodePath from 'node:path';
 import { SandboxError, cancelled, refused } from '../errors.ts';
 import type { HostVocabulary } from '../vocabulary.ts';
 import type { GateCall, GateTarget, ReadProtection } from '../gate.ts';
-import { resolveOnDisk, type GatedPath, type ModelPath, type ResolvedPath, type ResolveOptions, type WorkspaceRoot } from '../paths.ts';
+import {
+  resolveOnDisk,
+  type GatedPath,
+  type ModelPath,
+  type ResolvedPath,
+  type ResolveOptions,
+  type WorkspaceRoot,
+} from '../paths.ts';
 import { strictest, type Policy, type PolicyDecision } from '../policy/policy.ts';
 import type { Gate, WorkspaceFs } from '../ports.ts';
 import { gitNameOf } from '../git/named.ts';
@@ -55,17 +62,39 @@ export function judge(policy: Policy, targets: CallTargets, risks: readonly Risk
     const decisions = judged.map((j) => j.decision);
     const chosen = strictest(decisions);
     const { action, rule, source, reason } = chosen;
-    denials.push(action === 'deny' ? { display: p.display, rule, risk: judged[decisions.indexOf(chosen)]!.risk, ...(chosen.alias ? { alias: chosen.alias } : {}) } : undefined);
-    return { display: p.display, action, ...(rule ? { rule } : {}), ...(source ? { source } : {}), ...(reason ? { reason } : {}) };
+    denials.push(
+      action === 'deny'
+        ? {
+            display: p.display,
+            rule,
+            risk: judged[decisions.indexOf(chosen)]!.risk,
+            ...(chosen.alias ? { alias: chosen.alias } : {}),
+          }
+        : undefined,
+    );
+    return {
+      display: p.display,
+      action,
+      ...(rule ? { rule } : {}),
+      ...(source ? { source } : {}),
+      ...(reason ? { reason } : {}),
+    };
   });
   return { targets: gateTargets, denial: denials.find((d) => d !== undefined), denials };
 }
 
 /** The refusal of a call whose target a rule denies. */
 export function deniedBy(toolName: string, denial: Denial, words: HostVocabulary): SandboxError {
-  if (denial.taintOf !== undefined) return refused(`${toolName} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`, `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change ${words.rules}.`);
+  if (denial.taintOf !== undefined)
+    return refused(
+      `${toolName} on "${denial.taintOf}" was refused: its content came from "${denial.display}", which the rule "${denial.rule}" denies reading, so no call may reveal it.`,
+      `Do not retry with this media or one derived from it; stage the file with new content instead, or ask the user to change ${words.rules}.`,
+    );
   const through = denial.alias ? `, as it is also "${denial.alias.path}" through the link "${denial.alias.link}"` : '';
-  return refused(`${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`, `Do not retry this path; work with other files or ask the user to change ${words.rules}.`);
+  return refused(
+    `${toolName} on "${denial.display}" was refused by the rule "${denial.rule}" (${denial.risk} denied)${through}.`,
+    `Do not retry this path; work with other files or ask the user to change ${words.rules}.`,
+  );
 }
 
 /**
@@ -73,13 +102,24 @@ export function deniedBy(toolName: string, denial: Denial, words: HostVocabulary
  * which only an approved call may). Judged again with the links walked since, a target that a link
  * makes denied is refused, and one it makes asked is asked again, as a secret, saying which link.
  */
-export async function confirmRejudged(gate: Gate, toolName: string, asked: GateCall, again: Judgement, signal: AbortSignal, words: HostVocabulary): Promise<void> {
+export async function confirmRejudged(
+  gate: Gate,
+  toolName: string,
+  asked: GateCall,
+  again: Judgement,
+  signal: AbortSignal,
+  words: HostVocabulary,
+): Promise<void> {
   if (again.denial !== undefined) throw deniedBy(toolName, again.denial, words);
   const raised = again.targets.find((t, i) => t.action === 'ask' && asked.targets[i]?.action !== 'ask');
   if (raised === undefined) return;
   if (signal.aborted) throw cancelled();
   const verdict = await gate({ ...asked, targets: again.targets, secret: true }, signal);
-  if (!verdict.allow) throw refused(`The user declined ${toolName} on "${raised.display}" (the rule "${raised.rule}": ${raised.reason ?? 'asked every time'}).`, `Do not retry it under another name; ask the user what they want instead.`);
+  if (!verdict.allow)
+    throw refused(
+      `The user declined ${toolName} on "${raised.display}" (the rule "${raised.rule}": ${raised.reason ?? 'asked every time'}).`,
+      `Do not retry it under another name; ask the user what they want instead.`,
+    );
 }
 
 /** Security: the one place a model path becomes a gated one: the paths of a call the gate approved. */
@@ -113,40 +153,66 @@ interface PipelinePorts {
  */
 export function checkOpenFolder(path: ModelPath, roots: readonly WorkspaceRoot[], toolName: string): void {
   if (roots.some((r) => r.name === path.root.name && r.address === path.root.address)) return;
-  throw refused(`${toolName} on "${path.display}" was refused: it belongs to the workspace folder "${path.root.name}" (${path.root.localPath ?? path.root.address}), which is no longer open in this workspace (it was removed, renamed or moved), so it is outside the workspace now.`, `Tell the user; to change the file, ask them to open its folder again, then stage it anew.`);
+  throw refused(
+    `${toolName} on "${path.display}" was refused: it belongs to the workspace folder "${path.root.name}" (${path.root.localPath ?? path.root.address}), which is no longer open in this workspace (it was removed, renamed or moved), so it is outside the workspace now.`,
+    `Tell the user; to change the file, ask them to open its folder again, then stage it anew.`,
+  );
 }
 
 /** The context of one approved call: its gated targets, and the translate step that only accepts them. */
-export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, signal: AbortSignal, page: PageBudget, progress?: ProgressReporter): CallContext {
+export function callContext(
+  ports: PipelinePorts,
+  approvedCall: ApprovedCall,
+  signal: AbortSignal,
+  page: PageBudget,
+  progress?: ProgressReporter,
+): CallContext {
   const refusals = approvedCall.refusals;
   const targets = approved(approvedCall.paths.filter((_, i) => !refusals?.has(i)));
   const gated = new Set<ModelPath>(targets);
   const linksConfirmed = new Set<string>();
   return {
     targets,
-    ...(refusals ? { batch: approvedCall.paths.map((path, i): BatchEntry => { const refusal = refusals.get(i); return refusal ? { refusal } : { path: approved([path])[0]! }; }) } : {}),
+    ...(refusals
+      ? {
+          batch: approvedCall.paths.map((path, i): BatchEntry => {
+            const refusal = refusals.get(i);
+            return refusal ? { refusal } : { path: approved([path])[0]! };
+          }),
+        }
+      : {}),
     signal,
     page,
     ...(progress ? { progress } : {}),
     resolve: async (path: GatedPath, options: ResolveOptions = {}): Promise<ResolvedPath> => {
       // Security: a tool may only open what the gate was asked about (the type says so; this holds it when a cast lies).
-      if (!gated.has(path)) throw new SandboxError('E_SANDBOX_REFUSED', `"${path.display}" was not part of the approved call.`, `Call the tool again naming that path.`);
+      if (!gated.has(path))
+        throw new SandboxError(
+          'E_SANDBOX_REFUSED',
+          `"${path.display}" was not part of the approved call.`,
+          `Call the tool again naming that path.`,
+        );
       if (signal.aborted) throw cancelled();
       checkOpenFolder(path, ports.roots(), approvedCall.toolName);
       const resolved = await resolveOnDisk(path, ports.fs, options);
-      const moved = resolved.realRel !== resolved.rel || (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
+      const moved =
+        resolved.realRel !== resolved.rel ||
+        (resolved.realRoot !== undefined && resolved.realRoot !== resolved.root.localPath);
       if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);
       await confirmLinks(ports.gate, approvedCall, resolved, linksConfirmed, signal);
-      if (options.forWrite === true) await confirmGitNamed(ports.gate, approvedCall, resolved, ports.environment, signal);
+      if (options.forWrite === true)
+        await confirmGitNamed(ports.gate, approvedCall, resolved, ports.environment, signal);
       return resolved;
     },
     readProtection: (resolved) => readProtection(ports.policy(), resolved),
-    ...(approvedCall.call.risk === 'exec' ? {
-      approveChangeSet: (paths: readonly ModelPath[]): readonly GatedPath[] => {
-        for (const path of paths) gated.add(path);
-        return approved(paths);
-      },
-    } : {}),
+    ...(approvedCall.call.risk === 'exec'
+      ? {
+          approveChangeSet: (paths: readonly ModelPath[]): readonly GatedPath[] => {
+            for (const path of paths) gated.add(path);
+            return approved(paths);
+          },
+        }
+      : {}),
   };
 }
 
@@ -155,11 +221,24 @@ export function callContext(ports: PipelinePorts, approvedCall: ApprovedCall, si
  * and no rule sees the other names. So the person is asked again, told how many names it has
  * (the first question named only this one), before it is read or written.
  */
-async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, confirmed: Set<string>, signal: AbortSignal): Promise<void> {
-  const links = resolved.checked?.type === 'file' ? resolved.checked.nlink ?? 1 : 1;
+async function confirmLinks(
+  gate: Gate,
+  approvedCall: ApprovedCall,
+  resolved: ResolvedPath,
+  confirmed: Set<string>,
+  signal: AbortSignal,
+): Promise<void> {
+  const links = resolved.checked?.type === 'file' ? (resolved.checked.nlink ?? 1) : 1;
   if (links <= 1 || confirmed.has(resolved.display)) return;
   // Asked like a protected file: every time, never remembered, never approved by a rule alone.
-  await askAgain(gate, approvedCall, resolved, (t) => (t ? { ...t, links } : { display: resolved.display, action: 'default', links }), `The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`, signal);
+  await askAgain(
+    gate,
+    approvedCall,
+    resolved,
+    (t) => (t ? { ...t, links } : { display: resolved.display, action: 'default', links }),
+    `The user declined ${approvedCall.toolName} on "${resolved.display}", a file with ${links} names (hard links): another of its names may be protected.`,
+    signal,
+  );
   confirmed.add(resolved.display);
 }
 
@@ -169,22 +248,53 @@ async function confirmLinks(gate: Gate, approvedCall: ApprovedCall, resolved: Re
  * status, with no command from the person; no rule knows its name. A write to it is asked like a
  * protected file's: every time, in a modal, saying what names it.
  */
-async function confirmGitNamed(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, environment: Environment, signal: AbortSignal): Promise<void> {
+async function confirmGitNamed(
+  gate: Gate,
+  approvedCall: ApprovedCall,
+  resolved: ResolvedPath,
+  environment: Environment,
+  signal: AbortSignal,
+): Promise<void> {
   const local = resolved.realRoot ?? resolved.root.localPath;
   if (local === undefined) return;
   const first = approvedCall.call;
-  if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected')) return;
-  const named = await gitNameOf(nodePath.join(local, ...resolved.realRel.split('/')), environment.home, environment.env());
+  if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected'))
+    return;
+  const named = await gitNameOf(
+    nodePath.join(local, ...resolved.realRel.split('/')),
+    environment.home,
+    environment.env(),
+  );
   if (named === undefined) return;
-  const asked: GateTarget = { display: resolved.display, action: 'ask', rule: `git config ${named.key}`, source: 'protected', reason: named.why };
-  await askAgain(gate, approvedCall, resolved, () => asked, `The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`, signal);
+  const asked: GateTarget = {
+    display: resolved.display,
+    action: 'ask',
+    rule: `git config ${named.key}`,
+    source: 'protected',
+    reason: named.why,
+  };
+  await askAgain(
+    gate,
+    approvedCall,
+    resolved,
+    () => asked,
+    `The user declined ${approvedCall.toolName} on "${resolved.display}": it is ${named.why}.`,
+    signal,
+  );
 }
 
 /**
  * Asks the gate again about one resolved path of an approved call, as a secret (a modal, never
  * remembered): `asked` makes its target from the one the first question had, if any.
  */
-async function askAgain(gate: Gate, approvedCall: ApprovedCall, resolved: ResolvedPath, asked: (first: GateTarget | undefined) => GateTarget, declined: string, signal: AbortSignal): Promise<void> {
+async function askAgain(
+  gate: Gate,
+  approvedCall: ApprovedCall,
+  resolved: ResolvedPath,
+  asked: (first: GateTarget | undefined) => GateTarget,
+  declined: string,
+  signal: AbortSignal,
+): Promise<void> {
   const first = approvedCall.call;
   const targets = first.targets.some((t) => t.display === resolved.display)
     ? first.targets.map((t) => (t.display === resolved.display ? asked(t) : t))
@@ -192,8 +302,10 @@ async function askAgain(gate: Gate, approvedCall: ApprovedCall, resolved: Resolv
   if (signal.aborted) throw cancelled();
   const verdict = await gate({ ...first, targets, secret: true }, signal);
   // A host that refuses on its own (the CLI) says why; a person's decline is told with the names.
-  if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person') throw refused(verdict.reason.what, verdict.reason.next);
-  if (!verdict.allow) throw refused(declined, `Do not retry it under another name; ask the user what they want instead.`);
+  if (!verdict.allow && verdict.reason && verdict.decidedBy !== 'person')
+    throw refused(verdict.reason.what, verdict.reason.next);
+  if (!verdict.allow)
+    throw refused(declined, `Do not retry it under another name; ask the user what they want instead.`);
 }
 
 /** The rule protecting a resolved path from reading (ask or deny), by its name or by where it leads; undefined when none does. */
@@ -202,7 +314,9 @@ function readProtection(policy: Policy, resolved: ResolvedPath): ReadProtection 
     policy.decide(resolved.rel, 'read', resolved.root.localPath),
     policy.decide(resolved.realRel, 'read', resolved.realRoot ?? resolved.root.localPath),
   ]);
-  return decision.action === 'ask' || decision.action === 'deny' ? { rule: decision.rule ?? '', action: decision.action } : undefined;
+  return decision.action === 'ask' || decision.action === 'deny'
+    ? { rule: decision.rule ?? '', action: decision.action }
+    : undefined;
 }
 
 /** Security: a link inside the workspace must not launder a denied or secret path. */
@@ -211,8 +325,14 @@ function checkRealTarget(policy: Policy, risk: Risk, resolved: ResolvedPath): vo
   const real = policy.decide(resolved.realRel, risk, resolved.realRoot ?? resolved.root.localPath);
   if (real.action === 'deny' || (real.action === 'ask' && lexical !== 'ask')) {
     if (resolved.realRel === resolved.rel) {
-      throw refused(`"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}).`, `Ask the user to open the real folder instead.`);
+      throw refused(
+        `"${resolved.display}" is really "${[resolved.realRoot, resolved.realRel].filter(Boolean).join('/')}" (the workspace folder "${resolved.root.name}" is a link), which the rule "${real.rule}" protects (${real.action} for ${risk}).`,
+        `Ask the user to open the real folder instead.`,
+      );
     }
-    throw refused(`"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}).`, `Use the real path so the user is asked about it.`);
+    throw refused(
+      `"${resolved.display}" is a link to a path that the rule "${real.rule}" protects (${real.action} for ${risk}).`,
+      `Use the real path so the user is asked about it.`,
+    );
   }
 }

@@ -59,11 +59,13 @@ export function namePrefilter(globs: readonly NameGlob[]): NameTest {
     }
     const ending = byLast[asciiLower(path.charCodeAt(end - 1))];
     if (ending !== undefined) {
-      for (const suffix of ending) if (length >= suffix.length && foldedAt(path, end - suffix.length, suffix)) return true;
+      for (const suffix of ending)
+        if (length >= suffix.length && foldedAt(path, end - suffix.length, suffix)) return true;
     }
     for (const text of inner) {
       const first = text.charCodeAt(0);
-      for (let at = from, last = end - text.length; at <= last; at++) if (asciiLower(path.charCodeAt(at)) === first && foldedAt(path, at, text)) return true;
+      for (let at = from, last = end - text.length; at <= last; at++)
+        if (asciiLower(path.charCodeAt(at)) === first && foldedAt(path, at, text)) return true;
     }
     return rest !== undefined && rest(path.slice(from, end));
   };
@@ -86,6 +88,7 @@ function asciiLower(code: number): number {
 
 /** Whether `path` holds `literal` (lower-case ASCII) at `at`, ASCII letters in either case. */
 function foldedAt(path: string, at: number, literal: string): boolean {
-  for (let i = 0; i < literal.length; i++) if (asciiLower(path.charCodeAt(at + i)) !== literal.charCodeAt(i)) return false;
+  for (let i = 0; i < literal.length; i++)
+    if (asciiLower(path.charCodeAt(at + i)) !== literal.charCodeAt(i)) return false;
   return true;
 }

@@ -5,11 +5,18 @@ import { ruleSchema, type Rule } from './types.ts';
  * Parses one `workspaceTools.rules` value; `where` names its scope in the errors ("in
  * .vscode/settings.json"), and `name` what the person calls the list (the CLI's policy file).
  */
-export function parseRuleList(raw: unknown, where?: string, name = 'workspaceTools.rules'): { rules: Rule[]; errors: string[] } {
+export function parseRuleList(
+  raw: unknown,
+  where?: string,
+  name = 'workspaceTools.rules',
+): { rules: Rule[]; errors: string[] } {
   const at = where ? ` in ${where}` : '';
   const list = raw ?? [];
   if (!Array.isArray(list)) {
-    return { rules: [], errors: [`${name}${at}: expected a list of rules, got ${list === null ? 'null' : typeof list}.`] };
+    return {
+      rules: [],
+      errors: [`${name}${at}: expected a list of rules, got ${list === null ? 'null' : typeof list}.`],
+    };
   }
   // Each rule on its own: Security: one broken entry must not take its valid neighbours (a deny among them) down with it.
   const rules: Rule[] = [];
@@ -17,7 +24,11 @@ export function parseRuleList(raw: unknown, where?: string, name = 'workspaceToo
   list.forEach((entry: unknown, index) => {
     const parsed = ruleSchema.safeParse(entry);
     if (!parsed.success) {
-      errors.push(...parsed.error.issues.map((i) => `${name}${[index, ...i.path].map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`));
+      errors.push(
+        ...parsed.error.issues.map(
+          (i) => `${name}${[index, ...i.path].map((p) => `[${JSON.stringify(p)}]`).join('')}${at}: ${i.message}`,
+        ),
+      );
       return;
     }
     const problem = ruleGlobProblem(parsed.data.glob);

@@ -13,19 +13,68 @@ export type { PolicyDecision, RuleAction, RuleSource } from '../types.ts';
  * provider's logs, so they are asked every time, and search/find skip them.
  */
 export const SECRET_GLOBS: readonly string[] = [
-  '*.env', '.env', '.env.*', '.env-*', '.env_*', '.envrc', '.flaskenv',
-  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx', '*.gpg', '*.asc', '*.ppk',
-  'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
-  '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials',
-  '.htpasswd', '.vault-token', '.s3cfg', '.boto', '.dockercfg', 'auth.json', 'kubeconfig', '*.kubeconfig',
-  '**/.git/config', '**/.git/modules/**/config', '**/.ssh/**', '**/.aws/**', '**/.azure/**', '**/.gnupg/**',
-  '**/.docker/config.json', '**/.kube/config', '**/.config/gh/hosts.yml', '**/.cargo/credentials', '**/.cargo/credentials.toml',
-  '**/.m2/settings.xml', '**/.m2/settings-security.xml',
-  'credentials.json', 'service-account*.json', 'secrets.json', 'secrets.toml', 'secrets.y*ml',
-  '*.tfvars', '*.tfstate', '*.tfstate.*',
+  '*.env',
+  '.env',
+  '.env.*',
+  '.env-*',
+  '.env_*',
+  '.envrc',
+  '.flaskenv',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  '*.jks',
+  '*.keystore',
+  '*.kdbx',
+  '*.gpg',
+  '*.asc',
+  '*.ppk',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.netrc',
+  '_netrc',
+  '.pgpass',
+  '.git-credentials',
+  '.htpasswd',
+  '.vault-token',
+  '.s3cfg',
+  '.boto',
+  '.dockercfg',
+  'auth.json',
+  'kubeconfig',
+  '*.kubeconfig',
+  '**/.git/config',
+  '**/.git/modules/**/config',
+  '**/.ssh/**',
+  '**/.aws/**',
+  '**/.azure/**',
+  '**/.gnupg/**',
+  '**/.docker/config.json',
+  '**/.kube/config',
+  '**/.config/gh/hosts.yml',
+  '**/.cargo/credentials',
+  '**/.cargo/credentials.toml',
+  '**/.m2/settings.xml',
+  '**/.m2/settings-security.xml',
+  'credentials.json',
+  'service-account*.json',
+  'secrets.json',
+  'secrets.toml',
+  'secrets.y*ml',
+  '*.tfvars',
+  '*.tfstate',
+  '*.tfstate.*',
 ];
 
-const SECRET_REASON = 'it holds credentials: what is read goes to the language model and its provider\'s logs, and cannot be taken back';
+const SECRET_REASON =
+  "it holds credentials: what is read goes to the language model and its provider's logs, and cannot be taken back";
 
 /**
  * Built-in rules, evaluated before the person's own rules (which therefore win). Every built-in rule
@@ -33,15 +82,25 @@ const SECRET_REASON = 'it holds credentials: what is read goes to the language m
  * path's absolute location: see `Policy.decide`.
  */
 export const BUILT_IN_RULES: readonly SourcedRule[] = [
-  ...SECRET_GLOBS.map((glob): SourcedRule => ({ rule: { glob, read: 'ask', write: 'ask' }, source: 'secret', reason: SECRET_REASON })),
-  ...PROTECTED_FAMILIES.flatMap(({ reason, globs }) => globs.map((glob): SourcedRule => ({ rule: { glob, write: 'ask' }, source: 'protected', reason }))),
+  ...SECRET_GLOBS.map((glob): SourcedRule => ({
+    rule: { glob, read: 'ask', write: 'ask' },
+    source: 'secret',
+    reason: SECRET_REASON,
+  })),
+  ...PROTECTED_FAMILIES.flatMap(({ reason, globs }) =>
+    globs.map((glob): SourcedRule => ({ rule: { glob, write: 'ask' }, source: 'protected', reason })),
+  ),
   // Security: writing into .git can rewrite hooks, which run code on the next git command.
   { rule: { glob: '**/.git/**', write: 'deny' }, source: 'built-in', reason: 'git runs hooks from this folder' },
 ];
 
 /** A workspace-scope rule without its `allow` actions (reported by `scopeRules`). */
 export function tighteningOnly(rule: Rule): Rule {
-  return { glob: rule.glob, ...(rule.read && rule.read !== 'allow' ? { read: rule.read } : {}), ...(rule.write && rule.write !== 'allow' ? { write: rule.write } : {}) };
+  return {
+    glob: rule.glob,
+    ...(rule.read && rule.read !== 'allow' ? { read: rule.read } : {}),
+    ...(rule.write && rule.write !== 'allow' ? { write: rule.write } : {}),
+  };
 }
 
 /** The strictest of several decisions (deny, then ask, then no rule, then allow). */
@@ -51,7 +110,10 @@ export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision 
 
 /** An absolute local folder path as rules see it: "/"-separated, no drive letter, no leading "/". */
 function ruleForm(folder: string): string {
-  return folder.replace(/\\/g, '/').replace(/^[a-zA-Z]:/, '').replace(/^\/+|\/+$/g, '');
+  return folder
+    .replace(/\\/g, '/')
+    .replace(/^[a-zA-Z]:/, '')
+    .replace(/^\/+|\/+$/g, '');
 }
 
 export interface PolicyOptions {
@@ -100,8 +162,13 @@ export class Policy {
     const user = userRules.map((rule): SourcedRule => ({ rule, source: 'user' }));
     this.main = new RuleList(options.includeDefaults === false ? user : [...BUILT_IN_RULES, ...user]);
     // The floor comes first in the tightening list: any later ask or deny rule there still decides.
-    const floor: SourcedRule[] = options.askEverything ? [{ rule: { glob: '**', read: 'ask', write: 'ask' }, source: 'built-in', reason: INVALID_RULES_REASON }] : [];
-    this.workspace = new RuleList([...floor, ...this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' }))]);
+    const floor: SourcedRule[] = options.askEverything
+      ? [{ rule: { glob: '**', read: 'ask', write: 'ask' }, source: 'built-in', reason: INVALID_RULES_REASON }]
+      : [];
+    this.workspace = new RuleList([
+      ...floor,
+      ...this.workspaceRules.map((rule): SourcedRule => ({ rule: tighteningOnly(rule), source: 'workspace' })),
+    ]);
     this.given = (options.folders ?? []).map(ruleForm);
     // Security: folders are nested by their real paths: an outer folder opened through a link
     // (on macOS /tmp and /var are links) still holds the folders inside its real location.
@@ -124,7 +191,9 @@ export class Policy {
     return form;
   }
 
-  private get compiled(): readonly CompiledRule[] { return [...this.main.compiled, ...this.workspace.compiled]; }
+  private get compiled(): readonly CompiledRule[] {
+    return [...this.main.compiled, ...this.workspace.compiled];
+  }
 
   /**
    * The same rules, knowing the workspace folders' local paths and, where known, their real paths
@@ -133,7 +202,12 @@ export class Policy {
   within(folders: readonly (string | undefined)[], realFolders: readonly (string | undefined)[] = []): Policy {
     const known = folders.flatMap((f, i) => (f === undefined ? [] : [{ folder: f, real: realFolders[i] }]));
     const reals = known.map((k) => k.real);
-    if (this.links === undefined && known.length === this.given.length && known.every((k, i) => ruleForm(k.folder) === this.given[i] && ruleForm(k.real ?? k.folder) === this.folders[i])) return this;
+    if (
+      this.links === undefined &&
+      known.length === this.given.length &&
+      known.every((k, i) => ruleForm(k.folder) === this.given[i] && ruleForm(k.real ?? k.folder) === this.folders[i])
+    )
+      return this;
     return new Policy(this.userRules, { ...this.options, folders: known.map((k) => k.folder), realFolders: reals });
   }
 
@@ -157,7 +231,9 @@ export class Policy {
   decide(relPath: string, risk: Risk, folder?: string): PolicyDecision {
     if (folder === undefined) return this.decideIn(relPath, risk);
     const own = this.decidePlaced(relPath, risk, folder);
-    return this.links === undefined ? own : this.links.strictest(own, relPath, folder, (rel, at) => this.decidePlaced(rel, risk, at));
+    return this.links === undefined
+      ? own
+      : this.links.strictest(own, relPath, folder, (rel, at) => this.decidePlaced(rel, risk, at));
   }
 
   /** `decide` for one name of a path (its links aside). */
@@ -169,7 +245,11 @@ export class Policy {
       if (!holds(outer, real)) continue;
       const absolute = joinRuleForm(real, relPath);
       const fromOuter = this.decideIn(outer === '' ? absolute : absolute.slice(outer.length + 1), risk, base, relPath);
-      if ((fromOuter.action === 'deny' || fromOuter.action === 'ask') && STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]) decision = fromOuter;
+      if (
+        (fromOuter.action === 'deny' || fromOuter.action === 'ask') &&
+        STRICTNESS[fromOuter.action] > STRICTNESS[decision.action]
+      )
+        decision = fromOuter;
     }
     return decision;
   }
@@ -231,8 +311,12 @@ export class Policy {
     compiled.forEach((c, i) => {
       const action = c.rule[risk];
       if (action !== 'deny' && action !== 'ask') return;
-      const relaxedLater = compiled.slice(i + 1).some((later) =>
-        later.rule[risk] === 'allow' && (ruleTest(later, true)(c.example) || ruleTest(c, true)(later.example)));
+      const relaxedLater = compiled
+        .slice(i + 1)
+        .some(
+          (later) =>
+            later.rule[risk] === 'allow' && (ruleTest(later, true)(c.example) || ruleTest(c, true)(later.example)),
+        );
       if (!relaxedLater) out.push(c.rule.glob);
     });
     return out;

@@ -18,7 +18,8 @@ export { REASONS, type ProtectedFamily } from './protected-reasons.ts';
  */
 const EXECUTABLE_CONFIG_FORMS: ProtectedFamily = {
   family: 'executable configuration forms',
-  source: 'cosmiconfig\'s default search places for any module name ("package.json", ".<name>rc", ".<name>rc.{json,yaml,yml,js,ts,mjs,cjs}", the same inside ".config/", "<name>.config.{js,ts,mjs,cjs}"), which Prettier, stylelint, lint-staged, commitlint, semantic-release, Babel (lilconfig), PostCSS and many more use; "<name>.conf.js" is Karma\'s, WebdriverIO\'s and Protractor\'s form',
+  source:
+    'cosmiconfig\'s default search places for any module name ("package.json", ".<name>rc", ".<name>rc.{json,yaml,yml,js,ts,mjs,cjs}", the same inside ".config/", "<name>.config.{js,ts,mjs,cjs}"), which Prettier, stylelint, lint-staged, commitlint, semantic-release, Babel (lilconfig), PostCSS and many more use; "<name>.conf.js" is Karma\'s, WebdriverIO\'s and Protractor\'s form',
   reason: REASONS.executableConfig,
   globs: ['*.config.{js,cjs,mjs,ts,cts,mts}', '*.conf.{js,cjs,mjs,ts,cts,mts}', '.*rc', '.*rc.*', '**/.config/**'],
 };
@@ -26,20 +27,63 @@ const EXECUTABLE_CONFIG_FORMS: ProtectedFamily = {
 /** VS Code's own always-confirmed list for chat edits (the default of `chat.tools.edits.autoApprove` in VS Code 1.139). */
 const VSCODE: ProtectedFamily = {
   family: 'VS Code',
-  source: 'the default of VS Code\'s chat.tools.edits.autoApprove (1.139), VS Code\'s profile files, and Ruby LSP\'s documented add-on locations',
+  source:
+    "the default of VS Code's chat.tools.edits.autoApprove (1.139), VS Code's profile files, and Ruby LSP's documented add-on locations",
   reason: REASONS.vscode,
-  globs: ['**/.vscode/**', '*.code-workspace', '**/User/settings.json', '**/User/keybindings.json', '**/User/tasks.json', '**/User/mcp.json', '**/User/prompts/**', '**/ruby_lsp/*/addon', '**/ruby_lsp/**/addon.rb'],
+  globs: [
+    '**/.vscode/**',
+    '*.code-workspace',
+    '**/User/settings.json',
+    '**/User/keybindings.json',
+    '**/User/tasks.json',
+    '**/User/mcp.json',
+    '**/User/prompts/**',
+    '**/ruby_lsp/*/addon',
+    '**/ruby_lsp/**/addon.rb',
+  ],
 };
 
 const AGENTS: ProtectedFamily = {
   family: 'AI agents',
-  source: 'each agent\'s documented project files: VS Code Copilot (.github/…, *.agent.md, *.prompt.md, *.instructions.md, AGENTS.md), MCP (.mcp.json), Claude Code, Codex, Gemini CLI, Cursor, Roo Code and Cline (Roo Code\'s own protected list), Windsurf, Continue, Aider, Kiro, Junie, Amazon Q, opencode',
+  source:
+    "each agent's documented project files: VS Code Copilot (.github/…, *.agent.md, *.prompt.md, *.instructions.md, AGENTS.md), MCP (.mcp.json), Claude Code, Codex, Gemini CLI, Cursor, Roo Code and Cline (Roo Code's own protected list), Windsurf, Continue, Aider, Kiro, Junie, Amazon Q, opencode",
   reason: REASONS.agents,
   globs: [
-    '.mcp.json', '**/.github/agents/**', '**/.github/hooks/**', '**/.github/skills/**', '**/.github/copilot-instructions.md', '**/.github/instructions/**', '**/.github/prompts/**',
-    '*.agent.md', '*.chatmode.md', '*.prompt.md', '*.instructions.md', 'AGENTS.md', 'AGENT.md', 'CLAUDE.md', 'CLAUDE.local.md', 'GEMINI.md',
-    '**/.claude/**', '**/.codex/**', '**/.gemini/**', '**/.cursor/**', '.cursorrules', '**/.roo/**', '.roomodes', '.rooignore', '.roorules*', '.clinerules*',
-    '.windsurfrules', '**/.windsurf/**', '**/.continue/**', '.aider.conf.y*ml', '**/.kiro/**', '**/.junie/**', '**/.amazonq/**', '**/.opencode/**', 'opencode.json*',
+    '.mcp.json',
+    '**/.github/agents/**',
+    '**/.github/hooks/**',
+    '**/.github/skills/**',
+    '**/.github/copilot-instructions.md',
+    '**/.github/instructions/**',
+    '**/.github/prompts/**',
+    '*.agent.md',
+    '*.chatmode.md',
+    '*.prompt.md',
+    '*.instructions.md',
+    'AGENTS.md',
+    'AGENT.md',
+    'CLAUDE.md',
+    'CLAUDE.local.md',
+    'GEMINI.md',
+    '**/.claude/**',
+    '**/.codex/**',
+    '**/.gemini/**',
+    '**/.cursor/**',
+    '.cursorrules',
+    '**/.roo/**',
+    '.roomodes',
+    '.rooignore',
+    '.roorules*',
+    '.clinerules*',
+    '.windsurfrules',
+    '**/.windsurf/**',
+    '**/.continue/**',
+    '.aider.conf.y*ml',
+    '**/.kiro/**',
+    '**/.junie/**',
+    '**/.amazonq/**',
+    '**/.opencode/**',
+    'opencode.json*',
   ],
 };
 
@@ -51,7 +95,14 @@ const GIT: ProtectedFamily = {
 };
 
 /** Every family, in the order their rules are evaluated (the last match decides). */
-export const PROTECTED_FAMILIES: readonly ProtectedFamily[] = [EXECUTABLE_CONFIG_FORMS, VSCODE, AGENTS, ...SERVICE_FAMILIES, ...BUILD_FAMILIES, GIT];
+export const PROTECTED_FAMILIES: readonly ProtectedFamily[] = [
+  EXECUTABLE_CONFIG_FORMS,
+  VSCODE,
+  AGENTS,
+  ...SERVICE_FAMILIES,
+  ...BUILD_FAMILIES,
+  GIT,
+];
 
 export const PROTECTED_GLOBS: readonly string[] = PROTECTED_FAMILIES.flatMap((g) => g.globs);
 
@@ -71,7 +122,10 @@ export function describeProtectedGlobs(globs: readonly string[]): string {
   const others = globs.filter((glob) => !inFamilies.has(glob));
   const named = families.map((f) => f.family);
   const parts = [];
-  if (named.length > 0) parts.push(`the protected files of ${named.length === 1 ? `one family (${named[0]})` : `${named.length} families (${named.join('; ')})`}, ${globs.length - others.length} globs in all, each listed by the command Workspace Tools: Show Gate Status`);
+  if (named.length > 0)
+    parts.push(
+      `the protected files of ${named.length === 1 ? `one family (${named[0]})` : `${named.length} families (${named.join('; ')})`}, ${globs.length - others.length} globs in all, each listed by the command Workspace Tools: Show Gate Status`,
+    );
   if (others.length > 0) parts.push(`your own rules' ${others.join(', ')}`);
   return parts.join('; and ');
 }

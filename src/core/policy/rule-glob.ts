@@ -10,12 +10,7 @@ import { backtrackSafeGlob, compileRegex, type StringTest } from '../glob/linear
  * such a path more: stricter for an ask or deny rule, and for an allow rule only its own folder (a
  * test holds RE2's answers to be a superset of picomatch's).
  */
-const ALWAYS_TRUE_HERE = [
-  '(?!(?:^|\\/)\\.{1,2}(?:\\/|$))',
-  '(?!\\.{1,2}(?:\\/|$))',
-  '(?!\\.{0,1}(?:\\/|$))',
-  '(?=.)',
-];
+const ALWAYS_TRUE_HERE = ['(?!(?:^|\\/)\\.{1,2}(?:\\/|$))', '(?!\\.{1,2}(?:\\/|$))', '(?!\\.{0,1}(?:\\/|$))', '(?=.)'];
 
 /** The regex source of a rule glob: picomatch's (dotfiles matched like any file). Throws on an invalid glob. */
 export function ruleSource(glob: string): string {
@@ -27,7 +22,8 @@ export function ruleSource(glob: string): string {
 function linearSource(glob: string, source: string): string {
   let out = source;
   for (const lookaround of ALWAYS_TRUE_HERE) out = out.split(lookaround).join('');
-  if (/\(\?[=!<]/.test(out)) throw new Error(`the glob "${glob}" needs a look-around (an extglob such as "!(…)"), which rules do not support`);
+  if (/\(\?[=!<]/.test(out))
+    throw new Error(`the glob "${glob}" needs a look-around (an extglob such as "!(…)"), which rules do not support`);
   return out;
 }
 

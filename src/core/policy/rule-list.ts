@@ -26,9 +26,15 @@ const compiledRules = new WeakMap<SourcedRule['rule'], Map<string, CompiledRule>
 function compileOnce(sourced: SourcedRule): CompiledRule {
   const key = `${sourced.source}\u0000${sourced.reason ?? ''}`;
   let bySource = compiledRules.get(sourced.rule);
-  if (bySource === undefined) { bySource = new Map(); compiledRules.set(sourced.rule, bySource); }
+  if (bySource === undefined) {
+    bySource = new Map();
+    compiledRules.set(sourced.rule, bySource);
+  }
   let compiled = bySource.get(key);
-  if (compiled === undefined) { compiled = compile(sourced); bySource.set(key, compiled); }
+  if (compiled === undefined) {
+    compiled = compile(sourced);
+    bySource.set(key, compiled);
+  }
   return compiled;
 }
 
@@ -43,7 +49,12 @@ function compile({ rule, source, reason }: SourcedRule): CompiledRule {
     byName: !rule.glob.includes('/'),
     regex: ruleRegex(rule.glob, builtIn),
     folderRegex: folderGlob ? ruleRegex(folderGlob, builtIn) : undefined,
-    example: rule.glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x').replace(/\[[^\]]*\]/g, 'x').replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x',
+    example:
+      rule.glob
+        .replace(/\*\*\/?/g, '')
+        .replace(/[*?]/g, 'x')
+        .replace(/\[[^\]]*\]/g, 'x')
+        .replace(/\{([^,}]*)[^}]*\}/g, '$1') || 'x',
     tests: {},
   };
 }
@@ -54,7 +65,9 @@ export function ruleTest(c: CompiledRule, ignoreCase: boolean): (path: string) =
   if (known) return known;
   const glob = anyOf([c.regex], ignoreCase);
   const folder = c.folderRegex ? anyOf([c.folderRegex], ignoreCase) : undefined;
-  const test = c.byName ? (p: string) => glob(nameOf(p)) || (folder?.(p) ?? false) : (p: string) => glob(p) || (folder?.(p) ?? false);
+  const test = c.byName
+    ? (p: string) => glob(nameOf(p)) || (folder?.(p) ?? false)
+    : (p: string) => glob(p) || (folder?.(p) ?? false);
   c.tests[key] = test;
   return test;
 }
@@ -158,7 +171,8 @@ export class RuleList {
   private readonly rules: readonly SourcedRule[];
   // Compiled on first use, not when the settings are read: the built-in lists' globs cost several
   // milliseconds to compile, which activation (in the extension host every extension shares) need not pay.
-  private built: { readonly compiled: readonly CompiledRule[]; readonly filters: Readonly<Record<Risk, RiskFilter>> } | undefined;
+  private built:
+    { readonly compiled: readonly CompiledRule[]; readonly filters: Readonly<Record<Risk, RiskFilter>> } | undefined;
 
   constructor(rules: readonly SourcedRule[]) {
     this.rules = rules;
@@ -168,7 +182,10 @@ export class RuleList {
     return this.build().compiled;
   }
 
-  private build(): { readonly compiled: readonly CompiledRule[]; readonly filters: Readonly<Record<Risk, RiskFilter>> } {
+  private build(): {
+    readonly compiled: readonly CompiledRule[];
+    readonly filters: Readonly<Record<Risk, RiskFilter>>;
+  } {
     if (this.built) return this.built;
     const compiled = this.rules.map(compileOnce);
     this.built = {
@@ -206,7 +223,11 @@ export class RuleList {
     let absolute: string | undefined;
     if (base !== undefined && (base !== '' || absRel !== '')) {
       // The absolute path ends with the relative one: it has the same name, and only its folder part adds segments.
-      const mayMatchAbsolute = relMatters || filter.anywhereInBase(base) || (absRel === '' && filter.byName(base)) || canonicalSpelling(base) !== undefined;
+      const mayMatchAbsolute =
+        relMatters ||
+        filter.anywhereInBase(base) ||
+        (absRel === '' && filter.byName(base)) ||
+        canonicalSpelling(base) !== undefined;
       if (mayMatchAbsolute) absolute = joinRuleForm(base, absRel);
       else if (filter.otherPath !== undefined) {
         const candidate = joinRuleForm(base, absRel);
@@ -222,8 +243,10 @@ export class RuleList {
       const strict = protective(c, action);
       const test = ruleTest(c, strict);
       const onRel = relMatters && (test(relPath) || (strict && folded !== undefined && test(folded)));
-      const onAbsolute = strict && absolute !== undefined && (test(absolute) || (foldedAbsolute !== undefined && test(foldedAbsolute)));
-      if (onRel || onAbsolute) decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
+      const onAbsolute =
+        strict && absolute !== undefined && (test(absolute) || (foldedAbsolute !== undefined && test(foldedAbsolute)));
+      if (onRel || onAbsolute)
+        decision = { action, rule: c.rule.glob, source: c.source, ...(c.reason ? { reason: c.reason } : {}) };
     }
     return decision;
   }

@@ -43,12 +43,17 @@ export function scopeRules(scopes: RuleScopes): ScopedRules {
     for (const rule of parsed.rules) {
       const loosening = (['read', 'write'] as const).filter((risk) => rule[risk] === 'allow');
       if (loosening.length) {
-        ignored.push(`workspaceTools.rules in ${where}: the rule ${JSON.stringify(rule)} would allow ${loosening.join(' and ')} without asking. Only your user settings can loosen the gate (a workspace file can be written by an agent or shipped by a repository), so ${loosening.map((r) => `its "${r}": "allow"`).join(' and ')} is ignored.`);
+        ignored.push(
+          `workspaceTools.rules in ${where}: the rule ${JSON.stringify(rule)} would allow ${loosening.join(' and ')} without asking. Only your user settings can loosen the gate (a workspace file can be written by an agent or shipped by a repository), so ${loosening.map((r) => `its "${r}": "allow"`).join(' and ')} is ignored.`,
+        );
       }
       const kept = tighteningOnly(rule);
       if (kept.read || kept.write) workspaceRules.push({ ...kept, where });
     }
   }
-  const policy = new Policy(user.rules, { workspaceRules: workspaceRules.map(({ where: _where, ...rule }) => rule), askEverything: errors.length > 0 });
+  const policy = new Policy(user.rules, {
+    workspaceRules: workspaceRules.map(({ where: _where, ...rule }) => rule),
+    askEverything: errors.length > 0,
+  });
   return { policy, errors, ignored, workspaceRules };
 }

@@ -30,7 +30,12 @@ export class SegmentSet {
     for (;;) {
       const slash = path.indexOf('/', start);
       const end = slash === -1 ? path.length : slash;
-      if (this.lengths.has(end - start) && this.firsts.has(path.charCodeAt(start)) && this.segments.has(path.slice(start, end).toLowerCase())) return true;
+      if (
+        this.lengths.has(end - start) &&
+        this.firsts.has(path.charCodeAt(start)) &&
+        this.segments.has(path.slice(start, end).toLowerCase())
+      )
+        return true;
       if (slash === -1) return false;
       start = slash + 1;
     }

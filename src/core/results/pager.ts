@@ -46,19 +46,27 @@ export class ResultPager<T> {
   }
 
   /** True once the result went past one page: it is being written to an artifact. */
-  get overflowed(): boolean { return this.artifact !== undefined; }
+  get overflowed(): boolean {
+    return this.artifact !== undefined;
+  }
 
   /**
    * Once the artifact was cut short (its disk budget reached, or the artifact gone): why, in a few
    * words for its last line, and the error that adding more fails with. What produced the items was stopped.
    */
-  get cut(): { readonly error: SandboxError; readonly why: string } | undefined { return this.cutBy; }
+  get cut(): { readonly error: SandboxError; readonly why: string } | undefined {
+    return this.cutBy;
+  }
 
   /** Every item, while the result fits one page; after that, the first page's worth. */
-  get items(): readonly T[] { return this.held; }
+  get items(): readonly T[] {
+    return this.held;
+  }
 
   /** The most this pager held in memory at once: the page's items (as text, in UTF-16 units) and the spool's pending chunk (bytes). */
-  get maxHeldBytes(): number { return this.peak; }
+  get maxHeldBytes(): number {
+    return this.peak;
+  }
 
   /** Takes one item. Returns a promise only when it had to write to disk: await it before the next call. */
   add(item: T): Promise<void> | undefined {
@@ -87,10 +95,17 @@ export class ResultPager<T> {
   async overflow(order?: T[]): Promise<void> {
     if (this.artifact) return;
     if (order) this.held = order;
-    const writer = await this.spec.store.openResult({ label: this.spec.label, source: this.spec.source, stop: this.spec.stop ?? (() => undefined) });
+    const writer = await this.spec.store.openResult({
+      label: this.spec.label,
+      source: this.spec.source,
+      stop: this.spec.stop ?? (() => undefined),
+    });
     let spool: ResultSpool;
     try {
-      spool = await ResultSpool.create(writer.spoolPath, { onWritten: (index) => writer.grow(index), admit: (bytes) => this.admit(writer, bytes) });
+      spool = await ResultSpool.create(writer.spoolPath, {
+        onWritten: (index) => writer.grow(index),
+        admit: (bytes) => this.admit(writer, bytes),
+      });
     } catch (e) {
       await writer.remove();
       throw e;
@@ -104,7 +119,11 @@ export class ResultPager<T> {
     if (this.cutBy) return this.cutBy.error;
     const why = writer.room(bytes);
     if (why === undefined) return undefined;
-    const error = new SandboxError('E_SANDBOX_TOO_LARGE', `The result of ${this.spec.label} was stopped: ${why}.`, 'Narrow it (a path, a glob, a limit) and call again, or ask the user to raise the artifact budget.');
+    const error = new SandboxError(
+      'E_SANDBOX_TOO_LARGE',
+      `The result of ${this.spec.label} was stopped: ${why}.`,
+      'Narrow it (a path, a glob, a limit) and call again, or ask the user to raise the artifact budget.',
+    );
     this.cutBy = { error, why };
     this.spec.stop?.();
     return error;
@@ -136,7 +155,8 @@ export class ResultPager<T> {
   async addBytes(bytes: Buffer): Promise<void> {
     if (this.cutBy) throw this.cutBy.error;
     const { spool } = this.artifact!;
-    if (this.heldChars + spool.pendingBytes + bytes.length > this.peak) this.peak = this.heldChars + spool.pendingBytes + bytes.length;
+    if (this.heldChars + spool.pendingBytes + bytes.length > this.peak)
+      this.peak = this.heldChars + spool.pendingBytes + bytes.length;
     await spool.bytes(bytes);
   }
 
@@ -179,9 +199,18 @@ export class ResultPager<T> {
       offsets.push(offsets[offsets.length - 1]! + linesIn(text));
       sizes.push(sizes[sizes.length - 1]! + Buffer.byteLength(text) + 1);
     }
-    const ref = { callId: artifact.writer.callId, lines: this.ended?.lines ?? 0, bytes: this.ended?.bytes ?? 0, complete: this.ended !== undefined };
-    const frame = (k: number): Pick<Paged<T>, 'summary' | 'artifact'> => ({ summary, artifact: { ...ref, nextOffset: offsets[k]! } });
-    const bytesOf = (k: number): number => Buffer.byteLength(header(frame(k))) + Buffer.byteLength(footer(frame(k))) + 1 + sizes[k]!;
+    const ref = {
+      callId: artifact.writer.callId,
+      lines: this.ended?.lines ?? 0,
+      bytes: this.ended?.bytes ?? 0,
+      complete: this.ended !== undefined,
+    };
+    const frame = (k: number): Pick<Paged<T>, 'summary' | 'artifact'> => ({
+      summary,
+      artifact: { ...ref, nextOffset: offsets[k]! },
+    });
+    const bytesOf = (k: number): number =>
+      Buffer.byteLength(header(frame(k))) + Buffer.byteLength(footer(frame(k))) + 1 + sizes[k]!;
     const textOf = (k: number): string => [header(frame(k)), ...rendered.slice(0, k), footer(frame(k))].join('\n');
     const k = await largestFitting(this.held.length, bytesOf, textOf, this.spec.budget);
     return { ...frame(k), page: this.held.slice(0, k) };

@@ -2,7 +2,11 @@
 export type ProgressReporter = (done: number, message: string) => void;
 
 /** Reports at most once per `intervalMs` (the first item at once), so a fast stream sends few notifications. */
-export function throttledProgress(report: ProgressReporter, intervalMs = 250, now: () => number = Date.now): ProgressReporter {
+export function throttledProgress(
+  report: ProgressReporter,
+  intervalMs = 250,
+  now: () => number = Date.now,
+): ProgressReporter {
   let last = Number.NEGATIVE_INFINITY;
   return (done, message) => {
     const at = now();

@@ -47,7 +47,11 @@ function reason(e: unknown): string {
  * rest and returns the first page of the complete artifact; if the work breaks off after the
  * artifact was started, the artifact ends with that line and the call fails with the cause.
  */
-export async function streamResult<T, Small>(pager: ResultPager<T>, stream: ResultStream<Small>, options: { readonly untilEnd?: boolean } = {}): Promise<Small | Paged<T>> {
+export async function streamResult<T, Small>(
+  pager: ResultPager<T>,
+  stream: ResultStream<Small>,
+  options: { readonly untilEnd?: boolean } = {},
+): Promise<Small | Paged<T>> {
   /** The last line of an artifact whose producing broke off with `e`: cut by the store (whatever its producer then threw), or broken off. */
   const brokeOff = (e: unknown): string => {
     const cut = pager.cut;
@@ -68,7 +72,10 @@ export async function streamResult<T, Small>(pager: ResultPager<T>, stream: Resu
   try {
     ended = await stream.pull(options.untilEnd !== true);
   } catch (e) {
-    if (options.untilEnd && pager.overflowed) await pager.complete([brokeOff(e)]).catch((f: unknown) => stream.warn(`A result artifact could not be completed: ${reason(f)}`));
+    if (options.untilEnd && pager.overflowed)
+      await pager
+        .complete([brokeOff(e)])
+        .catch((f: unknown) => stream.warn(`A result artifact could not be completed: ${reason(f)}`));
     else await pager.discard();
     throw e;
   }
@@ -92,7 +99,9 @@ export async function streamResult<T, Small>(pager: ResultPager<T>, stream: Resu
     } catch (e) {
       trailer = [brokeOff(e)];
     }
-    await pager.complete(trailer).catch((e: unknown) => stream.warn(`A result artifact could not be completed: ${reason(e)}`));
+    await pager
+      .complete(trailer)
+      .catch((e: unknown) => stream.warn(`A result artifact could not be completed: ${reason(e)}`));
   })();
   try {
     return await pager.page(stream.summary(false));

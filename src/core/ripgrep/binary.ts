@@ -10,7 +10,13 @@ export interface RipgrepLocation {
 // that package's folder on disk (walking up node_modules the way Node would) keeps the lookup working
 // inside a CommonJS bundle, where the ESM entry cannot be required.
 function fromPackage(startDir: string): string | undefined {
-  const relative = nodePath.join('node_modules', '@vscode', `ripgrep-${process.platform}-${process.arch}`, 'bin', process.platform === 'win32' ? 'rg.exe' : 'rg');
+  const relative = nodePath.join(
+    'node_modules',
+    '@vscode',
+    `ripgrep-${process.platform}-${process.arch}`,
+    'bin',
+    process.platform === 'win32' ? 'rg.exe' : 'rg',
+  );
   for (let dir = nodePath.resolve(startDir); ; dir = nodePath.dirname(dir)) {
     const candidate = nodePath.join(dir, relative);
     if (existsSync(candidate)) return candidate;
@@ -50,7 +56,9 @@ function fromPath(): string | undefined {
 }
 
 /** Finds ripgrep: the bundled package, else VS Code's own copy, else PATH. */
-export function locateRipgrep(options: { readonly startDir?: string; readonly vscodeAppRoot?: string } = {}): RipgrepLocation | undefined {
+export function locateRipgrep(
+  options: { readonly startDir?: string; readonly vscodeAppRoot?: string } = {},
+): RipgrepLocation | undefined {
   const packaged = fromPackage(options.startDir ?? (typeof __dirname === 'string' ? __dirname : process.cwd()));
   if (packaged) return { path: packaged, source: 'package' };
   const shipped = options.vscodeAppRoot ? vscodeRipgrep(options.vscodeAppRoot) : undefined;

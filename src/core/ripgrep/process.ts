@@ -56,7 +56,14 @@ function startRipgrep(rgPath: string, args: readonly string[], options: RipgrepR
   const env = { ...process.env };
   delete env['RIPGREP_CONFIG_PATH'];
   // stdin is the null device: given a readable stdin and no path, ripgrep would search stdin instead of cwd.
-  const child = spawnWithSmallReads(() => spawn(rgPath, args, { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true }));
+  const child = spawnWithSmallReads(() =>
+    spawn(rgPath, args, {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    }),
+  );
   let stderr = '';
   let stderrBytes = 0;
   child.stderr.on('data', (chunk: Buffer) => {
@@ -65,26 +72,43 @@ function startRipgrep(rgPath: string, args: readonly string[], options: RipgrepR
     stderrBytes += chunk.length;
   });
   let done = false;
-  const kill = (): void => { if (!done && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  const kill = (): void => {
+    if (!done && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
   const { signal } = options;
   signal?.addEventListener('abort', kill, { once: true });
   const exited = new Promise<RipgrepExit>((resolve) => {
-    const end = (exit: RipgrepExit): void => { done = true; signal?.removeEventListener('abort', kill); resolve(exit); };
+    const end = (exit: RipgrepExit): void => {
+      done = true;
+      signal?.removeEventListener('abort', kill);
+      resolve(exit);
+    };
     child.once('error', (error) => {
       // A spawn failure emits 'error' and may never emit 'close'.
       if (child.pid === undefined) end({ code: null, signal: null, stderr, spawnError: error });
     });
-    child.once('close', (code, exitSignal) => { end({ code, signal: exitSignal, stderr }); });
+    child.once('close', (code, exitSignal) => {
+      end({ code, signal: exitSignal, stderr });
+    });
   });
   if (signal?.aborted) kill();
   let ended = false;
   let wake: (() => void) | undefined;
-  child.once('exit', () => { ended = true; wake?.(); });
+  child.once('exit', () => {
+    ended = true;
+    wake?.();
+  });
   // Until ripgrep exits; then what is left in the pipe is read at once.
-  const pause = (): Promise<void> => (ended ? Promise.resolve() : new Promise((resolve) => {
-    const timer = setTimeout(resolve, COALESCE_MS);
-    wake = () => { clearTimeout(timer); resolve(); };
-  }));
+  const pause = (): Promise<void> =>
+    ended
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const timer = setTimeout(resolve, COALESCE_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
   return { stdout: coalesced(child.stdout, pause), exited, stderrSoFar: () => stderr, kill };
 }
 

@@ -34,7 +34,11 @@ export interface SearchRun {
   readonly finds: 'lines' | 'paths';
   readonly limit: number | undefined;
   /** Runs the backend's query over the gated, resolved scopes; `signal` stops it. */
-  readonly query: (search: SandboxSearch, scopes: readonly SearchScope[], signal: AbortSignal) => AsyncIterable<SearchBatch>;
+  readonly query: (
+    search: SandboxSearch,
+    scopes: readonly SearchScope[],
+    signal: AbortSignal,
+  ) => AsyncIterable<SearchBatch>;
   /** The zero-results note: what might have hidden matches. */
   readonly emptyNote: string;
   /** The thing `limit` counts, singular and plural: ["matching line", "matching lines"]. */
@@ -70,13 +74,28 @@ export interface SearchCall extends StreamingCall {
 
 export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<SearchOutput> {
   const search = ctx.search;
-  if (!search) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} is not available: this workspace has no search backend.`, `Use list_directory instead.`);
+  if (!search)
+    throw new SandboxError(
+      'E_SANDBOX_UNSUPPORTED',
+      `${spec.tool} is not available: this workspace has no search backend.`,
+      `Use list_directory instead.`,
+    );
   const scopes: SearchScope[] = [];
   for (const target of ctx.targets) {
     const resolved = await ctx.resolve(target);
-    if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `Check the folder with list_directory or find_files; paths are relative to the workspace folder.`);
+    if (!resolved.exists)
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `"${target.display}" does not exist.`,
+        `Check the folder with list_directory or find_files; paths are relative to the workspace folder.`,
+      );
     const cwd = ctx.fs.rootLocalPath(resolved);
-    if (cwd === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk.`, `Use list_directory instead.`);
+    if (cwd === undefined)
+      throw new SandboxError(
+        'E_SANDBOX_UNSUPPORTED',
+        `${spec.tool} cannot search "${target.root.name}": the folder is not on the local disk.`,
+        `Use list_directory instead.`,
+      );
     // The real path (not the lexical one): a link inside the workspace must not carry the search past rules anchored at its real place.
     scopes.push({ folder: target.root.name, cwd, path: resolved.realRel });
   }
@@ -85,7 +104,15 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
   const folderOrder = new Map(ctx.roots.map((root, i) => [root.name, i]));
   // The search runs on past the call's return when its result overflows a page: the store stops it if it goes first.
   const stop = new AbortController();
-  const pager = new ResultPager<Held>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label: spec.label, source: ctx.targets[0]!, render: renderHeld, stop: () => stop.abort() });
+  const pager = new ResultPager<Held>({
+    store: ctx.artifacts,
+    budget: ctx.page,
+    ...(ctx.progress ? { progress: ctx.progress } : {}),
+    label: spec.label,
+    source: ctx.targets[0]!,
+    render: renderHeld,
+    stop: () => stop.abort(),
+  });
   const batches = spec.query(search, scopes, AbortSignal.any([ctx.signal, stop.signal]))[Symbol.asyncIterator]();
   // Results arrive file by file: a file's display path is built once.
   let lastFolder: string | undefined;
@@ -118,8 +145,12 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
       const line = matchLine(frame.line, frame.text, frame.cut);
       return pager.addText(newFile ? `${lastDisplay}\n${line}` : line);
     }
-    const hit: SearchHit = frame.kind === 'path' ? { kind: 'path', path: lastDisplay }
-      : frame.cut ? { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text, cut: true } : { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text };
+    const hit: SearchHit =
+      frame.kind === 'path'
+        ? { kind: 'path', path: lastDisplay }
+        : frame.cut
+          ? { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text, cut: true }
+          : { kind: 'match', path: lastDisplay, line: frame.line, text: frame.text };
     return pager.add({ hit, order, rel: frame.path });
   };
 
@@ -127,7 +158,12 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
     for (;;) {
       while (at < batch.length) {
         const frame = batch[at++]!;
-        if (terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted.`, `Retry once; if it fails again, tell the user.`);
+        if (terminal)
+          throw new SandboxError(
+            'E_SANDBOX_IO',
+            `The search backend sent a frame after its final one; the results of ${spec.tool} cannot be trusted.`,
+            `Retry once; if it fails again, tell the user.`,
+          );
         switch (frame.kind) {
           case 'match':
           case 'path': {
@@ -138,11 +174,25 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
             }
             break;
           }
-          case 'note': notes.push(frame.path === undefined ? { kind: 'note', message: frame.message } : { kind: 'note', message: frame.message, path: displayOf(frame.folder, frame.path, multiRoot) }); break;
+          case 'note':
+            notes.push(
+              frame.path === undefined
+                ? { kind: 'note', message: frame.message }
+                : { kind: 'note', message: frame.message, path: displayOf(frame.folder, frame.path, multiRoot) },
+            );
+            break;
           case 'limit':
-            if (spec.limit === undefined) throw new SandboxError('E_SANDBOX_IO', `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete.`, `Tell the user.`);
-            terminal = frame; break;
-          case 'done': terminal = frame; break;
+            if (spec.limit === undefined)
+              throw new SandboxError(
+                'E_SANDBOX_IO',
+                `The search backend cut the results of ${spec.tool} at ${frame.limit} although no limit was given; the results are incomplete.`,
+                `Tell the user.`,
+              );
+            terminal = frame;
+            break;
+          case 'done':
+            terminal = frame;
+            break;
         }
       }
       const next = await batches.next();
@@ -150,13 +200,22 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
       batch = next.value;
       at = 0;
     }
-    if (!terminal) throw new SandboxError('E_SANDBOX_IO', `The search backend ended ${spec.tool} without saying whether the results are complete.`, `Retry once; if it fails again, tell the user.`);
+    if (!terminal)
+      throw new SandboxError(
+        'E_SANDBOX_IO',
+        `The search backend ended ${spec.tool} without saying whether the results are complete.`,
+        `Retry once; if it fails again, tell the user.`,
+      );
     if (terminal.kind === 'limit') {
-      notes.push({ kind: 'note', message: `Result limited to ${terminal.limit} ${terminal.limit === 1 ? one : many}; more exist. Call again with a larger limit (now ${terminal.limit}) to see more, or narrow the search.` });
+      notes.push({
+        kind: 'note',
+        message: `Result limited to ${terminal.limit} ${terminal.limit === 1 ? one : many}; more exist. Call again with a larger limit (now ${terminal.limit}) to see more, or narrow the search.`,
+      });
     }
     return true;
   };
-  const counted = (): string => `${plural(found, one, many)}${spec.finds === 'lines' ? ` in ${plural(files, 'file', 'files')}` : ''}`;
+  const counted = (): string =>
+    `${plural(found, one, many)}${spec.finds === 'lines' ? ` in ${plural(files, 'file', 'files')}` : ''}`;
 
   const output = await streamResult<Held, SearchResult>(pager, {
     pull,
@@ -171,29 +230,52 @@ export async function runSearch(ctx: SearchCall, spec: SearchRun): Promise<Searc
       await pager.overflow(sorted);
       return undefined;
     },
-    summary: (final) => (final ? `${counted()}${terminal?.kind === 'limit' ? ' (limited)' : ''}` : `${counted()} so far`),
-    trailer: () => [...renderNotes(notes), terminal?.kind === 'limit' ? `limit ${terminal.limit} reached (${counted()}; more exist)` : `done complete (${counted()})`],
+    summary: (final) =>
+      final ? `${counted()}${terminal?.kind === 'limit' ? ' (limited)' : ''}` : `${counted()} so far`,
+    trailer: () => [
+      ...renderNotes(notes),
+      terminal?.kind === 'limit'
+        ? `limit ${terminal.limit} reached (${counted()}; more exist)`
+        : `done complete (${counted()})`,
+    ],
     brokeOff: (why) => `incomplete: ${why} after ${counted()}; the lines above are all that was found`,
-    cutOff: (why) => `cut: ${why}, so the search was stopped after ${counted()}; the lines above are those that fit. Narrow the search (a path, a glob, a limit), or ask the user to raise the artifact budget.`,
+    cutOff: (why) =>
+      `cut: ${why}, so the search was stopped after ${counted()}; the lines above are those that fit. Narrow the search (a path, a glob, a limit), or ask the user to raise the artifact budget.`,
     // A session that ends while its result is still written stops it on purpose: nothing to report.
-    warn: (message) => { if (!stop.signal.aborted) ctx.log.warn(message); },
+    warn: (message) => {
+      if (!stop.signal.aborted) ctx.log.warn(message);
+    },
   });
   return isPaged<Held>(output) ? { ...output, page: output.page.map((h) => h.hit) } : output;
 }
 
 /** What may have hidden matches, for the zero-results note. Names no protected path. */
-export function hiddenBy(options: { hidden?: boolean | undefined; noIgnore?: boolean | undefined; maxDepth?: number | undefined; globs?: readonly string[] }): string {
+export function hiddenBy(options: {
+  hidden?: boolean | undefined;
+  noIgnore?: boolean | undefined;
+  maxDepth?: number | undefined;
+  globs?: readonly string[];
+}): string {
   const reasons: string[] = [];
   if (!options.hidden) reasons.push('dot-prefixed files and folders were skipped (pass hidden: true)');
-  if (!options.noIgnore) reasons.push('files excluded by .gitignore and similar files were skipped (pass no_ignore: true)');
-  if (options.maxDepth !== undefined) reasons.push(`only ${options.maxDepth} folder level${options.maxDepth === 1 ? '' : 's'} deep were searched (raise or omit max_depth)`);
-  if (options.globs && options.globs.length > 0) reasons.push(`only files matching ${options.globs.map((g) => JSON.stringify(g)).join(', ')} were searched`);
-  reasons.push('paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched');
+  if (!options.noIgnore)
+    reasons.push('files excluded by .gitignore and similar files were skipped (pass no_ignore: true)');
+  if (options.maxDepth !== undefined)
+    reasons.push(
+      `only ${options.maxDepth} folder level${options.maxDepth === 1 ? '' : 's'} deep were searched (raise or omit max_depth)`,
+    );
+  if (options.globs && options.globs.length > 0)
+    reasons.push(`only files matching ${options.globs.map((g) => JSON.stringify(g)).join(', ')} were searched`);
+  reasons.push(
+    'paths that the workspace rules in force protect (secrets such as environment files and keys, and denied paths) are never searched',
+  );
   return reasons.join('; ');
 }
 
 function renderNotes(frames: readonly ResultFrame[]): string[] {
-  return frames.flatMap((f) => (f.kind === 'note' ? [`Note: ${f.path !== undefined ? `${f.path}: ` : ''}${f.message}`] : []));
+  return frames.flatMap((f) =>
+    f.kind === 'note' ? [`Note: ${f.path !== undefined ? `${f.path}: ` : ''}${f.message}`] : [],
+  );
 }
 
 /** A hit's lines: a path alone, or a matching line under its file's path when the file changes. */
@@ -227,7 +309,12 @@ export function renderMatches(output: SearchOutput): string {
   const limited = frames.some((f) => f.kind === 'limit');
   // (No spread of `body` into a call: a huge result would overflow the argument limit.)
   // One whole hit speaks for itself; a count helps from two on.
-  const head = count > 1 || limited ? [`${plural(count, 'matching line', 'matching lines')} in ${plural(files, 'file', 'files')}${limited ? ' (limited)' : ''}:`] : [];
+  const head =
+    count > 1 || limited
+      ? [
+          `${plural(count, 'matching line', 'matching lines')} in ${plural(files, 'file', 'files')}${limited ? ' (limited)' : ''}:`,
+        ]
+      : [];
   return head.concat(body, renderNotes(frames)).join('\n');
 }
 

@@ -84,12 +84,21 @@ function pathArgs(scopePath: string): string[] {
  * `--json`: ripgrep's JSON printer ignores `--max-columns`, so a minified file would stream its
  * whole line through the pipe.
  */
-export function contentArgs(query: ContentQuery, exclusions: readonly string[], scopePath: string, place: SearchPlace = RULES_ABOVE): string[] {
+export function contentArgs(
+  query: ContentQuery,
+  exclusions: readonly string[],
+  scopePath: string,
+  place: SearchPlace = RULES_ABOVE,
+): string[] {
   const iglobs = query.iglobs ?? [];
   return [
     ...COMMON,
-    '--no-heading', '--with-filename', '--line-number', '--null',
-    `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview',
+    '--no-heading',
+    '--with-filename',
+    '--line-number',
+    '--null',
+    `--max-columns=${MAX_COLUMNS}`,
+    '--max-columns-preview',
     query.ignoreCase ? '--ignore-case' : '--case-sensitive',
     ...(query.literal ? ['--fixed-strings'] : []),
     ...traversalArgs(query, place),
@@ -122,20 +131,27 @@ export function walkThreads(narrowed: boolean, cores: number = CORES): number | 
 }
 
 /** The flag for `threads`, or none for ripgrep's default. */
-export const threadArgs = (threads: number | undefined): string[] => (threads === undefined ? [] : [`--threads=${threads}`]);
+export const threadArgs = (threads: number | undefined): string[] =>
+  threads === undefined ? [] : [`--threads=${threads}`];
 
 /**
  * Path listing: `--files`, NUL-separated. The caller's glob is not passed: it is matched on each
  * listed path (see `compileGlob`), so it narrows the walk without re-including hidden or ignored files.
  */
-export function pathArgsFor(query: PathQuery, exclusions: readonly string[], scopePath: string, place: SearchPlace = RULES_ABOVE): string[] {
+export function pathArgsFor(
+  query: PathQuery,
+  exclusions: readonly string[],
+  scopePath: string,
+  place: SearchPlace = RULES_ABOVE,
+): string[] {
   const prefilter = prefilterArgs(query);
   // `--glob=!.*` prunes every dot-prefixed folder below the scope, and the exclusions of such folders
   // with it; a scope that is itself inside one keeps them all.
   const dotsPruned = prefilter.includes(NO_DOT_NAMES) && !hasDotSegment(scopePath);
   return [
     ...COMMON,
-    '--files', '--null',
+    '--files',
+    '--null',
     ...threadArgs(walkThreads(prefilter.length > 0)),
     ...prefilter,
     ...traversalArgs(query, place),

@@ -14,7 +14,10 @@ import { backtrackSafeGlob, compileRegex } from '../glob/linear.ts';
  * against the real `rg -g` pin this translation. The RegExp runs on a linear-time engine unless the
  * glob is too simple to backtrack (see `compileRegex`).
  */
-export function compileGlob(glob: string, options: { readonly caseInsensitive?: boolean; readonly argument?: string } = {}): GlobMatcher {
+export function compileGlob(
+  glob: string,
+  options: { readonly caseInsensitive?: boolean; readonly argument?: string } = {},
+): GlobMatcher {
   const argument = options.argument ?? 'glob';
   let body = glob;
   const negated = body.startsWith('!');
@@ -23,10 +26,18 @@ export function compileGlob(glob: string, options: { readonly caseInsensitive?: 
   if (anchored) body = body.slice(1);
   const foldersOnly = body.endsWith('/');
   if (foldersOnly) body = body.slice(0, -1);
-  if (body === '') throw invalidInput(`The ${argument} ${JSON.stringify(glob)} has no pattern left after its "!" or "/".`, `Give a pattern such as "*.ts".`);
+  if (body === '')
+    throw invalidInput(
+      `The ${argument} ${JSON.stringify(glob)} has no pattern left after its "!" or "/".`,
+      `Give a pattern such as "*.ts".`,
+    );
   const wholePath = anchored || body.includes('/');
   const source = `^${wholePath ? '' : '(?:.*/)?'}${translate(body, glob, argument)}$`;
-  const test = compileRegex(source, { ignoreCase: options.caseInsensitive === true, dotAll: true, backtrackSafe: backtrackSafeGlob(body) });
+  const test = compileRegex(source, {
+    ignoreCase: options.caseInsensitive === true,
+    dotAll: true,
+    backtrackSafe: backtrackSafeGlob(body),
+  });
   // A positive glob selects files only (ripgrep does not extend it to what a matching folder holds).
   if (!negated) return (relPath) => !foldersOnly && test(relPath);
   // A negated glob is an ignore rule: it also drops everything inside a folder it matches, counting
@@ -45,7 +56,10 @@ export function compileGlob(glob: string, options: { readonly caseInsensitive?: 
 export type GlobMatcher = (relPath: string, searched?: string) => boolean;
 
 function bad(glob: string, argument: string, why: string): Error {
-  return invalidInput(`The ${argument} ${JSON.stringify(glob)} is not valid: ${why}.`, `Fix it and call again (escape a literal character with "\\").`);
+  return invalidInput(
+    `The ${argument} ${JSON.stringify(glob)} is not valid: ${why}.`,
+    `Fix it and call again (escape a literal character with "\\").`,
+  );
 }
 
 function escapeChar(c: string): string {
@@ -65,13 +79,26 @@ function translate(body: string, glob: string, argument: string): string {
         i++;
         break;
       }
-      case '?': out += '[^/]'; break;
+      case '?':
+        out += '[^/]';
+        break;
       case '*': {
-        if (body[i + 1] !== '*') { out += '[^/]*'; break; }
+        if (body[i + 1] !== '*') {
+          out += '[^/]*';
+          break;
+        }
         const atStart = i === 0 || body[i - 1] === '/';
         const after = body[i + 2];
-        if (!atStart || (after !== undefined && after !== '/')) { out += '[^/]*'; i++; break; } // "a**b" acts as "*"
-        if (after === undefined) { out += '.*'; i++; break; } // a trailing "**": everything below
+        if (!atStart || (after !== undefined && after !== '/')) {
+          out += '[^/]*';
+          i++;
+          break;
+        } // "a**b" acts as "*"
+        if (after === undefined) {
+          out += '.*';
+          i++;
+          break;
+        } // a trailing "**": everything below
         out += '(?:.*/)?'; // "**/": any folders, possibly none
         i += 2;
         break;
@@ -81,7 +108,10 @@ function translate(body: string, glob: string, argument: string): string {
         if (close === -1) throw bad(glob, argument, 'a "[" has no closing "]"');
         let inner = body.slice(i + 1, close);
         let negate = false;
-        if (inner.startsWith('!') || inner.startsWith('^')) { negate = true; inner = inner.slice(1); }
+        if (inner.startsWith('!') || inner.startsWith('^')) {
+          negate = true;
+          inner = inner.slice(1);
+        }
         out += `[${negate ? '^' : ''}${inner.replace(/\\/g, '\\\\').replace(/\]/g, '\\]').replace(/\[/g, '\\[')}]`;
         i = close;
         break;
@@ -95,8 +125,11 @@ function translate(body: string, glob: string, argument: string): string {
         alternation--;
         out += ')';
         break;
-      case ',': out += alternation > 0 ? '|' : ','; break;
-      default: out += escapeChar(c);
+      case ',':
+        out += alternation > 0 ? '|' : ',';
+        break;
+      default:
+        out += escapeChar(c);
     }
   }
   if (alternation > 0) throw bad(glob, argument, 'a "{" has no closing "}"');

@@ -100,7 +100,9 @@ export class ContentParser {
 
 function startsWithPathColon(segment: Buffer, path: Buffer): boolean {
   if (path.length === 0 || segment.length < path.length + 2) return false;
-  return segment.subarray(0, path.length).equals(path) && segment[path.length] === COLON && segment[path.length + 1] === 0x20;
+  return (
+    segment.subarray(0, path.length).equals(path) && segment[path.length] === COLON && segment[path.length + 1] === 0x20
+  );
 }
 
 /** Splits `rg --files --null` output, fed in arbitrary chunks, into paths. */

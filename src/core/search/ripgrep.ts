@@ -1,7 +1,18 @@
 import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput } from '../errors.ts';
-import type { ContentQuery, MatchFrame, NoteFrame, PathFrame, PathQuery, SandboxSearch, SearchBatch, SearchFrame, SearchQueryBase, SearchScope } from './port.ts';
+import type {
+  ContentQuery,
+  MatchFrame,
+  NoteFrame,
+  PathFrame,
+  PathQuery,
+  SandboxSearch,
+  SearchBatch,
+  SearchFrame,
+  SearchQueryBase,
+  SearchScope,
+} from './port.ts';
 import { ignoreRulesAbove } from './ignore-parents.ts';
 import { contentArgs, pathArgsFor, type SearchPlace } from './ripgrep-args.ts';
 import { compileGlob } from './ripgrep-glob.ts';
@@ -23,9 +34,14 @@ export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
         args: (exclusions, scope, place) => contentArgs(query, exclusions, scope.path, place),
         parser: (scope) => {
           const parser = new ContentParser(scope.path);
-          return (chunk) => parser.push(chunk).map((r): ResultFrame => (r.cut
-            ? { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text, cut: true }
-            : { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text }));
+          return (chunk) =>
+            parser
+              .push(chunk)
+              .map((r): ResultFrame =>
+                r.cut
+                  ? { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text, cut: true }
+                  : { kind: 'match', folder: scope.folder, path: r.path, line: r.line, text: r.text },
+              );
         },
         callerGlobs: [...(query.globs ?? []), ...(query.iglobs ?? [])],
       });
@@ -34,7 +50,8 @@ export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
       checkQuery(query);
       // "*" and "**" select every file: no test per path (the monorepo's `find_files "*"`).
       const matchesGlob = MATCH_ALL.has(query.glob) ? () => true : compileGlob(query.glob);
-      const matchesIglob = query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
+      const matchesIglob =
+        query.iglob === undefined ? () => true : compileGlob(query.iglob, { caseInsensitive: true, argument: 'iglob' });
       return run(rg, query, {
         what: 'paths',
         args: (exclusions, scope, place) => pathArgsFor(query, exclusions, scope.path, place),
@@ -42,7 +59,9 @@ export function createRipgrepSearch(rg: Ripgrep): SandboxSearch {
           const splitter = new NulSplitter();
           return (chunk) => {
             const out: ResultFrame[] = [];
-            for (const path of splitter.push(chunk)) if (matchesGlob(path, scope.path) && matchesIglob(path, scope.path)) out.push({ kind: 'path', folder: scope.folder, path });
+            for (const path of splitter.push(chunk))
+              if (matchesGlob(path, scope.path) && matchesIglob(path, scope.path))
+                out.push({ kind: 'path', folder: scope.folder, path });
             return out;
           };
         },
@@ -58,9 +77,16 @@ const MATCH_ALL = new Set(['*', '**']);
 /** Defence in depth: the tools' schemas already rule these out, but a caller may reach the backend directly. */
 function checkQuery(query: SearchQueryBase): void {
   if (query.follow === true) {
-    throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'follow: true was refused: the ripgrep search backend does not follow symbolic links until its containment audit is done, because a followed link can lead the search outside the workspace. Search again without follow.', '');
+    throw new SandboxError(
+      'E_SANDBOX_UNSUPPORTED',
+      'follow: true was refused: the ripgrep search backend does not follow symbolic links until its containment audit is done, because a followed link can lead the search outside the workspace. Search again without follow.',
+      '',
+    );
   }
-  for (const [name, value] of [['limit', query.limit], ['max_depth', query.maxDepth]] as const) {
+  for (const [name, value] of [
+    ['limit', query.limit],
+    ['max_depth', query.maxDepth],
+  ] as const) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
       throw invalidInput(`${name} must be an integer >= 1 (got ${String(value)}); omit it for no bound.`, '');
     }
@@ -78,7 +104,11 @@ interface RunPlan {
   readonly callerGlobs: readonly string[];
 }
 
-async function* run(ripgrep: Ripgrep, query: SearchQueryBase, plan: RunPlan): AsyncGenerator<SearchBatch, void, undefined> {
+async function* run(
+  ripgrep: Ripgrep,
+  query: SearchQueryBase,
+  plan: RunPlan,
+): AsyncGenerator<SearchBatch, void, undefined> {
   const exclusions = query.policy.searchExclusions('read');
   const { limit, signal } = query;
   let emitted = 0;
@@ -88,11 +118,21 @@ async function* run(ripgrep: Ripgrep, query: SearchQueryBase, plan: RunPlan): As
     // Security: an explicit path is searched even when an exclusion glob matches it, so a protected
     // scope is skipped before ripgrep starts.
     if (visibility.hides(scope.path)) {
-      yield [{ kind: 'note', folder: scope.folder, path: scope.path, message: 'Skipped: a workspace rule protects this path, and search never reads protected paths (secrets such as environment files and keys, and denied paths). Open the file with open_file, which asks the user.' }];
+      yield [
+        {
+          kind: 'note',
+          folder: scope.folder,
+          path: scope.path,
+          message:
+            'Skipped: a workspace rule protects this path, and search never reads protected paths (secrets such as environment files and keys, and denied paths). Open the file with open_file, which asks the user.',
+        },
+      ];
       continue;
     }
     if (plan.what === 'paths') await requireFolder(scope);
-    const place: SearchPlace = { ignoreRulesAbove: query.noIgnore === true || ignoreRulesAbove(nodePath.join(scope.cwd, scope.path)) };
+    const place: SearchPlace = {
+      ignoreRulesAbove: query.noIgnore === true || ignoreRulesAbove(nodePath.join(scope.cwd, scope.path)),
+    };
     const rg = ripgrep.run(plan.args(exclusions, scope, place), { cwd: scope.cwd, signal });
     try {
       const parse = plan.parser(scope);
@@ -137,9 +177,17 @@ async function requireFolder(scope: SearchScope): Promise<void> {
   try {
     isFolder = (await fsp.stat(nodePath.join(scope.cwd, scope.path))).isDirectory();
   } catch {
-    throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${scope.path}" does not exist.`, `Check the folder with list_directory.`);
+    throw new SandboxError(
+      'E_SANDBOX_NOT_FOUND',
+      `"${scope.path}" does not exist.`,
+      `Check the folder with list_directory.`,
+    );
   }
-  if (!isFolder) throw invalidInput(`"${scope.path}" is a file, not a folder: find_files lists the files under a folder.`, `Give its folder as path, or open the file with open_file.`);
+  if (!isFolder)
+    throw invalidInput(
+      `"${scope.path}" is a file, not a folder: find_files lists the files under a folder.`,
+      `Give its folder as path, or open the file with open_file.`,
+    );
 }
 
 /** Unreadable paths named one by one; the rest are counted in one note. */
@@ -148,17 +196,36 @@ const MAX_UNREADABLE_NOTES = 20;
 const NOTHING_SEARCHED = /^(rg: )?No files were searched|^Running with --debug will show why files are being skipped/;
 
 /** Interprets ripgrep's exit: 0 and 1 are success (1 = nothing matched); 2 with only per-path read errors is a partial result. */
-function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibility: SearchVisibility, killedByUs: boolean, callerGlobs: readonly string[]): NoteFrame[] {
+function exitNotes(
+  rgPath: string,
+  exit: RipgrepExit,
+  scope: SearchScope,
+  visibility: SearchVisibility,
+  killedByUs: boolean,
+  callerGlobs: readonly string[],
+): NoteFrame[] {
   if (exit.spawnError) {
-    throw new SandboxError('E_SANDBOX_IO', `ripgrep could not be started (${rgPath}): ${exit.spawnError.message}. Search is unavailable; tell the user, and use list_directory meanwhile.`, '', { cause: exit.spawnError });
+    throw new SandboxError(
+      'E_SANDBOX_IO',
+      `ripgrep could not be started (${rgPath}): ${exit.spawnError.message}. Search is unavailable; tell the user, and use list_directory meanwhile.`,
+      '',
+      { cause: exit.spawnError },
+    );
   }
   const diagnostics = parseStderr(exit.stderr);
   // Security: a read error about a protected path is dropped, not narrated.
   const unreadable = diagnostics.unreadable.filter((u) => !visibility.hides(u.path));
-  const notes: NoteFrame[] = unreadable.slice(0, MAX_UNREADABLE_NOTES)
-    .map((u) => ({ kind: 'note', folder: scope.folder, path: u.path, message: `ripgrep could not read this path (${u.reason}); any results in it are missing.` }));
+  const notes: NoteFrame[] = unreadable.slice(0, MAX_UNREADABLE_NOTES).map((u) => ({
+    kind: 'note',
+    folder: scope.folder,
+    path: u.path,
+    message: `ripgrep could not read this path (${u.reason}); any results in it are missing.`,
+  }));
   if (unreadable.length > MAX_UNREADABLE_NOTES) {
-    notes.push({ kind: 'note', message: `ripgrep could not read ${unreadable.length - MAX_UNREADABLE_NOTES} more paths in "${scope.folder}"${exit.stderr.length >= STDERR_CAP ? ' (at least)' : ''}; results in them are missing.` });
+    notes.push({
+      kind: 'note',
+      message: `ripgrep could not read ${unreadable.length - MAX_UNREADABLE_NOTES} more paths in "${scope.folder}"${exit.stderr.length >= STDERR_CAP ? ' (at least)' : ''}; results in them are missing.`,
+    });
   }
   if (killedByUs || exit.code === 0 || exit.code === 1) return notes;
   const other = diagnostics.other.filter((line) => {
@@ -168,18 +235,36 @@ function exitNotes(rgPath: string, exit: RipgrepExit, scope: SearchScope, visibi
     return !(m && visibility.hides(normalizeRgPath(m[1]!)));
   });
   if (exit.code === 2 && other.length === 0) return notes;
-  const said = other.map((l) => l.replace(/^rg: /, '')).join('\n').trim();
+  const said = other
+    .map((l) => l.replace(/^rg: /, ''))
+    .join('\n')
+    .trim();
   if (exit.code === 2 && rejectsPattern(said)) {
-    throw invalidInput(`The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`, '');
+    throw invalidInput(
+      `The pattern is not a valid regular expression; ripgrep says:\n${said}\nFix the pattern, or pass literal: true to search for the text as written.`,
+      '',
+    );
   }
   const glob = /error parsing glob '(.*?)'/.exec(said);
   if (exit.code === 2 && glob) {
     const bad = glob[1]!;
     if (callerGlobs.some((g) => g === bad || g === `!${bad}` || g.replace(/^!/, '') === bad)) {
-      throw invalidInput(`The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}.`, `Fix the glob and call again.`);
+      throw invalidInput(
+        `The glob ${JSON.stringify(bad)} is not valid; ripgrep says: ${said}.`,
+        `Fix the glob and call again.`,
+      );
     }
-    throw new SandboxError('E_SANDBOX_IO', 'One of the workspace rules is not a glob ripgrep accepts, so search cannot run safely.', 'Tell the user to check the rules.');
+    throw new SandboxError(
+      'E_SANDBOX_IO',
+      'One of the workspace rules is not a glob ripgrep accepts, so search cannot run safely.',
+      'Tell the user to check the rules.',
+    );
   }
-  const how = exit.code === null ? `was stopped by signal ${exit.signal ?? 'unknown'}` : `failed with exit code ${exit.code}`;
-  throw new SandboxError('E_SANDBOX_IO', `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}.`, `Retry once; if it fails again, tell the user.`);
+  const how =
+    exit.code === null ? `was stopped by signal ${exit.signal ?? 'unknown'}` : `failed with exit code ${exit.code}`;
+  throw new SandboxError(
+    'E_SANDBOX_IO',
+    `ripgrep ${how}${said ? `; it says: ${said.slice(0, 500)}` : ''}.`,
+    `Retry once; if it fails again, tell the user.`,
+  );
 }

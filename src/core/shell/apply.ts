@@ -48,8 +48,15 @@ export function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly Wo
 }
 
 const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
-  entry.kind === 'file' ? 'write' : entry.kind === 'delete' ? 'delete' : entry.kind === 'link' ? 'link' : entry.kind === 'special' ? 'special' : 'folder';
-
+  entry.kind === 'file'
+    ? 'write'
+    : entry.kind === 'delete'
+      ? 'delete'
+      : entry.kind === 'link'
+        ? 'link'
+        : entry.kind === 'special'
+          ? 'special'
+          : 'folder';
 
 /**
  * Applies what a command's change set may apply (in order: removals first), stages the rest as
@@ -58,7 +65,10 @@ const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
  * applied are put back and every file of the set is staged instead, saying why. New folders of
  * many files (an install's `node_modules`, a build's output) are moved in whole (`wholeTrees`).
  */
-export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
+export async function applyChanges(
+  ctx: ApplyContext,
+  changes: readonly JudgedChange[],
+): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
   const outcomes: ChangeOutcome[] = [];
   const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
   const inTree = new Set(trees.flatMap((t) => t.members));
@@ -73,40 +83,85 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
   const applyOne = async (i: number): Promise<void> => {
     const { entry, path, verdict: judged } = changes[i]!;
     const isFile = entry.kind === 'file' || entry.kind === 'delete';
-    const verdict = stopped !== undefined && judged.action === 'apply' ? (isFile ? { action: 'stage' as const, why: stopped } : { action: 'hold' as const, why: stopped }) : judged;
+    const verdict =
+      stopped !== undefined && judged.action === 'apply'
+        ? isFile
+          ? { action: 'stage' as const, why: stopped }
+          : { action: 'hold' as const, why: stopped }
+        : judged;
     if (verdict.action === 'skip') return;
     const base = { path: path.display, kind: kindOf(entry) };
-    if (verdict.action === 'hold') { outcomes.push({ ...base, action: 'held', why: verdict.why }); return; }
+    if (verdict.action === 'hold') {
+      outcomes.push({ ...base, action: 'held', why: verdict.why });
+      return;
+    }
     const gated = gatedPaths[i] ?? ctx.approveChangeSet?.([path])[0];
-    if (gated === undefined) { outcomes.push({ ...base, action: 'held', why: 'this host applies no change set' }); return; }
-    if (verdict.action === 'stage') { outcomes.push(await stage(ctx, entry, gated, verdict.why)); return; }
+    if (gated === undefined) {
+      outcomes.push({ ...base, action: 'held', why: 'this host applies no change set' });
+      return;
+    }
+    if (verdict.action === 'stage') {
+      outcomes.push(await stage(ctx, entry, gated, verdict.why));
+      return;
+    }
     try {
       switch (entry.kind) {
         case 'file': {
-          const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? { before: await readFileAt(ctx, gated, 'written'), after: new Uint8Array(await readFile(entry.from)) };
+          const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? {
+            before: await readFileAt(ctx, gated, 'written'),
+            after: new Uint8Array(await readFile(entry.from)),
+          };
           await writeInPlace(ctx, gated, bytes, entry.mode);
           done.push({ change: i, gated, kind: 'write', replaced, written: bytes, outcome: outcomes.length });
           break;
         }
         case 'delete': {
-          if (entry.below.type !== 'file') { outcomes.push({ ...base, action: 'held', why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove` }); return; }
+          if (entry.below.type !== 'file') {
+            outcomes.push({
+              ...base,
+              action: 'held',
+              why: `the command removed a ${entry.below.type === 'link' ? 'symbolic link' : 'special file'}, which a change set does not remove`,
+            });
+            return;
+          }
           const replaced = await removeFile(ctx, gated, undefined);
-          done.push({ change: i, gated, kind: 'delete', replaced, written: new Uint8Array(0), outcome: outcomes.length });
+          done.push({
+            change: i,
+            gated,
+            kind: 'delete',
+            replaced,
+            written: new Uint8Array(0),
+            outcome: outcomes.length,
+          });
           break;
         }
-        case 'mkdir': await makeFolder(ctx, gated); break;
-        case 'rmdir': await removeFolderIfEmpty(ctx, gated); break;
-        case 'link': await makeLink(ctx, gated, entry.target); break;
-        case 'special': break;
+        case 'mkdir':
+          await makeFolder(ctx, gated);
+          break;
+        case 'rmdir':
+          await removeFolderIfEmpty(ctx, gated);
+          break;
+        case 'link':
+          await makeLink(ctx, gated, entry.target);
+          break;
+        case 'special':
+          break;
       }
       outcomes.push({ ...base, action: 'applied' });
     } catch (e) {
       const failure = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
-      if (!isFile) { outcomes.push({ ...base, action: 'held', why: failure }); return; }
+      if (!isFile) {
+        outcomes.push({ ...base, action: 'held', why: failure });
+        return;
+      }
       failed = true;
       stopped = `"${path.display}" failed to apply (${e instanceof Error ? e.message : String(e)}), so the command's files were put back and staged instead`;
       outcomes.push(await stage(ctx, entry, gated, failure));
-      await putBackApplied(ctx, done, (applied) => stage(ctx, changes[applied.change]!.entry, applied.gated, stopped!).then((o) => { outcomes[applied.outcome] = o; }));
+      await putBackApplied(ctx, done, (applied) =>
+        stage(ctx, changes[applied.change]!.entry, applied.gated, stopped!).then((o) => {
+          outcomes[applied.outcome] = o;
+        }),
+      );
       done.length = 0;
     }
   };
@@ -115,15 +170,31 @@ export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedCh
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
-    if (failed) { outcomes.push({ path: top.path.display, kind: 'folder', action: 'held', why: `${stopped}; this new folder of ${tree.manifest.files} files was not moved in` }); continue; }
-    const moved = gated !== undefined && top.entry.kind === 'mkdir' && await moveTreeIn(ctx, gated, top.entry.from, tree.manifest);
+    if (failed) {
+      outcomes.push({
+        path: top.path.display,
+        kind: 'folder',
+        action: 'held',
+        why: `${stopped}; this new folder of ${tree.manifest.files} files was not moved in`,
+      });
+      continue;
+    }
+    const moved =
+      gated !== undefined &&
+      top.entry.kind === 'mkdir' &&
+      (await moveTreeIn(ctx, gated, top.entry.from, tree.manifest));
     if (!moved) {
       // Something took its place, or it lies on another filesystem: file by file, as any change.
       for (const i of tree.members) await applyOne(i);
       set = (await recordApplied(ctx, changes, done.splice(0), set)) ?? set;
       continue;
     }
-    const saved = ctx.saves.recordTree({ path: top.path, mediaId: 'run_shell_command', tree: moved, ...(set ? { set } : {}) });
+    const saved = ctx.saves.recordTree({
+      path: top.path,
+      mediaId: 'run_shell_command',
+      tree: moved,
+      ...(set ? { set } : {}),
+    });
     set ??= saved.id;
     for (const i of tree.members) {
       const { entry, path } = changes[i]!;
@@ -145,27 +216,49 @@ interface Applied {
 }
 
 /** Puts back what the set had applied (newest first: bytes restored, created files removed, deleted ones recreated), then `then` for each. */
-async function putBackApplied(ctx: ApplyContext, done: readonly Applied[], then: (applied: Applied) => Promise<void>): Promise<void> {
+async function putBackApplied(
+  ctx: ApplyContext,
+  done: readonly Applied[],
+  then: (applied: Applied) => Promise<void>,
+): Promise<void> {
   for (const applied of [...done].reverse()) {
     try {
       await putBack(ctx, applied.gated, applied.replaced?.bytes, applied.kind === 'delete', applied.replaced?.meta);
     } catch (e) {
-      ctx.log.warn(`Putting back "${applied.gated.display}" after a command's change set failed did not work: ${e instanceof Error ? e.message : String(e)}; the set's journal keeps what it held.`);
+      ctx.log.warn(
+        `Putting back "${applied.gated.display}" after a command's change set failed did not work: ${e instanceof Error ? e.message : String(e)}; the set's journal keeps what it held.`,
+      );
     }
     await then(applied);
   }
 }
 
 /** Records the files applied as one save set (joining `set` when given); its id. Failing to record never fails the command: the log says why. */
-async function recordApplied(ctx: ApplyContext, changes: readonly JudgedChange[], done: readonly Applied[], set?: string): Promise<string | undefined> {
+async function recordApplied(
+  ctx: ApplyContext,
+  changes: readonly JudgedChange[],
+  done: readonly Applied[],
+  set?: string,
+): Promise<string | undefined> {
   for (const applied of done) {
     const path = changes[applied.change]!.path;
     try {
       const counts = lineCountsOfUtf8(applied.replaced?.bytes ?? new Uint8Array(0), applied.written);
-      const saved = await ctx.saves.record({ path, mediaId: 'run_shell_command', replaced: applied.replaced?.bytes, replacedMeta: applied.replaced?.meta, written: applied.written, kind: applied.kind, ...(set ? { set } : {}), ...counts });
+      const saved = await ctx.saves.record({
+        path,
+        mediaId: 'run_shell_command',
+        replaced: applied.replaced?.bytes,
+        replacedMeta: applied.replaced?.meta,
+        written: applied.written,
+        kind: applied.kind,
+        ...(set ? { set } : {}),
+        ...counts,
+      });
       set ??= saved.id;
     } catch (e) {
-      ctx.log.warn(`A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`);
+      ctx.log.warn(
+        `A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
   return set;
@@ -177,34 +270,66 @@ async function recordApplied(ctx: ApplyContext, changes: readonly JudgedChange[]
  * or rolls back. Where it cannot be written, nothing is applied: `refused` says why, and the files
  * are staged instead.
  */
-async function journalFirst(ctx: ApplyContext, changes: readonly JudgedChange[], gated: readonly (GatedPath | undefined)[], skip: ReadonlySet<number>): Promise<{ readonly record?: JournalRecord; readonly refused?: string; readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }> }> {
+async function journalFirst(
+  ctx: ApplyContext,
+  changes: readonly JudgedChange[],
+  gated: readonly (GatedPath | undefined)[],
+  skip: ReadonlySet<number>,
+): Promise<{
+  readonly record?: JournalRecord;
+  readonly refused?: string;
+  readonly bytes: Map<number, { before: FileBytes | undefined; after: Uint8Array }>;
+}> {
   const bytes = new Map<number, { before: FileBytes | undefined; after: Uint8Array }>();
   const steps: PlannedStep[] = [];
   for (const [i, { entry, path, verdict }] of changes.entries()) {
     const at = gated[i];
-    if (verdict.action !== 'apply' || at === undefined || skip.has(i) || (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))) continue;
+    if (
+      verdict.action !== 'apply' ||
+      at === undefined ||
+      skip.has(i) ||
+      (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))
+    )
+      continue;
     try {
       const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
       const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
       bytes.set(i, { before, after });
-      steps.push({ path, kind: entry.kind === 'file' ? 'write' : 'delete', before, after: entry.kind === 'file' ? after : undefined });
+      steps.push({
+        path,
+        kind: entry.kind === 'file' ? 'write' : 'delete',
+        before,
+        after: entry.kind === 'file' ? after : undefined,
+      });
     } catch (e) {
-      return { refused: `"${path.display}" cannot be applied (${e instanceof Error ? e.message : String(e)}), so the command's files were staged instead`, bytes: new Map() };
+      return {
+        refused: `"${path.display}" cannot be applied (${e instanceof Error ? e.message : String(e)}), so the command's files were staged instead`,
+        bytes: new Map(),
+      };
     }
   }
   try {
     return steps.length === 0 ? { bytes } : { record: await ctx.journal.begin('save', steps), bytes };
   } catch (e) {
-    return { refused: `the change set could not be journaled before it was applied (${e instanceof Error ? e.message : String(e)}), so it was staged instead`, bytes: new Map() };
+    return {
+      refused: `the change set could not be journaled before it was applied (${e instanceof Error ? e.message : String(e)}), so it was staged instead`,
+      bytes: new Map(),
+    };
   }
 }
 
 /** The gated path of each change `include` names (the pipeline approves them in one call); undefined where the host applies no change set. */
-function gatedOf(ctx: ApplyContext, changes: readonly JudgedChange[], include: (i: number) => boolean): (GatedPath | undefined)[] {
+function gatedOf(
+  ctx: ApplyContext,
+  changes: readonly JudgedChange[],
+  include: (i: number) => boolean,
+): (GatedPath | undefined)[] {
   const wanted = [...changes.keys()].filter(include);
   const approved = ctx.approveChangeSet?.(wanted.map((i) => changes[i]!.path)) ?? [];
   const gated: (GatedPath | undefined)[] = [];
-  wanted.forEach((i, at) => { gated[i] = approved[at]; });
+  wanted.forEach((i, at) => {
+    gated[i] = approved[at];
+  });
   return gated;
 }
 
@@ -216,7 +341,10 @@ async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why:
     // Read as it is, not through the call's resolve: that would ask the person about a file they are about to review.
     const disk = await diskBytes(path, (size) => ctx.media.ensureRoom(path.display, size));
     const read = ctx.policy.decide(path.rel, 'read', path.root.localPath);
-    const taint = mediaTaint(path.display, read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined);
+    const taint = mediaTaint(
+      path.display,
+      read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined,
+    );
     let media;
     if (entry.kind === 'file') {
       ctx.media.ensureRoom(path.display, entry.size);
@@ -226,7 +354,11 @@ async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why:
     }
     return { ...base, action: 'staged', mediaId: media.id, why };
   } catch (e) {
-    return { ...base, action: 'held', why: `${why}; it could not be staged either (${e instanceof Error ? e.message : String(e)}), so nothing of it reached the workspace` };
+    return {
+      ...base,
+      action: 'held',
+      why: `${why}; it could not be staged either (${e instanceof Error ? e.message : String(e)}), so nothing of it reached the workspace`,
+    };
   }
 }
 
@@ -235,7 +367,10 @@ async function diskBytes(path: ModelPath, ensureRoom: (size: number) => void): P
   if (path.root.localPath === undefined) return undefined;
   let file;
   try {
-    file = await open(nodePath.join(path.root.localPath, ...path.rel.split('/')), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    file = await open(
+      nodePath.join(path.root.localPath, ...path.rel.split('/')),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch {
     return undefined;
   }
@@ -263,17 +398,25 @@ async function writeInPlace(ctx: ApplyContext, path: GatedPath, bytes: Uint8Arra
 async function makeFolder(ctx: ApplyContext, path: GatedPath): Promise<void> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (resolved.exists) {
-    if (resolved.checked?.type !== 'directory') throw refused(`"${path.display}" exists and is not a folder.`, 'Look at it.');
+    if (resolved.checked?.type !== 'directory')
+      throw refused(`"${path.display}" exists and is not a folder.`, 'Look at it.');
     return;
   }
   await inPinned(ctx, path, true, (address) => ctx.fs.mkdir(address));
 }
 
 /** The local path of `path`, when no link lies on the way to it (else a narrated refusal). */
-async function localOf(ctx: ApplyContext, path: GatedPath): Promise<{ readonly abs: string; readonly exists: boolean; readonly type: string | undefined }> {
+async function localOf(
+  ctx: ApplyContext,
+  path: GatedPath,
+): Promise<{ readonly abs: string; readonly exists: boolean; readonly type: string | undefined }> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   const root = resolved.realRoot ?? path.root.localPath;
-  if (root === undefined || resolved.realRel !== path.rel) throw refused(`"${path.display}" lies behind a symbolic link now, and a change set never goes through links.`, 'Look at the folder.');
+  if (root === undefined || resolved.realRel !== path.rel)
+    throw refused(
+      `"${path.display}" lies behind a symbolic link now, and a change set never goes through links.`,
+      'Look at the folder.',
+    );
   return { abs: nodePath.join(root, ...path.rel.split('/')), exists: resolved.exists, type: resolved.checked?.type };
 }
 

@@ -32,18 +32,52 @@ export interface ShellBoundary {
  * one created during the run is not readable either.
  */
 export const HOME_CREDENTIALS: readonly string[] = [
-  '.ssh', '.aws', '.azure', '.gnupg', '.kube', '.docker', '.config/gcloud', '.config/gh', '.config/hub',
-  '.config/op', '.config/doctl', '.config/git/credentials', '.oci', '.terraform.d', '.password-store', '.local/share/keyrings',
-  '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.netrc', '_netrc', '.pgpass', '.git-credentials', '.vault-token',
-  '.s3cfg', '.boto', '.dockercfg', '.m2/settings.xml', '.m2/settings-security.xml', '.cargo/credentials', '.cargo/credentials.toml',
-  '.gem/credentials', '.composer/auth.json', '.config/composer/auth.json', '.gradle/gradle.properties', '.bash_history', '.zsh_history',
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.gnupg',
+  '.kube',
+  '.docker',
+  '.config/gcloud',
+  '.config/gh',
+  '.config/hub',
+  '.config/op',
+  '.config/doctl',
+  '.config/git/credentials',
+  '.oci',
+  '.terraform.d',
+  '.password-store',
+  '.local/share/keyrings',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.netrc',
+  '_netrc',
+  '.pgpass',
+  '.git-credentials',
+  '.vault-token',
+  '.s3cfg',
+  '.boto',
+  '.dockercfg',
+  '.m2/settings.xml',
+  '.m2/settings-security.xml',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.gradle/gradle.properties',
+  '.bash_history',
+  '.zsh_history',
 ];
 
 /** What a command's change set always stages, `allow_protected_writes` or not: VS Code's settings, this extension's rules among them. */
 export const ALWAYS_REVIEWED: readonly string[] = ['.vscode'];
 
 /** Whether a workspace path is in `ALWAYS_REVIEWED`. */
-export const isAlwaysReviewed = (rel: string): boolean => ALWAYS_REVIEWED.some((kept) => rel === kept || rel.startsWith(`${kept}/`));
+export const isAlwaysReviewed = (rel: string): boolean =>
+  ALWAYS_REVIEWED.some((kept) => rel === kept || rel.startsWith(`${kept}/`));
 
 /** A folder's files as listed: `files` relative to it ("/"-separated), and a digest of the listing as it came (equal digests: the same files). */
 export interface TreeListing {
@@ -115,7 +149,11 @@ export class VerdictMemo {
   }
 
   /** What `secretInHistory` found for this git directory when its refs and index were as `key` says, under this policy. */
-  historyFor(gitDir: string, key: string | undefined, look: () => Promise<string | undefined>): Promise<string | undefined> {
+  historyFor(
+    gitDir: string,
+    key: string | undefined,
+    look: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
     const last = this.histories.get(gitDir);
     if (key !== undefined && last?.key === key) return Promise.resolve(last.secret);
     return look().then((secret) => {
@@ -138,7 +176,10 @@ export class VerdictMemo {
     let map = this.reads.get(folder);
     if (map === undefined) this.reads.set(folder, (map = new Map()));
     let verdict = map.get(rel);
-    if (verdict === undefined) { map.set(rel, (verdict = judge())); this.size++; }
+    if (verdict === undefined) {
+      map.set(rel, (verdict = judge()));
+      this.size++;
+    }
     return verdict;
   }
 }
@@ -152,7 +193,10 @@ const isProtective = (action: string): boolean => action === 'ask' || action ===
  * invalid, which nothing lifts.
  */
 export function writeVerdict(decision: PolicyDecision): WriteVerdict {
-  if (decision.action === 'ask') return decision.source === 'protected' || decision.source === 'user' || decision.source === 'workspace' ? 'protected' : 'closed';
+  if (decision.action === 'ask')
+    return decision.source === 'protected' || decision.source === 'user' || decision.source === 'workspace'
+      ? 'protected'
+      : 'closed';
   return decision.action === 'deny' ? 'closed' : 'open';
 }
 
@@ -177,14 +221,18 @@ function folderHits(judge: (rel: string) => boolean): (dir: string) => string | 
 /** One folder's files judged: the outermost unreadable path for each, and where its repositories are. */
 function judgeListing(folder: string, files: readonly string[], policy: Policy, memo: VerdictMemo): FolderHits {
   const denyRead = new Set<string>();
-  const unreadable = (rel: string): boolean => memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
+  const unreadable = (rel: string): boolean =>
+    memo.read(folder, rel, () => isProtective(policy.decide(rel, 'read', folder).action));
   const readHitOf = folderHits(unreadable);
   const gitEntries: string[] = [];
   for (const file of files) {
     const slash = file.lastIndexOf('/');
     const dir = slash === -1 ? '' : file.slice(0, slash);
     // A repository's HEAD shows where it is; git writes it, so it is not judged as a file.
-    if (file === GIT_HEAD || file.endsWith(`/${GIT_HEAD}`)) { gitEntries.push(nodePath.join(folder, dir)); continue; }
+    if (file === GIT_HEAD || file.endsWith(`/${GIT_HEAD}`)) {
+      gitEntries.push(nodePath.join(folder, dir));
+      continue;
+    }
     if (file === GIT_ENTRY || file.endsWith(`/${GIT_ENTRY}`)) gitEntries.push(nodePath.join(folder, file));
     const readHit = readHitOf(dir) ?? (unreadable(file) ? file : undefined);
     if (readHit !== undefined) denyRead.add(nodePath.join(folder, readHit));
@@ -201,7 +249,11 @@ function judgeListing(folder: string, files: readonly string[], policy: Policy, 
  */
 export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBoundary> {
   const { policy, home } = inputs;
-  const denyRead = new Set<string>([...systemDenies(process.platform), ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)), ...inputs.privateFolders]);
+  const denyRead = new Set<string>([
+    ...systemDenies(process.platform),
+    ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)),
+    ...inputs.privateFolders,
+  ]);
   const allowRead = new Set<string>([inputs.tempFolder, ...inputs.readFolders]);
   const gitEntries: string[] = [];
   const memo = inputs.memo ?? new VerdictMemo();
@@ -210,7 +262,10 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     const folder = root.localPath;
     if (folder === undefined) continue;
     // A folder opened at a protected place (~/.aws itself) is unreadable as a whole.
-    if (isProtective(policy.decide('', 'read', folder).action)) { denyRead.add(folder); continue; }
+    if (isProtective(policy.decide('', 'read', folder).action)) {
+      denyRead.add(folder);
+      continue;
+    }
     allowRead.add(folder);
     const listing = await inputs.list(folder, inputs.signal);
     // Security: the same files, judged by the same policy, give the same lists.
@@ -219,14 +274,21 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     for (const path of hits.denyRead) denyRead.add(path);
     gitEntries.push(...hits.gitEntries);
   }
-  const gitDirs = [...new Set([...await gitDirsOf(gitEntries), ...await gitDirsAround(inputs.roots.flatMap((r) => (r.localPath === undefined ? [] : [r.localPath])))])];
+  const gitDirs = [
+    ...new Set([
+      ...(await gitDirsOf(gitEntries)),
+      ...(await gitDirsAround(inputs.roots.flatMap((r) => (r.localPath === undefined ? [] : [r.localPath])))),
+    ]),
+  ];
   const hiddenHistories: { gitDir: string; secret: string }[] = [];
   for (const gitDir of gitDirs) {
     // A linked worktree keeps its objects in the repository it belongs to, which is judged itself.
     if (nodePath.basename(nodePath.dirname(gitDir)) === 'worktrees') continue;
     const top = nodePath.dirname(gitDir);
     const isSecret = (rel: string): boolean => isProtective(policy.decide(rel, 'read', top).action);
-    const secret = await memo.historyFor(gitDir, await historyKey(gitDir, inputs.path), () => secretInHistory(gitDir, isSecret, inputs.path));
+    const secret = await memo.historyFor(gitDir, await historyKey(gitDir, inputs.path), () =>
+      secretInHistory(gitDir, isSecret, inputs.path),
+    );
     if (secret === undefined) continue;
     hiddenHistories.push({ gitDir, secret });
     denyRead.add(nodePath.join(gitDir, 'objects'));
@@ -243,13 +305,21 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
 
 /** The globs whose files a confirmed `allow_protected_writes` lets a command's change set apply: the built-in protected list and the write rules that ask. */
 export function protectedWriteGlobs(policy: Policy): string[] {
-  const asking = [...policy.userRules, ...policy.workspaceRules].filter((rule) => rule.write === 'ask').map((rule) => rule.glob);
-  return [...new Set([...PROTECTED_GLOBS, ...asking])].filter((glob) => !ALWAYS_REVIEWED.some((kept) => glob === `**/${kept}/**` || glob === kept));
+  const asking = [...policy.userRules, ...policy.workspaceRules]
+    .filter((rule) => rule.write === 'ask')
+    .map((rule) => rule.glob);
+  return [...new Set([...PROTECTED_GLOBS, ...asking])].filter(
+    (glob) => !ALWAYS_REVIEWED.some((kept) => glob === `**/${kept}/**` || glob === kept),
+  );
 }
 
 /** What the boundary line is told by (a session's `ShellServices`). */
 interface BoundaryLineSource {
-  readonly host: { allowedDomains(): readonly string[]; readonly askHost?: unknown; readonly review?: () => 'protected' | 'all' };
+  readonly host: {
+    allowedDomains(): readonly string[];
+    readonly askHost?: unknown;
+    readonly review?: () => 'protected' | 'all';
+  };
   readonly hosts: { readonly remembered: readonly string[] };
 }
 
@@ -257,20 +327,40 @@ interface BoundaryLineSource {
  * The boundary line as the session's settings are now: the write roots (or workspace folders) by
  * their names, the hosts allowed by the settings and for this session, and the review mode.
  */
-export function boundaryLineOf(shell: BoundaryLineSource | undefined, writeRoots: readonly ModelPath[], allowProtectedWrites: boolean, layered?: boolean): string {
+export function boundaryLineOf(
+  shell: BoundaryLineSource | undefined,
+  writeRoots: readonly ModelPath[],
+  allowProtectedWrites: boolean,
+  layered?: boolean,
+): string {
   const shown = writeRoots.map((p) => (p.display === '.' || p.display === '' ? p.root.name : p.display));
   const hosts = [...new Set([...(shell?.host.allowedDomains() ?? []), ...(shell?.hosts.remembered ?? [])])];
-  return describeBoundary(shown, hosts, { allowProtectedWrites, asksHosts: shell?.host.askHost !== undefined, review: shell?.host.review?.() ?? 'protected', ...(layered !== undefined ? { layered } : {}) });
+  return describeBoundary(shown, hosts, {
+    allowProtectedWrites,
+    asksHosts: shell?.host.askHost !== undefined,
+    review: shell?.host.review?.() ?? 'protected',
+    ...(layered !== undefined ? { layered } : {}),
+  });
 }
 
 /** One line for the person: what the command can and cannot do. */
-export function describeBoundary(writeRoots: readonly string[], allowedDomains: readonly string[], options: { readonly allowProtectedWrites?: boolean; readonly asksHosts?: boolean; readonly review?: 'protected' | 'all'; readonly layered?: boolean } = {}): string {
+export function describeBoundary(
+  writeRoots: readonly string[],
+  allowedDomains: readonly string[],
+  options: {
+    readonly allowProtectedWrites?: boolean;
+    readonly asksHosts?: boolean;
+    readonly review?: 'protected' | 'all';
+    readonly layered?: boolean;
+  } = {},
+): string {
   const network = `${allowedDomains.length === 0 ? 'network off' : `network only to ${allowedDomains.join(', ')}`}${options.asksHosts ? ' (other hosts asked)' : ''}`;
   const where = writeRoots.length === 0 ? 'nowhere' : writeRoots.join(', ');
-  const writes = options.layered === false
-    ? `the workspace read-only (this machine has no copy-on-write layer; only a private temp folder is writable)`
-    : options.review === 'all'
-      ? `writes under ${where} staged for review when it ends`
-      : `writes under ${where} applied when it ends (undoable)${options.allowProtectedWrites ? `, protected files included but ${ALWAYS_REVIEWED.join(', ')}; links and git's own files staged for review` : ", protected files, links and git's own files staged for review"}`;
+  const writes =
+    options.layered === false
+      ? `the workspace read-only (this machine has no copy-on-write layer; only a private temp folder is writable)`
+      : options.review === 'all'
+        ? `writes under ${where} staged for review when it ends`
+        : `writes under ${where} applied when it ends (undoable)${options.allowProtectedWrites ? `, protected files included but ${ALWAYS_REVIEWED.join(', ')}; links and git's own files staged for review` : ", protected files, links and git's own files staged for review"}`;
   return `sandboxed: ${network}; reads only the workspace, system folders and toolchains (secrets unreadable); ${writes}`;
 }

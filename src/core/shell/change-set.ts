@@ -57,47 +57,88 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     for (const entry of entries) {
       const at = entry.rel.split('/').indexOf('.git');
       if (at === -1) continue;
-      const gitEntry = entry.rel.split('/').slice(0, at + 1).join('/');
-      if (!existed.has(gitEntry)) existed.set(gitEntry, await lstat(nodePath.join(folder.lower, gitEntry)).then(() => true, () => false));
+      const gitEntry = entry.rel
+        .split('/')
+        .slice(0, at + 1)
+        .join('/');
+      if (!existed.has(gitEntry))
+        existed.set(
+          gitEntry,
+          await lstat(nodePath.join(folder.lower, gitEntry)).then(
+            () => true,
+            () => false,
+          ),
+        );
     }
     const layerPlace = placeOf(folder.lower, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
-    const newTops = [...existed].filter(([, was]) => !was).map(([gitEntry]) => nodePath.join(folder.lower, ...nodePath.posix.dirname(gitEntry).split('/')));
+    const newTops = [...existed]
+      .filter(([, was]) => !was)
+      .map(([gitEntry]) => nodePath.join(folder.lower, ...nodePath.posix.dirname(gitEntry).split('/')));
     const gitNamed = await inputs.gitNamed(newTops);
     for (const entry of entries) {
       const place = placeOf(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
       if (place === undefined) continue;
       const verdict = await judge(entry, {
         gitReview,
-        policy: inputs.policy, rootPath: place.root.localPath!, layerRel: layerPlace?.root === place.root ? layerPlace.rel : '', review: inputs.review,
-        startedAt: inputs.startedAt, allowProtectedWrites: inputs.allowProtectedWrites, placeholders: inputs.placeholders, gitNamed,
+        policy: inputs.policy,
+        rootPath: place.root.localPath!,
+        layerRel: layerPlace?.root === place.root ? layerPlace.rel : '',
+        review: inputs.review,
+        startedAt: inputs.startedAt,
+        allowProtectedWrites: inputs.allowProtectedWrites,
+        placeholders: inputs.placeholders,
+        gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });
-      judged.push({ entry: layerPlace?.root === place.root ? entry : ({ ...entry, rel: place.rel } as LayerEntry), path: modelPathOf(place.root, place.rel, inputs.roots), verdict });
+      judged.push({
+        entry: layerPlace?.root === place.root ? entry : ({ ...entry, rel: place.rel } as LayerEntry),
+        path: modelPathOf(place.root, place.rel, inputs.roots),
+        verdict,
+      });
     }
   }
   return judged;
 }
 
 /** The refs, packed-refs, HEAD and index of existing repositories whose change would bring a protected file in (why, by the entry's path in the layer). */
-async function refsToReview(folder: LayerFolder, entries: readonly LayerEntry[], existed: ReadonlyMap<string, boolean>, inputs: ChangeSetInputs, layerPlace: { readonly root: WorkspaceRoot; readonly rel: string } | undefined): Promise<Map<string, string>> {
+async function refsToReview(
+  folder: LayerFolder,
+  entries: readonly LayerEntry[],
+  existed: ReadonlyMap<string, boolean>,
+  inputs: ChangeSetInputs,
+  layerPlace: { readonly root: WorkspaceRoot; readonly rel: string } | undefined,
+): Promise<Map<string, string>> {
   const review = new Map<string, string>();
   const rootPath = layerPlace?.root.localPath;
   if (rootPath === undefined) return review;
   for (const entry of entries) {
     if (entry.kind !== 'file') continue;
     const git = gitPlaceOf(entry.rel);
-    if (git === undefined || existed.get(git.entry) !== true || !/^(refs\/|packed-refs$|HEAD$|index$)/.test(git.inner)) continue;
+    if (git === undefined || existed.get(git.entry) !== true || !/^(refs\/|packed-refs$|HEAD$|index$)/.test(git.inner))
+      continue;
     const topRel = nodePath.posix.dirname(git.entry);
-    const repo = { gitDir: nodePath.join(folder.lower, ...git.entry.split('/')), upperGitDir: nodePath.join(folder.upper, ...git.entry.split('/')), path: inputs.path };
-    const objects = await lstat(nodePath.join(repo.upperGitDir, 'objects')).then((st) => st.isDirectory(), () => false);
+    const repo = {
+      gitDir: nodePath.join(folder.lower, ...git.entry.split('/')),
+      upperGitDir: nodePath.join(folder.upper, ...git.entry.split('/')),
+      path: inputs.path,
+    };
+    const objects = await lstat(nodePath.join(repo.upperGitDir, 'objects')).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
     const isProtected = (rel: string): boolean => {
       const inRoot = [layerPlace!.rel, topRel === '.' ? '' : topRel, rel].filter((p) => p !== '').join('/');
       const verdict = writeVerdict(inputs.policy.decide(inRoot, 'write', rootPath));
-      return verdict === 'closed' || (verdict === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(inRoot)));
+      return (
+        verdict === 'closed' || (verdict === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(inRoot)))
+      );
     };
-    const why = git.inner === 'index' ? await protectedInIndexChange(repo, objects, isProtected) : await protectedInRefChange(repo, git.inner, objects, isProtected);
+    const why =
+      git.inner === 'index'
+        ? await protectedInIndexChange(repo, objects, isProtected)
+        : await protectedInRefChange(repo, git.inner, objects, isProtected);
     if (why !== undefined) review.set(entry.rel, why);
   }
   return review;
@@ -112,13 +153,19 @@ export function changeSetLines(outcomes: readonly ChangeOutcome[], saveId: strin
   const staged = outcomes.filter((o) => o.action === 'staged');
   const held = outcomes.filter((o) => o.action === 'held');
   if (applied.length + appliedInGit > 0) {
-    const shown = applied.slice(0, 20).map((o) => `${o.kind === 'delete' ? '-' : o.kind === 'link' ? '@' : '+'}${o.path}`);
+    const shown = applied
+      .slice(0, 20)
+      .map((o) => `${o.kind === 'delete' ? '-' : o.kind === 'link' ? '@' : '+'}${o.path}`);
     if (applied.length > 20) shown.push('…');
     if (appliedInGit > 0) shown.push(`${plural(appliedInGit, 'file')} of git's own (objects, refs, index)`);
-    lines.push(`changes applied: ${plural(applied.length, 'file')} (${shown.join(' ')})${saveId !== undefined ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : ''}.`);
+    lines.push(
+      `changes applied: ${plural(applied.length, 'file')} (${shown.join(' ')})${saveId !== undefined ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : ''}.`,
+    );
   }
   if (staged.length > 0) {
-    lines.push(`staged for review, NOT on disk: ${staged.map((o) => `${o.kind === 'delete' ? 'delete ' : ''}${o.path} (${o.mediaId}: ${o.why})`).join('; ')}. Save them with save_media {"media_ids":[${staged.map((o) => JSON.stringify(o.mediaId)).join(',')}]} if they are wanted (the user is asked), or leave them.`);
+    lines.push(
+      `staged for review, NOT on disk: ${staged.map((o) => `${o.kind === 'delete' ? 'delete ' : ''}${o.path} (${o.mediaId}: ${o.why})`).join('; ')}. Save them with save_media {"media_ids":[${staged.map((o) => JSON.stringify(o.mediaId)).join(',')}]} if they are wanted (the user is asked), or leave them.`,
+    );
   }
   if (held.length > 0) lines.push(`held back, not written: ${held.map((o) => `${o.path} (${o.why})`).join('; ')}.`);
   return lines;

@@ -12,7 +12,10 @@ import type { ShellLine } from './output.ts';
 export function condenseOutput(lines: readonly ShellLine[]): ShellLine[] {
   const cleaned = lines.map((line) => {
     // A progress line that rewrote itself shows its last state, as a terminal does.
-    const text = stripVTControlCharacters(line.text).split('\r').findLast((part) => part !== '') ?? '';
+    const text =
+      stripVTControlCharacters(line.text)
+        .split('\r')
+        .findLast((part) => part !== '') ?? '';
     return text === line.text ? line : { stream: line.stream, text };
   });
   if (cleaned.some((line) => line.stream === 'out' && TAP_VERSION.test(line.text))) return condenseTap(cleaned);
@@ -39,7 +42,8 @@ const FAILING_SECTION = '✖ failing tests:';
 /** The passing count and the summary on one line, as both reporters get them. */
 function totals(passed: number, summary: readonly string[], mark: string): ShellLine[] {
   const tail: ShellLine[] = [];
-  if (passed > 0) tail.push({ stream: 'out', text: `${mark} ${passed} passing test${passed === 1 ? '' : 's'} not listed` });
+  if (passed > 0)
+    tail.push({ stream: 'out', text: `${mark} ${passed} passing test${passed === 1 ? '' : 's'} not listed` });
   if (summary.length > 0) tail.push({ stream: 'out', text: `${mark} ${summary.join(', ')}` });
   return tail;
 }
@@ -58,7 +62,10 @@ function condenseSpec(lines: readonly ShellLine[]): ShellLine[] {
   let detailsOf: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.stream === 'err') { out.push(line); continue; }
+    if (line.stream === 'err') {
+      out.push(line);
+      continue;
+    }
     const inSection = section !== -1 && i > section;
     const result = SPEC_RESULT.exec(line.text);
     if (result !== null && !inSection) {
@@ -66,7 +73,9 @@ function condenseSpec(lines: readonly ShellLine[]): ShellLine[] {
       detailsOf = undefined;
       if (mark === '▶') {
         // A suite: listed only when it failed (its closing line says which).
-        const close = lines.slice(i + 1).find((l) => l.text.startsWith(`${indent}✔ ${name} (`) || l.text.startsWith(`${indent}✖ ${name} (`));
+        const close = lines
+          .slice(i + 1)
+          .find((l) => l.text.startsWith(`${indent}✔ ${name} (`) || l.text.startsWith(`${indent}✖ ${name} (`));
         if (close?.text.startsWith(`${indent}✖`) !== false) out.push(line);
         continue;
       }
@@ -90,7 +99,13 @@ function condenseSpec(lines: readonly ShellLine[]): ShellLine[] {
       continue;
     }
     // A failure's details inline are printed again in the failing tests section: kept there.
-    if (detailsOf !== undefined && section !== -1 && i < section && (line.text.startsWith(`${detailsOf} `) || line.text === '')) continue;
+    if (
+      detailsOf !== undefined &&
+      section !== -1 &&
+      i < section &&
+      (line.text.startsWith(`${detailsOf} `) || line.text === '')
+    )
+      continue;
     detailsOf = undefined;
     out.push(line);
   }
@@ -107,7 +122,10 @@ function condenseTap(lines: readonly ShellLine[]): ShellLine[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const text = line.text;
-    if (line.stream === 'err') { out.push(line); continue; }
+    if (line.stream === 'err') {
+      out.push(line);
+      continue;
+    }
     if (TAP_VERSION.test(text) || SUBTEST.test(text) || PLAN.test(text)) continue;
     const point = TEST_POINT.exec(text);
     if (point !== null) {
@@ -115,7 +133,9 @@ function condenseTap(lines: readonly ShellLine[]): ShellLine[] {
       const kept = failed || DIRECTIVE.test(text);
       if (kept) out.push(line);
       else passed++;
-      i = yamlBlock(lines, i, point[1]!, (yaml) => { if (failed) out.push(yaml); });
+      i = yamlBlock(lines, i, point[1]!, (yaml) => {
+        if (failed) out.push(yaml);
+      });
       continue;
     }
     const total = SUMMARY.exec(text);
@@ -142,7 +162,10 @@ function yamlBlock(lines: readonly ShellLine[], at: number, indent: string, keep
   for (; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.text === `${inner}...`) return i;
-    if (line.stream === 'err') { keep(line); continue; }
+    if (line.stream === 'err') {
+      keep(line);
+      continue;
+    }
     const body = line.text.startsWith(inner) ? line.text.slice(inner.length) : line.text;
     const isKey = !body.startsWith(' ');
     if (isKey) inStack = body.startsWith('stack:');

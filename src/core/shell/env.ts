@@ -2,7 +2,8 @@
  * Security: names of environment variables that hold credentials. The command gets none of them:
  * what it prints goes to the language model, and `env` is one word away.
  */
-const CREDENTIAL_NAME = /(TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|_KEY$|^KEY$|CREDENTIAL|AUTH|COOKIE|SESSION|^AWS_|^AZURE_|^GOOGLE_APPLICATION|^GCLOUD_|^GH_|^GITHUB_|^GITLAB_|^NPM_|^NODE_AUTH|^DOCKER_|^VAULT_|^OPENAI_|^ANTHROPIC_|^HF_|^SSH_AUTH_SOCK$|^GPG_AGENT)/i;
+const CREDENTIAL_NAME =
+  /(TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|_KEY$|^KEY$|CREDENTIAL|AUTH|COOKIE|SESSION|^AWS_|^AZURE_|^GOOGLE_APPLICATION|^GCLOUD_|^GH_|^GITHUB_|^GITLAB_|^NPM_|^NODE_AUTH|^DOCKER_|^VAULT_|^OPENAI_|^ANTHROPIC_|^HF_|^SSH_AUTH_SOCK$|^GPG_AGENT)/i;
 
 /** Whether an environment variable's name says it holds a credential. */
 export function isCredentialName(name: string): boolean {
@@ -32,20 +33,43 @@ export function isCredentialValue(value: string): boolean {
  * off by each tool's documented switch, so an offline `npm test` asks for no host.
  */
 export const QUIET_TOOLS: Readonly<Record<string, string>> = {
-  NO_UPDATE_NOTIFIER: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false',
-  DO_NOT_TRACK: '1', NEXT_TELEMETRY_DISABLED: '1', NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', GATSBY_TELEMETRY_DISABLED: '1',
-  TURBO_TELEMETRY_DISABLED: '1', YARN_ENABLE_TELEMETRY: '0', DOTNET_CLI_TELEMETRY_OPTOUT: '1', DOTNET_NOLOGO: '1', HOMEBREW_NO_ANALYTICS: '1',
-  PIP_DISABLE_PIP_VERSION_CHECK: '1', CHECKPOINT_DISABLE: '1', SAM_CLI_TELEMETRY: '0', AZURE_CORE_COLLECT_TELEMETRY: '0', GOTOOLCHAIN: 'local',
+  NO_UPDATE_NOTIFIER: '1',
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+  DO_NOT_TRACK: '1',
+  NEXT_TELEMETRY_DISABLED: '1',
+  NUXT_TELEMETRY_DISABLED: '1',
+  ASTRO_TELEMETRY_DISABLED: '1',
+  GATSBY_TELEMETRY_DISABLED: '1',
+  TURBO_TELEMETRY_DISABLED: '1',
+  YARN_ENABLE_TELEMETRY: '0',
+  DOTNET_CLI_TELEMETRY_OPTOUT: '1',
+  DOTNET_NOLOGO: '1',
+  HOMEBREW_NO_ANALYTICS: '1',
+  PIP_DISABLE_PIP_VERSION_CHECK: '1',
+  CHECKPOINT_DISABLE: '1',
+  SAM_CLI_TELEMETRY: '0',
+  AZURE_CORE_COLLECT_TELEMETRY: '0',
+  GOTOOLCHAIN: 'local',
 };
 
 /** The environment without credential variables (and without VS Code's own IPC handles). */
-export function scrubEnvironment(env: Readonly<Record<string, string | undefined>>): { readonly env: Record<string, string>; readonly removed: readonly string[] } {
+export function scrubEnvironment(env: Readonly<Record<string, string | undefined>>): {
+  readonly env: Record<string, string>;
+  readonly removed: readonly string[];
+} {
   const kept: Record<string, string> = {};
   const removed: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     // VS Code's IPC handles would let a command drive the editor (and its unsandboxed terminal) from inside.
-    if (isCredentialName(name) || isCredentialValue(value) || /^VSCODE_(IPC|GIT_IPC|GIT_ASKPASS)|^ELECTRON_RUN_AS_NODE$/.test(name)) removed.push(name);
+    if (
+      isCredentialName(name) ||
+      isCredentialValue(value) ||
+      /^VSCODE_(IPC|GIT_IPC|GIT_ASKPASS)|^ELECTRON_RUN_AS_NODE$/.test(name)
+    )
+      removed.push(name);
     else kept[name] = value;
   }
   return { env: kept, removed: removed.sort() };

@@ -39,7 +39,9 @@ export class SessionHosts {
   private readonly pending = new Map<string, Promise<HostAnswer>>();
 
   /** The hosts allowed for the session so far. */
-  get remembered(): readonly string[] { return [...this.allowed].sort(); }
+  get remembered(): readonly string[] {
+    return [...this.allowed].sort();
+  }
 
   /** Forgets every host allowed for the session; returns how many there were. */
   forget(): number {
@@ -52,7 +54,13 @@ export class SessionHosts {
    * Whether one connection to `host` may go through: allowed for the session already, or the
    * person's answer now (`deny` when there is nobody to ask).
    */
-  async ask(host: string, port: number | undefined, commands: readonly string[], decide: HostDecider | undefined, signal: AbortSignal): Promise<HostAnswer> {
+  async ask(
+    host: string,
+    port: number | undefined,
+    commands: readonly string[],
+    decide: HostDecider | undefined,
+    signal: AbortSignal,
+  ): Promise<HostAnswer> {
     const key = keyOf(host);
     if (this.allowed.has(key)) return 'allow-session';
     if (decide === undefined) return 'deny';

@@ -71,18 +71,33 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   const rootRel = inputs.layerRel === '' ? entry.rel : `${inputs.layerRel}/${entry.rel}`;
   const abs = nodePath.join(inputs.rootPath, ...rootRel.split('/'));
   if (isPlaceholder(entry, abs, inputs.placeholders)) return { action: 'skip' };
-  if (entry.kind === 'special') return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };
+  if (entry.kind === 'special')
+    return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };
   if (entry.kind === 'rmdir' || entry.kind === 'mkdir') {
     const git = gitPlaceOf(entry.rel);
-    if (git !== undefined && git.inner !== '' && !EVERYDAY_GIT.test(git.inner) && !(NEW_REPOSITORY.test(git.inner) && !inputs.repositoryExisted(git.entry))) return { action: 'hold', why: 'a folder in a repository\'s git folder that everyday git does not make' };
+    if (
+      git !== undefined &&
+      git.inner !== '' &&
+      !EVERYDAY_GIT.test(git.inner) &&
+      !(NEW_REPOSITORY.test(git.inner) && !inputs.repositoryExisted(git.entry))
+    )
+      return { action: 'hold', why: "a folder in a repository's git folder that everyday git does not make" };
     return inputs.review === 'all' && entry.kind === 'mkdir' ? { action: 'skip' } : { action: 'apply' };
   }
-  if ((entry.kind === 'file' || entry.kind === 'delete' || entry.kind === 'link') && entry.below.changedAt !== undefined && entry.below.changedAt >= inputs.startedAt) {
-    return { action: 'stage', why: 'it changed on disk while the command ran (a conflict: compare both before saving)' };
+  if (
+    (entry.kind === 'file' || entry.kind === 'delete' || entry.kind === 'link') &&
+    entry.below.changedAt !== undefined &&
+    entry.below.changedAt >= inputs.startedAt
+  ) {
+    return {
+      action: 'stage',
+      why: 'it changed on disk while the command ran (a conflict: compare both before saving)',
+    };
   }
   const write = writeVerdict(inputs.policy.decide(rootRel, 'write', inputs.rootPath));
   const read = inputs.policy.decide(rootRel, 'read', inputs.rootPath).action;
-  if (write === 'closed' && read === 'deny') return { action: 'hold', why: 'a rule denies this path, so nothing is written there' };
+  if (write === 'closed' && read === 'deny')
+    return { action: 'hold', why: 'a rule denies this path, so nothing is written there' };
   if (entry.kind === 'link') return linkVerdict(entry, rootRel, inputs);
   if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
   const git = gitPlaceOf(entry.rel);
@@ -91,10 +106,15 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
     const gitWhy = await gitVerdict(entry, git, inputs);
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
-  if (read === 'ask' || read === 'deny') return { action: 'stage', why: 'a secret\'s name (a read rule protects it)' };
+  if (read === 'ask' || read === 'deny') return { action: 'stage', why: "a secret's name (a read rule protects it)" };
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
-  if (write === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(rootRel))) return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
-  if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`))) return { action: 'stage', why: 'a file a git configuration names for git to read or run (VS Code\'s git runs it outside the sandbox)' };
+  if (write === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(rootRel)))
+    return { action: 'stage', why: 'a protected file (it runs code or configures a tool or an agent)' };
+  if (inputs.gitNamed.files.has(abs) || inputs.gitNamed.hooks.some((h) => abs.startsWith(`${h}${nodePath.sep}`)))
+    return {
+      action: 'stage',
+      why: "a file a git configuration names for git to read or run (VS Code's git runs it outside the sandbox)",
+    };
   return { action: 'apply' };
 }
 
@@ -106,8 +126,13 @@ function isPlaceholder(entry: LayerEntry, abs: string, placeholders: ReadonlySet
 }
 
 /** Why a change in a git folder is reviewed, or undefined when everyday git makes it. */
-async function gitVerdict(entry: LayerEntry, git: { readonly entry: string; readonly inner: string }, inputs: JudgeInputs): Promise<string | undefined> {
-  if (git.inner === '') return 'a .git file or folder in place of a repository\'s (it can send git to another folder\'s configuration and hooks)';
+async function gitVerdict(
+  entry: LayerEntry,
+  git: { readonly entry: string; readonly inner: string },
+  inputs: JudgeInputs,
+): Promise<string | undefined> {
+  if (git.inner === '')
+    return "a .git file or folder in place of a repository's (it can send git to another folder's configuration and hooks)";
   const review = inputs.gitReview.get(entry.rel);
   if (review !== undefined) return review;
   if (EVERYDAY_GIT.test(git.inner)) return undefined;
@@ -128,15 +153,28 @@ async function gitVerdict(entry: LayerEntry, git: { readonly entry: string; read
  * out of the workspace, and a command's reads through one read nothing).
  */
 function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: string, inputs: JudgeInputs): Verdict {
-  if (inputs.review === 'all') return { action: 'hold', why: `a symbolic link to ${entry.target} (links are not staged; make it yourself if it is wanted)` };
-  if (nodePath.isAbsolute(entry.target)) return { action: 'hold', why: `a symbolic link to the absolute path ${entry.target}` };
+  if (inputs.review === 'all')
+    return {
+      action: 'hold',
+      why: `a symbolic link to ${entry.target} (links are not staged; make it yourself if it is wanted)`,
+    };
+  if (nodePath.isAbsolute(entry.target))
+    return { action: 'hold', why: `a symbolic link to the absolute path ${entry.target}` };
   const led = nodePath.posix.normalize(nodePath.posix.join(nodePath.posix.dirname(entry.rel), entry.target));
-  if (led === '..' || led.startsWith('../') || gitPlaceOf(led) !== undefined || gitPlaceOf(entry.rel) !== undefined) return { action: 'hold', why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder` };
+  if (led === '..' || led.startsWith('../') || gitPlaceOf(led) !== undefined || gitPlaceOf(entry.rel) !== undefined)
+    return {
+      action: 'hold',
+      why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder`,
+    };
   const ledRootRel = inputs.layerRel === '' ? led : `${inputs.layerRel}/${led}`;
   for (const rel of [rootRel, ledRootRel]) {
     const write = writeVerdict(inputs.policy.decide(rel, 'write', inputs.rootPath));
     const read = inputs.policy.decide(rel, 'read', inputs.rootPath).action;
-    if (write !== 'open' || read === 'ask' || read === 'deny') return { action: 'hold', why: `a symbolic link to ${entry.target}, and a link never gives a protected file or a secret another name` };
+    if (write !== 'open' || read === 'ask' || read === 'deny')
+      return {
+        action: 'hold',
+        why: `a symbolic link to ${entry.target}, and a link never gives a protected file or a secret another name`,
+      };
   }
   return { action: 'apply' };
 }

@@ -48,7 +48,8 @@ function outermost(folders: readonly string[]): string[] {
 export async function makeLayer(callTemp: string, writeFolders: readonly string[]): Promise<Layer> {
   const folders: LayerFolder[] = [];
   for (const [i, lower] of outermost(writeFolders).entries()) {
-    if (UNLAYERABLE.test(lower)) throw new Error(`the folder ${lower} has a character overlayfs cannot take in its path (",", ":" or "\\")`);
+    if (UNLAYERABLE.test(lower))
+      throw new Error(`the folder ${lower} has a character overlayfs cannot take in its path (",", ":" or "\\")`);
     const upper = nodePath.join(callTemp, 'layers', String(i), 'upper');
     const work = nodePath.join(callTemp, 'layers', String(i), 'work');
     await mkdir(upper, { recursive: true, mode: 0o700 });
@@ -57,12 +58,30 @@ export async function makeLayer(callTemp: string, writeFolders: readonly string[
   }
   return {
     folders,
-    wrap: (argv) => ['unshare', '--user', '--map-current-user', '--keep-caps', '--mount', '--propagation', 'private', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', String(folders.length), ...folders.flatMap((f) => [f.lower, f.upper, f.work]), ...argv],
+    wrap: (argv) => [
+      'unshare',
+      '--user',
+      '--map-current-user',
+      '--keep-caps',
+      '--mount',
+      '--propagation',
+      'private',
+      '/bin/sh',
+      '-c',
+      MOUNT_SCRIPT,
+      'sh',
+      String(folders.length),
+      ...folders.flatMap((f) => [f.lower, f.upper, f.work]),
+      ...argv,
+    ],
   };
 }
 
 /** Runs a program to its end; resolves with its exit code and what it wrote to stdout and stderr. */
-export function runToEnd(file: string, args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: Buffer; readonly stderr: string }> {
+export function runToEnd(
+  file: string,
+  args: readonly string[],
+): Promise<{ readonly code: number | null; readonly stdout: Buffer; readonly stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -70,7 +89,9 @@ export function runToEnd(file: string, args: readonly string[]): Promise<{ reado
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.once('error', (e) => resolve({ code: null, stdout: Buffer.alloc(0), stderr: e.message }));
-    child.once('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
+    child.once('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
+    );
   });
 }
 
@@ -86,7 +107,8 @@ export async function layerUnavailable(tempRoot: string): Promise<string | undef
     await writeFile(nodePath.join(lower, 'probe'), '');
     const layer = await makeLayer(scratch, [lower]);
     const probe = await runToEnd('unshare', layer.wrap(['/bin/sh', '-c', 'echo layered > "$0/probe"', lower]).slice(1));
-    if (probe.code !== 0) return `overlayfs cannot be mounted in an unprivileged user namespace here (${probe.stderr.trim().split('\n').pop() ?? `exit ${probe.code}`})`;
+    if (probe.code !== 0)
+      return `overlayfs cannot be mounted in an unprivileged user namespace here (${probe.stderr.trim().split('\n').pop() ?? `exit ${probe.code}`})`;
     return undefined;
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
@@ -98,7 +120,9 @@ export class LayerCheck {
   private answer: Promise<string | undefined> | undefined;
 
   unavailable(tempRoot: string): Promise<string | undefined> {
-    return (this.answer ??= layerUnavailable(tempRoot).catch((e: unknown) => `the layer could not be tried (${e instanceof Error ? e.message : String(e)})`));
+    return (this.answer ??= layerUnavailable(tempRoot).catch(
+      (e: unknown) => `the layer could not be tried (${e instanceof Error ? e.message : String(e)})`,
+    ));
   }
 }
 
@@ -116,8 +140,24 @@ export async function mergedNames(folder: LayerFolder, dirs: readonly string[]):
     'cd "$1" || exit 125; shift 2',
     'for d; do printf "%s\\0" "$d"; find "./$d" -mindepth 1 -maxdepth 1 -printf "%f\\0"; printf "\\0"; done',
   ].join('\n');
-  const listed = await runToEnd('unshare', ['--user', '--map-root-user', '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'sh', folder.lower, folder.upper, ...dirs]);
-  if (listed.code !== 0) throw new Error(`the command's folders could not be listed as it left them: ${listed.stderr.trim() || `exit ${listed.code}`}`);
+  const listed = await runToEnd('unshare', [
+    '--user',
+    '--map-root-user',
+    '--mount',
+    '--propagation',
+    'private',
+    '/bin/sh',
+    '-c',
+    script,
+    'sh',
+    folder.lower,
+    folder.upper,
+    ...dirs,
+  ]);
+  if (listed.code !== 0)
+    throw new Error(
+      `the command's folders could not be listed as it left them: ${listed.stderr.trim() || `exit ${listed.code}`}`,
+    );
   const parts = listed.stdout.toString('utf8').split('\0');
   let at = 0;
   while (at < parts.length - 1) {

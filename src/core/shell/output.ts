@@ -88,7 +88,9 @@ export class LineFeed {
         continue;
       }
       if (this.open === 0) return;
-      await new Promise<void>((resolve) => { this.wake = resolve; });
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
     }
   }
 }

@@ -12,7 +12,9 @@ function parents(): Map<number, number> {
         const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         map.set(Number(entry), ppid);
-      } catch { /* it ended while we looked */ }
+      } catch {
+        /* it ended while we looked */
+      }
     }
     return map;
   }
@@ -34,7 +36,10 @@ export function descendants(root: number): number[] {
   const out: number[] = [];
   const stack = [root];
   while (stack.length > 0) {
-    for (const child of byParent.get(stack.pop()!) ?? []) { out.push(child); stack.push(child); }
+    for (const child of byParent.get(stack.pop()!) ?? []) {
+      out.push(child);
+      stack.push(child);
+    }
   }
   return out;
 }
@@ -60,11 +65,22 @@ export function pipeHolders(pipes: readonly string[]): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     let fds: string[];
-    try { fds = readdirSync(`/proc/${entry}/fd`); } catch { continue; }
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
     for (const fd of fds) {
       let link: string;
-      try { link = readlinkSync(`/proc/${entry}/fd/${fd}`); } catch { continue; }
-      if (pipes.includes(link)) { holders.push(Number(entry)); break; }
+      try {
+        link = readlinkSync(`/proc/${entry}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (pipes.includes(link)) {
+        holders.push(Number(entry));
+        break;
+      }
     }
   }
   return holders;
@@ -82,7 +98,9 @@ export function processesWithEnvironment(entry: string): number[] {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     try {
       if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(pid));
-    } catch { /* it ended while we looked, or is not ours to read */ }
+    } catch {
+      /* it ended while we looked, or is not ours to read */
+    }
   }
   return found;
 }
@@ -114,14 +132,20 @@ export function endOrphanedHelpers(): number[] {
     const pid = Number(entry);
     if (!/^\d+$/.test(entry) || pid === process.pid) continue;
     try {
-      const mark = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').find((e) => e.startsWith(`${HOST_MARK}=`));
+      const mark = readFileSync(`/proc/${entry}/environ`, 'latin1')
+        .split('\0')
+        .find((e) => e.startsWith(`${HOST_MARK}=`));
       const host = mark === undefined ? NaN : Number(mark.slice(HOST_MARK.length + 1));
       if (!Number.isInteger(host) || host === process.pid || alive(host)) continue;
-      const sockets = readFileSync(`/proc/${entry}/cmdline`, 'latin1').split('\0').flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
+      const sockets = readFileSync(`/proc/${entry}/cmdline`, 'latin1')
+        .split('\0')
+        .flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
       process.kill(pid, 'SIGKILL');
       ended.push(pid);
       for (const socket of sockets) rmSync(socket, { force: true });
-    } catch { /* it ended while we looked, or is not ours */ }
+    } catch {
+      /* it ended while we looked, or is not ours */
+    }
   }
   return ended;
 }

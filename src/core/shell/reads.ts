@@ -7,10 +7,35 @@ import * as nodePath from 'node:path';
  * session's temp folder, /mnt, /media, /srv, /run, /var, a folder a person made there) is unreadable
  * whatever its name, and so is what a link in the workspace leads to there.
  */
-const SYSTEM_TOP = new Set(['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt', 'dev', 'proc', 'sys', 'nix', 'snap']);
+const SYSTEM_TOP = new Set([
+  'usr',
+  'bin',
+  'sbin',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'etc',
+  'opt',
+  'dev',
+  'proc',
+  'sys',
+  'nix',
+  'snap',
+]);
 
 /** In /etc, what holds credentials (readable to root, who runs CI). */
-const SYSTEM_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/ssh', '/etc/ssl/private', '/etc/sudoers', '/etc/sudoers.d', '/etc/security/opasswd'];
+const SYSTEM_SECRETS = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/ssh',
+  '/etc/ssl/private',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/security/opasswd',
+];
 
 /**
  * Where toolchains and package caches that hold no credentials live below a home folder (read-only
@@ -18,8 +43,27 @@ const SYSTEM_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gsh
  * sdkman, maven's and gradle's caches, ~/.local's programs and libraries).
  */
 export const HOME_TOOLCHAINS: readonly string[] = [
-  '.nvm', '.fnm', '.local/share/fnm', '.volta', '.asdf', '.local/share/mise', '.pyenv', '.rbenv', '.rustup', '.cargo/bin', '.cargo/registry',
-  'go/bin', 'go/pkg/mod', '.sdkman', '.local/bin', '.local/lib', '.m2/repository', '.gradle/caches', '.gradle/wrapper', '.deno/bin', '.bun/bin',
+  '.nvm',
+  '.fnm',
+  '.local/share/fnm',
+  '.volta',
+  '.asdf',
+  '.local/share/mise',
+  '.pyenv',
+  '.rbenv',
+  '.rustup',
+  '.cargo/bin',
+  '.cargo/registry',
+  'go/bin',
+  'go/pkg/mod',
+  '.sdkman',
+  '.local/bin',
+  '.local/lib',
+  '.m2/repository',
+  '.gradle/caches',
+  '.gradle/wrapper',
+  '.deno/bin',
+  '.bun/bin',
 ];
 
 /** On macOS, its system's own folders besides (`/etc` and `/var` lead into `/private`, whose temp folders stay unreadable). */
@@ -35,7 +79,11 @@ export function systemDenies(platform: NodeJS.Platform = 'linux'): string[] {
     names = ['home', 'root', 'tmp', 'mnt', 'media', 'srv', 'run', 'var'];
   }
   const mac = platform === 'darwin';
-  return [...names.filter((n) => !SYSTEM_TOP.has(n) && !(mac && MACOS_TOP.has(n))).map((n) => `/${n}`), ...SYSTEM_SECRETS, ...(mac ? MACOS_DENIES : [])];
+  return [
+    ...names.filter((n) => !SYSTEM_TOP.has(n) && !(mac && MACOS_TOP.has(n))).map((n) => `/${n}`),
+    ...SYSTEM_SECRETS,
+    ...(mac ? MACOS_DENIES : []),
+  ];
 }
 
 const isFolder = (path: string): boolean => {
@@ -63,7 +111,12 @@ export function toolchainFolders(home: string, pathVariable: string | undefined,
     const top = dir.split(nodePath.sep)[1] ?? '';
     if (SYSTEM_TOP.has(top) || !isFolder(dir)) continue;
     const installation = nodePath.basename(dir) === 'bin' ? nodePath.dirname(dir) : dir;
-    if (installation === home || home.startsWith(`${installation}${nodePath.sep}`) || installation === nodePath.parse(installation).root) continue;
+    if (
+      installation === home ||
+      home.startsWith(`${installation}${nodePath.sep}`) ||
+      installation === nodePath.parse(installation).root
+    )
+      continue;
     if (/^\/(tmp|var\/tmp)(\/|$)/.test(installation)) continue;
     found.add(installation);
   }

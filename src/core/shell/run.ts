@@ -55,7 +55,8 @@ export interface ShellStatus {
 }
 
 /** A command's result: every line when they fit one page, else the first page and the result artifact. */
-export type ShellOutput = (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
+export type ShellOutput =
+  (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
 /** What a command is given: the sandbox, the rules and folders it is derived from, where its output streams. */
 interface ShellContext extends StreamingCall, Omit<ApplyContext, 'signal' | 'log'> {
@@ -74,35 +75,74 @@ interface ShellInput {
   readonly allow_protected_writes?: boolean | undefined;
 }
 
-const REFUSAL = /Permission denied|Read-only file system|Operation not permitted|Connection blocked by network allowlist/;
+const REFUSAL =
+  /Permission denied|Read-only file system|Operation not permitted|Connection blocked by network allowlist/;
 
 /** Runs one command in the sandbox, its output streamed into the pager; resolves once it has ended. */
-export async function runInSandbox(input: ShellInput, ctx: ShellContext, target: GatedPath | undefined): Promise<ShellOutput> {
+export async function runInSandbox(
+  input: ShellInput,
+  ctx: ShellContext,
+  target: GatedPath | undefined,
+): Promise<ShellOutput> {
   const shell = ctx.shell;
-  if (shell === undefined || ctx.ripgrep === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', 'run_shell_command is not available in this host.', 'Use the file tools instead.');
-  if (target === undefined) throw refused('run_shell_command needs a workspace folder to run in, and none is open.', shell.words.noFolder().next ?? 'Ask the user to open a folder.');
+  if (shell === undefined || ctx.ripgrep === undefined)
+    throw new SandboxError(
+      'E_SANDBOX_UNSUPPORTED',
+      'run_shell_command is not available in this host.',
+      'Use the file tools instead.',
+    );
+  if (target === undefined)
+    throw refused(
+      'run_shell_command needs a workspace folder to run in, and none is open.',
+      shell.words.noFolder().next ?? 'Ask the user to open a folder.',
+    );
   const host = shell.host;
   const maxTimeout = host.maxTimeoutMs();
   const timeoutMs = input.timeout_ms ?? Math.min(DEFAULT_TIMEOUT_MS, maxTimeout);
-  if (timeoutMs > maxTimeout) throw invalidInput(`timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`, `Pass at most ${maxTimeout}${shell.words.shellTimeout === undefined ? '' : `, or ask the user to raise ${shell.words.shellTimeout}`}.`);
+  if (timeoutMs > maxTimeout)
+    throw invalidInput(
+      `timeout_ms ${timeoutMs} is above the largest allowed, ${maxTimeout} ms.`,
+      `Pass at most ${maxTimeout}${shell.words.shellTimeout === undefined ? '' : `, or ask the user to raise ${shell.words.shellTimeout}`}.`,
+    );
   const availability = await host.sandbox.availability();
   // Security: never unsandboxed. Where the boundary cannot be built, nothing runs.
-  if (!availability.available) throw new SandboxError('E_SANDBOX_UNAVAILABLE', `run_shell_command cannot run "${visibleCommand(input.command)}": the OS sandbox is not available (${availability.why}), and commands never run without it; nothing was run.`, `Tell the user: ${availability.install}`);
+  if (!availability.available)
+    throw new SandboxError(
+      'E_SANDBOX_UNAVAILABLE',
+      `run_shell_command cannot run "${visibleCommand(input.command)}": the OS sandbox is not available (${availability.why}), and commands never run without it; nothing was run.`,
+      `Tell the user: ${availability.install}`,
+    );
   const resolved = await ctx.resolve(target);
   const rootPath = resolved.realRoot ?? resolved.root.localPath;
-  if (rootPath === undefined) throw new SandboxError('E_SANDBOX_UNSUPPORTED', `"${target.display}" is not on a local disk, so no command can run there.`, 'Use the file tools instead.');
-  if (!resolved.exists || (resolved.checked !== undefined && resolved.checked.type !== 'directory')) throw invalidInput(`cwd "${target.display}" is not a folder.`, 'Pass a folder relative to the workspace, or omit cwd for the first workspace folder.');
+  if (rootPath === undefined)
+    throw new SandboxError(
+      'E_SANDBOX_UNSUPPORTED',
+      `"${target.display}" is not on a local disk, so no command can run there.`,
+      'Use the file tools instead.',
+    );
+  if (!resolved.exists || (resolved.checked !== undefined && resolved.checked.type !== 'directory'))
+    throw invalidInput(
+      `cwd "${target.display}" is not a folder.`,
+      'Pass a folder relative to the workspace, or omit cwd for the first workspace folder.',
+    );
   const cwd = nodePath.join(rootPath, resolved.realRel);
   const cwdShown = target.rel === '' ? target.root.name : target.display;
 
   const writeRoots = ctx.saveGuard.current();
-  const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) => (p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)]));
+  const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) =>
+    p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)],
+  );
   const allowedDomains = host.allowedDomains();
   const allowProtectedWrites = input.allow_protected_writes === true;
   const review = host.review?.() ?? 'protected';
   const tempRoot = host.tempRoot ?? tmpdir();
-  const readOnlyBecause = host.noLayer ?? await shell.layer.unavailable(tempRoot);
-  const boundaryLine = boundaryLineOf(shell, writeRoots ?? ctx.roots.map((root) => ({ root, rel: '', display: root.name })), allowProtectedWrites, readOnlyBecause === undefined);
+  const readOnlyBecause = host.noLayer ?? (await shell.layer.unavailable(tempRoot));
+  const boundaryLine = boundaryLineOf(
+    shell,
+    writeRoots ?? ctx.roots.map((root) => ({ root, rel: '', display: root.name })),
+    allowProtectedWrites,
+    readOnlyBecause === undefined,
+  );
   // Security: the call's own folder (its home, temp folder and layers), readable by this user only.
   const callFolder = await mkdtemp(nodePath.join(tempRoot, 'wt-shell-'));
   try {
@@ -113,13 +153,25 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const hostEnv = host.env();
     // The three are independent: a command waits for the slowest, not for their sum.
     const [, layer, boundary] = await Promise.all([
-      personalIdentity(hostEnv, host.home).then((identity) => writeFile(nodePath.join(home, '.gitconfig'), identity, { mode: 0o600 })),
+      personalIdentity(hostEnv, host.home).then((identity) =>
+        writeFile(nodePath.join(home, '.gitconfig'), identity, { mode: 0o600 }),
+      ),
       readOnlyBecause === undefined ? makeLayer(callFolder, writeFolders) : Promise.resolve(undefined),
       // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
       deriveBoundary({
-        policy: ctx.policy, roots: ctx.roots, writeFolders, home: host.home, privateFolders: privateFolders(ctx.artifacts.spoolDir),
-        tempFolder: callFolder, readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []), layered: readOnlyBecause === undefined,
-        allowedDomains, path: hostEnv['PATH'] ?? '/usr/bin:/bin', list: ripgrepLister(ctx.ripgrep), signal: ctx.signal, memo: shell.memo,
+        policy: ctx.policy,
+        roots: ctx.roots,
+        writeFolders,
+        home: host.home,
+        privateFolders: privateFolders(ctx.artifacts.spoolDir),
+        tempFolder: callFolder,
+        readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []),
+        layered: readOnlyBecause === undefined,
+        allowedDomains,
+        path: hostEnv['PATH'] ?? '/usr/bin:/bin',
+        list: ripgrepLister(ctx.ripgrep),
+        signal: ctx.signal,
+        memo: shell.memo,
       }),
     ]);
     if (ctx.signal.aborted) throw cancelled();
@@ -128,8 +180,20 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     // The sandbox sets TMPDIR to a folder of its own, which the allow-list of reads hides: bash puts
     // the call's own back from BASH_ENV, which it reads before the command.
     const bashEnv = nodePath.join(home, '.bash_env');
-    await writeFile(bashEnv, `export TMPDIR=${shellQuoted(temp)} TMP=${shellQuoted(temp)} TEMP=${shellQuoted(temp)}\n`, { mode: 0o600 });
-    Object.assign(env, QUIET_TOOLS, { HOME: home, TMPDIR: temp, TMP: temp, TEMP: temp, BASH_ENV: bashEnv, XDG_CONFIG_HOME: nodePath.join(home, '.config'), XDG_CACHE_HOME: nodePath.join(home, '.cache') });
+    await writeFile(
+      bashEnv,
+      `export TMPDIR=${shellQuoted(temp)} TMP=${shellQuoted(temp)} TEMP=${shellQuoted(temp)}\n`,
+      { mode: 0o600 },
+    );
+    Object.assign(env, QUIET_TOOLS, {
+      HOME: home,
+      TMPDIR: temp,
+      TMP: temp,
+      TEMP: temp,
+      BASH_ENV: bashEnv,
+      XDG_CONFIG_HOME: nodePath.join(home, '.config'),
+      XDG_CACHE_HOME: nodePath.join(home, '.cache'),
+    });
     const started = ctx.clock.now();
     const startedAt = Date.now();
     const refusedHosts = new Set<string>();
@@ -141,13 +205,27 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
       if (answer === 'deny') refusedHosts.add(shown);
       return answer !== 'deny';
     };
-    const child = await host.sandbox.start({ command: input.command, cwd, boundary, env, signal: ctx.signal, askHost, ...(layer ? { wrap: layer.wrap } : {}) });
+    const child = await host.sandbox.start({
+      command: input.command,
+      cwd,
+      boundary,
+      env,
+      signal: ctx.signal,
+      askHost,
+      ...(layer ? { wrap: layer.wrap } : {}),
+    });
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; child.kill(); }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill();
+    }, timeoutMs);
     const onAbort = (): void => child.kill();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     if (ctx.signal.aborted) child.kill();
-    const feed = new LineFeed([[child.stdout, 'out'], [child.stderr, 'err']]);
+    const feed = new LineFeed([
+      [child.stdout, 'out'],
+      [child.stderr, 'err'],
+    ]);
     let exit: ShellExit | undefined;
     let written = 0;
     let refusedLines = 0;
@@ -156,59 +234,94 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
     const landChanges = async (): Promise<{ saveId: string | undefined; outcomes: ChangeOutcome[] }> => {
       if (changeSet !== undefined) return changeSet;
       if (layer === undefined) return (changeSet = { saveId: undefined, outcomes: [] });
-      const gitNamed = (newTops: readonly string[]): Promise<GitNamed> => gitNamedBy(boundary.gitDirs, host.home, hostEnv, newTops);
-      const judged = await judgeLayer(layer, { path: hostEnv['PATH'] ?? '/usr/bin:/bin', policy: ctx.policy, roots: ctx.roots, review, startedAt, allowProtectedWrites, placeholders: new Set(host.sandbox.placeholders()), gitNamed });
+      const gitNamed = (newTops: readonly string[]): Promise<GitNamed> =>
+        gitNamedBy(boundary.gitDirs, host.home, hostEnv, newTops);
+      const judged = await judgeLayer(layer, {
+        path: hostEnv['PATH'] ?? '/usr/bin:/bin',
+        policy: ctx.policy,
+        roots: ctx.roots,
+        review,
+        startedAt,
+        allowProtectedWrites,
+        placeholders: new Set(host.sandbox.placeholders()),
+        gitNamed,
+      });
       return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
     };
     const status = (): ShellStatus => ({
-      command: input.command, cwd: cwdShown, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut,
-      durationMs: ctx.clock.now() - started, violations: exit?.violations ?? [], refusedHosts: [...refusedHosts], refusedLines, boundary: boundaryLine,
+      command: input.command,
+      cwd: cwdShown,
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      timedOut,
+      durationMs: ctx.clock.now() - started,
+      violations: exit?.violations ?? [],
+      refusedHosts: [...refusedHosts],
+      refusedLines,
+      boundary: boundaryLine,
       hostsSetting: shell.words.allowedDomains,
-      hiddenHistories: boundary.hiddenHistories.map((h) => ({ repository: shownRepository(h.gitDir, ctx.roots), secret: h.secret })),
-      changes: changeSet?.outcomes ?? [], ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}), ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
+      hiddenHistories: boundary.hiddenHistories.map((h) => ({
+        repository: shownRepository(h.gitDir, ctx.roots),
+        secret: h.secret,
+      })),
+      changes: changeSet?.outcomes ?? [],
+      ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}),
+      ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
     let final: ShellStatus | undefined;
     const pager = new ResultPager<ShellLine>({
-      store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), source: target, stop: () => child.kill(),
-      label: `run_shell_command ${JSON.stringify(visibleCommand(input.command))}`, render: (line) => renderShellLine(line),
+      store: ctx.artifacts,
+      budget: ctx.page,
+      ...(ctx.progress ? { progress: ctx.progress } : {}),
+      source: target,
+      stop: () => child.kill(),
+      label: `run_shell_command ${JSON.stringify(visibleCommand(input.command))}`,
+      render: (line) => renderShellLine(line),
     });
     try {
-      const output = await streamResult<ShellLine, ShellOutput>(pager, {
-        pull: async () => {
-          for await (const batch of feed.batches()) {
-            for (const line of batch) {
-              written++;
-              if (line.stream === 'err' && REFUSAL.test(line.text)) refusedLines++;
-              const writing = pager.add(line);
-              if (writing) await writing;
+      const output = await streamResult<ShellLine, ShellOutput>(
+        pager,
+        {
+          pull: async () => {
+            for await (const batch of feed.batches()) {
+              for (const line of batch) {
+                written++;
+                if (line.stream === 'err' && REFUSAL.test(line.text)) refusedLines++;
+                const writing = pager.add(line);
+                if (writing) await writing;
+              }
             }
-          }
-          exit = await child.exited;
-          // The command has ended: applying what it wrote is not the command's time.
-          clearTimeout(timer);
-          await landChanges();
-          final = status();
-          if (ctx.signal.aborted && !timedOut) throw cancelled();
-          return true;
+            exit = await child.exited;
+            // The command has ended: applying what it wrote is not the command's time.
+            clearTimeout(timer);
+            await landChanges();
+            final = status();
+            if (ctx.signal.aborted && !timedOut) throw cancelled();
+            return true;
+          },
+          small: async () => {
+            const result: ShellOutput = { ...final!, lines: pager.items };
+            if (await fits(renderShell(result), ctx.page)) return result;
+            await pager.overflow();
+            return undefined;
+          },
+          summary: () => `${plural(written, 'line')} of output`,
+          trailer: () => [...statusLines(final!), `done complete (${plural(written, 'line')} of output)`],
+          brokeOff: (why) =>
+            `incomplete: ${why} after ${plural(written, 'line')} of output; the lines above are all that was written`,
+          warn: (message) => ctx.log.warn(message),
         },
-        small: async () => {
-          const result: ShellOutput = { ...final!, lines: pager.items };
-          if (await fits(renderShell(result), ctx.page)) return result;
-          await pager.overflow();
-          return undefined;
-        },
-        summary: () => `${plural(written, 'line')} of output`,
-        trailer: () => [...statusLines(final!), `done complete (${plural(written, 'line')} of output)`],
-        brokeOff: (why) => `incomplete: ${why} after ${plural(written, 'line')} of output; the lines above are all that was written`,
-        warn: (message) => ctx.log.warn(message),
-      }, { untilEnd: true });
+        { untilEnd: true },
+      );
       return isPaged<ShellLine>(output) ? { ...output, status: final! } : output;
     } finally {
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
-      await landChanges().catch((e: unknown) => ctx.log.warn(`A command's changes could not be read: ${e instanceof Error ? e.message : String(e)}`));
+      await landChanges().catch((e: unknown) =>
+        ctx.log.warn(`A command's changes could not be read: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
   } finally {
     await rm(callFolder, { recursive: true, force: true }).catch(() => undefined);
@@ -220,11 +333,26 @@ export async function runInSandbox(input: ShellInput, ctx: ShellContext, target:
  * folder (a device, to the command): git would stop on it (`git add -A`: "can only add regular
  * files"). The call's own git ignores those that are not on disk, so git sees the work tree as it is.
  */
-async function hidePlaceholdersFromGit(home: string, placeholders: readonly string[], writeFolders: readonly string[], gitDirs: readonly string[]): Promise<void> {
+async function hidePlaceholdersFromGit(
+  home: string,
+  placeholders: readonly string[],
+  writeFolders: readonly string[],
+  gitDirs: readonly string[],
+): Promise<void> {
   const patterns: string[] = [];
   for (const path of placeholders) {
-    if (!writeFolders.some((w) => path.startsWith(`${w}${nodePath.sep}`)) || await lstat(path).then(() => true, () => false)) continue;
-    const top = gitDirs.map((g) => nodePath.dirname(g)).filter((t) => path.startsWith(`${t}${nodePath.sep}`)).sort((a, b) => b.length - a.length)[0];
+    if (
+      !writeFolders.some((w) => path.startsWith(`${w}${nodePath.sep}`)) ||
+      (await lstat(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
+    const top = gitDirs
+      .map((g) => nodePath.dirname(g))
+      .filter((t) => path.startsWith(`${t}${nodePath.sep}`))
+      .sort((a, b) => b.length - a.length)[0];
     if (top !== undefined) patterns.push(`/${nodePath.relative(top, path).split(nodePath.sep).join('/')}`);
   }
   if (patterns.length === 0) return;
@@ -256,20 +384,35 @@ function privateFolders(spoolDir: string): string[] {
 export function statusLines(s: ShellStatus): string[] {
   const how = s.timedOut
     ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
-    : s.signal !== null ? `ended by signal ${s.signal} after ${s.durationMs} ms` : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
+    : s.signal !== null
+      ? `ended by signal ${s.signal} after ${s.durationMs} ms`
+      : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
   const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
   for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
-  if (s.refusedHosts.length > 0) lines.push(`network refused: ${s.refusedHosts.join(', ')} (not in ${s.hostsSetting}, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`);
+  if (s.refusedHosts.length > 0)
+    lines.push(
+      `network refused: ${s.refusedHosts.join(', ')} (not in ${s.hostsSetting}, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`,
+    );
   lines.push(...changeSetLines(s.changes, s.saveId));
-  for (const h of s.hiddenHistories) lines.push(`Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`);
-  if (s.readOnlyBecause !== undefined) lines.push(`Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`);
-  if (s.refusedLines > 0) lines.push(`Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`);
+  for (const h of s.hiddenHistories)
+    lines.push(
+      `Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`,
+    );
+  if (s.readOnlyBecause !== undefined)
+    lines.push(
+      `Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`,
+    );
+  if (s.refusedLines > 0)
+    lines.push(
+      `Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`,
+    );
   return lines;
 }
 
 /** The model's text: the output lines (or their first page), then how the command ended. */
 export function renderShell(output: ShellOutput): string {
-  if (isPaged<ShellLine>(output)) return [renderPaged(output, (line) => renderShellLine(line)), ...statusLines(output.status)].join('\n');
+  if (isPaged<ShellLine>(output))
+    return [renderPaged(output, (line) => renderShellLine(line)), ...statusLines(output.status)].join('\n');
   const body = condenseOutput(output.lines).map(renderShellLine);
   return [...(body.length === 0 ? ['(no output)'] : body), ...statusLines(output)].join('\n');
 }

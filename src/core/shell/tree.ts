@@ -19,7 +19,10 @@ const GIT_FOLDER_BUT_HEAD = '!**/.git/{[!H]*,H[!E]*,HE[!A]*,HEA[!D]*,HEAD?*,H,HE
  */
 export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
   return async (folder, signal) => {
-    const run = ripgrep.run(['--no-config', '--files', '--hidden', '--no-ignore', '--null', '--threads', '1', '--glob', GIT_FOLDER_BUT_HEAD], { cwd: folder, signal });
+    const run = ripgrep.run(
+      ['--no-config', '--files', '--hidden', '--no-ignore', '--null', '--threads', '1', '--glob', GIT_FOLDER_BUT_HEAD],
+      { cwd: folder, signal },
+    );
     const chunks: Buffer[] = [];
     for await (const chunk of run.stdout) chunks.push(chunk);
     const exit = await run.exited;
@@ -28,14 +31,29 @@ export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
     // secret the boundary would then leave readable.
     if (exit.spawnError) throw exit.spawnError;
     if (exit.code === 2) {
-      const missed = exit.stderr.split('\n').filter((l) => l.trim() !== '').slice(0, 3).map((l) => l.replace(/^rg: /, '')).join('; ');
-      throw new SandboxError('E_SANDBOX_REFUSED', `run_shell_command ran nothing: the workspace could not be listed whole to find its secrets, so the sandbox cannot be built (${missed || 'ripgrep reported an unreadable entry'}).`, 'Ask the user to make those folders readable again (for example chmod u+rx on them); do not retry until they are.');
+      const missed = exit.stderr
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .slice(0, 3)
+        .map((l) => l.replace(/^rg: /, ''))
+        .join('; ');
+      throw new SandboxError(
+        'E_SANDBOX_REFUSED',
+        `run_shell_command ran nothing: the workspace could not be listed whole to find its secrets, so the sandbox cannot be built (${missed || 'ripgrep reported an unreadable entry'}).`,
+        'Ask the user to make those folders readable again (for example chmod u+rx on them); do not retry until they are.',
+      );
     }
-    if (exit.code !== 0 && exit.code !== 1) throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
+    if (exit.code !== 0 && exit.code !== 1)
+      throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
     const raw = Buffer.concat(chunks);
     return {
       digest: createHash('sha256').update(raw).digest('base64'),
-      files: () => raw.toString('utf8').split('\0').filter((p) => p !== '').map((p) => p.replace(/^\.\//, '').replace(/\\/g, '/')),
+      files: () =>
+        raw
+          .toString('utf8')
+          .split('\0')
+          .filter((p) => p !== '')
+          .map((p) => p.replace(/^\.\//, '').replace(/\\/g, '/')),
     };
   };
 }

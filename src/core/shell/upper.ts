@@ -21,15 +21,35 @@ export interface Stamp {
 /** One change a command made in a folder, read from the upper layer (never through a link). */
 export type LayerEntry =
   /** Bytes written (new or changed file), in the upper layer at `from`. */
-  | { readonly kind: 'file'; readonly rel: string; readonly from: string; readonly size: number; readonly mode: number; readonly below: Below; readonly stamp: Stamp }
+  | {
+      readonly kind: 'file';
+      readonly rel: string;
+      readonly from: string;
+      readonly size: number;
+      readonly mode: number;
+      readonly below: Below;
+      readonly stamp: Stamp;
+    }
   /** The file (or link) at `rel` was removed. */
   | { readonly kind: 'delete'; readonly rel: string; readonly below: Below }
   /** A folder that was on disk is gone (its files are `delete` entries of their own). */
   | { readonly kind: 'rmdir'; readonly rel: string }
   /** A folder made where none was, in the upper layer at `from`. */
-  | { readonly kind: 'mkdir'; readonly rel: string; readonly from: string; readonly mode: number; readonly stamp: Stamp }
+  | {
+      readonly kind: 'mkdir';
+      readonly rel: string;
+      readonly from: string;
+      readonly mode: number;
+      readonly stamp: Stamp;
+    }
   /** A symbolic link made or changed. */
-  | { readonly kind: 'link'; readonly rel: string; readonly target: string; readonly below: Below; readonly stamp: Stamp }
+  | {
+      readonly kind: 'link';
+      readonly rel: string;
+      readonly target: string;
+      readonly below: Below;
+      readonly stamp: Stamp;
+    }
   /** A pipe, socket or device: never applied. */
   | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
 
@@ -68,14 +88,22 @@ function readable(path: string, stat: Stats): void {
 
 /** Whether two files hold the same bytes (read side by side in chunks, never through a link). */
 async function sameBytes(a: string, b: string): Promise<boolean> {
-  const opened = await Promise.allSettled([open(a, constants.O_RDONLY | constants.O_NOFOLLOW), open(b, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)]);
+  const opened = await Promise.allSettled([
+    open(a, constants.O_RDONLY | constants.O_NOFOLLOW),
+    open(b, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK),
+  ]);
   const [fa, fb] = opened.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
-  if (fa === undefined || fb === undefined) { await fa?.close(); await fb?.close(); return false; }
+  if (fa === undefined || fb === undefined) {
+    await fa?.close();
+    await fb?.close();
+    return false;
+  }
   try {
     const [ba, bb] = [Buffer.alloc(1 << 16), Buffer.alloc(1 << 16)];
     for (let at = 0; ; at += ba.length) {
       const [ra, rb] = await Promise.all([fa.read(ba, 0, ba.length, at), fb.read(bb, 0, bb.length, at)]);
-      if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead))) return false;
+      if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead)))
+        return false;
       if (ra.bytesRead === 0) return true;
     }
   } finally {
@@ -141,15 +169,41 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
         if (below.type === 'folder') sharedFolders.push(child);
         else {
           if (below.type !== 'none') removals.push({ kind: 'delete', rel: child, below });
-          made.push({ kind: 'mkdir', rel: child, from: nodePath.join(folder.upper, child), mode: stat.mode & 0o7777, stamp: stampOf(stat) });
+          made.push({
+            kind: 'mkdir',
+            rel: child,
+            from: nodePath.join(folder.upper, child),
+            mode: stat.mode & 0o7777,
+            stamp: stampOf(stat),
+          });
         }
         await walk(child, below.type === 'folder');
       } else if (stat.isFile()) {
         // Copied up but not changed (a touch, a hard link made to it, a chmod to the same mode): nothing to apply.
-        if (below.type === 'file' && below.mode === (stat.mode & 0o7777) && belowStat?.size === stat.size && await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child))) continue;
-        made.push({ kind: 'file', rel: child, from: nodePath.join(folder.upper, child), size: stat.size, mode: stat.mode & 0o7777, below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
+        if (
+          below.type === 'file' &&
+          below.mode === (stat.mode & 0o7777) &&
+          belowStat?.size === stat.size &&
+          (await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child)))
+        )
+          continue;
+        made.push({
+          kind: 'file',
+          rel: child,
+          from: nodePath.join(folder.upper, child),
+          size: stat.size,
+          mode: stat.mode & 0o7777,
+          below: below.type === 'folder' ? { type: 'none' } : below,
+          stamp: stampOf(stat),
+        });
       } else if (stat.isSymbolicLink()) {
-        made.push({ kind: 'link', rel: child, target: readlinkSync(nodePath.join(folder.upper, child)), below: below.type === 'folder' ? { type: 'none' } : below, stamp: stampOf(stat) });
+        made.push({
+          kind: 'link',
+          rel: child,
+          target: readlinkSync(nodePath.join(folder.upper, child)),
+          below: below.type === 'folder' ? { type: 'none' } : below,
+          stamp: stampOf(stat),
+        });
       } else {
         made.push({ kind: 'special', rel: child, below });
       }
@@ -168,11 +222,20 @@ async function hiddenBelow(folder: LayerFolder, shared: readonly string[], remov
   const candidates: { dir: string; lower: string[] }[] = [];
   for (const dir of shared) {
     const upperNames = new Set(readdirSync(nodePath.join(folder.upper, dir)));
-    const lower = (() => { try { return readdirSync(nodePath.join(folder.lower, dir)); } catch { return []; } })().filter((n) => !upperNames.has(n));
+    const lower = (() => {
+      try {
+        return readdirSync(nodePath.join(folder.lower, dir));
+      } catch {
+        return [];
+      }
+    })().filter((n) => !upperNames.has(n));
     if (lower.length > 0) candidates.push({ dir, lower });
   }
   if (candidates.length === 0) return;
-  const merged = await mergedNames(folder, candidates.map((c) => c.dir));
+  const merged = await mergedNames(
+    folder,
+    candidates.map((c) => c.dir),
+  );
   for (const { dir, lower } of candidates) {
     const seen = merged.get(`./${dir}`) ?? merged.get(dir);
     if (seen === undefined) continue;

@@ -26,13 +26,21 @@ const keyOf = (path: ModelPath): string => `${path.root.address}\0${path.rel}`;
 export async function wholeTrees(changes: readonly JudgedChange[]): Promise<WholeTree[]> {
   const order = [...changes.keys()].sort((a, b) => (keyOf(changes[a]!.path) < keyOf(changes[b]!.path) ? -1 : 1));
   const keys = order.map((i) => keyOf(changes[i]!.path));
-  const removed = new Set(changes.filter((c) => c.entry.kind === 'delete' || c.entry.kind === 'rmdir').map((c) => keyOf(c.path)));
+  const removed = new Set(
+    changes.filter((c) => c.entry.kind === 'delete' || c.entry.kind === 'rmdir').map((c) => keyOf(c.path)),
+  );
   const trees: WholeTree[] = [];
   let within: string | undefined;
   for (const [at, i] of order.entries()) {
     const { entry, path, verdict } = changes[i]!;
     if (within !== undefined && keys[at]!.startsWith(within)) continue;
-    if (entry.kind !== 'mkdir' || verdict.action !== 'apply' || removed.has(keys[at]!) || path.root.localPath === undefined) continue;
+    if (
+      entry.kind !== 'mkdir' ||
+      verdict.action !== 'apply' ||
+      removed.has(keys[at]!) ||
+      path.root.localPath === undefined
+    )
+      continue;
     const prefix = `${keys[at]}/`;
     const members = [i];
     const entries = new Map<string, TreeStamp>([['', { type: 'folder', ...entry.stamp }]]);
@@ -42,20 +50,30 @@ export async function wholeTrees(changes: readonly JudgedChange[]): Promise<Whol
     for (let j = lowerBound(keys, prefix); whole && j < keys.length && keys[j]!.startsWith(prefix); j++) {
       const member = changes[order[j]!]!;
       const inner = member.entry;
-      whole = member.verdict.action === 'apply' && (inner.kind === 'link' || ((inner.kind === 'file' || inner.kind === 'mkdir') && movable(inner.kind, inner.mode)));
+      whole =
+        member.verdict.action === 'apply' &&
+        (inner.kind === 'link' ||
+          ((inner.kind === 'file' || inner.kind === 'mkdir') && movable(inner.kind, inner.mode)));
       if (!whole || (inner.kind !== 'file' && inner.kind !== 'mkdir' && inner.kind !== 'link')) break;
-      entries.set(keys[j]!.slice(prefix.length), { type: inner.kind === 'mkdir' ? 'folder' : inner.kind, ...inner.stamp });
-      if (inner.kind === 'file') { files++; bytes += inner.size; }
+      entries.set(keys[j]!.slice(prefix.length), {
+        type: inner.kind === 'mkdir' ? 'folder' : inner.kind,
+        ...inner.stamp,
+      });
+      if (inner.kind === 'file') {
+        files++;
+        bytes += inner.size;
+      }
       members.push(order[j]!);
     }
-    if (!whole || files < WHOLE_TREE_FILES || !await sameDevice(entry.from, path.root.localPath)) continue;
+    if (!whole || files < WHOLE_TREE_FILES || !(await sameDevice(entry.from, path.root.localPath))) continue;
     trees.push({ top: i, members: members.sort((a, b) => a - b), manifest: { files, bytes, entries } });
     within = prefix;
   }
   return trees;
 }
 
-const movable = (kind: 'file' | 'mkdir', mode: number): boolean => (mode & 0o7000) === 0 && (mode & (kind === 'mkdir' ? 0o700 : 0o600)) === (kind === 'mkdir' ? 0o700 : 0o600);
+const movable = (kind: 'file' | 'mkdir', mode: number): boolean =>
+  (mode & 0o7000) === 0 && (mode & (kind === 'mkdir' ? 0o700 : 0o600)) === (kind === 'mkdir' ? 0o700 : 0o600);
 
 function lowerBound(sorted: readonly string[], key: string): number {
   let [lo, hi] = [0, sorted.length];
@@ -78,10 +96,15 @@ async function sameDevice(a: string, b: string): Promise<boolean> {
  * not be moved so (and nothing moved). Security: only what was judged moves: anything else in the
  * upper folder (a whiteout, an entry the walk did not judge) keeps it from moving whole.
  */
-export async function moveTreeIn(ctx: SaveContext, path: GatedPath, from: string, manifest: TreeManifest): Promise<TreeManifest | undefined> {
-  if (await treeChange(from, manifest, false) !== undefined) return undefined;
+export async function moveTreeIn(
+  ctx: SaveContext,
+  path: GatedPath,
+  from: string,
+  manifest: TreeManifest,
+): Promise<TreeManifest | undefined> {
+  if ((await treeChange(from, manifest, false)) !== undefined) return undefined;
   return inPinned(ctx, path, true, async (address) => {
-    if (!await moveTree(from, address)) return undefined;
+    if (!(await moveTree(from, address))) return undefined;
     // The rename gave the folder a new parent: its own times are taken again.
     const top = treeStampOf(await lstat(address));
     return top === undefined ? undefined : { ...manifest, entries: new Map(manifest.entries).set('', top) };

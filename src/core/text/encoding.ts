@@ -77,9 +77,16 @@ export function streamDecoder(encoding: TextEncoding): StreamDecoder {
   const decoder = iconv().getDecoder(encoding);
   const state = {
     lossy: false,
-    write(bytes: Uint8Array): string { return state.check(decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))); },
-    end(): string { return state.check(decoder.end() ?? ''); },
-    check(text: string): string { if (!state.lossy && text.includes('\uFFFD')) state.lossy = true; return text; },
+    write(bytes: Uint8Array): string {
+      return state.check(decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+    },
+    end(): string {
+      return state.check(decoder.end() ?? '');
+    },
+    check(text: string): string {
+      if (!state.lossy && text.includes('\uFFFD')) state.lossy = true;
+      return text;
+    },
   };
   return state;
 }
@@ -122,11 +129,15 @@ export function sniffFile(bytes: Uint8Array, fileName: string, configured?: Text
   const forced = imposed(configured);
   const utf16 = bomEncoding(bytes) ?? (forced !== undefined && isUtf16(forced) ? forced : undefined);
   if (utf16 !== undefined && isUtf16(utf16)) {
-    const text = strictUtf(bytes.subarray(bomEncoding(bytes) === utf16 ? 2 : 0), utf16 === 'utf16le' ? 'utf-16le' : 'utf-16be');
+    const text = strictUtf(
+      bytes.subarray(bomEncoding(bytes) === utf16 ? 2 : 0),
+      utf16 === 'utf16le' ? 'utf-16le' : 'utf-16be',
+    );
     return text === undefined ? undefined : { text, encoding: utf16 };
   }
   const head = bytes.subarray(0, BINARY_SAMPLE_BYTES);
-  if (detectBinary(fileName, head, bytes.subarray(Math.max(head.length, bytes.length - BINARY_SAMPLE_BYTES)))) return undefined;
+  if (detectBinary(fileName, head, bytes.subarray(Math.max(head.length, bytes.length - BINARY_SAMPLE_BYTES))))
+    return undefined;
   if (utf16 === 'utf8bom') return isUtf8(bytes.subarray(3)) ? { text: undefined, encoding: 'utf8bom' } : undefined;
   if (forced !== undefined) {
     const text = iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), forced);
@@ -185,7 +196,10 @@ export function encodeText(text: string, encoding: TextEncoding, display: string
     while (i < text.length && text.charCodeAt(i) === back.charCodeAt(i)) i++;
     const code = text.codePointAt(i) ?? 0;
     const char = `"${String.fromCodePoint(code)}" (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
-    throw invalidInput(`"${display}" is stored as ${encoding}, which has no character for ${char} on line ${lineAt(text, i)} of the new text; no media was made and nothing was written.`, `Write it another way (a character ${encoding} has, or an escape the file's language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.`);
+    throw invalidInput(
+      `"${display}" is stored as ${encoding}, which has no character for ${char} on line ${lineAt(text, i)} of the new text; no media was made and nothing was written.`,
+      `Write it another way (a character ${encoding} has, or an escape the file's language understands), or ask the user to convert the file to UTF-8 (in VS Code: "Save with Encoding"), stage it again and repeat the edit.`,
+    );
   }
   return new Uint8Array(bytes);
 }

@@ -77,7 +77,11 @@ export function lineStatsOf(feeds: LineFeeds, empty: boolean, endsWithNewline: b
 
 /** `lineStats` of the text of UTF-8 bytes from `start` (after a BOM), without decoding them. */
 export function lineStatsOfUtf8(bytes: Uint8Array, start = 0): LineStats {
-  return lineStatsOf(lineFeedsOfUtf8(bytes, start, bytes.length), bytes.length <= start, bytes[bytes.length - 1] === 10);
+  return lineStatsOf(
+    lineFeedsOfUtf8(bytes, start, bytes.length),
+    bytes.length <= start,
+    bytes[bytes.length - 1] === 10,
+  );
 }
 
 /** Lines as an editor counts them: "" has 0, "a" and "a\n" have 1, "a\nb" has 2. */

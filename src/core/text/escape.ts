@@ -12,8 +12,9 @@
  * bidirectional overrides and isolates (Trojan Source), zero-width and other invisible characters,
  * line and paragraph separators, and spaces other than U+0020. Tab and line feed are shown apart.
  */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu;
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu;
 
 /**
  * The model's text for a plain-text medium (VS Code's modal dialog and a dialog's title, a
@@ -46,6 +47,8 @@ export function markdownText(text: string): string {
   const line = plainText(text).replace(MARKDOWN_INLINE, '\\$&');
   // Leading spaces would make an indented code block at the start of a paragraph: as entities they are only spaces.
   const indent = /^ */.exec(line)![0].length;
-  const rest = line.slice(indent).replace(MARKDOWN_LINE_START, (marker) => (/^\d/.test(marker) ? `${marker}\\` : `\\${marker}`));
+  const rest = line
+    .slice(indent)
+    .replace(MARKDOWN_LINE_START, (marker) => (/^\d/.test(marker) ? `${marker}\\` : `\\${marker}`));
   return `${'&#32;'.repeat(indent)}${rest}`;
 }

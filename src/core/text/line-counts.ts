@@ -28,7 +28,12 @@ export function lineCounts(before: string, after: string): LineCounts {
   const start = p === 0 ? 0 : before.lastIndexOf('\n', p - 1) + 1;
   const room = shorter - start;
   let s = 0;
-  while (s + CHUNK <= room && before.slice(before.length - s - CHUNK, before.length - s) === after.slice(after.length - s - CHUNK, after.length - s)) s += CHUNK;
+  while (
+    s + CHUNK <= room &&
+    before.slice(before.length - s - CHUNK, before.length - s) ===
+      after.slice(after.length - s - CHUNK, after.length - s)
+  )
+    s += CHUNK;
   while (s < room && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++;
   let endA = before.length - s;
   let endB = after.length - s;
@@ -76,12 +81,17 @@ export function changedLinesOfUtf8(before: Uint8Array, after: Uint8Array, start 
   const b = Buffer.from(after.buffer, after.byteOffset, after.byteLength);
   const shorter = Math.min(a.length, b.length);
   let p = start;
-  while (p + BYTE_CHUNK <= shorter && a.subarray(p, p + BYTE_CHUNK).equals(b.subarray(p, p + BYTE_CHUNK))) p += BYTE_CHUNK;
+  while (p + BYTE_CHUNK <= shorter && a.subarray(p, p + BYTE_CHUNK).equals(b.subarray(p, p + BYTE_CHUNK)))
+    p += BYTE_CHUNK;
   while (p < shorter && a[p] === b[p]) p++;
   if (p === a.length && p === b.length) return undefined;
   const room = shorter - p;
   let s = 0;
-  while (s + BYTE_CHUNK <= room && a.subarray(a.length - s - BYTE_CHUNK, a.length - s).equals(b.subarray(b.length - s - BYTE_CHUNK, b.length - s))) s += BYTE_CHUNK;
+  while (
+    s + BYTE_CHUNK <= room &&
+    a.subarray(a.length - s - BYTE_CHUNK, a.length - s).equals(b.subarray(b.length - s - BYTE_CHUNK, b.length - s))
+  )
+    s += BYTE_CHUNK;
   while (s < room && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
   const from = p > start ? Math.max(start, a.lastIndexOf(10, p - 1) + 1) : start;
   const newline = a.indexOf(10, a.length - s);
@@ -94,8 +104,14 @@ export function changedLinesOfUtf8(before: Uint8Array, after: Uint8Array, start 
  * small edit in a 10 MB file decodes a few lines, not 20 MB. The same counts as `lineCounts` of the
  * whole texts, which cuts whole common lines at both ends itself.
  */
-export function lineCountsOfUtf8(before: Uint8Array, after: Uint8Array, start = 0, changed = changedLinesOfUtf8(before, after, start)): LineCounts {
+export function lineCountsOfUtf8(
+  before: Uint8Array,
+  after: Uint8Array,
+  start = 0,
+  changed = changedLinesOfUtf8(before, after, start),
+): LineCounts {
   if (changed === undefined) return { added: 0, removed: 0 };
-  const text = (bytes: Uint8Array, end: number): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', changed.from, end);
+  const text = (bytes: Uint8Array, end: number): string =>
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', changed.from, end);
   return lineCounts(text(before, changed.endBefore), text(after, changed.endAfter));
 }

@@ -14,7 +14,10 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
-    if (b < 0x80) { i++; continue; }
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
     const n = sequenceLength(b);
     if (n === 1 || i + n > bytes.length) return i;
     const b1 = bytes[i + 1]!;
@@ -47,17 +50,26 @@ export class Utf8Validator {
       const take = Math.min(need, bytes.length);
       const head = Buffer.concat([this.carry, bytes.subarray(0, take)]);
       if (take < need) {
-        if (!bytes.subarray(0, take).every(isContinuation)) { this.invalidAt = this.carryOffset; return; }
+        if (!bytes.subarray(0, take).every(isContinuation)) {
+          this.invalidAt = this.carryOffset;
+          return;
+        }
         this.carry = head;
         return;
       }
-      if (!isUtf8(head)) { this.invalidAt = this.carryOffset; return; }
+      if (!isUtf8(head)) {
+        this.invalidAt = this.carryOffset;
+        return;
+      }
       this.carry = new Uint8Array(0);
       start = take;
     }
     const end = incompleteTail(bytes, start);
     const body = bytes.subarray(start, end);
-    if (!isUtf8(body)) { this.invalidAt = offset + start + firstInvalidUtf8(body); return; }
+    if (!isUtf8(body)) {
+      this.invalidAt = offset + start + firstInvalidUtf8(body);
+      return;
+    }
     if (end < bytes.length) {
       this.carry = bytes.slice(end);
       this.carryOffset = offset + end;

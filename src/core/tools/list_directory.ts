@@ -11,10 +11,19 @@ import { streamResult } from '../results/stream.ts';
 
 export type { ListedEntry } from '../list/port.ts';
 
-export const listDirectorySchema = () => z.strictObject({
-  path: z.string().min(1).optional().describe('Folder to list, relative to the workspace (default: the workspace folder; in a multi-root workspace, every folder).'),
-  max_depth: boundArgument('How many folder levels to descend (1 = only the folder\'s own entries). Omit for the whole tree.').optional(),
-});
+export const listDirectorySchema = () =>
+  z.strictObject({
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Folder to list, relative to the workspace (default: the workspace folder; in a multi-root workspace, every folder).',
+      ),
+    max_depth: boundArgument(
+      "How many folder levels to descend (1 = only the folder's own entries). Omit for the whole tree.",
+    ).optional(),
+  });
 
 export interface ListDirectoryResult {
   readonly path: string;
@@ -32,19 +41,38 @@ export type ListItem = { readonly kind: 'folder'; readonly path: string } | Entr
 class EntryItem {
   readonly kind = 'entry';
   readonly entry: ListedEntry;
-  constructor(entry: ListedEntry) { this.entry = entry; }
+  constructor(entry: ListedEntry) {
+    this.entry = entry;
+  }
 }
 
 /** The listings, or past one page, the first page of them and the result artifact holding all. */
 export type ListDirectoryOutput = ListDirectoryResult[] | Paged<ListItem>;
 
 /** One folder's listing as items, a run at a time: its name, then its entries in display order (denied ones left out). */
-async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: GatedPath, maxDepth: number | undefined, signal: AbortSignal): AsyncGenerator<ListItem[], void, undefined> {
+async function* listTree(
+  ctx: ToolContext<'fs' | 'policy' | 'lister'>,
+  target: GatedPath,
+  maxDepth: number | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<ListItem[], void, undefined> {
   const { fs, policy, lister } = ctx;
   const resolved = await ctx.resolve(target);
-  if (!resolved.exists) throw new SandboxError('E_SANDBOX_NOT_FOUND', `"${target.display}" does not exist.`, `List its parent folder, or use find_files to locate it.`);
-  const stat = await fs.stat(resolved.address).catch((e: unknown) => { throw fromFsError(e, target.display, 'list'); });
-  if (stat.type !== 'directory') throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${target.display}" is a ${stat.type}, not a folder.`, `Open it with open_file instead.`);
+  if (!resolved.exists)
+    throw new SandboxError(
+      'E_SANDBOX_NOT_FOUND',
+      `"${target.display}" does not exist.`,
+      `List its parent folder, or use find_files to locate it.`,
+    );
+  const stat = await fs.stat(resolved.address).catch((e: unknown) => {
+    throw fromFsError(e, target.display, 'list');
+  });
+  if (stat.type !== 'directory')
+    throw new SandboxError(
+      'E_SANDBOX_INVALID_INPUT',
+      `"${target.display}" is a ${stat.type}, not a folder.`,
+      `Open it with open_file instead.`,
+    );
   // Security: denied entries vanish without a trace (no name, no placeholder); the order of the rest is
   // unchanged. Entries are judged by where they really are (a listing through a link to an ancestor
   // must not show what the rules deny there). The backend only prunes (it never enters a denied
@@ -53,16 +81,29 @@ async function* listTree(ctx: ToolContext<'fs' | 'policy' | 'lister'>, target: G
   const prefix = resolved.realRel ? `${resolved.realRel}/` : '';
   const hidden = (realRel: string): boolean => policy.decide(realRel, 'read', root).action === 'deny';
   yield [{ kind: 'folder', path: target.display }];
-  for await (const frame of lister.list({ folder: resolved, ...(maxDepth !== undefined ? { maxDepth } : {}), hidden, signal })) {
+  for await (const frame of lister.list({
+    folder: resolved,
+    ...(maxDepth !== undefined ? { maxDepth } : {}),
+    hidden,
+    signal,
+  })) {
     if (frame.kind === 'limit') {
-      throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded.`, `Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`);
+      throw new SandboxError(
+        'E_SANDBOX_IO',
+        `The directory backend "${lister.name}" cut the listing of "${target.display}" at ${frame.limit} entries, but list_directory has no limit: that is a protocol violation, so the partial listing was discarded.`,
+        `Retry with a smaller max_depth or a deeper path; if it happens again, tell the user.`,
+      );
     }
     if (frame.kind === 'done') return;
     const items: ListItem[] = [];
     for (const entry of frame.entries) if (!hidden(prefix + entry.path)) items.push(new EntryItem(entry));
     yield items;
   }
-  throw new SandboxError('E_SANDBOX_IO', `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`, `Retry; if it happens again, tell the user.`);
+  throw new SandboxError(
+    'E_SANDBOX_IO',
+    `The directory backend "${lister.name}" ended the listing of "${target.display}" without saying it was complete, so it was discarded.`,
+    `Retry; if it happens again, tell the user.`,
+  );
 }
 
 /** Indents by depth, made once: a listing indents every entry. */
@@ -73,10 +114,14 @@ function entryLine(e: ListedEntry): string {
   while (indents.length < e.depth) indents.push(`${indents[indents.length - 1]!}  `);
   const indent = indents[e.depth - 1]!;
   switch (e.type) {
-    case 'directory': return `${indent}${name}/`;
-    case 'symlink': return `${indent}${name}@ (symlink, not followed)`;
-    case 'other': return `${indent}${name} (special file)`;
-    case 'file': return `${indent}${name}  ${e.size ?? '?'} B`;
+    case 'directory':
+      return `${indent}${name}/`;
+    case 'symlink':
+      return `${indent}${name}@ (symlink, not followed)`;
+    case 'other':
+      return `${indent}${name} (special file)`;
+    case 'file':
+      return `${indent}${name}  ${e.size ?? '?'} B`;
   }
 }
 
@@ -107,7 +152,8 @@ export const listDirectory = defineTool({
   name: 'list_directory',
   displayName: 'List Directory',
   userDescription: 'List a workspace folder with entry types and sizes.',
-  description: 'Lists a workspace folder: each entry with its type (file, directory, symlink, other) and size, folders first, as an indented tree. max_depth bounds how deep it descends (omit for the whole tree); there is no other bound. A listing larger than one page (50 KiB, or your token budget) is not cut: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Symlinks are shown, not followed.',
+  description:
+    'Lists a workspace folder: each entry with its type (file, directory, symlink, other) and size, folders first, as an indented tree. max_depth bounds how deep it descends (omit for the whole tree); there is no other bound. A listing larger than one page (50 KiB, or your token budget) is not cut: you get its first page and the callId of a result artifact holding all of it, ending with a "done complete" line; page it with artifact_read and search it with artifact_grep. Symlinks are shown, not followed.',
   risk: 'read',
   requires: [],
   needs: ['fs', 'policy', 'lister', 'artifacts', 'log'],
@@ -123,13 +169,22 @@ export const listDirectory = defineTool({
     // The walk runs on past the call's return when the listing overflows a page: the store stops it if it goes first.
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const pager = new ResultPager<ListItem>({ store: ctx.artifacts, budget: ctx.page, ...(ctx.progress ? { progress: ctx.progress } : {}), label, source: targets[0]!, render: renderListItem, stop: () => stop.abort() });
+    const pager = new ResultPager<ListItem>({
+      store: ctx.artifacts,
+      budget: ctx.page,
+      ...(ctx.progress ? { progress: ctx.progress } : {}),
+      label,
+      source: targets[0]!,
+      render: renderListItem,
+      stop: () => stop.abort(),
+    });
     const runs = (async function* (): AsyncGenerator<ListItem[], void, undefined> {
       for (const target of targets) yield* listTree(ctx, target, input.max_depth, signal);
     })();
     let run: { readonly items: readonly ListItem[]; next: number } = { items: [], next: 0 };
     let entries = 0;
-    const counted = (): string => `${entries} ${entries === 1 ? 'entry' : 'entries'} in ${targets.map((t) => t.display).join(', ')}`;
+    const counted = (): string =>
+      `${entries} ${entries === 1 ? 'entry' : 'entries'} in ${targets.map((t) => t.display).join(', ')}`;
     return streamResult<ListItem, ListDirectoryResult[]>(pager, {
       pull: async (untilOverflow) => {
         // A run is taken item by item, so a pull that stops at the overflow leaves the rest of its run to the next.
@@ -159,7 +214,9 @@ export const listDirectory = defineTool({
       trailer: () => [`done complete (${counted()})`],
       brokeOff: (why) => `incomplete: ${why} after ${counted()}; the entries above are all that was listed`,
       // A session that ends while its listing is still written stops it on purpose: nothing to report.
-      warn: (message) => { if (!stop.signal.aborted) ctx.log.warn(message); },
+      warn: (message) => {
+        if (!stop.signal.aborted) ctx.log.warn(message);
+      },
     });
   },
   render: renderOutput,

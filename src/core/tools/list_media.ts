@@ -17,7 +17,12 @@ export interface ListedMedia {
   /** Why saving it would conflict, when it would. */
   readonly stale?: string;
   /** The user's edit in the editor within this media's line of edits. */
-  readonly user_edit?: { readonly media_id: string; readonly against: string; readonly added: number; readonly removed: number };
+  readonly user_edit?: {
+    readonly media_id: string;
+    readonly against: string;
+    readonly added: number;
+    readonly removed: number;
+  };
 }
 
 export interface ListMediaResult {
@@ -36,9 +41,13 @@ export function renderListMedia(r: ListMediaResult): string {
   for (const m of r.media) {
     const notes = [`${age(m.age_s)} old`];
     if (m.parent_id) notes.push(`from ${m.parent_id}`);
-    if (m.user_edit) notes.push(`edited by the user: +${m.user_edit.added} −${m.user_edit.removed} against ${m.user_edit.against}`);
+    if (m.user_edit)
+      notes.push(`edited by the user: +${m.user_edit.added} −${m.user_edit.removed} against ${m.user_edit.against}`);
     if (m.stale) notes.push(`STALE: ${m.stale}`);
-    const counts = m.protected_from === undefined ? `+${m.added ?? 0} −${m.removed ?? 0}` : `content from the protected "${m.protected_from}" (changes not shown)`;
+    const counts =
+      m.protected_from === undefined
+        ? `+${m.added ?? 0} −${m.removed ?? 0}`
+        : `content from the protected "${m.protected_from}" (changes not shown)`;
     lines.push(`${m.media_id} "${m.path}"${m.is_new ? ' (new file)' : ''} ${counts}, ${notes.join(', ')}`);
   }
   lines.push('Call save_media for each change you want to keep; earlier versions keep their ids.');
@@ -49,7 +58,8 @@ export const listMedia = defineTool({
   name: 'list_media',
   displayName: 'List Staged Files',
   userDescription: 'List staged files that have not been saved.',
-  description: 'Lists the staged media not yet saved: path, +/- against disk, age, parent id, and whether the user edited them. Anything listed here has NOT changed on disk; call save_media for each change you want to keep.',
+  description:
+    'Lists the staged media not yet saved: path, +/- against disk, age, parent id, and whether the user edited them. Anything listed here has NOT changed on disk; call save_media for each change you want to keep.',
   risk: 'read',
   requires: [],
   needs: ['media', 'clock'],
@@ -63,9 +73,12 @@ export const listMedia = defineTool({
       // Security: line counts against a protected file tell what it holds, a line at a time.
       const counts = m.taint ? { protected_from: m.taint.from } : store.changes(m.id);
       const person = m.taint ? undefined : store.personChange(m.id);
-      const stale = m.stale === undefined ? undefined
-        : m.stale.kind === 'saved' ? `${m.stale.by} was saved to this file since; stage it again to edit further`
-        : 'the file changed on disk since it was staged; stage it again';
+      const stale =
+        m.stale === undefined
+          ? undefined
+          : m.stale.kind === 'saved'
+            ? `${m.stale.by} was saved to this file since; stage it again to edit further`
+            : 'the file changed on disk since it was staged; stage it again';
       return {
         media_id: m.id,
         path: m.path.display,
@@ -74,7 +87,16 @@ export const listMedia = defineTool({
         age_s: Math.max(0, Math.floor((now - m.createdAt) / 1000)),
         ...(m.parentId ? { parent_id: m.parentId } : {}),
         ...(stale ? { stale } : {}),
-        ...(person ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } } : {}),
+        ...(person
+          ? {
+              user_edit: {
+                media_id: person.mediaId,
+                against: person.against,
+                added: person.added,
+                removed: person.removed,
+              },
+            }
+          : {}),
       };
     });
     return { media };

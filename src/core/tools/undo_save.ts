@@ -7,10 +7,17 @@ import { undoSave } from '../media/undo.ts';
 import { pathKey } from '../media/types.ts';
 import { SandboxError, invalidInput } from '../errors.ts';
 
-export const undoSaveSchema = () => z.strictObject({
-  save_id: z.string().min(1).optional().describe('The save to undo: the save_id save_media returned (default: the latest save of this session not undone yet). A set is undone as a whole.'),
-  path: pathArgument('Only this file of the set (its other files stay as saved)').optional(),
-});
+export const undoSaveSchema = () =>
+  z.strictObject({
+    save_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The save to undo: the save_id save_media returned (default: the latest save of this session not undone yet). A set is undone as a whole.',
+      ),
+    path: pathArgument('Only this file of the set (its other files stay as saved)').optional(),
+  });
 
 /**
  * The plan: the save the call was put to the person for. Security: they are asked "undo save s1 of
@@ -29,12 +36,17 @@ function recordsOf(input: z.infer<ReturnType<typeof undoSaveSchema>>, scope: Tar
   const set = record.set === record.id ? scope.saves.setOf(record.id) : [record];
   if (input.path === undefined) {
     const left = set.length > 1 ? set.filter((r) => r.undone === undefined) : set;
-    if (left.length === 0) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
+    if (left.length === 0)
+      throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
     return left;
   }
   const path = scope.normalize(input.path);
   const one = set.find((r) => pathKey(r.path) === pathKey(path));
-  if (one === undefined) throw invalidInput(`Save ${record.id} did not change "${path.display}"; it changed ${set.map((r) => `"${r.path.display}"`).join(', ')}.`, `Give one of those paths, or omit path to undo the whole save.`);
+  if (one === undefined)
+    throw invalidInput(
+      `Save ${record.id} did not change "${path.display}"; it changed ${set.map((r) => `"${r.path.display}"`).join(', ')}.`,
+      `Give one of those paths, or omit path to undo the whole save.`,
+    );
   return [one];
 }
 
@@ -53,10 +65,14 @@ export interface UndoSaveResult {
 
 export function renderUndoSave(r: UndoSaveResult): string {
   switch (r.action) {
-    case 'restored': return `${JSON.stringify(r)}\nUndid save ${r.save_id}: "${r.path}" holds its previous bytes again.`;
-    case 'removed': return `${JSON.stringify(r)}\nUndid save ${r.save_id}: "${r.path}", which that save created, was removed.`;
-    case 'reverted': return `Undid save ${r.save_id}: ${(r.files ?? [r.path]).map((f) => `"${f}"`).join(', ')} ${(r.files?.length ?? 1) > 1 ? 'are' : 'is'} back as before, byte for byte.`;
-    case 'staged': return `${JSON.stringify(r)}\n"${r.path}" changed after save ${r.save_id}, so nothing was overwritten: its previous bytes are staged as ${r.media_id ?? '?'} for the user to review. Saving that media (save_media) completes the undo.`;
+    case 'restored':
+      return `${JSON.stringify(r)}\nUndid save ${r.save_id}: "${r.path}" holds its previous bytes again.`;
+    case 'removed':
+      return `${JSON.stringify(r)}\nUndid save ${r.save_id}: "${r.path}", which that save created, was removed.`;
+    case 'reverted':
+      return `Undid save ${r.save_id}: ${(r.files ?? [r.path]).map((f) => `"${f}"`).join(', ')} ${(r.files?.length ?? 1) > 1 ? 'are' : 'is'} back as before, byte for byte.`;
+    case 'staged':
+      return `${JSON.stringify(r)}\n"${r.path}" changed after save ${r.save_id}, so nothing was overwritten: its previous bytes are staged as ${r.media_id ?? '?'} for the user to review. Saving that media (save_media) completes the undo.`;
   }
 }
 
@@ -64,7 +80,8 @@ export const undoSaveTool = defineTool({
   name: 'undo_save',
   displayName: 'Undo Save',
   userDescription: 'Undo a save made with Workspace Tools in this window.',
-  description: 'Undoes one save_media of this session (a set as a whole: every file, deletes and moves included, back byte for byte; path undoes one file of it): writes back the bytes the file held before it (or removes a file it created), but only when the file still holds exactly what was saved. If the file changed since, nothing is overwritten: the previous bytes are staged as a media for review instead (save it with save_media to finish the undo). Give the save_id save_media returned, or omit it for the latest save.',
+  description:
+    'Undoes one save_media of this session (a set as a whole: every file, deletes and moves included, back byte for byte; path undoes one file of it): writes back the bytes the file held before it (or removes a file it created), but only when the file still holds exactly what was saved. If the file changed since, nothing is overwritten: the previous bytes are staged as a media for review instead (save it with save_media to finish the undo). Give the save_id save_media returned, or omit it for the latest save.',
   risk: 'write',
   requires: ['writable'],
   needs: ['fs', 'media', 'saveGuard', 'editors', 'saves', 'journal', 'log', 'clock'],
@@ -74,8 +91,17 @@ export const undoSaveTool = defineTool({
     const records = recordsOf(input, scope);
     const plan: UndoPlan = { saveIds: records.map((r) => r.id) };
     const first = records[0];
-    if (records.length === 1 && first !== undefined) return { paths: [first.path], summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : first.kind === 'tree' ? ` (remove the folder it made, ${first.tree?.files ?? 0} files)` : ''}`, plan };
-    return { paths: records.map((r) => r.path), summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : r.kind === 'tree' ? 'remove the folder' : 'restore'} ${r.path.display}`).join('; ')}`, plan };
+    if (records.length === 1 && first !== undefined)
+      return {
+        paths: [first.path],
+        summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : first.kind === 'tree' ? ` (remove the folder it made, ${first.tree?.files ?? 0} files)` : ''}`,
+        plan,
+      };
+    return {
+      paths: records.map((r) => r.path),
+      summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : r.kind === 'tree' ? 'remove the folder' : 'restore'} ${r.path.display}`).join('; ')}`,
+      plan,
+    };
   },
   run: async (input, ctx, plan): Promise<UndoSaveResult> => {
     const ids = plan?.saveIds ?? [];
@@ -83,21 +109,33 @@ export const undoSaveTool = defineTool({
       const records = ids.map((id) => ctx.saves.get(id));
       await undoFiles(ctx, records, ctx.targets);
       const head = records[0]!;
-      return { save_id: head.set, path: head.path.display, action: 'reverted', files: records.map((r) => r.path.display) };
+      return {
+        save_id: head.set,
+        path: head.path.display,
+        action: 'reverted',
+        files: records.map((r) => r.path.display),
+      };
     }
     const target = soleTarget(ctx);
     const asked = ids[0] ?? input.save_id;
     const record = asked === undefined ? ctx.saves.latest() : ctx.saves.get(asked);
     // Defence in depth: whatever save is undone, it is one of the file the person approved.
     if (pathKey(record.path) !== pathKey(target)) {
-      throw new SandboxError('E_SANDBOX_CONFLICT', `The latest save changed while the user was asked: it is now ${record.id} of "${record.path.display}", not a save of "${target.display}"; nothing was undone.`, 'Call undo_save again with the save_id of the save to undo.');
+      throw new SandboxError(
+        'E_SANDBOX_CONFLICT',
+        `The latest save changed while the user was asked: it is now ${record.id} of "${record.path.display}", not a save of "${target.display}"; nothing was undone.`,
+        'Call undo_save again with the save_id of the save to undo.',
+      );
     }
     const action = await undoSave(ctx, record, target);
     const base = { save_id: record.id, path: record.path.display };
     switch (action.kind) {
-      case 'restored': return { ...base, action: 'restored', ...(action.saveId !== undefined ? { undo_save_id: action.saveId } : {}) };
-      case 'removed': return { ...base, action: 'removed' };
-    case 'staged': return { ...base, action: 'staged', media_id: action.mediaId };
+      case 'restored':
+        return { ...base, action: 'restored', ...(action.saveId !== undefined ? { undo_save_id: action.saveId } : {}) };
+      case 'removed':
+        return { ...base, action: 'removed' };
+      case 'staged':
+        return { ...base, action: 'staged', media_id: action.mediaId };
     }
   },
   render: renderUndoSave,

@@ -22,7 +22,13 @@ export class StagedFileSystemProvider implements vscode.FileSystemProvider, vsco
     this.store = store;
     this.subscription = store.onDidChange((change) => {
       // A media's bytes never change; the base of a new file's diff does when its line is saved.
-      if (change.kind === 'saved') this.changed.fire([change.media.id, ...change.rebased].map((id) => this.store.find(id)).filter((m) => m !== undefined).map((m) => ({ type: vscode.FileChangeType.Changed, uri: emptyBaseUri(m) })));
+      if (change.kind === 'saved')
+        this.changed.fire(
+          [change.media.id, ...change.rebased]
+            .map((id) => this.store.find(id))
+            .filter((m) => m !== undefined)
+            .map((m) => ({ type: vscode.FileChangeType.Changed, uri: emptyBaseUri(m) })),
+        );
     });
   }
 
@@ -46,7 +52,13 @@ export class StagedFileSystemProvider implements vscode.FileSystemProvider, vsco
 
   stat(uri: vscode.Uri): vscode.FileStat {
     const { bytes, mtime } = this.resolve(uri);
-    return { type: vscode.FileType.File, size: bytes.byteLength, mtime, ctime: mtime, ...(parseStagedUri(uri)?.base ? { permissions: vscode.FilePermission.Readonly } : {}) };
+    return {
+      type: vscode.FileType.File,
+      size: bytes.byteLength,
+      mtime,
+      ctime: mtime,
+      ...(parseStagedUri(uri)?.base ? { permissions: vscode.FilePermission.Readonly } : {}),
+    };
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
@@ -68,11 +80,21 @@ export class StagedFileSystemProvider implements vscode.FileSystemProvider, vsco
     this.generations.set(named.mediaId, (this.generations.get(named.mediaId) ?? 0) + 1);
   }
 
-  watch(): vscode.Disposable { return new vscode.Disposable(() => undefined); }
-  readDirectory(): [string, vscode.FileType][] { return []; }
-  createDirectory(): void { throw vscode.FileSystemError.NoPermissions('Staged documents have no folders.'); }
-  delete(): void { throw vscode.FileSystemError.NoPermissions('Discard a staged change from the Staged Changes view.'); }
-  rename(): void { throw vscode.FileSystemError.NoPermissions('Staged documents cannot be renamed.'); }
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('Staged documents have no folders.');
+  }
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('Discard a staged change from the Staged Changes view.');
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('Staged documents cannot be renamed.');
+  }
 
   dispose(): void {
     this.subscription.dispose();
@@ -80,7 +102,16 @@ export class StagedFileSystemProvider implements vscode.FileSystemProvider, vsco
   }
 }
 
-export function registerStagedProvider(store: MediaStore): { readonly provider: StagedFileSystemProvider; readonly registration: vscode.Disposable } {
+export function registerStagedProvider(store: MediaStore): {
+  readonly provider: StagedFileSystemProvider;
+  readonly registration: vscode.Disposable;
+} {
   const provider = new StagedFileSystemProvider(store);
-  return { provider, registration: vscode.Disposable.from(provider, vscode.workspace.registerFileSystemProvider(STAGED_SCHEME, provider, { isCaseSensitive: true })) };
+  return {
+    provider,
+    registration: vscode.Disposable.from(
+      provider,
+      vscode.workspace.registerFileSystemProvider(STAGED_SCHEME, provider, { isCaseSensitive: true }),
+    ),
+  };
 }

@@ -44,10 +44,17 @@ function mediaOf(host: Pick<Host, 'session'>, writes: readonly DiskWrite[]): Sta
 }
 
 /** One look: the set as one multi-file diff (VS Code's changes editor), a single file as its diff. */
-export async function showChangeSet(host: Host, provider: StagedFileSystemProvider, writes: readonly DiskWrite[]): Promise<void> {
+export async function showChangeSet(
+  host: Host,
+  provider: StagedFileSystemProvider,
+  writes: readonly DiskWrite[],
+): Promise<void> {
   const media = mediaOf(host, writes);
   if (media.length === 0) return;
-  if (media.length === 1) { await openStagedDiff(host, provider, media[0]!, { preserveFocus: true, preview: true }); return; }
+  if (media.length === 1) {
+    await openStagedDiff(host, provider, media[0]!, { preserveFocus: true, preview: true });
+    return;
+  }
   // The disk side of a write or a delete is the bytes it was staged against (the save refuses if the
   // disk differs), named like its staged side so the changes editor shows a change, not a rename.
   const resources = media.map((m) => {
@@ -56,11 +63,18 @@ export async function showChangeSet(host: Host, provider: StagedFileSystemProvid
     return [fileUri(m.path.root, m.path.rel, host.local), disk, provider.uriOf(m)] as const;
   });
   // VS Code adds the count: `Save set: disk ↔ staged m2, m4 (2 files)`.
-  await vscode.commands.executeCommand('vscode.changes', `Save set: disk ↔ staged ${media.map((m) => m.id).join(', ')}`, resources);
+  await vscode.commands.executeCommand(
+    'vscode.changes',
+    `Save set: disk ↔ staged ${media.map((m) => m.id).join(', ')}`,
+    resources,
+  );
 }
 
 /** The question, short enough to read without scrolling for a set of five: one line a file. */
-export function reviewText(host: Pick<Host, 'session'>, review: Pick<SaveReview, 'call' | 'writes'>): { title: string; lines: string[] } {
+export function reviewText(
+  host: Pick<Host, 'session'>,
+  review: Pick<SaveReview, 'call' | 'writes'>,
+): { title: string; lines: string[] } {
   const media = mediaOf(host, review.writes);
   const title = media.length === 1 ? `Save ${media[0]!.path.display}?` : `Save ${media.length} files as one set?`;
   const lines = review.writes.map((w) => {
@@ -75,7 +89,11 @@ export function reviewText(host: Pick<Host, 'session'>, review: Pick<SaveReview,
 /** The message as Markdown, one line a file (the set is open beside it), every name the model chose written as text. */
 function reviewMarkdown(lines: readonly string[]): string {
   const md = new vscode.MarkdownString();
-  for (const line of lines) { md.appendMarkdown('- '); md.appendText(line); md.appendMarkdown('\n'); }
+  for (const line of lines) {
+    md.appendMarkdown('- ');
+    md.appendText(line);
+    md.appendMarkdown('\n');
+  }
   return md.value;
 }
 
@@ -87,19 +105,33 @@ function reviewMarkdown(lines: readonly string[]): string {
 export async function askToSave(host: Host, provider: StagedFileSystemProvider, review: SaveReview): Promise<boolean> {
   // The person's own choice to approve every tool without asking (VS Code would not have asked either).
   if (vscode.workspace.getConfiguration('chat.tools.global').get<unknown>('autoApprove') === true) return true;
-  await showChangeSet(host, provider, review.writes).catch((e: unknown) => host.log.warn(`Could not open the change set: ${String(e)}`));
+  await showChangeSet(host, provider, review.writes).catch((e: unknown) =>
+    host.log.warn(`Could not open the change set: ${String(e)}`),
+  );
   const { title, lines } = reviewText(host, review);
   if (review.toolInvocationToken !== undefined) {
     try {
       const input = { title, message: reviewMarkdown(lines), buttons: [SAVE_LABEL, SKIP_LABEL] };
-      const result = await vscode.lm.invokeTool(CHAT_CONFIRMATION_TOOL, { input, toolInvocationToken: review.toolInvocationToken }, review.token);
-      const answer = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+      const result = await vscode.lm.invokeTool(
+        CHAT_CONFIRMATION_TOOL,
+        { input, toolInvocationToken: review.toolInvocationToken },
+        review.token,
+      );
+      const answer = result.content
+        .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
+        .join('');
       return answer === SAVE_LABEL;
     } catch (e) {
       if (review.token.isCancellationRequested) throw e;
-      host.log.warn(`VS Code's in-chat confirmation (${CHAT_CONFIRMATION_TOOL}) is not available (${String(e)}): asking in a dialog.`);
+      host.log.warn(
+        `VS Code's in-chat confirmation (${CHAT_CONFIRMATION_TOOL}) is not available (${String(e)}): asking in a dialog.`,
+      );
     }
   }
-  const answer = await vscode.window.showInformationMessage(title, { modal: true, detail: lines.join('\n') }, SAVE_LABEL);
+  const answer = await vscode.window.showInformationMessage(
+    title,
+    { modal: true, detail: lines.join('\n') },
+    SAVE_LABEL,
+  );
   return answer === SAVE_LABEL;
 }

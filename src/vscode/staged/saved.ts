@@ -34,23 +34,47 @@ class SavedFileSystemProvider implements vscode.FileSystemProvider {
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
     const at = this.history.list().find((r) => uri.query.startsWith(`${r.id}.`))?.at ?? 0;
-    return { type: vscode.FileType.File, size: (await this.bytes(uri)).byteLength, mtime: at, ctime: at, permissions: vscode.FilePermission.Readonly };
+    return {
+      type: vscode.FileType.File,
+      size: (await this.bytes(uri)).byteLength,
+      mtime: at,
+      ctime: at,
+      permissions: vscode.FilePermission.Readonly,
+    };
   }
 
-  readFile(uri: vscode.Uri): Promise<Uint8Array> { return this.bytes(uri); }
-  watch(): vscode.Disposable { return new vscode.Disposable(() => undefined); }
-  readDirectory(): [string, vscode.FileType][] { return []; }
-  createDirectory(): void { throw vscode.FileSystemError.NoPermissions('A saved version has no folders.'); }
-  writeFile(): void { throw vscode.FileSystemError.NoPermissions('A saved version is read-only; use Undo Save to put it back.'); }
-  delete(): void { throw vscode.FileSystemError.NoPermissions('A saved version is read-only.'); }
-  rename(): void { throw vscode.FileSystemError.NoPermissions('A saved version is read-only.'); }
-  dispose(): void { this.changed.dispose(); }
+  readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    return this.bytes(uri);
+  }
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions('A saved version has no folders.');
+  }
+  writeFile(): void {
+    throw vscode.FileSystemError.NoPermissions('A saved version is read-only; use Undo Save to put it back.');
+  }
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions('A saved version is read-only.');
+  }
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions('A saved version is read-only.');
+  }
+  dispose(): void {
+    this.changed.dispose();
+  }
 }
 
 /** Opens `<file> (before ↔ after save sN)`. */
 export async function openSavedDiff(record: SaveRecord): Promise<void> {
   const title = `${nodePath.posix.basename(record.path.display)} (before ↔ after save ${record.id})`;
-  await vscode.commands.executeCommand('vscode.diff', savedUri(record, 'before'), savedUri(record, 'after'), title, { preview: true });
+  await vscode.commands.executeCommand('vscode.diff', savedUri(record, 'before'), savedUri(record, 'after'), title, {
+    preview: true,
+  });
 }
 
 /** What Undo Save undoes: a whole save (a set: every file of it), or one file of a set. */
@@ -62,14 +86,27 @@ async function pickSave(host: Host, arg: unknown, placeHolder: string): Promise<
   if (typeof arg === 'object' && arg !== null && 'kind' in arg) {
     const node = arg as StagedNode;
     if (node.kind === 'saved-set') return { save_id: node.set };
-    if (node.kind === 'saved') return node.inSet ? { save_id: node.record.set, path: node.record.path.display } : { save_id: node.record.id };
+    if (node.kind === 'saved')
+      return node.inSet ? { save_id: node.record.set, path: node.record.path.display } : { save_id: node.record.id };
   }
-  const sets = savedSets(host.session.saves).filter((records) => records.some((r) => r.lost === undefined && r.undone === undefined));
-  if (sets.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: no save of this window can be undone.'); return undefined; }
-  const picked = await vscode.window.showQuickPick(sets.map((records) => {
-    const first = records[0]!;
-    return { label: records.map((r) => r.path.display).join(', '), description: `${first.set} · ${setChange(records)} · ${new Date(first.at).toLocaleTimeString()}`, set: first.set };
-  }), { placeHolder });
+  const sets = savedSets(host.session.saves).filter((records) =>
+    records.some((r) => r.lost === undefined && r.undone === undefined),
+  );
+  if (sets.length === 0) {
+    void vscode.window.showInformationMessage('Workspace Tools: no save of this window can be undone.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    sets.map((records) => {
+      const first = records[0]!;
+      return {
+        label: records.map((r) => r.path.display).join(', '),
+        description: `${first.set} · ${setChange(records)} · ${new Date(first.at).toLocaleTimeString()}`,
+        set: first.set,
+      };
+    }),
+    { placeHolder },
+  );
   return picked && { save_id: picked.set };
 }
 
@@ -79,8 +116,18 @@ async function pickRecord(host: Host, arg: unknown): Promise<SaveRecord | undefi
   if (typeof arg === 'string') return history.list().find((r) => r.id === arg);
   if (typeof arg === 'object' && arg !== null && 'record' in arg) return (arg as { record: SaveRecord }).record;
   const records = history.list().filter((r) => r.lost === undefined);
-  if (records.length === 0) { void vscode.window.showInformationMessage('Workspace Tools: no save of this window to compare.'); return undefined; }
-  const picked = await vscode.window.showQuickPick(records.map((record) => ({ label: record.path.display, description: `${record.id} · +${record.added} −${record.removed} · ${new Date(record.at).toLocaleTimeString()}`, record })), { placeHolder: 'Save to compare (before ↔ after)' });
+  if (records.length === 0) {
+    void vscode.window.showInformationMessage('Workspace Tools: no save of this window to compare.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    records.map((record) => ({
+      label: record.path.display,
+      description: `${record.id} · +${record.added} −${record.removed} · ${new Date(record.at).toLocaleTimeString()}`,
+      record,
+    })),
+    { placeHolder: 'Save to compare (before ↔ after)' },
+  );
   return picked?.record;
 }
 
@@ -89,11 +136,19 @@ async function undo(host: Host, input: Partial<UndoTarget>): Promise<void> {
   if (!outcome) return;
   const { result } = outcome;
   if (result.action === 'staged') {
-    void vscode.window.showInformationMessage(`Workspace Tools: "${result.path}" changed after save ${result.save_id}, so nothing was overwritten. The undo is staged as ${result.media_id ?? 'a media'}: review it in Staged Changes and save it to finish.`);
+    void vscode.window.showInformationMessage(
+      `Workspace Tools: "${result.path}" changed after save ${result.save_id}, so nothing was overwritten. The undo is staged as ${result.media_id ?? 'a media'}: review it in Staged Changes and save it to finish.`,
+    );
   } else if (result.action === 'reverted') {
-    void vscode.window.setStatusBarMessage(`$(discard) Undid save ${result.save_id}: ${(result.files ?? [result.path]).join(', ')} back as before`, 5000);
+    void vscode.window.setStatusBarMessage(
+      `$(discard) Undid save ${result.save_id}: ${(result.files ?? [result.path]).join(', ')} back as before`,
+      5000,
+    );
   } else {
-    void vscode.window.setStatusBarMessage(`$(discard) Undid save ${result.save_id}: ${result.path} ${result.action === 'removed' ? 'removed' : 'restored'}`, 5000);
+    void vscode.window.setStatusBarMessage(
+      `$(discard) Undid save ${result.save_id}: ${result.path} ${result.action === 'removed' ? 'removed' : 'restored'}`,
+      5000,
+    );
   }
 }
 
@@ -102,7 +157,10 @@ export function registerSavedHistory(host: Host): void {
     host.context.subscriptions.push(vscode.commands.registerCommand(id, run));
   };
   const provider = new SavedFileSystemProvider(host.session.saves);
-  host.context.subscriptions.push(provider, vscode.workspace.registerFileSystemProvider(SAVED_SCHEME, provider, { isCaseSensitive: true, isReadonly: true }));
+  host.context.subscriptions.push(
+    provider,
+    vscode.workspace.registerFileSystemProvider(SAVED_SCHEME, provider, { isCaseSensitive: true, isReadonly: true }),
+  );
   register('workspaceTools.undoLastSave', () => undo(host, {}));
   const undoPicked = async (arg: unknown): Promise<void> => {
     const target = await pickSave(host, arg, 'Save to undo (a set is undone as a whole)');

@@ -17,7 +17,8 @@ export async function closeStaleDiffs(host: Host): Promise<void> {
       if (!named || named.base) continue;
       const media = host.session.media.find(named.mediaId);
       if (media && !media.saved && open.has(lineOf(media))) continue;
-      if (tab.isActive && group.isActive) await showFile(host, (input as vscode.TabInputTextDiff).modified.path.slice(1), group.viewColumn);
+      if (tab.isActive && group.isActive)
+        await showFile(host, (input as vscode.TabInputTextDiff).modified.path.slice(1), group.viewColumn);
       await vscode.window.tabGroups.close(tab, true);
     }
   }

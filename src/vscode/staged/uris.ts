@@ -15,7 +15,11 @@ export function lineOf(media: StagedMedia): string {
  * document then held the edit's text, and VS Code may still have it loaded).
  */
 export function stagedUri(media: StagedMedia, generation = 0): vscode.Uri {
-  return vscode.Uri.from({ scheme: STAGED_SCHEME, path: `/${media.path.display}`, query: generation > 0 ? `${media.id}.${generation}` : media.id });
+  return vscode.Uri.from({
+    scheme: STAGED_SCHEME,
+    path: `/${media.path.display}`,
+    query: generation > 0 ? `${media.id}.${generation}` : media.id,
+  });
 }
 
 /**

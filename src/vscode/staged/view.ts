@@ -23,9 +23,31 @@ export function savedSets(history: SaveHistory): SaveRecord[][] {
 
 /** What a save did to one file, in a few words. */
 function savedNotes(record: SaveRecord): string[] {
-  const state = record.lost !== undefined ? 'cannot be undone' : record.undone?.kind === 'staged' ? `undo staged as ${record.undone.mediaId}` : record.undone ? 'undone' : '';
-  const moved = record.moved && 'from' in record.moved ? `moved from ${record.moved.from.display}` : record.moved ? `moved to ${record.moved.to.display}` : '';
-  return [moved || (record.tree ? `new folder of ${record.tree.files} files` : record.created ? 'new file' : record.kind === 'delete' ? 'deleted' : ''), state].filter(Boolean);
+  const state =
+    record.lost !== undefined
+      ? 'cannot be undone'
+      : record.undone?.kind === 'staged'
+        ? `undo staged as ${record.undone.mediaId}`
+        : record.undone
+          ? 'undone'
+          : '';
+  const moved =
+    record.moved && 'from' in record.moved
+      ? `moved from ${record.moved.from.display}`
+      : record.moved
+        ? `moved to ${record.moved.to.display}`
+        : '';
+  return [
+    moved ||
+      (record.tree
+        ? `new folder of ${record.tree.files} files`
+        : record.created
+          ? 'new file'
+          : record.kind === 'delete'
+            ? 'deleted'
+            : ''),
+    state,
+  ].filter(Boolean);
 }
 
 /** The media a node stands for: a file with one line of edits stands for that line's head. */
@@ -37,7 +59,21 @@ export function mediaOfNode(node: StagedNode): StagedMedia | undefined {
 function describe(store: MediaStore, media: StagedMedia): { description: string; tooltip: string } {
   const { added, removed } = store.changes(media.id);
   const person = store.personChange(media.id);
-  const notes = [media.change.kind === 'delete' ? 'deletes the file' : media.change.kind === 'move' ? `moved from ${media.change.from.display}` : media.isNew ? 'new file' : '', person ? `edited by you (+${person.added} −${person.removed})` : '', media.stale ? (media.stale.kind === 'saved' ? `conflicts: ${media.stale.by} was saved` : 'conflicts: the file changed on disk') : ''].filter(Boolean);
+  const notes = [
+    media.change.kind === 'delete'
+      ? 'deletes the file'
+      : media.change.kind === 'move'
+        ? `moved from ${media.change.from.display}`
+        : media.isNew
+          ? 'new file'
+          : '',
+    person ? `edited by you (+${person.added} −${person.removed})` : '',
+    media.stale
+      ? media.stale.kind === 'saved'
+        ? `conflicts: ${media.stale.by} was saved`
+        : 'conflicts: the file changed on disk'
+      : '',
+  ].filter(Boolean);
   return {
     description: [`+${added} −${removed}`, media.id, ...notes].join(' · '),
     tooltip: `${media.path.display}\nmedia ${media.id}${media.parentId ? ` (from ${media.parentId})` : ''}\n+${added} −${removed} lines against disk${notes.length ? `\n${notes.join('\n')}` : ''}\nNot on disk until saved.`,
@@ -47,13 +83,20 @@ function describe(store: MediaStore, media: StagedMedia): { description: string;
 function savedItem(record: SaveRecord, inSet: boolean): vscode.TreeItem {
   const item = new vscode.TreeItem(record.path.display, vscode.TreeItemCollapsibleState.None);
   const notes = savedNotes(record);
-  item.description = [...(inSet ? [] : [record.id]), `+${record.added} −${record.removed}`, ...(inSet ? [] : [new Date(record.at).toLocaleTimeString()]), ...notes].join(' · ');
+  item.description = [
+    ...(inSet ? [] : [record.id]),
+    `+${record.added} −${record.removed}`,
+    ...(inSet ? [] : [new Date(record.at).toLocaleTimeString()]),
+    ...notes,
+  ].join(' · ');
   item.tooltip = `${record.path.display}\nsave ${record.id} of media ${record.mediaId} at ${new Date(record.at).toLocaleString()}\n+${record.added} −${record.removed} lines${notes.length ? `\n${notes.join('\n')}` : ''}${record.lost !== undefined ? `\nIts previous bytes were not kept: ${record.lost}.` : ''}`;
   item.id = `saved:${record.id}`;
   // In a set, "saved-part": Undo This File (the set's other files stay as saved).
-  item.contextValue = record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : inSet ? 'saved-part' : 'saved';
+  item.contextValue =
+    record.lost !== undefined ? 'saved-lost' : record.undone ? 'saved-undone' : inSet ? 'saved-part' : 'saved';
   item.iconPath = new vscode.ThemeIcon(record.undone ? 'discard' : 'check');
-  if (record.lost === undefined && record.tree === undefined) item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
+  if (record.lost === undefined && record.tree === undefined)
+    item.command = { command: 'workspaceTools.openSavedDiff', title: 'Open Diff', arguments: [record.id] };
   return item;
 }
 
@@ -66,7 +109,9 @@ function savedSetItem(set: string, records: readonly SaveRecord[]): vscode.TreeI
   const item = new vscode.TreeItem(`save ${set}: ${records.length} files`, vscode.TreeItemCollapsibleState.Expanded);
   const open = records.filter((r) => r.lost === undefined && r.undone === undefined).length;
   const state = open === 0 ? 'undone' : open < records.length ? `${records.length - open} undone` : '';
-  item.description = [setChange(records), new Date(records[0]?.at ?? 0).toLocaleTimeString(), state].filter(Boolean).join(' · ');
+  item.description = [setChange(records), new Date(records[0]?.at ?? 0).toLocaleTimeString(), state]
+    .filter(Boolean)
+    .join(' · ');
   item.tooltip = `save ${set}: one save_media of ${records.length} files, written together\n${records.map((r) => `${r.path.display} (${[`+${r.added} −${r.removed}`, ...savedNotes(r)].join(', ')})`).join('\n')}\nUndo Save puts every file back; Undo This File on one of them puts back that file alone.`;
   item.id = `saved-set:${set}`;
   item.contextValue = open === 0 ? 'saved-set-undone' : 'saved-set';
@@ -104,20 +149,28 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
   refresh(): void {
     this.changed.fire(undefined);
     const count = this.store.heads().length;
-    this.view.badge = count ? { value: count, tooltip: `${count} staged change${count === 1 ? '' : 's'} not saved` } : undefined;
+    this.view.badge = count
+      ? { value: count, tooltip: `${count} staged change${count === 1 ? '' : 's'} not saved` }
+      : undefined;
     this.view.message = this.notices.length ? this.notices.join('\n') : undefined;
     this.status.text = `$(diff) ${count} staged`;
     this.status.tooltip = 'Staged changes that are not on disk yet: open the Staged Changes view';
-    if (count) this.status.show(); else this.status.hide();
+    if (count) this.status.show();
+    else this.status.hide();
   }
 
   getChildren(node?: StagedNode): StagedNode[] {
     if (node?.kind === 'media' || node?.kind === 'saved') return [];
     if (node?.kind === 'saved-set') return node.records.map((record) => ({ kind: 'saved', record, inSet: true }));
     if (node?.kind === 'saved-group') {
-      return savedSets(this.history).map((records): StagedNode => (records.length === 1 ? { kind: 'saved', record: records[0]!, inSet: false } : { kind: 'saved-set', set: records[0]!.set, records }));
+      return savedSets(this.history).map((records): StagedNode =>
+        records.length === 1
+          ? { kind: 'saved', record: records[0]!, inSet: false }
+          : { kind: 'saved-set', set: records[0]!.set, records },
+      );
     }
-    if (node?.kind === 'file') return node.heads.length > 1 ? node.heads.map((media) => ({ kind: 'media', media })) : [];
+    if (node?.kind === 'file')
+      return node.heads.length > 1 ? node.heads.map((media) => ({ kind: 'media', media })) : [];
     const byFile = new Map<string, StagedMedia[]>();
     for (const media of this.store.heads()) {
       const key = pathKey(media.path);
@@ -158,7 +211,17 @@ export class StagedChangesView implements vscode.TreeDataProvider<StagedNode>, v
     item.tooltip = tooltip;
     item.id = `${node.kind}:${media.id}`;
     item.contextValue = media.stale ? 'staged-conflict' : 'staged';
-    item.iconPath = media.stale ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(media.change.kind === 'delete' ? 'diff-removed' : media.change.kind === 'move' ? 'diff-renamed' : media.isNew ? 'diff-added' : 'diff-modified');
+    item.iconPath = media.stale
+      ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+      : new vscode.ThemeIcon(
+          media.change.kind === 'delete'
+            ? 'diff-removed'
+            : media.change.kind === 'move'
+              ? 'diff-renamed'
+              : media.isNew
+                ? 'diff-added'
+                : 'diff-modified',
+        );
     item.command = { command: 'workspaceTools.openStagedDiff', title: 'Open Staged Diff', arguments: [media.id] };
     return item;
   }

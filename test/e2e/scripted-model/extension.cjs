@@ -58,7 +58,8 @@ function log(event, data = {}) {
 
 function loadScript() {
   if (process.env.WT_SCRIPTED_MODEL_SCRIPT) return JSON.parse(process.env.WT_SCRIPTED_MODEL_SCRIPT);
-  if (process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE) return JSON.parse(fs.readFileSync(process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE, 'utf8'));
+  if (process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE)
+    return JSON.parse(fs.readFileSync(process.env.WT_SCRIPTED_MODEL_SCRIPT_FILE, 'utf8'));
   return { steps: [], final: 'The scripted model has no script (set WT_SCRIPTED_MODEL_SCRIPT).' };
 }
 
@@ -67,9 +68,14 @@ function describePart(p) {
   if (isToolResult(p)) return { type: 'tool-result', callId: p.callId, text: resultText(p) };
   if (isToolCall(p)) return { type: 'tool-call', callId: p.callId, name: p.name, input: p.input };
   if (typeof p?.value === 'string') return { type: 'text', text: p.value };
-  if (p?.data instanceof Uint8Array) return { type: 'data', mimeType: p.mimeType, text: Buffer.from(p.data).toString('utf8') };
+  if (p?.data instanceof Uint8Array)
+    return { type: 'data', mimeType: p.mimeType, text: Buffer.from(p.data).toString('utf8') };
   let text;
-  try { text = JSON.stringify(p); } catch { text = String(p); }
+  try {
+    text = JSON.stringify(p);
+  } catch {
+    text = String(p);
+  }
   return { type: 'other', text };
 }
 
@@ -100,14 +106,24 @@ function resultText(part) {
     .join('');
 }
 
-const isImagePart = (c) => c?.data instanceof Uint8Array && typeof c.mimeType === 'string' && c.mimeType.startsWith('image/');
+const isImagePart = (c) =>
+  c?.data instanceof Uint8Array && typeof c.mimeType === 'string' && c.mimeType.startsWith('image/');
 
 /** The images among a tool result's content parts, as the model receives them: MIME type and size. */
-const resultImages = (part) => (part.content ?? []).filter(isImagePart).map((c) => ({ mimeType: c.mimeType, bytes: c.data.byteLength, sha256: createHash('sha256').update(c.data).digest('hex') }));
+const resultImages = (part) =>
+  (part.content ?? []).filter(isImagePart).map((c) => ({
+    mimeType: c.mimeType,
+    bytes: c.data.byteLength,
+    sha256: createHash('sha256').update(c.data).digest('hex'),
+  }));
 
-const isToolResult = (p) => p instanceof vscode.LanguageModelToolResultPart || (p && typeof p.callId === 'string' && Array.isArray(p.content));
-const isToolCall = (p) => p instanceof vscode.LanguageModelToolCallPart || (p && typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p);
-const partsOf = (m) => (Array.isArray(m.content) ? m.content : typeof m.content === 'string' ? [{ value: m.content }] : []);
+const isToolResult = (p) =>
+  p instanceof vscode.LanguageModelToolResultPart || (p && typeof p.callId === 'string' && Array.isArray(p.content));
+const isToolCall = (p) =>
+  p instanceof vscode.LanguageModelToolCallPart ||
+  (p && typeof p.callId === 'string' && typeof p.name === 'string' && 'input' in p);
+const partsOf = (m) =>
+  Array.isArray(m.content) ? m.content : typeof m.content === 'string' ? [{ value: m.content }] : [];
 
 /**
  * The current turn: the messages after the last one that is neither a tool call nor a tool
@@ -116,8 +132,16 @@ const partsOf = (m) => (Array.isArray(m.content) ? m.content : typeof m.content 
 function currentTurn(messages) {
   let i = messages.length - 1;
   while (i >= 0 && partsOf(messages[i]).some((p) => isToolResult(p) || isToolCall(p))) i--;
-  const prompt = i >= 0 ? partsOf(messages[i]).map((p) => (typeof p?.value === 'string' ? p.value : '')).join('') : '';
-  const results = messages.slice(i + 1).flatMap((m) => partsOf(m).filter(isToolResult)).map((p) => ({ callId: p.callId, text: resultText(p), images: resultImages(p) }));
+  const prompt =
+    i >= 0
+      ? partsOf(messages[i])
+          .map((p) => (typeof p?.value === 'string' ? p.value : ''))
+          .join('')
+      : '';
+  const results = messages
+    .slice(i + 1)
+    .flatMap((m) => partsOf(m).filter(isToolResult))
+    .map((p) => ({ callId: p.callId, text: resultText(p), images: resultImages(p) }));
   return { prompt, results };
 }
 
@@ -132,31 +156,40 @@ function fill(value, results) {
     });
   }
   if (Array.isArray(value)) return value.map((v) => fill(v, results));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, results)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, results)]));
   return value;
 }
 
 function resolveToolName(wanted, tools) {
   const names = tools.map((t) => t.name);
   // "mcp:<tool>": that tool of an MCP server (VS Code names it mcp_<server>_<tool>).
-  if (wanted.startsWith('mcp:')) return names.find((n) => n.startsWith('mcp_') && n.endsWith(`_${wanted.slice(4)}`)) ?? wanted;
-  return names.find((n) => n === wanted) ?? names.find((n) => n.endsWith(`_${wanted}`)) ?? names.find((n) => n.startsWith(wanted)) ?? wanted;
+  if (wanted.startsWith('mcp:'))
+    return names.find((n) => n.startsWith('mcp_') && n.endsWith(`_${wanted.slice(4)}`)) ?? wanted;
+  return (
+    names.find((n) => n === wanted) ??
+    names.find((n) => n.endsWith(`_${wanted}`)) ??
+    names.find((n) => n.startsWith(wanted)) ??
+    wanted
+  );
 }
 
 const provider = {
   provideLanguageModelChatInformation() {
-    return [{
-      id: MODEL_ID,
-      name: 'Scripted Model',
-      family: 'scripted',
-      version: '1.0.0',
-      detail: 'tests only',
-      tooltip: 'Follows a script of tool calls (Workspace Tools tests)',
-      maxInputTokens: 128_000,
-      maxOutputTokens: 8_192,
-      isUserSelectable: true,
-      capabilities: { toolCalling: true, imageInput: true },
-    }];
+    return [
+      {
+        id: MODEL_ID,
+        name: 'Scripted Model',
+        family: 'scripted',
+        version: '1.0.0',
+        detail: 'tests only',
+        tooltip: 'Follows a script of tool calls (Workspace Tools tests)',
+        maxInputTokens: 128_000,
+        maxOutputTokens: 8_192,
+        isUserSelectable: true,
+        capabilities: { toolCalling: true, imageInput: true },
+      },
+    ];
   },
 
   async provideLanguageModelChatResponse(model, messages, options, progress) {
@@ -180,9 +213,13 @@ const provider = {
       progress.report(new vscode.LanguageModelToolCallPart(callId, name, input));
       return;
     }
-    const text = script.final !== undefined
-      ? fill(script.final, results)
-      : [`Scripted model: ${steps.length} tool call(s) done.`, ...results.map((r, i) => `- step ${i} (${steps[i]?.tool}): ${r.text.slice(0, 300)}`)].join('\n');
+    const text =
+      script.final !== undefined
+        ? fill(script.final, results)
+        : [
+            `Scripted model: ${steps.length} tool call(s) done.`,
+            ...results.map((r, i) => `- step ${i} (${steps[i]?.tool}): ${r.text.slice(0, 300)}`),
+          ].join('\n');
     log('final', { text });
     progress.report(new vscode.LanguageModelTextPart(text));
   },
@@ -217,13 +254,17 @@ async function sendScriptPrompt(openedManager) {
 function registerMcpServer(context) {
   if (!process.env.WT_MCP_SERVER) return;
   const { command, args } = JSON.parse(process.env.WT_MCP_SERVER);
-  context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider('wt-mcp', {
-    provideMcpServerDefinitions() {
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      log('mcp-definitions', { folder });
-      return folder ? [new vscode.McpStdioServerDefinition('workspace-tools', command, [...args, '--root', folder])] : [];
-    },
-  }));
+  context.subscriptions.push(
+    vscode.lm.registerMcpServerDefinitionProvider('wt-mcp', {
+      provideMcpServerDefinitions() {
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+        log('mcp-definitions', { folder });
+        return folder
+          ? [new vscode.McpStdioServerDefinition('workspace-tools', command, [...args, '--root', folder])]
+          : [];
+      },
+    }),
+  );
   log('mcp-registered');
 }
 
@@ -236,12 +277,20 @@ exports.activate = (context) => {
   const openedManager = sendsPrompt() && !vscode.extensions.getExtension(COPILOT_CHAT);
   if (openedManager) {
     log('enabling-copilot-chat');
-    Promise.resolve(vscode.commands.executeCommand('workbench.action.chat.manage')).catch((err) => log('error', { what: 'workbench.action.chat.manage', message: String(err) }));
+    Promise.resolve(vscode.commands.executeCommand('workbench.action.chat.manage')).catch((err) =>
+      log('error', { what: 'workbench.action.chat.manage', message: String(err) }),
+    );
   }
   // Agent mode needs the built-in Copilot Chat running, and a tool call fails ("does not have an
   // implementation registered") until the extension owning the tool has activated. Report when
   // each is active, then `ready`, so a test knows when a prompt will reach this model and the tools.
-  const waitingFor = [COPILOT_CHAT, ...(process.env.WT_SCRIPTED_MODEL_AWAIT ?? '').split(',').map((s) => s.trim()).filter(Boolean)];
+  const waitingFor = [
+    COPILOT_CHAT,
+    ...(process.env.WT_SCRIPTED_MODEL_AWAIT ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
   const timer = setInterval(() => {
     for (const id of [...waitingFor]) {
       if (!vscode.extensions.getExtension(id)?.isActive) continue;
@@ -252,7 +301,10 @@ exports.activate = (context) => {
     if (waitingFor.length === 0) {
       clearInterval(timer);
       log('ready');
-      if (sendsPrompt()) sendScriptPrompt(openedManager).catch((err) => log('error', { what: 'sending the prompt', message: String(err) }));
+      if (sendsPrompt())
+        sendScriptPrompt(openedManager).catch((err) =>
+          log('error', { what: 'sending the prompt', message: String(err) }),
+        );
     }
   }, 250);
   context.subscriptions.push({ dispose: () => clearInterval(timer) });
