@@ -2,6 +2,7 @@ import { lstat, rename, rm } from 'node:fs/promises';
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
+import { turnsEvery } from '../turns.ts';
 
 /*
  * A folder a command made whole (a `node_modules`, a `dist/`): moved into the workspace by one
@@ -10,11 +11,15 @@ import { errnoCode } from '../errors.ts';
  * it is written, added or removed, so an undo never removes a change made since.
  */
 
-export interface TreeStamp {
-  readonly type: 'file' | 'folder' | 'link';
+/** What identifies an entry as it was left: a later change to it changes one of these. */
+export interface EntryStamp {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+}
+
+export interface TreeStamp extends EntryStamp {
+  readonly type: 'file' | 'folder' | 'link';
 }
 
 export interface TreeManifest {
@@ -24,9 +29,11 @@ export interface TreeManifest {
   readonly entries: ReadonlyMap<string, TreeStamp>;
 }
 
+export const entryStampOf = (stat: Stats): EntryStamp => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+
 export function treeStampOf(stat: Stats): TreeStamp | undefined {
   const type = stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : stat.isSymbolicLink() ? 'link' : undefined;
-  return type === undefined ? undefined : { type, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+  return type === undefined ? undefined : { type, ...entryStampOf(stat) };
 }
 
 /**
@@ -37,7 +44,7 @@ export function treeStampOf(stat: Stats): TreeStamp | undefined {
  */
 export async function treeChange(abs: string, manifest: TreeManifest, stamps = true): Promise<string | undefined> {
   let seen = 0;
-  let visited = 0;
+  const turn = turnsEvery(500);
   const shown = (rel: string): string => (rel === '' ? 'the folder' : `"${rel}"`);
   const check = (rel: string, type: TreeStamp['type'] | undefined, stat: () => Stats | undefined): string | undefined => {
     const want = manifest.entries.get(rel);
@@ -50,7 +57,7 @@ export async function treeChange(abs: string, manifest: TreeManifest, stamps = t
   };
   const walk = async (rel: string, path: string): Promise<string | undefined> => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
-      if (++visited % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      await turn();
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
       const childPath = nodePath.join(path, entry.name);
       const type = entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : entry.isSymbolicLink() ? 'link' : undefined;

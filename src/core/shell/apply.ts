@@ -72,7 +72,8 @@ export async function applyChanges(
   const outcomes: ChangeOutcome[] = [];
   const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
   const inTree = new Set(trees.flatMap((t) => t.members));
-  const gatedPaths = gatedOf(ctx, changes, (i) => !inTree.has(i) || trees.some((t) => t.top === i));
+  const tops = new Set(trees.map((t) => t.top));
+  const gatedPaths = gatedOf(ctx, changes, (i) => !inTree.has(i) || tops.has(i));
   const journaled = await journalFirst(ctx, changes, gatedPaths, inTree);
   /** The files applied so far, with what they replaced (for the undo record, or to be put back). */
   const done: Applied[] = [];

@@ -42,7 +42,6 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
   }
 }
 
-/** The workspace folder holding `abs`: the deepest one (nested folders), with `abs` relative to it. */
 /**
  * Every change the command left in its layers, each judged by the write rules a save is judged by
  * (`judge`), at its place in the workspace. Pure of the sandbox: fed an upper layer, it needs no

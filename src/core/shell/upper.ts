@@ -2,6 +2,8 @@ import { open } from 'node:fs/promises';
 import { chmodSync, constants, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { mergedNames, type LayerFolder } from './layer.ts';
+import { entryStampOf, type EntryStamp } from '../media/tree.ts';
+import { turnsEvery } from '../turns.ts';
 
 /** What a path held on disk (the layer's lower side) when the command ended. */
 export interface Below {
@@ -9,13 +11,6 @@ export interface Below {
   readonly mode?: number;
   /** The later of its modification and status-change times (ms): later than the command's start, the file changed under it. */
   readonly changedAt?: number;
-}
-
-/** What identifies an entry of the upper layer as the command left it: a later change to it changes one of these. */
-export interface Stamp {
-  readonly ino: number;
-  readonly size: number;
-  readonly mtimeMs: number;
 }
 
 /** One change a command made in a folder, read from the upper layer (never through a link). */
@@ -28,7 +23,7 @@ export type LayerEntry =
       readonly size: number;
       readonly mode: number;
       readonly below: Below;
-      readonly stamp: Stamp;
+      readonly stamp: EntryStamp;
     }
   /** The file (or link) at `rel` was removed. */
   | { readonly kind: 'delete'; readonly rel: string; readonly below: Below }
@@ -40,7 +35,7 @@ export type LayerEntry =
       readonly rel: string;
       readonly from: string;
       readonly mode: number;
-      readonly stamp: Stamp;
+      readonly stamp: EntryStamp;
     }
   /** A symbolic link made or changed. */
   | {
@@ -48,23 +43,15 @@ export type LayerEntry =
       readonly rel: string;
       readonly target: string;
       readonly below: Below;
-      readonly stamp: Stamp;
+      readonly stamp: EntryStamp;
     }
   /** A pipe, socket or device: never applied. */
   | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 
-/*
- * The walks below call the file system synchronously: a change set can hold tens of thousands of
- * entries, and a round trip through Node's thread pool for each took seconds where the calls
- * themselves take milliseconds. They give the event loop its turn every `YIELD_EVERY` entries.
- */
-const YIELD_EVERY = 500;
-let walked = 0;
-const yieldNow = async (): Promise<void> => {
-  if (++walked % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-};
+// The walks below call the file system synchronously, the event loop given its turn every 500 entries.
+const turn = turnsEvery(500);
 
 function entryAt(abs: string): Stats | undefined {
   return lstatSync(abs, { throwIfNoEntry: false });
@@ -112,8 +99,6 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
   }
 }
 
-export const stampOf = (stat: Stats): Stamp => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
-
 const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rdev === 0;
 
 /** Every file, link and folder below a folder on disk, deepest first, for a removal of the folder; links are not followed. */
@@ -126,7 +111,7 @@ async function removalOf(lowerRoot: string, rel: string, out: LayerEntry[]): Pro
     names = [];
   }
   for (const name of names) {
-    await yieldNow();
+    await turn();
     const child = join(rel, name);
     const stat = entryAt(nodePath.join(lowerRoot, child));
     if (stat === undefined) continue;
@@ -152,7 +137,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
     readable(nodePath.join(folder.upper, rel), lstatSync(nodePath.join(folder.upper, rel)));
     const names = readdirSync(nodePath.join(folder.upper, rel));
     for (const name of names.sort()) {
-      await yieldNow();
+      await turn();
       const child = join(rel, name);
       const stat = lstatSync(nodePath.join(folder.upper, child));
       if (stat.isFile()) readable(nodePath.join(folder.upper, child), stat);
@@ -174,7 +159,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
             rel: child,
             from: nodePath.join(folder.upper, child),
             mode: stat.mode & 0o7777,
-            stamp: stampOf(stat),
+            stamp: entryStampOf(stat),
           });
         }
         await walk(child, below.type === 'folder');
@@ -194,7 +179,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
           size: stat.size,
           mode: stat.mode & 0o7777,
           below: below.type === 'folder' ? { type: 'none' } : below,
-          stamp: stampOf(stat),
+          stamp: entryStampOf(stat),
         });
       } else if (stat.isSymbolicLink()) {
         made.push({
@@ -202,7 +187,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
           rel: child,
           target: readlinkSync(nodePath.join(folder.upper, child)),
           below: below.type === 'folder' ? { type: 'none' } : below,
-          stamp: stampOf(stat),
+          stamp: entryStampOf(stat),
         });
       } else {
         made.push({ kind: 'special', rel: child, below });
