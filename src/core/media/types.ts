@@ -116,6 +116,21 @@ export interface PersonChange extends LineCounts {
   readonly against: string;
 }
 
+/** A person's change as a tool's result shows it to the model (list_media, save_media). */
+export interface UserEdit {
+  readonly media_id: string;
+  readonly against: string;
+  readonly added: number;
+  readonly removed: number;
+}
+
+/** `{ user_edit }` for a result, where the person changed the media; nothing otherwise. */
+export function userEditOf(person: PersonChange | undefined): { readonly user_edit?: UserEdit } {
+  return person
+    ? { user_edit: { media_id: person.mediaId, against: person.against, added: person.added, removed: person.removed } }
+    : {};
+}
+
 export type MediaChange =
   /** A media was staged, patched, or edited by the person (`media.origin`). */
   | { readonly kind: 'added'; readonly media: StagedMedia }

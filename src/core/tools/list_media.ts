@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineTool } from '../contract/tool.ts';
+import { userEditOf, type UserEdit } from '../media/types.ts';
 
 export const listMediaSchema = () => z.strictObject({});
 
@@ -17,12 +18,7 @@ export interface ListedMedia {
   /** Why saving it would conflict, when it would. */
   readonly stale?: string;
   /** The user's edit in the editor within this media's line of edits. */
-  readonly user_edit?: {
-    readonly media_id: string;
-    readonly against: string;
-    readonly added: number;
-    readonly removed: number;
-  };
+  readonly user_edit?: UserEdit;
 }
 
 export interface ListMediaResult {
@@ -87,16 +83,7 @@ export const listMedia = defineTool({
         age_s: Math.max(0, Math.floor((now - m.createdAt) / 1000)),
         ...(m.parentId ? { parent_id: m.parentId } : {}),
         ...(stale ? { stale } : {}),
-        ...(person
-          ? {
-              user_edit: {
-                media_id: person.mediaId,
-                against: person.against,
-                added: person.added,
-                removed: person.removed,
-              },
-            }
-          : {}),
+        ...userEditOf(person),
       };
     });
     return { media };

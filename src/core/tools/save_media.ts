@@ -9,7 +9,7 @@ import type { PlannedWrite, StagedMedia } from '../media/types.ts';
 import type { ReadTaint } from '../gate.ts';
 import { refuseUnsavedEditor } from '../media/editors.ts';
 import { recordSave } from '../media/undo.ts';
-import { pathKey } from '../media/types.ts';
+import { pathKey, userEditOf, type UserEdit } from '../media/types.ts';
 
 /** The most media one save_media call saves as a set. */
 export const MAX_SET = 50;
@@ -50,12 +50,7 @@ export interface SaveOneResult {
   /** This save's id, for undo_save; absent when the bytes it replaced could not be kept. */
   readonly save_id?: string;
   /** The user's edit in the editor that this save included, against the model's version. */
-  readonly user_edit?: {
-    readonly media_id: string;
-    readonly against: string;
-    readonly added: number;
-    readonly removed: number;
-  };
+  readonly user_edit?: UserEdit;
 }
 
 /** What save_media returns: for one file with media_id, its fields; for a set (media_ids, or a delete or move), what each file became. */
@@ -228,15 +223,6 @@ async function saveOne(ctx: SetContext & CallContext, mediaId: string): Promise<
     ...(outcome.inPlaceBecause ? { in_place_because: outcome.inPlaceBecause } : {}),
     stale: outcome.stale,
     ...(saved ? { save_id: saved.id } : {}),
-    ...(person
-      ? {
-          user_edit: {
-            media_id: person.mediaId,
-            against: person.against,
-            added: person.added,
-            removed: person.removed,
-          },
-        }
-      : {}),
+    ...userEditOf(person),
   };
 }
