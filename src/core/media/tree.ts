@@ -59,7 +59,7 @@ export async function treeChange(abs: string, manifest: TreeManifest, stamps = t
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       await turn();
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const childPath = nodePath.join(path, entry.name);
+      const childPath = `${path}${nodePath.sep}${entry.name}`;
       const type = entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : entry.isSymbolicLink() ? 'link' : undefined;
       const why = check(childRel, type, () => lstatSync(childPath, { throwIfNoEntry: false })) ?? (type === 'folder' ? await walk(childRel, childPath) : undefined);
       if (why !== undefined) return why;

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
-import { placeOf, type WorkspaceRoot } from '../paths.ts';
+import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';
 import { modelPathOf, type ChangeOutcome } from './apply.ts';
@@ -54,13 +54,8 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     if (entries.length === 0) continue;
     const existed = new Map<string, boolean>();
     for (const entry of entries) {
-      const at = entry.rel.split('/').indexOf('.git');
-      if (at === -1) continue;
-      const gitEntry = entry.rel
-        .split('/')
-        .slice(0, at + 1)
-        .join('/');
-      if (!existed.has(gitEntry))
+      const gitEntry = gitPlaceOf(entry.rel)?.entry;
+      if (gitEntry !== undefined && !existed.has(gitEntry))
         existed.set(
           gitEntry,
           await lstat(nodePath.join(folder.lower, gitEntry)).then(
@@ -70,13 +65,14 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         );
     }
     const layerPlace = placeOf(folder.lower, inputs.roots);
+    const placeIn = placesIn(folder.lower, layerPlace, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
     const newTops = [...existed]
       .filter(([, was]) => !was)
       .map(([gitEntry]) => nodePath.join(folder.lower, ...nodePath.posix.dirname(gitEntry).split('/')));
     const gitNamed = await inputs.gitNamed(newTops);
     for (const entry of entries) {
-      const place = placeOf(nodePath.join(folder.lower, ...entry.rel.split('/')), inputs.roots);
+      const place = placeIn(entry.rel);
       if (place === undefined) continue;
       const verdict = await judge(entry, {
         gitReview,
@@ -99,6 +95,20 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     }
   }
   return judged;
+}
+
+/**
+ * The place of each path of a layer's folder (relative to it): below the folder's own place, unless
+ * a workspace folder lies inside it, when each path is mapped on its own (the deepest folder holds it).
+ */
+function placesIn(
+  lower: string,
+  layerPlace: RootPlace | undefined,
+  roots: readonly WorkspaceRoot[],
+): (rel: string) => RootPlace | undefined {
+  const nested = roots.some((r) => r.localPath !== undefined && r.localPath !== lower && isWithin(lower, r.localPath));
+  if (nested || layerPlace === undefined) return (rel) => placeOf(nodePath.join(lower, ...rel.split('/')), roots);
+  return (rel) => ({ root: layerPlace.root, rel: layerPlace.rel === '' ? rel : `${layerPlace.rel}/${rel}` });
 }
 
 /** The refs, packed-refs, HEAD and index of existing repositories whose change would bring a protected file in (why, by the entry's path in the layer). */

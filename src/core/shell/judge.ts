@@ -58,6 +58,7 @@ const NEW_REPOSITORY = /^(description|info\/exclude|hooks\/[^/]+\.sample|info|ho
 
 /** Where a path sits in a repository's git folder: the `.git` entry (relative) and the path inside it; undefined outside any. */
 export function gitPlaceOf(rel: string): { readonly entry: string; readonly inner: string } | undefined {
+  if (!rel.includes('.git')) return undefined;
   const parts = rel.split('/');
   const at = parts.indexOf('.git');
   if (at === -1) return undefined;
@@ -69,7 +70,7 @@ const REVIEW_ALL = 'workspaceTools.shell.review is "all": every change a command
 /** The verdict on one change of a command's change set, by the write rules a save is judged by. */
 export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Verdict> {
   const rootRel = inputs.layerRel === '' ? entry.rel : `${inputs.layerRel}/${entry.rel}`;
-  const abs = nodePath.join(inputs.rootPath, ...rootRel.split('/'));
+  const abs = nodePath.join(inputs.rootPath, rootRel);
   if (isPlaceholder(entry, abs, inputs.placeholders)) return { action: 'skip' };
   if (entry.kind === 'special')
     return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };

@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
 import { chmodSync, constants, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
-import * as nodePath from 'node:path';
 import { mergedNames, type LayerFolder } from './layer.ts';
 import { entryStampOf, type EntryStamp } from '../media/tree.ts';
 import { turnsEvery } from '../turns.ts';
@@ -49,6 +48,8 @@ export type LayerEntry =
   | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
+/** `rel` ("/"-separated) below an absolute folder; the layer exists on Linux only, where "/" is the separator. */
+const under = (folder: string, rel: string): string => (rel === '' ? folder : `${folder}/${rel}`);
 
 // The walks below call the file system synchronously, the event loop given its turn every 500 entries.
 const turn = turnsEvery(500);
@@ -103,7 +104,7 @@ const isWhiteout = (stat: Stats): boolean => stat.isCharacterDevice() && stat.rd
 
 /** Every file, link and folder below a folder on disk, deepest first, for a removal of the folder; links are not followed. */
 async function removalOf(lowerRoot: string, rel: string, out: LayerEntry[]): Promise<void> {
-  const abs = nodePath.join(lowerRoot, rel);
+  const abs = under(lowerRoot, rel);
   let names: string[];
   try {
     names = readdirSync(abs);
@@ -113,7 +114,7 @@ async function removalOf(lowerRoot: string, rel: string, out: LayerEntry[]): Pro
   for (const name of names) {
     await turn();
     const child = join(rel, name);
-    const stat = entryAt(nodePath.join(lowerRoot, child));
+    const stat = entryAt(under(lowerRoot, child));
     if (stat === undefined) continue;
     if (stat.isDirectory()) await removalOf(lowerRoot, child, out);
     else out.push({ kind: 'delete', rel: child, below: belowOf(stat) });
@@ -133,15 +134,16 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
   /** Folders of the upper layer that were folders on disk too: they may hide what they replaced (opaque). */
   const sharedFolders: string[] = [];
   /** `lowerFolder`: the folder is on disk too (below a folder made by the command, nothing is). */
-  const walk = async (rel: string, lowerFolder: boolean): Promise<void> => {
-    readable(nodePath.join(folder.upper, rel), lstatSync(nodePath.join(folder.upper, rel)));
-    const names = readdirSync(nodePath.join(folder.upper, rel));
+  const walk = async (rel: string, lowerFolder: boolean, folderStat: Stats): Promise<void> => {
+    readable(under(folder.upper, rel), folderStat);
+    const names = readdirSync(under(folder.upper, rel));
     for (const name of names.sort()) {
       await turn();
       const child = join(rel, name);
-      const stat = lstatSync(nodePath.join(folder.upper, child));
-      if (stat.isFile()) readable(nodePath.join(folder.upper, child), stat);
-      const belowStat = lowerFolder ? entryAt(nodePath.join(folder.lower, child)) : undefined;
+      const at = under(folder.upper, child);
+      const stat = lstatSync(at);
+      if (stat.isFile()) readable(at, stat);
+      const belowStat = lowerFolder ? entryAt(under(folder.lower, child)) : undefined;
       const below = belowOf(belowStat);
       if (isWhiteout(stat)) {
         if (below.type === 'folder') await removalOf(folder.lower, child, removals);
@@ -157,25 +159,25 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
           made.push({
             kind: 'mkdir',
             rel: child,
-            from: nodePath.join(folder.upper, child),
+            from: at,
             mode: stat.mode & 0o7777,
             stamp: entryStampOf(stat),
           });
         }
-        await walk(child, below.type === 'folder');
+        await walk(child, below.type === 'folder', stat);
       } else if (stat.isFile()) {
         // Copied up but not changed (a touch, a hard link made to it, a chmod to the same mode): nothing to apply.
         if (
           below.type === 'file' &&
           below.mode === (stat.mode & 0o7777) &&
           belowStat?.size === stat.size &&
-          (await sameBytes(nodePath.join(folder.upper, child), nodePath.join(folder.lower, child)))
+          (await sameBytes(at, under(folder.lower, child)))
         )
           continue;
         made.push({
           kind: 'file',
           rel: child,
-          from: nodePath.join(folder.upper, child),
+          from: at,
           size: stat.size,
           mode: stat.mode & 0o7777,
           below: below.type === 'folder' ? { type: 'none' } : below,
@@ -185,7 +187,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
         made.push({
           kind: 'link',
           rel: child,
-          target: readlinkSync(nodePath.join(folder.upper, child)),
+          target: readlinkSync(at),
           below: below.type === 'folder' ? { type: 'none' } : below,
           stamp: entryStampOf(stat),
         });
@@ -194,7 +196,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
       }
     }
   };
-  await walk('', true);
+  await walk('', true, lstatSync(folder.upper));
   await hiddenBelow(folder, sharedFolders, removals);
   return [...removals, ...made];
 }
@@ -206,10 +208,10 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
 async function hiddenBelow(folder: LayerFolder, shared: readonly string[], removals: LayerEntry[]): Promise<void> {
   const candidates: { dir: string; lower: string[] }[] = [];
   for (const dir of shared) {
-    const upperNames = new Set(readdirSync(nodePath.join(folder.upper, dir)));
+    const upperNames = new Set(readdirSync(under(folder.upper, dir)));
     const lower = (() => {
       try {
-        return readdirSync(nodePath.join(folder.lower, dir));
+        return readdirSync(under(folder.lower, dir));
       } catch {
         return [];
       }
@@ -227,7 +229,7 @@ async function hiddenBelow(folder: LayerFolder, shared: readonly string[], remov
     for (const name of lower) {
       if (seen.has(name)) continue;
       const child = join(dir, name);
-      const stat = entryAt(nodePath.join(folder.lower, child));
+      const stat = entryAt(under(folder.lower, child));
       if (stat?.isDirectory()) await removalOf(folder.lower, child, removals);
       else if (stat !== undefined) removals.push({ kind: 'delete', rel: child, below: belowOf(stat) });
     }

