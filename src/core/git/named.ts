@@ -213,21 +213,40 @@ async function gitEntriesAbove(path: string): Promise<string[]> {
   }
 }
 
+/** What a git configuration names, with the real path it leads to (where that differs). */
+export interface GitName extends NamedByConfig {
+  readonly real?: string;
+}
+
 /**
- * What git would take the file at `abs` (its real path) to be, outside any sandbox, when a
- * configuration names it: that of a repository it is in, or the person's own. Undefined when none does.
+ * What git configurations name for the files of the folder `dir` (its real path): the person's
+ * own, and those of the repositories it is in, each with where a link there leads. One reading
+ * serves every file of the folder (`gitNameIn`).
  */
-export async function gitNameOf(
-  abs: string,
+export async function gitNamesFor(
+  dir: string,
   home: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<NamedByConfig | undefined> {
+): Promise<GitName[]> {
   const personal = await readPersonalConfig(personalConfigFiles(home, env), home);
   const named = [...personal.includes];
-  for (const gitDir of await gitDirsOf(await gitEntriesAbove(abs)))
+  for (const gitDir of await gitDirsOf(await gitEntriesAbove(nodePath.join(dir, GIT_ENTRY))))
     named.push(...(await namedByConfig(gitDir, personal, home)));
-  for (const candidate of named) {
-    if (candidate.path === abs || (await realpath(candidate.path).catch(() => undefined)) === abs) return candidate;
+  return Promise.all(
+    named.map(async (candidate) => {
+      const real = await realpath(candidate.path).catch(() => undefined);
+      return real === undefined || real === candidate.path ? candidate : { ...candidate, real };
+    }),
+  );
+}
+
+/**
+ * What git would take the file at `abs` (its real path) to be, outside any sandbox, when one of
+ * `names` (`gitNamesFor` its folder) names it: undefined when none does.
+ */
+export function gitNameIn(abs: string, names: readonly GitName[]): NamedByConfig | undefined {
+  for (const { real, ...candidate } of names) {
+    if (candidate.path === abs || real === abs) return candidate;
     if (candidate.hooks === true && abs.startsWith(`${candidate.path}${nodePath.sep}`))
       return { ...candidate, path: abs, why: `a hook in ${candidate.why}` };
   }

@@ -12,7 +12,7 @@ import {
 } from '../paths.ts';
 import { strictest, type Policy, type PolicyDecision } from '../policy/policy.ts';
 import type { Gate, WorkspaceFs } from '../ports.ts';
-import { gitNameOf } from '../git/named.ts';
+import { gitNameIn, gitNamesFor, type GitName } from '../git/named.ts';
 import type { PageBudget } from '../paging/budget.ts';
 import type { ProgressReporter } from '../results/progress.ts';
 import { readsAt, type BatchEntry, type CallContext, type CallTargets } from '../contract/tool.ts';
@@ -171,6 +171,8 @@ export function callContext(
   const targets = approved(approvedCall.paths.filter((_, i) => !refusals?.has(i)));
   const gated = new Set<ModelPath>(targets);
   const linksConfirmed = new Set<string>();
+  /** What git configurations name, by folder, read once a call (a change set of many files in one folder reads them once). */
+  const gitNames = new Map<string, Promise<GitName[]>>();
   return {
     targets,
     ...(refusals
@@ -201,7 +203,7 @@ export function callContext(
       if (moved) for (const risk of approvedCall.risks) checkRealTarget(ports.policy(), risk, resolved);
       await confirmLinks(ports.gate, approvedCall, resolved, linksConfirmed, signal);
       if (options.forWrite === true)
-        await confirmGitNamed(ports.gate, approvedCall, resolved, ports.environment, signal);
+        await confirmGitNamed(ports.gate, approvedCall, resolved, ports.environment, gitNames, signal);
       return resolved;
     },
     readProtection: (resolved) => readProtection(ports.policy(), resolved),
@@ -253,6 +255,7 @@ async function confirmGitNamed(
   approvedCall: ApprovedCall,
   resolved: ResolvedPath,
   environment: Environment,
+  gitNames: Map<string, Promise<GitName[]>>,
   signal: AbortSignal,
 ): Promise<void> {
   const local = resolved.realRoot ?? resolved.root.localPath;
@@ -260,11 +263,11 @@ async function confirmGitNamed(
   const first = approvedCall.call;
   if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected'))
     return;
-  const named = await gitNameOf(
-    nodePath.join(local, ...resolved.realRel.split('/')),
-    environment.home,
-    environment.env(),
-  );
+  const abs = nodePath.join(local, ...resolved.realRel.split('/'));
+  const dir = nodePath.dirname(abs);
+  let names = gitNames.get(dir);
+  if (names === undefined) gitNames.set(dir, (names = gitNamesFor(dir, environment.home, environment.env())));
+  const named = gitNameIn(abs, await names);
   if (named === undefined) return;
   const asked: GateTarget = {
     display: resolved.display,
