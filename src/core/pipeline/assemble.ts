@@ -7,7 +7,7 @@ import { MediaStore } from '../media/store.ts';
 import { SaveHistory } from '../media/history.ts';
 import { SetJournal } from '../media/journal.ts';
 import { SaveGuard } from '../media/save-guard.ts';
-import { journalFolder } from '../state-dir.ts';
+import { journalFolder, privateStateDir } from '../state-dir.ts';
 import { LinkCache } from '../links/walk.ts';
 import { VerdictMemo } from '../shell/boundary.ts';
 import { LayerCheck } from '../shell/layer.ts';
@@ -50,14 +50,23 @@ export function assemble(options: SessionOptions): Session {
     budgetSetting: vocabulary.budget('undo'),
     clock: options.clock,
   });
-  const journal = new SetJournal({
-    dir: () =>
-      journalFolder(options.stateDir, withDistinctNames(options.roots()), options.log, () => spoolFolder('state')),
-    clock: options.clock,
-  });
+  const stateFolder = (): Promise<string> =>
+    journalFolder(options.stateDir, withDistinctNames(options.roots()), options.log, () => spoolFolder('state'));
+  const journal = new SetJournal({ dir: stateFolder, clock: options.clock });
+  let layerRoot: Promise<string> | undefined;
   const shell = options.shell
     ? {
-        host: { ...options.shell, home: options.home, env: options.env },
+        host: {
+          // The state folder is usually on the workspace's filesystem where the temp folder may not be.
+          layerRoot: () =>
+            (layerRoot ??= stateFolder().then(async (dir) => {
+              await privateStateDir(dir);
+              return privateStateDir(nodePath.join(dir, 'layers'));
+            })),
+          ...options.shell,
+          home: options.home,
+          env: options.env,
+        },
         hosts: new SessionHosts(),
         memo: new VerdictMemo(),
         layer: new LayerCheck(),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { errnoCode } from '../errors.ts';
 
 /**
  * The copy-on-write layer a command writes through (Linux: unprivileged overlayfs in a mount
@@ -44,14 +45,24 @@ function outermost(folders: readonly string[]): string[] {
   return sorted.filter((f, i) => !sorted.slice(0, i).some((outer) => f.startsWith(`${outer}${nodePath.sep}`)));
 }
 
-/** Makes the layers of one command under its private temp folder (mode 0700: only this user reads them). */
-export async function makeLayer(callTemp: string, writeFolders: readonly string[]): Promise<Layer> {
+/**
+ * Makes the layers of one command under its private temp folder (mode 0700: only this user reads
+ * them), or, for a folder on another filesystem than that, under `near()` when that one shares the
+ * folder's (the workspace's state folder, where the temp folder is a tmpfs): a new folder the command
+ * makes then lands by one rename rather than a copy of every file.
+ */
+export async function makeLayer(
+  callTemp: string,
+  writeFolders: readonly string[],
+  near?: () => Promise<string | undefined>,
+): Promise<Layer> {
   const folders: LayerFolder[] = [];
   for (const [i, lower] of outermost(writeFolders).entries()) {
     if (UNLAYERABLE.test(lower))
       throw new Error(`the folder ${lower} has a character overlayfs cannot take in its path (",", ":" or "\\")`);
-    const upper = nodePath.join(callTemp, 'layers', String(i), 'upper');
-    const work = nodePath.join(callTemp, 'layers', String(i), 'work');
+    const base = await layerBase(lower, callTemp, near);
+    const upper = nodePath.join(base, 'layers', String(i), 'upper');
+    const work = nodePath.join(base, 'layers', String(i), 'work');
     await mkdir(upper, { recursive: true, mode: 0o700 });
     await mkdir(work, { recursive: true, mode: 0o700 });
     folders.push({ lower, upper, work });
@@ -75,6 +86,47 @@ export async function makeLayer(callTemp: string, writeFolders: readonly string[
       ...argv,
     ],
   };
+}
+
+const deviceOf = (path: string): Promise<number | undefined> =>
+  stat(path).then(
+    (st) => st.dev,
+    () => undefined,
+  );
+
+/** Where the layer of `lower` is made: the call's folder, unless only `near()` is on the same filesystem as `lower`. */
+async function layerBase(
+  lower: string,
+  callTemp: string,
+  near: (() => Promise<string | undefined>) | undefined,
+): Promise<string> {
+  const device = await deviceOf(lower);
+  if (near === undefined || device === undefined || (await deviceOf(callTemp)) === device) return callTemp;
+  const other = await near();
+  return other !== undefined && (await deviceOf(other)) === device ? other : callTemp;
+}
+
+/**
+ * A private folder (0700) for one call's layers below `root`, named after this process: first, what
+ * the calls of processes that have ended left there (a host killed mid-command) is removed.
+ */
+export async function callLayerFolder(root: string, pid: number): Promise<string> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  for (const name of await readdir(root)) {
+    const owner = Number(/^(\d+)-/.exec(name)?.[1] ?? 0);
+    if (owner !== 0 && owner !== pid && !isRunning(owner))
+      await rm(nodePath.join(root, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+  return mkdtemp(nodePath.join(root, `${pid}-`));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errnoCode(e) === 'EPERM';
+  }
 }
 
 /** Runs a program to its end; resolves with its exit code and what it wrote to stdout and stderr. */

@@ -71,6 +71,11 @@ export interface ShellHost {
   readonly maxTimeoutMs: () => number;
   /** Where each call's private temp folder is made (default: the OS temp folder). */
   readonly tempRoot?: string;
+  /**
+   * A private folder for layers where the temp folder is on another filesystem than the workspace
+   * (the workspace's state folder): a new folder a command makes then lands by one rename.
+   */
+  readonly layerRoot?: () => Promise<string | undefined>;
   /** Asks the person about a host a command wants to reach that no setting allows; absent: every such host is refused. */
   readonly askHost?: HostDecider;
   /** workspaceTools.shell.review, as in force now: `all` stages every change a command makes for review. */

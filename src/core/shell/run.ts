@@ -19,7 +19,7 @@ import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
 import { condenseOutput } from './condense.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
-import { makeLayer } from './layer.ts';
+import { callLayerFolder, makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
 import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
 import { changeSetLines, judgeLayer } from './change-set.ts';
@@ -145,6 +145,12 @@ export async function runInSandbox(
   );
   // Security: the call's own folder (its home, temp folder and layers), readable by this user only.
   const callFolder = await mkdtemp(nodePath.join(tempRoot, 'wt-shell-'));
+  /** This call's layers on the workspace's filesystem, where the temp folder is not on it. */
+  let nearFolder: Promise<string | undefined> | undefined;
+  const near = async (): Promise<string | undefined> => {
+    const root = await host.layerRoot?.().catch(() => undefined);
+    return root === undefined ? undefined : callLayerFolder(root, process.pid);
+  };
   try {
     const home = nodePath.join(callFolder, 'home');
     const temp = nodePath.join(callFolder, 'tmp');
@@ -156,7 +162,9 @@ export async function runInSandbox(
       personalIdentity(hostEnv, host.home).then((identity) =>
         writeFile(nodePath.join(home, '.gitconfig'), identity, { mode: 0o600 }),
       ),
-      readOnlyBecause === undefined ? makeLayer(callFolder, writeFolders) : Promise.resolve(undefined),
+      readOnlyBecause === undefined
+        ? makeLayer(callFolder, writeFolders, () => (nearFolder ??= near()))
+        : Promise.resolve(undefined),
       // Judged by every name links give a path, as the file tools judge it (a deny rule on a link's name holds).
       deriveBoundary({
         policy: ctx.policy,
@@ -227,6 +235,8 @@ export async function runInSandbox(
       [child.stderr, 'err'],
     ]);
     let exit: ShellExit | undefined;
+    /** When the command ended: its time is its own, without judging and applying what it wrote. */
+    let endedAt: number | undefined;
     let written = 0;
     let refusedLines = 0;
     let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[] } | undefined;
@@ -254,7 +264,7 @@ export async function runInSandbox(
       exitCode: exit?.code ?? null,
       signal: exit?.signal ?? null,
       timedOut,
-      durationMs: ctx.clock.now() - started,
+      durationMs: (endedAt ?? ctx.clock.now()) - started,
       violations: exit?.violations ?? [],
       refusedHosts: [...refusedHosts],
       refusedLines,
@@ -292,6 +302,7 @@ export async function runInSandbox(
               }
             }
             exit = await child.exited;
+            endedAt = ctx.clock.now();
             // The command has ended: applying what it wrote is not the command's time.
             clearTimeout(timer);
             await landChanges();
@@ -324,7 +335,12 @@ export async function runInSandbox(
       );
     }
   } finally {
-    await rm(callFolder, { recursive: true, force: true }).catch(() => undefined);
+    const elsewhere = await nearFolder?.catch(() => undefined);
+    await Promise.all(
+      [callFolder, elsewhere].map((folder) =>
+        folder === undefined ? undefined : rm(folder, { recursive: true, force: true }).catch(() => undefined),
+      ),
+    );
   }
 }
 

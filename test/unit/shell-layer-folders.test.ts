@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { callLayerFolder, makeLayer } from '../../src/core/shell/layer.ts';
+import { testDir } from './harness.ts';
+
+/*
+ * Where a command's layer is made: on the workspace folder's filesystem, so that a new folder the
+ * command makes lands by one rename. The call's temp folder serves when it shares that filesystem;
+ * where it does not (a tmpfs /tmp), the workspace's state folder does.
+ */
+
+/** A tmpfs beside the temp folder's filesystem (Linux's /dev/shm), or why there is none to test with. */
+function otherFilesystem(): string | { readonly skip: string } {
+  const shm = '/dev/shm';
+  if (!existsSync(shm)) return { skip: 'no /dev/shm on this machine' };
+  if (statSync(shm).dev === statSync(tmpdir()).dev) return { skip: `${shm} and ${tmpdir()} are one filesystem here` };
+  return shm;
+}
+
+test("a layer is made in the call's folder when that shares the workspace folder's filesystem; the state folder is not asked", async (t) => {
+  const dir = testDir(t, 'wt-layer-place-').path;
+  const [call, workspace] = ['call', 'ws'].map((name) => nodePath.join(dir, name));
+  mkdirSync(call!);
+  mkdirSync(workspace!);
+  let asked = 0;
+  const layer = await makeLayer(call!, [workspace!], () => {
+    asked++;
+    return Promise.resolve(nodePath.join(dir, 'state'));
+  });
+  assert.equal(layer.folders.length, 1);
+  assert.ok(layer.folders[0]!.upper.startsWith(`${call}/`), layer.folders[0]!.upper);
+  assert.equal(asked, 0);
+});
+
+test("where the call's folder is on another filesystem (a tmpfs temp folder), the layer is made in the state folder on the workspace's", async (t) => {
+  const other = otherFilesystem();
+  if (typeof other !== 'string') return t.skip(other.skip);
+  const dir = testDir(t, 'wt-layer-place-').path;
+  const call = mkdtempSync(nodePath.join(other, 'wt-layer-call-'));
+  t.after(() => spawnSync('rm', ['-rf', call]));
+  const workspace = nodePath.join(dir, 'ws');
+  const state = nodePath.join(dir, 'state');
+  mkdirSync(workspace);
+  mkdirSync(state);
+  const layer = await makeLayer(call, [workspace], () => Promise.resolve(state));
+  const { upper, work } = layer.folders[0]!;
+  assert.ok(upper.startsWith(`${state}/`) && work.startsWith(`${state}/`), upper);
+  assert.equal(statSync(upper).dev, statSync(workspace).dev);
+
+  // A state folder on yet another filesystem than the workspace's is no better: the call's folder serves.
+  const away = await makeLayer(call, [workspace], () => Promise.resolve(call));
+  assert.ok(away.folders[0]!.upper.startsWith(`${call}/`), away.folders[0]!.upper);
+});
+
+test("a call's layer folder in the state folder is private, and what a process that has ended left there is removed", async (t) => {
+  const root = nodePath.join(testDir(t, 'wt-layer-root-').path, 'layers');
+  const ended = spawnSync('true').pid;
+  assert.ok(ended !== undefined && ended > 0);
+  mkdirSync(nodePath.join(root, `${ended}-left`, 'layers', '0', 'upper'), { recursive: true });
+  const running = nodePath.join(root, `${process.ppid}-busy`);
+  mkdirSync(running, { recursive: true });
+  const notOurs = nodePath.join(root, 'notes');
+  mkdirSync(notOurs);
+
+  const mine = await callLayerFolder(root, process.pid);
+  assert.ok(nodePath.basename(mine).startsWith(`${process.pid}-`), mine);
+  assert.equal(statSync(mine).mode & 0o777, 0o700);
+  assert.equal(existsSync(nodePath.join(root, `${ended}-left`)), false, 'a process that ended: its layers are gone');
+  assert.equal(existsSync(running), true, 'a process still running keeps its layers');
+  assert.equal(existsSync(notOurs), true, 'a name that is not a layer folder is left alone');
+});
