@@ -14,10 +14,6 @@ import type { Policy } from '../policy/policy.ts';
 import type { LayerEntry } from './upper.ts';
 import type { JudgedChange } from './judge.ts';
 import { moveTreeIn, wholeTrees } from './whole-trees.ts';
-import { inParallel } from '../turns.ts';
-
-/** Files read at once before a change set is journaled. */
-const READS_AT_ONCE = 8;
 
 /** What became of one change of a command's change set, as the result shows it. */
 export interface ChangeOutcome {
@@ -287,40 +283,32 @@ async function journalFirst(
 }> {
   const bytes = new Map<number, { before: FileBytes | undefined; after: Uint8Array }>();
   const steps: PlannedStep[] = [];
-  const applied = [...changes.keys()].filter((i) => {
-    const { entry, verdict } = changes[i]!;
-    return (
-      verdict.action === 'apply' &&
-      gated[i] !== undefined &&
-      !skip.has(i) &&
-      (entry.kind === 'file' || (entry.kind === 'delete' && entry.below.type === 'file'))
-    );
-  });
-  // Independent reads: several at once.
-  const read = await inParallel(applied, READS_AT_ONCE, async (i) => {
-    const { entry } = changes[i]!;
+  for (const [i, { entry, path, verdict }] of changes.entries()) {
+    const at = gated[i];
+    if (
+      verdict.action !== 'apply' ||
+      at === undefined ||
+      skip.has(i) ||
+      (entry.kind !== 'file' && !(entry.kind === 'delete' && entry.below.type === 'file'))
+    )
+      continue;
+    // One at a time: reading the file where it lands may ask the person (a file with several names, one a git configuration names), and a refusal stops the set.
     try {
-      const before = await readFileAt(ctx, gated[i]!, entry.kind === 'file' ? 'written' : 'deleted');
+      const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
       const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
-      return { i, before, after };
+      bytes.set(i, { before, after });
+      steps.push({
+        path,
+        kind: entry.kind === 'file' ? 'write' : 'delete',
+        before,
+        after: entry.kind === 'file' ? after : undefined,
+      });
     } catch (e) {
-      return { i, failure: e instanceof Error ? e.message : String(e) };
-    }
-  });
-  for (const one of read) {
-    const { entry, path } = changes[one.i]!;
-    if ('failure' in one)
       return {
-        refused: `"${path.display}" cannot be applied (${one.failure}), so the command's files were staged instead`,
+        refused: `"${path.display}" cannot be applied (${e instanceof Error ? e.message : String(e)}), so the command's files were staged instead`,
         bytes: new Map(),
       };
-    bytes.set(one.i, { before: one.before, after: one.after });
-    steps.push({
-      path,
-      kind: entry.kind === 'file' ? 'write' : 'delete',
-      before: one.before,
-      after: entry.kind === 'file' ? one.after : undefined,
-    });
+    }
   }
   try {
     return steps.length === 0 ? { bytes } : { record: await ctx.journal.begin('save', steps), bytes };
