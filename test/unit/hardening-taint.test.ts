@@ -303,6 +303,32 @@ test("attack: save what the repository's git configuration runs or reads (a clea
   assert.equal(decider.requests.length, before);
 });
 
+test('attack: one save_media set writes a configuration git includes, naming a program, and that program: the program is asked about too (what git configurations name is read again after a named file is written in the call)', async (tc) => {
+  // The person allows everything; the test counts the modals that name what git runs.
+  const decider = scripted(() => 'allow-once');
+  const gate = new VscodeGate({ decider: () => decider, trusted: () => true }).gate;
+  const s = session(tc, { overrides: { gate } });
+  execFileSync('git', ['-C', s.root, 'init', '-q']);
+  execFileSync('git', ['-C', s.root, 'config', 'include.path', '../team.gitconfig']);
+  const config = await s.invoke(
+    'stage_file',
+    { path: 'team.gitconfig', content: '[core]\n\tfsmonitor = ./tools/mon.sh\n' },
+    { origin: 'chat' },
+  );
+  const program = await s.invoke('stage_file', { path: 'tools/mon.sh', content: 'touch pwned\n' }, { origin: 'chat' });
+  const before = decider.requests.length;
+  await s.invoke('save_media', { media_ids: [config.result.media_id, program.result.media_id] }, { origin: 'chat' });
+  const named = decider.requests
+    .slice(before)
+    .flatMap((r) => r.call.targets.filter((t) => t.rule?.startsWith('git config ') === true))
+    .map((t) => `${t.display}: ${t.rule}`);
+  assert.ok(named.includes('team.gitconfig: git config include.path'), named.join('\n'));
+  assert.ok(
+    named.includes('tools/mon.sh: git config core.fsmonitor'),
+    `the program the saved configuration names was written without its question:\n${named.join('\n')}`,
+  );
+});
+
 test('attack: undo of a created file deletes by path, recursively, unpinned', async (tc) => {
   const fs = new FaultyFs();
   const s = session(tc, { fs });

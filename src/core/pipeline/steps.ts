@@ -260,15 +260,17 @@ async function confirmGitNamed(
 ): Promise<void> {
   const local = resolved.realRoot ?? resolved.root.localPath;
   if (local === undefined) return;
-  const first = approvedCall.call;
-  if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected'))
-    return;
   const abs = nodePath.join(local, ...resolved.realRel.split('/'));
   const dir = nodePath.dirname(abs);
   let names = gitNames.get(dir);
   if (names === undefined) gitNames.set(dir, (names = gitNamesFor(dir, environment.home, environment.env())));
   const named = gitNameIn(abs, await names);
   if (named === undefined) return;
+  // A named file written in this call (an included configuration) can name others: read them again after it.
+  gitNames.clear();
+  const first = approvedCall.call;
+  if (first.targets.some((t) => t.display === resolved.display && t.action === 'ask' && t.source === 'protected'))
+    return;
   const asked: GateTarget = {
     display: resolved.display,
     action: 'ask',
