@@ -255,7 +255,7 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
         writeFolders: [root],
         home: '/home/someone',
         privateFolders: [],
-        tempFolder: '/tmp/t',
+        callFolders: ['/tmp/t/home', '/tmp/t/tmp'],
         readFolders: [],
         layered: true,
         allowedDomains: [],
@@ -284,7 +284,7 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
       writeFolders: [nodePath.join(root, 'src')],
       home: '/home/someone',
       privateFolders: [],
-      tempFolder: '/tmp/t',
+      callFolders: ['/tmp/t/home', '/tmp/t/tmp'],
       readFolders: [],
       layered: true,
       allowedDomains: [],
@@ -292,7 +292,7 @@ describe('run_shell_command: what is kept between calls stays correct', { timeou
       list: ripgrepLister(ripgrep),
       signal: new AbortController().signal,
     });
-    assert.deepEqual(boundary.allowWrite, [nodePath.join(root, 'src'), '/tmp/t']);
+    assert.deepEqual(boundary.allowWrite, [nodePath.join(root, 'src'), '/tmp/t/home', '/tmp/t/tmp']);
     assert.ok(boundary.allowRead.includes(root));
   });
 

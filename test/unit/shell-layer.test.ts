@@ -434,4 +434,15 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(nodePath.join(f.s.root, 'gen', 'f120.txt'), 'utf8'), '120\n', tree);
     assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'two\n', tree);
   });
+  test('attack: a command writes its own upper layer directly, beside its HOME, where overlayfs never sees the write: the folder is not there to it, and nothing lands', async (t) => {
+    const f = fixture(t);
+    const text = await run(
+      f,
+      'up="$(dirname "$HOME")/layers/0/upper"; ls -a "$up"; echo sneak > "$up/sneak.txt"; mkdir -p "$up/sub" && echo sneak > "$up/sub/x.txt"; echo tried',
+    );
+    assert.match(text, /tried/, text);
+    assert.doesNotMatch(text, /changes applied/, text);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'sneak.txt')), false, text);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'sub')), false, text);
+  });
 });

@@ -387,7 +387,7 @@ describe('run_shell_command settings', () => {
       writeFolders: [root],
       home: '/home/someone',
       privateFolders: ['/spool'],
-      tempFolder: '/tmp/t',
+      callFolders: ['/tmp/t/home', '/tmp/t/tmp'],
       readFolders: ['/opt/tool'],
       layered: true,
       allowedDomains: [],
@@ -404,10 +404,10 @@ describe('run_shell_command settings', () => {
     assert.deepEqual(rel(boundary.denyRead), ['keys/deploy.pem', 'node_modules/dep/.env', 'private', 'src/.ENV.local']);
     for (const denied of ['/home', '/tmp', '/root', '/spool', '/home/someone/.ssh'])
       assert.ok(boundary.denyRead.includes(denied), denied);
-    assert.deepEqual(boundary.allowRead, ['/opt/tool', '/tmp/t', root].sort());
-    assert.deepEqual(boundary.allowWrite, [root, '/tmp/t']);
+    assert.deepEqual(boundary.allowRead, ['/opt/tool', '/tmp/t/home', '/tmp/t/tmp', root].sort());
+    assert.deepEqual(boundary.allowWrite, [root, '/tmp/t/home', '/tmp/t/tmp']);
     // Without a copy-on-write layer the workspace is read-only: only the call's own folder is writable.
-    assert.deepEqual((await deriveBoundary({ ...inputs, layered: false })).allowWrite, ['/tmp/t']);
+    assert.deepEqual((await deriveBoundary({ ...inputs, layered: false })).allowWrite, ['/tmp/t/home', '/tmp/t/tmp']);
   });
 
   test("core.hooksPath is read from a repository's configuration as git reads it (compared with git config --get)", (t) => {

@@ -97,8 +97,12 @@ export interface BoundaryInputs {
   readonly home: string;
   /** Folders of ours the command must not read (artifact spools, saved bytes). */
   readonly privateFolders: readonly string[];
-  /** The call's private folder (its home and temp folder), readable and writable. */
-  readonly tempFolder: string;
+  /**
+   * The call's private home and temp folder, readable and writable. Security: not the folder that
+   * holds them, where the command's own upper layer lies (written there directly, it would be a
+   * change overlayfs never saw: its extended attributes could redirect a folder to a denied one).
+   */
+  readonly callFolders: readonly string[];
   /** Folders a command may read besides the workspace: toolchains, the sandbox's own helpers. */
   readonly readFolders: readonly string[];
   /** The write roots are layered (copy-on-write): writable to the command; else read-only. */
@@ -254,7 +258,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
     ...HOME_CREDENTIALS.map((rel) => nodePath.join(home, rel)),
     ...inputs.privateFolders,
   ]);
-  const allowRead = new Set<string>([inputs.tempFolder, ...inputs.readFolders]);
+  const allowRead = new Set<string>([...inputs.callFolders, ...inputs.readFolders]);
   const gitEntries: string[] = [];
   const memo = inputs.memo ?? new VerdictMemo();
   memo.use(policy);
@@ -296,7 +300,7 @@ export async function deriveBoundary(inputs: BoundaryInputs): Promise<ShellBound
   return {
     denyRead: [...denyRead].sort(),
     allowRead: [...allowRead].sort(),
-    allowWrite: [...(inputs.layered ? inputs.writeFolders : []), inputs.tempFolder],
+    allowWrite: [...(inputs.layered ? inputs.writeFolders : []), ...inputs.callFolders],
     allowedDomains: [...inputs.allowedDomains],
     gitDirs,
     hiddenHistories,

@@ -172,7 +172,7 @@ export async function runInSandbox(
         writeFolders,
         home: host.home,
         privateFolders: privateFolders(ctx.artifacts.spoolDir),
-        tempFolder: callFolder,
+        callFolders: [home, temp],
         readFolders: toolchainFolders(host.home, hostEnv['PATH'], host.readFolders?.() ?? []),
         layered: readOnlyBecause === undefined,
         allowedDomains,
