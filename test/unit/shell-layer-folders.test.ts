@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { callLayerFolder, makeLayer } from '../../src/core/shell/layer.ts';
@@ -56,20 +56,49 @@ test("where the call's folder is on another filesystem (a tmpfs temp folder), th
   assert.ok(away.folders[0]!.upper.startsWith(`${call}/`), away.folders[0]!.upper);
 });
 
-test("a call's layer folder in the state folder is private, and what a process that has ended left there is removed", async (t) => {
+test("a call's layer folder in the state folder is private, and what this host's processes that have ended left there is removed", async (t) => {
   const root = nodePath.join(testDir(t, 'wt-layer-root-').path, 'layers');
   const ended = spawnSync('true').pid;
   assert.ok(ended !== undefined && ended > 0);
-  mkdirSync(nodePath.join(root, `${ended}-left`, 'layers', '0', 'upper'), { recursive: true });
-  const running = nodePath.join(root, `${process.ppid}-busy`);
+  const owner = { host: 'box.example', pid: process.pid };
+  const left = nodePath.join(root, `box.example-${ended}-a1B2c3`);
+  // overlayfs leaves its scratch folder mode 000; a host killed mid-copy may leave files in it.
+  mkdirSync(nodePath.join(left, 'layers', '0', 'work', 'work'), { recursive: true });
+  writeFileSync(nodePath.join(left, 'layers', '0', 'work', 'work', 'copy'), 'x');
+  chmodSync(nodePath.join(left, 'layers', '0', 'work', 'work'), 0o000);
+  const running = nodePath.join(root, `box.example-${process.ppid}-d4E5f6`);
   mkdirSync(running, { recursive: true });
-  const notOurs = nodePath.join(root, 'notes');
+  const otherHost = nodePath.join(root, `other.example-${ended}-g7H8i9`);
+  mkdirSync(otherHost);
+  const notOurs = nodePath.join(root, `box.example-${ended}-notes`);
   mkdirSync(notOurs);
 
-  const mine = await callLayerFolder(root, process.pid);
-  assert.ok(nodePath.basename(mine).startsWith(`${process.pid}-`), mine);
+  const mine = await callLayerFolder(root, owner);
+  assert.match(nodePath.basename(mine), new RegExp(`^box\\.example-${process.pid}-[A-Za-z0-9]{6}$`));
   assert.equal(statSync(mine).mode & 0o777, 0o700);
-  assert.equal(existsSync(nodePath.join(root, `${ended}-left`)), false, 'a process that ended: its layers are gone');
+  assert.equal(
+    existsSync(left),
+    false,
+    'a process of this host that ended: its layers are gone, scratch folder and all',
+  );
   assert.equal(existsSync(running), true, 'a process still running keeps its layers');
+  assert.equal(existsSync(otherHost), true, "another host's process (a shared home) is not judged from here");
   assert.equal(existsSync(notOurs), true, 'a name that is not a layer folder is left alone');
+});
+
+test('the state folder is not used for a layer when it lies inside a folder the command writes, or has a character overlayfs cannot take', async (t) => {
+  const other = otherFilesystem();
+  if (typeof other !== 'string') return t.skip(other.skip);
+  const dir = testDir(t, 'wt-layer-place-').path;
+  const call = mkdtempSync(nodePath.join(other, 'wt-layer-call-'));
+  t.after(() => spawnSync('rm', ['-rf', call]));
+  const workspace = nodePath.join(dir, 'ws');
+  const inside = nodePath.join(workspace, '.state');
+  const comma = nodePath.join(dir, 'st,ate');
+  mkdirSync(inside, { recursive: true });
+  mkdirSync(comma);
+  for (const state of [inside, comma]) {
+    const layer = await makeLayer(call, [workspace], () => Promise.resolve(state));
+    assert.ok(layer.folders[0]!.upper.startsWith(`${call}/`), `${state}: ${layer.folders[0]!.upper}`);
+  }
 });

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errnoCode } from '../errors.ts';
+import { isWithin } from '../paths.ts';
 
 /**
  * The copy-on-write layer a command writes through (Linux: unprivileged overlayfs in a mount
@@ -60,12 +61,15 @@ export async function makeLayer(
   for (const [i, lower] of outermost(writeFolders).entries()) {
     if (UNLAYERABLE.test(lower))
       throw new Error(`the folder ${lower} has a character overlayfs cannot take in its path (",", ":" or "\\")`);
-    const base = await layerBase(lower, callTemp, near);
-    const upper = nodePath.join(base, 'layers', String(i), 'upper');
-    const work = nodePath.join(base, 'layers', String(i), 'work');
-    await mkdir(upper, { recursive: true, mode: 0o700 });
-    await mkdir(work, { recursive: true, mode: 0o700 });
-    folders.push({ lower, upper, work });
+    const made = async (base: string): Promise<LayerFolder> => {
+      const upper = nodePath.join(base, 'layers', String(i), 'upper');
+      const work = nodePath.join(base, 'layers', String(i), 'work');
+      await mkdir(upper, { recursive: true, mode: 0o700 });
+      await mkdir(work, { recursive: true, mode: 0o700 });
+      return { lower, upper, work };
+    };
+    const base = await layerBase(lower, callTemp, writeFolders, near);
+    folders.push(await (base === callTemp ? made(base) : made(base).catch(() => made(callTemp))));
   }
   return {
     folders,
@@ -94,30 +98,58 @@ const deviceOf = (path: string): Promise<number | undefined> =>
     () => undefined,
   );
 
-/** Where the layer of `lower` is made: the call's folder, unless only `near()` is on the same filesystem as `lower`. */
+/**
+ * Where the layer of `lower` is made: the call's folder, unless only `near()` is on the same
+ * filesystem as `lower`, and `near()` is neither inside a folder the command writes nor holds one
+ * (overlayfs would see its own upper layer), nor has a character overlayfs cannot take.
+ */
 async function layerBase(
   lower: string,
   callTemp: string,
+  writeFolders: readonly string[],
   near: (() => Promise<string | undefined>) | undefined,
 ): Promise<string> {
   const device = await deviceOf(lower);
   if (near === undefined || device === undefined || (await deviceOf(callTemp)) === device) return callTemp;
   const other = await near();
-  return other !== undefined && (await deviceOf(other)) === device ? other : callTemp;
+  if (other === undefined || UNLAYERABLE.test(other) || (await deviceOf(other)) !== device) return callTemp;
+  const real = await realpath(other);
+  const folders = await Promise.all(writeFolders.map((f) => realpath(f).catch(() => f)));
+  return folders.some((f) => isWithin(f, real) || isWithin(real, f)) ? callTemp : other;
 }
 
+/** A layer folder's name: the host and process that made it, and mkdtemp's six characters. */
+const LAYER_FOLDER = /^(.+)-(\d+)-[A-Za-z0-9]{6}$/;
+
 /**
- * A private folder (0700) for one call's layers below `root`, named after this process: first, what
- * the calls of processes that have ended left there (a host killed mid-command) is removed.
+ * A private folder (0700) for one call's layers below `root`, named after this host and process:
+ * first, what the calls of this host's processes that have ended left there (a host killed
+ * mid-command) is removed. Folders of other hosts (a home shared over the network) are left alone.
  */
-export async function callLayerFolder(root: string, pid: number): Promise<string> {
+export async function callLayerFolder(
+  root: string,
+  owner: { readonly host: string; readonly pid: number },
+): Promise<string> {
   await mkdir(root, { recursive: true, mode: 0o700 });
   for (const name of await readdir(root)) {
-    const owner = Number(/^(\d+)-/.exec(name)?.[1] ?? 0);
-    if (owner !== 0 && owner !== pid && !isRunning(owner))
-      await rm(nodePath.join(root, name), { recursive: true, force: true }).catch(() => undefined);
+    const [, host, pid] = LAYER_FOLDER.exec(name) ?? [];
+    if (host !== owner.host || pid === undefined || Number(pid) === owner.pid || isRunning(Number(pid))) continue;
+    await removeLeftover(nodePath.join(root, name)).catch(() => undefined);
   }
-  return mkdtemp(nodePath.join(root, `${pid}-`));
+  return mkdtemp(nodePath.join(root, `${owner.host}-${owner.pid}-`));
+}
+
+/** Removes a layer folder a killed host left: overlayfs leaves its scratch folder mode 000, so folders are opened up first (never through a link). */
+async function removeLeftover(path: string): Promise<void> {
+  const stat = await lstat(path);
+  if (!stat.isDirectory()) return;
+  const open = async (dir: string): Promise<void> => {
+    await chmod(dir, 0o700);
+    for (const entry of await readdir(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) await open(nodePath.join(dir, entry.name));
+  };
+  await open(path);
+  await rm(path, { recursive: true, force: true });
 }
 
 function isRunning(pid: number): boolean {
@@ -170,11 +202,27 @@ export async function layerUnavailable(tempRoot: string): Promise<string | undef
 /** `layerUnavailable`, asked once: the answer does not change while the machine runs. */
 export class LayerCheck {
   private answer: Promise<string | undefined> | undefined;
+  /** Other folders tried for layers (a state folder on NFS or an overlayfs cannot hold one), by folder. */
+  private readonly elsewhere = new Map<string, Promise<boolean>>();
 
   unavailable(tempRoot: string): Promise<string | undefined> {
     return (this.answer ??= layerUnavailable(tempRoot).catch(
       (e: unknown) => `the layer could not be tried (${e instanceof Error ? e.message : String(e)})`,
     ));
+  }
+
+  /** Whether layers can be made in `dir` (tried once, by mounting one there). */
+  usable(dir: string): Promise<boolean> {
+    let answer = this.elsewhere.get(dir);
+    if (answer === undefined)
+      this.elsewhere.set(
+        dir,
+        (answer = layerUnavailable(dir).then(
+          (why) => why === undefined,
+          () => false,
+        )),
+      );
+    return answer;
   }
 }
 

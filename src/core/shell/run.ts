@@ -1,5 +1,5 @@
 import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { SandboxError, cancelled, invalidInput, refused } from '../errors.ts';
 import { placeOf, type GatedPath, type ResolveGated, type WorkspaceRoot } from '../paths.ts';
@@ -149,7 +149,8 @@ export async function runInSandbox(
   let nearFolder: Promise<string | undefined> | undefined;
   const near = async (): Promise<string | undefined> => {
     const root = await host.layerRoot?.().catch(() => undefined);
-    return root === undefined ? undefined : callLayerFolder(root, process.pid);
+    if (root === undefined || !(await shell.layer.usable(root))) return undefined;
+    return callLayerFolder(root, { host: hostname(), pid: process.pid }).catch(() => undefined);
   };
   try {
     const home = nodePath.join(callFolder, 'home');
