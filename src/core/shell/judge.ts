@@ -99,7 +99,14 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   const read = inputs.policy.decide(rootRel, 'read', inputs.rootPath).action;
   if (write === 'closed' && read === 'deny')
     return { action: 'hold', why: 'a rule denies this path, so nothing is written there' };
-  if (entry.kind === 'link') return linkVerdict(entry, rootRel, inputs);
+  if (entry.kind === 'link') {
+    if (leadsToGitNamed(abs, inputs.gitNamed))
+      return {
+        action: 'hold',
+        why: `a symbolic link to ${entry.target} where a git configuration names a file for git to run or read (at it or below it), which would then be what the link leads to`,
+      };
+    return linkVerdict(entry, rootRel, inputs);
+  }
   if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
   const git = gitPlaceOf(entry.rel);
   // A repository's git folder is judged by what everyday git writes there, not by the file rules (which keep .git from the file tools).
@@ -117,6 +124,12 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
       why: "a file a git configuration names for git to read or run (VS Code's git runs it outside the sandbox)",
     };
   return { action: 'apply' };
+}
+
+/** Whether a link at `abs` stands for a file git runs or reads: the file itself, a folder above one, or a hooks folder or one above or inside it. */
+function leadsToGitNamed(abs: string, named: JudgeInputs['gitNamed']): boolean {
+  const below = (path: string): boolean => path === abs || path.startsWith(`${abs}${nodePath.sep}`);
+  return [...named.files].some(below) || named.hooks.some((h) => below(h) || abs.startsWith(`${h}${nodePath.sep}`));
 }
 
 /** A mount point the sandbox made for a name it guards: empty, and not there before. */
