@@ -47,11 +47,25 @@ export interface SetOutcome {
 
 /** A step already done, and how to take it back. */
 type Done =
-  | { readonly kind: 'wrote'; readonly path: GatedPath; readonly replaced: Uint8Array | undefined; readonly meta: FileMeta | undefined }
-  | { readonly kind: 'removed'; readonly path: GatedPath; readonly bytes: Uint8Array; readonly meta: FileMeta | undefined };
+  | {
+      readonly kind: 'wrote';
+      readonly path: GatedPath;
+      readonly replaced: Uint8Array | undefined;
+      readonly meta: FileMeta | undefined;
+    }
+  | {
+      readonly kind: 'removed';
+      readonly path: GatedPath;
+      readonly bytes: Uint8Array;
+      readonly meta: FileMeta | undefined;
+    };
 
 function conflict(what: string): SandboxError {
-  return new SandboxError('E_SANDBOX_CONFLICT', `${what} Nothing in the set was written.`, `Stage that file again, re-apply your change, and save the set again.`);
+  return new SandboxError(
+    'E_SANDBOX_CONFLICT',
+    `${what} Nothing in the set was written.`,
+    `Stage that file again, re-apply your change, and save the set again.`,
+  );
 }
 
 /** What each path of a set holds now, by `pathKey` (undefined: no file). */
@@ -72,7 +86,12 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
   const seen = new Set<string>();
   for (const c of changes) {
     for (const p of c.source ? [c.source, c.target] : [c.target]) {
-      if (seen.has(pathKey(p))) throw new SandboxError('E_SANDBOX_INVALID_INPUT', `"${p.display}" appears twice in the set; each file can change once per save.`, `Save the latest media of that file alone.`);
+      if (seen.has(pathKey(p)))
+        throw new SandboxError(
+          'E_SANDBOX_INVALID_INPUT',
+          `"${p.display}" appears twice in the set; each file can change once per save.`,
+          `Save the latest media of that file alone.`,
+        );
       seen.add(pathKey(p));
       ctx.saveGuard.checkWriteRoot(p);
       refuseUnsavedEditor(ctx.editors, p, 'save_media');
@@ -84,14 +103,20 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
     const display = (source ?? target).display;
     const samePath = pathKey(target) === pathKey(media.path);
     if (media.change.kind === 'write' && !samePath) {
-      if (disk !== undefined) throw conflict(`"${target.display}" already exists, and ${media.id} is saved elsewhere only as a new file.`);
+      if (disk !== undefined)
+        throw conflict(`"${target.display}" already exists, and ${media.id} is saved elsewhere only as a new file.`);
       continue;
     }
-    if (disk === undefined && media.base.existed) throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
-    if (disk !== undefined && !holdsBase(disk, media.base)) throw conflict(`"${display}" ${media.base.existed ? 'changed on disk' : 'was created'} after ${media.id} was staged.`);
+    if (disk === undefined && media.base.existed)
+      throw conflict(`"${display}" was deleted after ${media.id} was staged.`);
+    if (disk !== undefined && !holdsBase(disk, media.base))
+      throw conflict(
+        `"${display}" ${media.base.existed ? 'changed on disk' : 'was created'} after ${media.id} was staged.`,
+      );
     if (media.change.kind === 'move') {
       const there = await read(target, 'replaced');
-      if (there !== undefined && !media.change.replace) throw conflict(`"${target.display}", where ${media.id} moves "${display}", exists now.`);
+      if (there !== undefined && !media.change.replace)
+        throw conflict(`"${target.display}", where ${media.id} moves "${display}", exists now.`);
     }
   }
   return disks;
@@ -101,9 +126,12 @@ async function checkAll(ctx: SetContext, changes: readonly SetChange[]): Promise
 function plannedSteps(changes: readonly SetChange[], disks: Disks): PlannedStep[] {
   const before = (path: GatedPath): PlannedStep['before'] => disks.get(pathKey(path));
   return changes.flatMap(({ media, target, source }): PlannedStep[] => {
-    if (media.change.kind === 'delete') return [{ path: target, kind: 'delete', before: before(target), after: undefined }];
+    if (media.change.kind === 'delete')
+      return [{ path: target, kind: 'delete', before: before(target), after: undefined }];
     const write: PlannedStep = { path: target, kind: 'write', before: before(target), after: media.bytes };
-    return source && media.change.kind === 'move' ? [write, { path: source, kind: 'delete', before: before(source), after: undefined }] : [write];
+    return source && media.change.kind === 'move'
+      ? [write, { path: source, kind: 'delete', before: before(source), after: undefined }]
+      : [write];
   });
 }
 
@@ -148,7 +176,13 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
       const sourceHash = media.base.hash;
       // Security: a moved file keeps its source's mode and owner (a private file stays private).
       const carried = move ? await metaAt(ctx, source) : undefined;
-      const write = await commitMedia(ctx, media.id, target, move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined, carried);
+      const write = await commitMedia(
+        ctx,
+        media.id,
+        target,
+        move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined,
+        carried,
+      );
       done.push({ kind: 'wrote', path: target, replaced: write.replaced, meta: write.replacedMeta });
       if (move) {
         const removed = await removeFile(ctx, source, sourceHash);
@@ -156,20 +190,41 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
         ctx.media.noteDisk(source, undefined);
         files.push({ kind: 'move', mediaId: media.id, path: target, from: source, ...counts, write });
       } else {
-        files.push({ kind: 'write', mediaId: media.id, path: target, added: write.added, removed: write.removed, write });
+        files.push({
+          kind: 'write',
+          mediaId: media.id,
+          path: target,
+          added: write.added,
+          removed: write.removed,
+          write,
+        });
       }
     } catch (e) {
       const failed = await rollBack(ctx, done);
       if (failed.length === 0) await journal.close();
-      else ctx.log.warn(`The set's journal (${journal.folder}) keeps what it replaced; the next start of Workspace Tools on this workspace puts back what it can.`);
+      else
+        ctx.log.warn(
+          `The set's journal (${journal.folder}) keeps what it replaced; the next start of Workspace Tools on this workspace puts back what it can.`,
+        );
       const cause = e instanceof SandboxError ? e : undefined;
       const what = cause?.what ?? (e instanceof Error ? e.message : String(e));
-      const rolled = done.length === 0 ? 'Nothing had been written yet.' : failed.length === 0 ? `What was already written (${done.map((d) => `"${d.path.display}"`).join(', ')}) was rolled back, so nothing remains changed.` : `Rolling back failed for ${failed.map((f) => `"${f}"`).join(', ')}: check those files.`;
-      throw new SandboxError(cause?.code ?? 'E_SANDBOX_IO', `Saving the set failed at "${target.display}": ${what} ${rolled}`, cause?.next ?? 'Tell the user.', { cause: e });
+      const rolled =
+        done.length === 0
+          ? 'Nothing had been written yet.'
+          : failed.length === 0
+            ? `What was already written (${done.map((d) => `"${d.path.display}"`).join(', ')}) was rolled back, so nothing remains changed.`
+            : `Rolling back failed for ${failed.map((f) => `"${f}"`).join(', ')}: check those files.`;
+      throw new SandboxError(
+        cause?.code ?? 'E_SANDBOX_IO',
+        `Saving the set failed at "${target.display}": ${what} ${rolled}`,
+        cause?.next ?? 'Tell the user.',
+        { cause: e },
+      );
     }
   }
   const removedFolders: string[] = [];
-  for (const step of done) if (step.kind === 'removed') removedFolders.push(...await removeEmptiedFolders(ctx, step.path));
+  for (const step of done)
+    if (step.kind === 'removed') removedFolders.push(...(await removeEmptiedFolders(ctx, step.path)));
   const saveId = await recordSet(ctx, files, done);
   await journal.close();
   return { saveId, files, removedFolders };
@@ -180,34 +235,73 @@ async function beginJournal(ctx: SetContext, steps: readonly PlannedStep[]): Pro
   try {
     return await ctx.journal.begin('save', steps);
   } catch (e) {
-    throw new SandboxError('E_SANDBOX_IO', `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
+    throw new SandboxError(
+      'E_SANDBOX_IO',
+      `The set could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing in it was written.`,
+      `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`,
+      { cause: e },
+    );
   }
 }
 
 /** Keeps what the set replaced, for undo: a write record per written file, a delete record per removed one. Failing to keep it never fails the save. */
-async function recordSet(ctx: SetContext, files: readonly SetFileOutcome[], done: readonly Done[]): Promise<string | undefined> {
+async function recordSet(
+  ctx: SetContext,
+  files: readonly SetFileOutcome[],
+  done: readonly Done[],
+): Promise<string | undefined> {
   let set: string | undefined;
   try {
     for (const f of files) {
       const base = { mediaId: f.mediaId, added: f.added, removed: f.removed, ...(set ? { set } : {}) };
       let first: SaveRecord;
       if (f.write) {
-        first = await ctx.saves.record({ ...base, path: f.path, replaced: f.write.replaced, replacedMeta: f.write.replacedMeta, written: f.write.written, file: f.write.file, ...(f.from ? { moved: { from: f.from } } : {}) });
+        first = await ctx.saves.record({
+          ...base,
+          path: f.path,
+          replaced: f.write.replaced,
+          replacedMeta: f.write.replacedMeta,
+          written: f.write.written,
+          file: f.write.file,
+          ...(f.from ? { moved: { from: f.from } } : {}),
+        });
       } else {
-        first = await ctx.saves.record({ ...base, path: f.path, kind: 'delete', ...removedAt(done, f.path), written: new Uint8Array(0) });
+        first = await ctx.saves.record({
+          ...base,
+          path: f.path,
+          kind: 'delete',
+          ...removedAt(done, f.path),
+          written: new Uint8Array(0),
+        });
       }
       set ??= first.id;
-      if (f.from) await ctx.saves.record({ ...base, set, path: f.from, kind: 'delete', ...removedAt(done, f.from), written: new Uint8Array(0), moved: { to: f.path } });
+      if (f.from)
+        await ctx.saves.record({
+          ...base,
+          set,
+          path: f.from,
+          kind: 'delete',
+          ...removedAt(done, f.from),
+          written: new Uint8Array(0),
+          moved: { to: f.path },
+        });
     }
     return set;
   } catch (e) {
-    ctx.log.warn(`The save cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`);
+    ctx.log.warn(
+      `The save cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
+    );
     return undefined;
   }
 }
 
 /** The bytes, mode and owner a set removed at `path`, as a delete record keeps them. */
-function removedAt(done: readonly Done[], path: ModelPath): { readonly replaced: Uint8Array | undefined; readonly replacedMeta: FileMeta | undefined } {
+function removedAt(
+  done: readonly Done[],
+  path: ModelPath,
+): { readonly replaced: Uint8Array | undefined; readonly replacedMeta: FileMeta | undefined } {
   const step = done.find((d) => d.kind === 'removed' && pathKey(d.path) === pathKey(path));
-  return step?.kind === 'removed' ? { replaced: step.bytes, replacedMeta: step.meta } : { replaced: undefined, replacedMeta: undefined };
+  return step?.kind === 'removed'
+    ? { replaced: step.bytes, replacedMeta: step.meta }
+    : { replaced: undefined, replacedMeta: undefined };
 }

@@ -25,7 +25,10 @@ function similarity(a: string, b: string): number {
   for (let i = 0; i < b.length - 1; i++) {
     const g = b.slice(i, i + 2);
     const n = ga.get(g) ?? 0;
-    if (n > 0) { common++; ga.set(g, n - 1); }
+    if (n > 0) {
+      common++;
+      ga.set(g, n - 1);
+    }
   }
   return (2 * common) / (a.length + b.length - 2);
 }
@@ -52,7 +55,9 @@ export function closestLines(text: string, wanted: string): ClosestLines | undef
   const trimmedWanted = wantedLines.map((l) => l.trim());
   // Anchor on the longest wanted line: it is the most distinctive.
   let anchor = 0;
-  trimmedWanted.forEach((l, i) => { if (l.length > trimmedWanted[anchor]!.length) anchor = i; });
+  trimmedWanted.forEach((l, i) => {
+    if (l.length > trimmedWanted[anchor]!.length) anchor = i;
+  });
   const anchorText = trimmedWanted[anchor]!;
   if (anchorText === '') return undefined;
 
@@ -73,7 +78,9 @@ export function closestLines(text: string, wanted: string): ClosestLines | undef
   for (const candidate of best) {
     const start = Math.max(0, candidate.index - anchor);
     let total = 0;
-    trimmedWanted.forEach((w, j) => { total += similarity((textLines[start + j] ?? '').trim(), w); });
+    trimmedWanted.forEach((w, j) => {
+      total += similarity((textLines[start + j] ?? '').trim(), w);
+    });
     const score = total / trimmedWanted.length;
     if (score > chosen.score || (score === chosen.score && start < chosen.start)) chosen = { start, score };
   }
@@ -83,7 +90,9 @@ export function closestLines(text: string, wanted: string): ClosestLines | undef
 
 /** `12| text` lines, long ones cut, for an error message. */
 export function showLines(closest: ClosestLines): string {
-  return closest.lines.map((l, i) => `${closest.line + i}| ${l.length > MAX_SHOWN_CHARS ? l.slice(0, MAX_SHOWN_CHARS) + '…' : l}`).join('\n');
+  return closest.lines
+    .map((l, i) => `${closest.line + i}| ${l.length > MAX_SHOWN_CHARS ? l.slice(0, MAX_SHOWN_CHARS) + '…' : l}`)
+    .join('\n');
 }
 
 /** "text is at line 3", "text is at lines 3-5". */
@@ -91,4 +100,3 @@ export function range(closest: ClosestLines): string {
   const last = closest.line + closest.lines.length - 1;
   return last === closest.line ? `text is at line ${closest.line}` : `text is at lines ${closest.line}-${last}`;
 }
-

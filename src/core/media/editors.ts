@@ -14,5 +14,9 @@ export interface OpenEditors {
 export function refuseUnsavedEditor(editors: OpenEditors | undefined, path: ModelPath, tool: string): void {
   const editor = editors?.unsavedEditor(path);
   if (editor === undefined) return;
-  throw new SandboxError('E_SANDBOX_CONFLICT', `"${path.display}" has unsaved changes in the open editor "${editor}", so ${tool} did not write it: that would put the file out of step with what the user is editing.`, `Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call ${tool} again.`);
+  throw new SandboxError(
+    'E_SANDBOX_CONFLICT',
+    `"${path.display}" has unsaved changes in the open editor "${editor}", so ${tool} did not write it: that would put the file out of step with what the user is editing.`,
+    `Ask the user to save or revert that editor first; if they save it, stage the file again (its content changed), otherwise call ${tool} again.`,
+  );
 }

@@ -12,7 +12,10 @@ export interface FileMeta {
 /** The mode and owner of a stat, as a move carries them and an undo restores them. */
 export function metaOf(stat: FileStat | undefined): FileMeta | undefined {
   if (stat === undefined || (stat.mode === undefined && stat.uid === undefined)) return undefined;
-  return { ...(stat.mode !== undefined ? { mode: stat.mode } : {}), ...(stat.uid !== undefined && stat.gid !== undefined ? { uid: stat.uid, gid: stat.gid } : {}) };
+  return {
+    ...(stat.mode !== undefined ? { mode: stat.mode } : {}),
+    ...(stat.uid !== undefined && stat.gid !== undefined ? { uid: stat.uid, gid: stat.gid } : {}),
+  };
 }
 
 /**
@@ -21,5 +24,8 @@ export function metaOf(stat: FileStat | undefined): FileMeta | undefined {
  */
 export function metaOptions(meta: FileMeta | undefined): Pick<WriteOptions, 'mode' | 'owner'> {
   if (meta === undefined) return {};
-  return { ...(meta.mode !== undefined ? { mode: meta.mode & 0o1777 } : {}), ...(meta.uid !== undefined && meta.gid !== undefined ? { owner: { uid: meta.uid, gid: meta.gid } } : {}) };
+  return {
+    ...(meta.mode !== undefined ? { mode: meta.mode & 0o1777 } : {}),
+    ...(meta.uid !== undefined && meta.gid !== undefined ? { owner: { uid: meta.uid, gid: meta.gid } } : {}),
+  };
 }

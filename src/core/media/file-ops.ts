@@ -15,20 +15,36 @@ export interface FileBytes {
 }
 
 /** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
-export async function readDisk(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<Uint8Array | undefined> {
+export async function readDisk(
+  ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>,
+  path: GatedPath,
+  verb: string,
+): Promise<Uint8Array | undefined> {
   return (await readFileAt(ctx, path, verb))?.bytes;
 }
 
 /** What a path holds now: a file's bytes with its mode and owner, or nothing (as `readDisk`). */
-export async function readFileAt(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>, path: GatedPath, verb: string): Promise<FileBytes | undefined> {
+export async function readFileAt(
+  ctx: Pick<SaveContext, 'fs' | 'signal' | 'resolve'>,
+  path: GatedPath,
+  verb: string,
+): Promise<FileBytes | undefined> {
   if (ctx.signal.aborted) throw cancelled();
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (!resolved.exists) return undefined;
   const opened = await ctx.fs.open(resolved);
   try {
-    const stat = opened.stat ?? await ctx.fs.lstat(opened.address);
-    if (stat.type === 'directory') throw invalidInput(`"${path.display}" is a folder; only files can be ${verb} (folders are out of scope: stage each file).`, `Stage the files inside it one by one (list_directory shows them).`);
-    if (stat.type !== 'file') throw refused(`"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`, `Use the real file path.`);
+    const stat = opened.stat ?? (await ctx.fs.lstat(opened.address));
+    if (stat.type === 'directory')
+      throw invalidInput(
+        `"${path.display}" is a folder; only files can be ${verb} (folders are out of scope: stage each file).`,
+        `Stage the files inside it one by one (list_directory shows them).`,
+      );
+    if (stat.type !== 'file')
+      throw refused(
+        `"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`,
+        `Use the real file path.`,
+      );
     return { bytes: await ctx.fs.readFile(opened.address, ctx.signal), meta: metaOf(stat) };
   } catch (e) {
     throw fromFsError(e, path.display, 'read');
@@ -41,19 +57,32 @@ export async function readFileAt(ctx: Pick<SaveContext, 'fs' | 'signal' | 'resol
 export async function metaAt(ctx: Pick<SaveContext, 'fs' | 'resolve'>, path: GatedPath): Promise<FileMeta | undefined> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (!resolved.exists) return undefined;
-  const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(resolved.address) : ctx.fs.stat(resolved.address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'inspect'); });
+  const stat = await (
+    ctx.fs.capabilities.symlinks ? ctx.fs.lstat(resolved.address) : ctx.fs.stat(resolved.address)
+  ).catch((e: unknown) => {
+    throw fromFsError(e, path.display, 'inspect');
+  });
   return stat.type === 'file' ? metaOf(stat) : undefined;
 }
 
 /** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
-export async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boolean, fn: (address: ResolvedAddress) => Promise<T>): Promise<T> {
+export async function inPinned<T>(
+  ctx: SaveContext,
+  path: GatedPath,
+  create: boolean,
+  fn: (address: ResolvedAddress) => Promise<T>,
+): Promise<T> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   let pinned: ResolvedPinned | undefined;
   try {
     pinned = await ctx.fs.pinFolderOf(resolved, create);
   } catch (e) {
     const code = errnoCode(e);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${path.display}" was refused: a folder on its path became a symbolic link, and writes never go through links.`, `Check the folder, stage the file again and save.`);
+    if (code === 'ELOOP' || code === 'ENOTDIR')
+      throw refused(
+        `"${path.display}" was refused: a folder on its path became a symbolic link, and writes never go through links.`,
+        `Check the folder, stage the file again and save.`,
+      );
     throw fromFsError(e, path.display, 'open the folder of');
   }
   try {
@@ -70,13 +99,25 @@ export async function inPinned<T>(ctx: SaveContext, path: GatedPath, create: boo
  */
 export async function removeFile(ctx: SaveContext, path: GatedPath, expected: string | undefined): Promise<FileBytes> {
   return inPinned(ctx, path, false, async (address) => {
-    const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
-    if (stat.type !== 'file') throw invalidInput(`"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`, `Stage the files one by one.`);
-    const bytes = await ctx.fs.readFile(address, ctx.signal).catch((e: unknown) => { throw fromFsError(e, path.display, 'read'); });
+    const stat = await (ctx.fs.capabilities.symlinks ? ctx.fs.lstat(address) : ctx.fs.stat(address)).catch(
+      (e: unknown) => {
+        throw fromFsError(e, path.display, 'remove');
+      },
+    );
+    if (stat.type !== 'file')
+      throw invalidInput(
+        `"${path.display}" is not a file (it is a ${stat.type === 'symlink' ? 'symbolic link' : stat.type}); only files can be deleted.`,
+        `Stage the files one by one.`,
+      );
+    const bytes = await ctx.fs.readFile(address, ctx.signal).catch((e: unknown) => {
+      throw fromFsError(e, path.display, 'read');
+    });
     if (expected !== undefined && hashBytes(bytes) !== expected) {
       throw refused(`"${path.display}" changed on disk since it was staged, so it was not deleted.`, `Stage it again.`);
     }
-    await ctx.fs.delete(address).catch((e: unknown) => { throw fromFsError(e, path.display, 'remove'); });
+    await ctx.fs.delete(address).catch((e: unknown) => {
+      throw fromFsError(e, path.display, 'remove');
+    });
     return { bytes, meta: metaOf(stat) };
   });
 }
@@ -86,11 +127,24 @@ export async function removeFile(ctx: SaveContext, path: GatedPath, expected: st
  * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise;
  * either way with the mode and owner it had (`meta`, where known).
  */
-export async function putBack(ctx: SaveContext, path: GatedPath, bytes: Uint8Array | undefined, fresh: boolean, meta: FileMeta | undefined): Promise<void> {
-  if (bytes === undefined) { await removeFile(ctx, path, undefined); return; }
+export async function putBack(
+  ctx: SaveContext,
+  path: GatedPath,
+  bytes: Uint8Array | undefined,
+  fresh: boolean,
+  meta: FileMeta | undefined,
+): Promise<void> {
+  if (bytes === undefined) {
+    await removeFile(ctx, path, undefined);
+    return;
+  }
   await inPinned(ctx, path, true, async (address) => {
     try {
-      await ctx.fs.writeFile(address, bytes, { noFollow: true, ...(fresh ? { exclusive: true } : {}), ...metaOptions(meta) });
+      await ctx.fs.writeFile(address, bytes, {
+        noFollow: true,
+        ...(fresh ? { exclusive: true } : {}),
+        ...metaOptions(meta),
+      });
     } catch (e) {
       throw fromFsError(e, path.display, 'write');
     }
@@ -111,12 +165,17 @@ export async function removeEmptiedFolders(ctx: SaveContext, path: GatedPath): P
   const removed: string[] = [];
   for (let up = 1; up < segments.length; up++) {
     const rel = segments.slice(0, segments.length - up).join('/');
-    const inside = writeRoots === undefined || (isInWriteRoots({ ...path, rel }, writeRoots) && !writeRoots.some((r) => r.root.name === path.root.name && r.rel === rel));
+    const inside =
+      writeRoots === undefined ||
+      (isInWriteRoots({ ...path, rel }, writeRoots) &&
+        !writeRoots.some((r) => r.root.name === path.root.name && r.rel === rel));
     if (!inside || ctx.signal.aborted) break;
     let pinned: ResolvedPinned | undefined;
     try {
       pinned = await ctx.fs.pinFolderOf(resolved, false, up);
-      const folder = pinned ? ctx.fs.join(pinned.address, segments[segments.length - 1 - up]!) : ctx.fs.folderAbove(resolved, up - 1);
+      const folder = pinned
+        ? ctx.fs.join(pinned.address, segments[segments.length - 1 - up]!)
+        : ctx.fs.folderAbove(resolved, up - 1);
       if ((await ctx.fs.readDirectory(folder)).length > 0) break;
       await ctx.fs.removeEmptyFolder(folder);
     } catch {

@@ -16,7 +16,10 @@ const keptHashes = new WeakMap<Uint8Array, string>();
  */
 export function hashKept(bytes: Uint8Array): string {
   let hash = keptHashes.get(bytes);
-  if (hash === undefined) { hash = hashBytes(bytes); keptHashes.set(bytes, hash); }
+  if (hash === undefined) {
+    hash = hashBytes(bytes);
+    keptHashes.set(bytes, hash);
+  }
   return hash;
 }
 
@@ -28,8 +31,12 @@ export function hashKept(bytes: Uint8Array): string {
 export class DiskBase implements MediaBase {
   readonly existed = true;
   readonly bytes: Uint8Array;
-  constructor(bytes: Uint8Array) { this.bytes = bytes; }
-  get hash(): string { return hashKept(this.bytes); }
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+  get hash(): string {
+    return hashKept(this.bytes);
+  }
 }
 
 /** Whether `disk` (undefined: no file) is what `base` held: the same bytes, or no file for a new one. */
@@ -62,7 +69,10 @@ export function byBase(test: (base: MediaBase) => boolean): (base: MediaBase) =>
   return (base) => {
     if (!base.existed) return test(base);
     let answer = known.get(base.bytes);
-    if (answer === undefined) { answer = test(base); known.set(base.bytes, answer); }
+    if (answer === undefined) {
+      answer = test(base);
+      known.set(base.bytes, answer);
+    }
     return answer;
   };
 }

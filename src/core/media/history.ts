@@ -110,7 +110,14 @@ export class SaveHistory {
   /** The newest save not undone yet; a narrated E_SANDBOX_NOT_FOUND when there is none. */
   latest(): SaveRecord {
     const found = this.list().find((r) => r.undone === undefined);
-    if (!found) throw new SandboxError('E_SANDBOX_NOT_FOUND', this.entries.size ? 'Every save of this window has already been undone; there is nothing left to undo.' : 'Nothing was saved with save_media in this window, so there is nothing to undo.', '');
+    if (!found)
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        this.entries.size
+          ? 'Every save of this window has already been undone; there is nothing left to undo.'
+          : 'Nothing was saved with save_media in this window, so there is nothing to undo.',
+        '',
+      );
     return found;
   }
 
@@ -118,16 +125,44 @@ export class SaveHistory {
    * Records a save: `replaced` is what the file held before (undefined: it did not exist),
    * `written` what the save wrote. Keeps both within the budget, dropping the oldest first.
    */
-  async record(save: { readonly path: ModelPath; readonly mediaId: string; readonly replaced: Uint8Array | undefined; readonly replacedMeta?: FileMeta | undefined; readonly written: Uint8Array; readonly file?: FileIdentity | undefined; readonly kind?: 'write' | 'delete'; readonly set?: string; readonly moved?: SaveRecord['moved'] } & LineCounts): Promise<SaveRecord> {
+  async record(
+    save: {
+      readonly path: ModelPath;
+      readonly mediaId: string;
+      readonly replaced: Uint8Array | undefined;
+      readonly replacedMeta?: FileMeta | undefined;
+      readonly written: Uint8Array;
+      readonly file?: FileIdentity | undefined;
+      readonly kind?: 'write' | 'delete';
+      readonly set?: string;
+      readonly moved?: SaveRecord['moved'];
+    } & LineCounts,
+  ): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
-      id, path: save.path, mediaId: save.mediaId, kind: save.kind ?? 'write', set: save.set ?? id, ...(save.moved ? { moved: save.moved } : {}), at: this.options.clock.now(), created: save.replaced === undefined, replacedMeta: save.replacedMeta,
-      savedHash: hashKept(save.written), savedBytes: save.written.byteLength, file: save.file, added: save.added, removed: save.removed, undone: undefined,
+      id,
+      path: save.path,
+      mediaId: save.mediaId,
+      kind: save.kind ?? 'write',
+      set: save.set ?? id,
+      ...(save.moved ? { moved: save.moved } : {}),
+      at: this.options.clock.now(),
+      created: save.replaced === undefined,
+      replacedMeta: save.replacedMeta,
+      savedHash: hashKept(save.written),
+      savedBytes: save.written.byteLength,
+      file: save.file,
+      added: save.added,
+      removed: save.removed,
+      undone: undefined,
     };
     if (size > budget) {
-      const record: SaveRecord = { ...base, lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})` };
+      const record: SaveRecord = {
+        ...base,
+        lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})`,
+      };
       this.entries.set(id, { record, kept: 0, files: undefined });
       this.changed.fire();
       return record;
@@ -145,11 +180,30 @@ export class SaveHistory {
   }
 
   /** Records a folder a command made whole: no bytes are kept; undoing it removes the folder while it holds just what `tree` says. */
-  recordTree(save: { readonly path: ModelPath; readonly mediaId: string; readonly tree: TreeManifest; readonly set?: string }): SaveRecord {
+  recordTree(save: {
+    readonly path: ModelPath;
+    readonly mediaId: string;
+    readonly tree: TreeManifest;
+    readonly set?: string;
+  }): SaveRecord {
     const id = `s${++this.counter}`;
     const record: SaveRecord = {
-      id, path: save.path, mediaId: save.mediaId, kind: 'tree', set: save.set ?? id, at: this.options.clock.now(), created: true, replacedMeta: undefined,
-      savedHash: '', savedBytes: save.tree.bytes, file: undefined, added: 0, removed: 0, lost: undefined, undone: undefined, tree: save.tree,
+      id,
+      path: save.path,
+      mediaId: save.mediaId,
+      kind: 'tree',
+      set: save.set ?? id,
+      at: this.options.clock.now(),
+      created: true,
+      replacedMeta: undefined,
+      savedHash: '',
+      savedBytes: save.tree.bytes,
+      file: undefined,
+      added: 0,
+      removed: 0,
+      lost: undefined,
+      undone: undefined,
+      tree: save.tree,
     };
     this.entries.set(id, { record, kept: 0, files: undefined });
     this.changed.fire();
@@ -191,23 +245,39 @@ export class SaveHistory {
 
   private entry(id: string): Entry {
     const entry = this.entries.get(id);
-    if (!entry) throw new SandboxError('E_SANDBOX_NOT_FOUND', `No save has id "${id}" in this window${this.entries.size ? ` (saves: ${[...this.entries.keys()].join(', ')})` : ''}.`, `Use the save_id that save_media returned.`);
+    if (!entry)
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `No save has id "${id}" in this window${this.entries.size ? ` (saves: ${[...this.entries.keys()].join(', ')})` : ''}.`,
+        `Use the save_id that save_media returned.`,
+      );
     return entry;
   }
 
   private kept(id: string): { readonly record: SaveRecord; readonly files: NonNullable<Entry['files']> } {
     const { record, files } = this.entry(id);
     if (record.tree !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} made the folder "${record.path.display}" whole (${record.tree.files} files) and keeps no copy of them: undoing it removes the folder.`, `Undo the whole save (undo_save with its save_id).`);
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `Save ${id} made the folder "${record.path.display}" whole (${record.tree.files} files) and keeps no copy of them: undoing it removes the folder.`,
+        `Undo the whole save (undo_save with its save_id).`,
+      );
     }
     if (files === undefined || record.lost !== undefined) {
-      throw new SandboxError('E_SANDBOX_NOT_FOUND', `Save ${id} of "${record.path.display}" cannot be undone: the bytes it replaced were not kept (${record.lost ?? 'dropped'}).`, `Stage the file and change it back by hand instead.`);
+      throw new SandboxError(
+        'E_SANDBOX_NOT_FOUND',
+        `Save ${id} of "${record.path.display}" cannot be undone: the bytes it replaced were not kept (${record.lost ?? 'dropped'}).`,
+        `Stage the file and change it back by hand instead.`,
+      );
     }
     return { record, files };
   }
 
   private dir(): Promise<string> {
-    this.folder ??= this.options.dir().then(async (dir) => { await fsp.mkdir(dir, { recursive: true, mode: 0o700 }); return dir; });
+    this.folder ??= this.options.dir().then(async (dir) => {
+      await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+      return dir;
+    });
     return this.folder;
   }
 
@@ -220,7 +290,10 @@ export class SaveHistory {
       if (entry.kept === 0 || !entry.files) continue;
       used -= entry.kept;
       entry.kept = 0;
-      entry.record = { ...entry.record, lost: `the oldest saves were dropped to stay within the undo budget (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})` };
+      entry.record = {
+        ...entry.record,
+        lost: `the oldest saves were dropped to stay within the undo budget (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})`,
+      };
       void fsp.rm(entry.files.before, { force: true });
       void fsp.rm(entry.files.after, { force: true });
     }

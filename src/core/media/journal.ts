@@ -26,8 +26,17 @@ import { privateStateDir } from '../state-dir.ts';
  */
 const journalSide = z.strictObject({
   exists: z.boolean(),
-  hash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  meta: z.strictObject({ mode: z.number().int().optional(), uid: z.number().int().optional(), gid: z.number().int().optional() }).optional(),
+  hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  meta: z
+    .strictObject({
+      mode: z.number().int().optional(),
+      uid: z.number().int().optional(),
+      gid: z.number().int().optional(),
+    })
+    .optional(),
   kept: z.strictObject({ offset: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
 });
 
@@ -101,7 +110,10 @@ export class JournalRecord {
     try {
       const bytes = Buffer.alloc(length);
       const { bytesRead } = await handle.read(bytes, 0, length, offset);
-      if (bytesRead !== length) throw new Error(`the journal's bytes end at ${offset + bytesRead}, before the ${length} bytes kept at ${offset}`);
+      if (bytesRead !== length)
+        throw new Error(
+          `the journal's bytes end at ${offset + bytesRead}, before the ${length} bytes kept at ${offset}`,
+        );
       return bytes;
     } finally {
       await handle.close();
@@ -142,15 +154,34 @@ export class SetJournal {
         let offset = 0;
         const keep = async (data: Uint8Array): Promise<{ offset: number; length: number }> => {
           const at = offset;
-          for (let done = 0; done < data.byteLength;) done += (await bytes.write(data, done, data.byteLength - done, at + done)).bytesWritten;
+          for (let done = 0; done < data.byteLength;)
+            done += (await bytes.write(data, done, data.byteLength - done, at + done)).bytesWritten;
           offset += data.byteLength;
           return { offset: at, length: data.byteLength };
         };
         for (const step of planned) {
           steps.push({
-            root: step.path.root.address, ...(await realLocal(step.path)), rel: step.path.rel, display: step.path.display, kind: step.kind,
-            before: step.before ? { exists: true, hash: hashKept(step.before.bytes), ...(step.before.meta ? { meta: step.before.meta } : {}), kept: await keep(step.before.bytes) } : { exists: false },
-            after: step.after ? { exists: true, hash: hashKept(step.after), ...(step.afterMeta ? { meta: step.afterMeta } : {}), ...(step.keepAfter ? { kept: await keep(step.after) } : {}) } : { exists: false },
+            root: step.path.root.address,
+            ...(await realLocal(step.path)),
+            rel: step.path.rel,
+            display: step.path.display,
+            kind: step.kind,
+            before: step.before
+              ? {
+                  exists: true,
+                  hash: hashKept(step.before.bytes),
+                  ...(step.before.meta ? { meta: step.before.meta } : {}),
+                  kept: await keep(step.before.bytes),
+                }
+              : { exists: false },
+            after: step.after
+              ? {
+                  exists: true,
+                  hash: hashKept(step.after),
+                  ...(step.afterMeta ? { meta: step.afterMeta } : {}),
+                  ...(step.keepAfter ? { kept: await keep(step.after) } : {}),
+                }
+              : { exists: false },
           });
         }
         await bytes.sync();
@@ -182,7 +213,10 @@ export class SetJournal {
     if (sets === undefined) return { records, unreadable };
     for (const name of await fsp.readdir(sets)) {
       const unfinished = UNFINISHED.exec(name);
-      if (unfinished && !live(Number(unfinished[2]))) { await fsp.rm(nodePath.join(sets, name), { recursive: true, force: true }); continue; }
+      if (unfinished && !live(Number(unfinished[2]))) {
+        await fsp.rm(nodePath.join(sets, name), { recursive: true, force: true });
+        continue;
+      }
       const owned = OWNED.exec(name);
       if (!owned || live(Number(owned[2])) || this.own.has(nodePath.join(sets, name))) continue;
       const folder = nodePath.join(sets, `${owned[1]}@${process.pid}`);
@@ -204,8 +238,16 @@ export class SetJournal {
   /** The folder of the journals, made when missing, and checked private. */
   private async sets(): Promise<string> {
     // A folder refused now (a link in its place) is looked at again by the next set, once the person has fixed it.
-    this.folder ??= this.options.dir().then(async (dir) => { await privateStateDir(dir); return privateStateDir(nodePath.join(dir, 'sets')); })
-      .catch((e: unknown) => { this.folder = undefined; throw e; });
+    this.folder ??= this.options
+      .dir()
+      .then(async (dir) => {
+        await privateStateDir(dir);
+        return privateStateDir(nodePath.join(dir, 'sets'));
+      })
+      .catch((e: unknown) => {
+        this.folder = undefined;
+        throw e;
+      });
     return this.folder;
   }
 
@@ -213,7 +255,12 @@ export class SetJournal {
   private async existingSets(): Promise<string | undefined> {
     if (this.folder) return this.folder;
     const sets = nodePath.join(await this.options.dir(), 'sets');
-    return await fsp.lstat(sets).then(() => true, () => false) ? this.sets() : undefined;
+    return (await fsp.lstat(sets).then(
+      () => true,
+      () => false,
+    ))
+      ? this.sets()
+      : undefined;
   }
 }
 
@@ -233,11 +280,18 @@ function live(pid: number): boolean {
 async function syncFolder(path: string): Promise<void> {
   if (process.platform === 'win32') return;
   const handle = await fsp.open(path, 'r');
-  try { await handle.sync(); } finally { await handle.close(); }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function parseEntry(text: string): JournalEntry {
   const parsed = journalEntry.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`not a journal of this version: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `not a journal of this version: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }

@@ -1,4 +1,14 @@
-import { bomLength, decodeAs, decodeFile, isUtf8Family, sniffFile, type DecodedText, type FileEncoding, type SniffedText, type TextEncoding } from '../text/encoding.ts';
+import {
+  bomLength,
+  decodeAs,
+  decodeFile,
+  isUtf8Family,
+  sniffFile,
+  type DecodedText,
+  type FileEncoding,
+  type SniffedText,
+  type TextEncoding,
+} from '../text/encoding.ts';
 import { lineCounts, lineCountsOfUtf8, type LineCounts } from '../text/line-counts.ts';
 import type { PersonChange, StagedMedia } from './types.ts';
 
@@ -9,7 +19,10 @@ import type { PersonChange, StagedMedia } from './types.ts';
  * change): staging, patching and saving one file decode the same megabytes several times otherwise.
  * `sniffed`: the encoding was detected from the bytes (decodeFile), not only imposed.
  */
-const recentTexts = new Map<Uint8Array, { readonly encoding: FileEncoding; readonly text: string; readonly sniffed: boolean }>();
+const recentTexts = new Map<
+  Uint8Array,
+  { readonly encoding: FileEncoding; readonly text: string; readonly sniffed: boolean }
+>();
 const RECENT_TEXTS = 4;
 const RECENT_CHARS = 64 * 1024 * 1024;
 
@@ -18,7 +31,11 @@ export function rememberText(bytes: Uint8Array, encoding: FileEncoding, text: st
   if (encoding === 'binary' || text.length > RECENT_CHARS) return;
   const before = recentTexts.get(bytes);
   recentTexts.delete(bytes);
-  recentTexts.set(bytes, { encoding, text, sniffed: sniffed || (before?.sniffed === true && before.encoding === encoding) });
+  recentTexts.set(bytes, {
+    encoding,
+    text,
+    sniffed: sniffed || (before?.sniffed === true && before.encoding === encoding),
+  });
   let chars = 0;
   for (const entry of recentTexts.values()) chars += entry.text.length;
   // The oldest go first.
@@ -30,7 +47,11 @@ export function rememberText(bytes: Uint8Array, encoding: FileEncoding, text: st
 }
 
 /** decodeFile, its text kept for the next decodes of the same bytes (a file being staged is patched and saved next). */
-export function decodeRemembered(bytes: Uint8Array, fileName: string, configured: TextEncoding | undefined): DecodedText | undefined {
+export function decodeRemembered(
+  bytes: Uint8Array,
+  fileName: string,
+  configured: TextEncoding | undefined,
+): DecodedText | undefined {
   const decoded = decodeFile(bytes, fileName, configured);
   if (decoded) rememberText(bytes, decoded.encoding, decoded.text, true);
   return decoded;
@@ -40,7 +61,11 @@ export function decodeRemembered(bytes: Uint8Array, fileName: string, configured
 const sniffedEncodings = new WeakMap<Uint8Array, TextEncoding>();
 
 /** sniffFile, remembered: its text when it made one, else the encoding it found. */
-export function sniffRemembered(bytes: Uint8Array, fileName: string, configured: TextEncoding | undefined): SniffedText | undefined {
+export function sniffRemembered(
+  bytes: Uint8Array,
+  fileName: string,
+  configured: TextEncoding | undefined,
+): SniffedText | undefined {
   const sniffed = sniffFile(bytes, fileName, configured);
   if (sniffed?.text !== undefined) rememberText(bytes, sniffed.encoding, sniffed.text, true);
   else if (sniffed) sniffedEncodings.set(bytes, sniffed.encoding);
@@ -72,7 +97,8 @@ export function diskText(bytes: Uint8Array, media: StagedMedia): string | undefi
 export function countsAgainstBase(media: StagedMedia): LineCounts {
   if (media.encoding === 'binary') return { added: 0, removed: 0 };
   const base = media.base.bytes;
-  if (isUtf8Family(media.encoding) && sniffedEncodings.get(base) === media.encoding) return lineCountsOfUtf8(base, media.bytes, bomLength(media.encoding));
+  if (isUtf8Family(media.encoding) && sniffedEncodings.get(base) === media.encoding)
+    return lineCountsOfUtf8(base, media.bytes, bomLength(media.encoding));
   return lineCounts(diskText(base, media) ?? '', textOf(media.bytes, media.encoding));
 }
 
@@ -101,7 +127,12 @@ export function personChangeIn(lineage: readonly (StagedMedia | undefined)[]): P
     if (person?.origin !== 'person') continue;
     for (let j = i - 1; j >= 0; j--) {
       const model = lineage[j];
-      if (model?.origin === 'model') return { mediaId: person.id, against: model.id, ...lineCounts(textOf(model.bytes, model.encoding), textOf(person.bytes, person.encoding)) };
+      if (model?.origin === 'model')
+        return {
+          mediaId: person.id,
+          against: model.id,
+          ...lineCounts(textOf(model.bytes, model.encoding), textOf(person.bytes, person.encoding)),
+        };
     }
     return undefined;
   }

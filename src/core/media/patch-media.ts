@@ -22,24 +22,53 @@ export interface PatchedMedia {
 export function patchMedia(store: MediaStore, parentId: string, patch: MediaPatch): PatchedMedia {
   const parent = store.get(parentId);
   if (parent.change.kind === 'delete') {
-    throw invalidInput(`Media ${parent.id} stages the deletion of "${parent.path.display}", so there is nothing to patch.`, `Stage the file again with stage_file to edit it instead of deleting it.`);
+    throw invalidInput(
+      `Media ${parent.id} stages the deletion of "${parent.path.display}", so there is nothing to patch.`,
+      `Stage the file again with stage_file to edit it instead of deleting it.`,
+    );
   }
-  const subject = { mediaId: parent.id, display: parent.path.display, maxChars: store.options.budgetBytes(), ...(store.options.budgetSetting ? { budgetSetting: store.options.budgetSetting } : {}), ...(parent.taint ? { protectedFrom: parent.taint.from } : {}) };
+  const subject = {
+    mediaId: parent.id,
+    display: parent.path.display,
+    maxChars: store.options.budgetBytes(),
+    ...(store.options.budgetSetting ? { budgetSetting: store.options.budgetSetting } : {}),
+    ...(parent.taint ? { protectedFrom: parent.taint.from } : {}),
+  };
   if (parent.encoding === 'binary') {
-    throw new SandboxError('E_SANDBOX_BINARY', `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text.`, `Stage a text file, or replace the whole file with stage_file and content.`);
+    throw new SandboxError(
+      'E_SANDBOX_BINARY',
+      `Media ${parent.id} ("${parent.path.display}") holds binary bytes, so it cannot be patched as text.`,
+      `Stage a text file, or replace the whole file with stage_file and content.`,
+    );
   }
   // Find/replace in UTF-8 is done on the bytes, which are never decoded; where that cannot decide, the text below does.
-  const spliced = !('unified' in patch) && isUtf8Family(parent.encoding) ? spliceUtf8(parent.bytes, bomLength(parent.encoding), editsOf(patch), parent, subject.maxChars) : undefined;
-  if (spliced) return { parent, child: store.derive(parent.id, spliced.bytes, { counts: spliced.counts, stats: spliced.stats }), counts: spliced.counts, normalizedEdits: [] };
+  const spliced =
+    !('unified' in patch) && isUtf8Family(parent.encoding)
+      ? spliceUtf8(parent.bytes, bomLength(parent.encoding), editsOf(patch), parent, subject.maxChars)
+      : undefined;
+  if (spliced)
+    return {
+      parent,
+      child: store.derive(parent.id, spliced.bytes, { counts: spliced.counts, stats: spliced.stats }),
+      counts: spliced.counts,
+      normalizedEdits: [],
+    };
   const text = textOf(parent.bytes, parent.encoding);
-  const outcome: PatchOutcome = 'unified' in patch
-    ? applyUnified(text, patch.unified, subject)
-    : applyEdits(text, editsOf(patch), parent.eol, subject);
+  const outcome: PatchOutcome =
+    'unified' in patch
+      ? applyUnified(text, patch.unified, subject)
+      : applyEdits(text, editsOf(patch), parent.eol, subject);
   if (outcome.text === text) {
-    throw invalidInput(`The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made.`, `Give the change you want in replace.`);
+    throw invalidInput(
+      `The patch leaves ${parent.id} ("${parent.path.display}") exactly as it was (the replacement equals the text it replaces once the file's line endings are applied), so no media was made.`,
+      `Give the change you want in replace.`,
+    );
   }
   const counts = lineCounts(text, outcome.text);
-  const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display), { text: outcome.text, counts });
+  const child = store.derive(parent.id, encodeText(outcome.text, parent.encoding, parent.path.display), {
+    text: outcome.text,
+    counts,
+  });
   return { parent, child, counts, normalizedEdits: outcome.normalizedEdits };
 }
 

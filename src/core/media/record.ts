@@ -3,7 +3,15 @@ import { bomLength, isUtf8Family, type FileEncoding } from '../text/encoding.ts'
 import { lineStats, lineStatsOfUtf8, type Eol, type LineStats } from '../text/eol.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { countsAgainstBase, rememberText, textOf } from './lineage.ts';
-import type { MediaBase, MediaChangeKind, MediaOrigin, MediaTaint, SavedRecord, StagedMedia, StaleReason } from './types.ts';
+import type {
+  MediaBase,
+  MediaChangeKind,
+  MediaOrigin,
+  MediaTaint,
+  SavedRecord,
+  StagedMedia,
+  StaleReason,
+} from './types.ts';
 
 /** A media as the store keeps it: its base, saved and stale state change as the file is saved. */
 export class MediaRecord implements StagedMedia {
@@ -29,7 +37,21 @@ export class MediaRecord implements StagedMedia {
    * UTF-8 media needs none. `counts`: its `changes()` against `base`, and `stats`: its lines and
    * line endings, when the caller knows them.
    */
-  constructor(init: { id: string; path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; counts?: LineCounts | undefined; stats?: LineStats | undefined; base: MediaBase; parent: MediaRecord | undefined; createdAt: number; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }) {
+  constructor(init: {
+    id: string;
+    path: ModelPath;
+    bytes: Uint8Array;
+    encoding: FileEncoding;
+    text?: string | undefined;
+    counts?: LineCounts | undefined;
+    stats?: LineStats | undefined;
+    base: MediaBase;
+    parent: MediaRecord | undefined;
+    createdAt: number;
+    origin: MediaOrigin;
+    taint: MediaTaint | undefined;
+    change?: MediaChangeKind | undefined;
+  }) {
     this.id = init.id;
     this.path = init.path;
     this.change = init.change ?? init.parent?.change ?? { kind: 'write' };
@@ -49,7 +71,9 @@ export class MediaRecord implements StagedMedia {
     if (init.counts) this.counts = { base: init.base, counts: init.counts };
   }
 
-  get isNew(): boolean { return !this.base.existed; }
+  get isNew(): boolean {
+    return !this.base.existed;
+  }
 
   /** `+added −removed` lines against the disk it was staged from (0/0 for binary), computed once per base. */
   changes(): LineCounts {
@@ -61,12 +85,21 @@ export class MediaRecord implements StagedMedia {
 /** The stats of each media's bytes in the encoding it read them in: a file staged again shares the bytes held already (MediaStore), and their stats. */
 const knownStats = new WeakMap<Uint8Array, { readonly encoding: FileEncoding; readonly stats: LineStats }>();
 
-function statsOf(init: { readonly bytes: Uint8Array; readonly encoding: FileEncoding; readonly text?: string | undefined; readonly stats?: LineStats | undefined }): LineStats {
+function statsOf(init: {
+  readonly bytes: Uint8Array;
+  readonly encoding: FileEncoding;
+  readonly text?: string | undefined;
+  readonly stats?: LineStats | undefined;
+}): LineStats {
   const known = knownStats.get(init.bytes);
   if (known?.encoding === init.encoding) return known.stats;
-  const stats = init.stats ?? (init.text !== undefined ? lineStats(init.text)
-    : isUtf8Family(init.encoding) ? lineStatsOfUtf8(init.bytes, bomLength(init.encoding))
-    : lineStats(textOf(init.bytes, init.encoding)));
+  const stats =
+    init.stats ??
+    (init.text !== undefined
+      ? lineStats(init.text)
+      : isUtf8Family(init.encoding)
+        ? lineStatsOfUtf8(init.bytes, bomLength(init.encoding))
+        : lineStats(textOf(init.bytes, init.encoding)));
   knownStats.set(init.bytes, { encoding: init.encoding, stats });
   return stats;
 }

@@ -31,7 +31,10 @@ export class SaveGuard {
     const key = pathKey(path);
     const before = this.saving.get(key) ?? Promise.resolve();
     const run = before.then(fn, fn);
-    const settled = run.then(() => undefined, () => undefined);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.saving.set(key, settled);
     try {
       return await run;

@@ -13,7 +13,9 @@ export function tempName(name: string): string {
 /** Whether `entry` is the temp file of a save of the file `name` (saves of names over 200 bytes use an anonymous temp name, never matched). */
 export function isTempOf(name: string, entry: string): boolean {
   const prefix = `.${name}.wt-save-`;
-  return Buffer.byteLength(name) <= 200 && entry.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(entry.slice(prefix.length));
+  return (
+    Buffer.byteLength(name) <= 200 && entry.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(entry.slice(prefix.length))
+  );
 }
 
 /** A save's temp file older than this was left by a save that died between write and rename. */
@@ -24,7 +26,12 @@ export const STALE_TEMP_MS = 60_000;
  * between writing and renaming, as `left` judges them by their mtime (a save's: older than a minute,
  * so another window's save in flight is never touched; a recovery's: made while the dead set ran).
  */
-export async function removeStaleTemps(fs: ResolvedFs, folder: ResolvedAddress, name: string, left: (mtimeMs: number) => boolean): Promise<void> {
+export async function removeStaleTemps(
+  fs: ResolvedFs,
+  folder: ResolvedAddress,
+  name: string,
+  left: (mtimeMs: number) => boolean,
+): Promise<void> {
   const entries = await fs.readDirectory(folder).catch(() => []);
   for (const entry of entries) {
     if (entry.type !== 'file' || !isTempOf(name, entry.name)) continue;

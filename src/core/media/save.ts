@@ -54,7 +54,11 @@ function reasonOf(e: unknown): string {
 }
 
 async function removeQuietly(fs: ResolvedFs, address: ResolvedAddress): Promise<void> {
-  try { await fs.delete(address); } catch { /* best effort: the temp file has a recognisable name */ }
+  try {
+    await fs.delete(address);
+  } catch {
+    /* best effort: the temp file has a recognisable name */
+  }
 }
 
 interface WriteTarget {
@@ -95,7 +99,8 @@ function renameSideEffect(t: WriteTarget): string | undefined {
   if ((s.nlink ?? 1) > 1) return `the file has ${s.nlink} names (hard links), which a rename would split`;
   const uid = process.geteuid?.();
   const gid = process.getegid?.();
-  if (s.uid !== undefined && uid !== undefined && (s.uid !== uid || s.gid !== gid)) return `the file belongs to another owner or group (${s.uid}:${s.gid}), which a rename would change`;
+  if (s.uid !== undefined && uid !== undefined && (s.uid !== uid || s.gid !== gid))
+    return `the file belongs to another owner or group (${s.uid}:${s.gid}), which a rename would change`;
   return undefined;
 }
 
@@ -106,7 +111,12 @@ async function writeDirect(t: WriteTarget, data: Uint8Array, replacing: boolean,
   } catch (e) {
     const code = errnoCode(e);
     if (replacing && (code === 'ENOSPC' || code === 'EDQUOT')) {
-      throw new SandboxError('E_SANDBOX_IO', `The disk is full while writing "${t.display}" in place (this filesystem does not allow a temp-file save), so the file may be incomplete.`, `Ask the user to free space and check the file, then stage it again.`, { cause: e });
+      throw new SandboxError(
+        'E_SANDBOX_IO',
+        `The disk is full while writing "${t.display}" in place (this filesystem does not allow a temp-file save), so the file may be incomplete.`,
+        `Ask the user to free space and check the file, then stage it again.`,
+        { cause: e },
+      );
     }
     throw fromFsError(e, t.display, 'save');
   }
@@ -131,20 +141,29 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
     await t.fs.writeFile(temp, data, { exclusive: true, noFollow: true, ...finalMeta(t) });
   } catch (e) {
     await removeQuietly(t.fs, temp);
-    if (TEMP_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `a temp file could not be created in the folder (${errnoCode(e)})`);
+    if (TEMP_FALLBACK.has(errnoCode(e)))
+      return writeDirect(t, data, replacing, `a temp file could not be created in the folder (${errnoCode(e)})`);
     throw fromFsError(e, t.display, 'save');
   }
-  if (t.signal.aborted) { await removeQuietly(t.fs, temp); throw cancelled(); }
+  if (t.signal.aborted) {
+    await removeQuietly(t.fs, temp);
+    throw cancelled();
+  }
   try {
     await t.fs.rename(temp, t.address);
   } catch (e) {
     await removeQuietly(t.fs, temp);
-    if (RENAME_FALLBACK.has(errnoCode(e))) return writeDirect(t, data, replacing, `the rename was refused (${errnoCode(e)})`);
-    throw new SandboxError('E_SANDBOX_IO', `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged.`, `Retry once; if it fails again, tell the user.`, { cause: e });
+    if (RENAME_FALLBACK.has(errnoCode(e)))
+      return writeDirect(t, data, replacing, `the rename was refused (${errnoCode(e)})`);
+    throw new SandboxError(
+      'E_SANDBOX_IO',
+      `Could not save "${t.display}": moving the written temp file into place failed (${reasonOf(e)}), so the file on disk is unchanged.`,
+      `Retry once; if it fails again, tell the user.`,
+      { cause: e },
+    );
   }
   return { method: 'rename', inPlaceBecause: undefined };
 }
-
 
 /**
  * The commit step of save_media: write roots, the gated translation (which refuses any symlinked
@@ -152,11 +171,21 @@ async function writeSafely(t: WriteTarget, data: Uint8Array, replacing: boolean)
  * safe write to the call's gated `target` (the media's own path, or where it is saved as a new file).
  * Reaches disk only through `ctx.resolve` and the call's fs.
  */
-export async function commitMedia(ctx: SaveContext, mediaId: string, target: GatedPath, expect?: Expectation, carried?: FileMeta): Promise<SaveOutcome> {
+export async function commitMedia(
+  ctx: SaveContext,
+  mediaId: string,
+  target: GatedPath,
+  expect?: Expectation,
+  carried?: FileMeta,
+): Promise<SaveOutcome> {
   const store = ctx.media;
   const media: StagedMedia = store.get(mediaId);
   const samePath = pathKey(target) === pathKey(media.path);
-  if (target.rel === '') throw invalidInput(`"${target.display}" is a workspace folder, not a file.`, `Give save_media the path of a file to write.`);
+  if (target.rel === '')
+    throw invalidInput(
+      `"${target.display}" is a workspace folder, not a file.`,
+      `Give save_media the path of a file to write.`,
+    );
   ctx.saveGuard.checkWriteRoot(target);
   return ctx.saveGuard.exclusive(target, () => checkAndWrite(ctx, media, target, samePath, { expect, carried }));
 }
@@ -184,7 +213,13 @@ interface WriteTerms {
   readonly carried: FileMeta | undefined;
 }
 
-async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: GatedPath, samePath: boolean, terms: WriteTerms): Promise<SaveOutcome> {
+async function checkAndWrite(
+  ctx: SaveContext,
+  media: StagedMedia,
+  target: GatedPath,
+  samePath: boolean,
+  terms: WriteTerms,
+): Promise<SaveOutcome> {
   const fs = ctx.fs;
   const resolved = await ctx.resolve(target, { forWrite: true });
   const segments = target.rel.split('/');
@@ -196,13 +231,23 @@ async function checkAndWrite(ctx: SaveContext, media: StagedMedia, target: Gated
     pinned = await fs.pinFolderOf(resolved, !resolved.exists);
   } catch (e) {
     const code = errnoCode(e);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(`"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links.`, `Check the folder, stage the file again and save.`);
+    if (code === 'ELOOP' || code === 'ENOTDIR')
+      throw refused(
+        `"${target.display}" was refused: a folder on its path became a symbolic link while saving, and writes never go through links.`,
+        `Check the folder, stage the file again and save.`,
+      );
     throw fromFsError(e, target.display, 'open the folder of');
   }
   try {
     const folder = pinned?.address ?? fs.folderOf(resolved);
     const address = pinned ? fs.join(pinned.address, name) : resolved.address;
-    return await checkAndWriteIn(ctx, media, target, samePath, terms, { folder, address, name, exists: resolved.exists, pinned: pinned !== undefined });
+    return await checkAndWriteIn(ctx, media, target, samePath, terms, {
+      folder,
+      address,
+      name,
+      exists: resolved.exists,
+      pinned: pinned !== undefined,
+    });
   } finally {
     await pinned?.release();
   }
@@ -217,7 +262,14 @@ interface Placement {
   readonly pinned: boolean;
 }
 
-async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: ModelPath, samePath: boolean, terms: WriteTerms, place: Placement): Promise<SaveOutcome> {
+async function checkAndWriteIn(
+  ctx: SaveContext,
+  media: StagedMedia,
+  target: ModelPath,
+  samePath: boolean,
+  terms: WriteTerms,
+  place: Placement,
+): Promise<SaveOutcome> {
   const { expect, carried } = terms;
   const store = ctx.media;
   const fs = ctx.fs;
@@ -232,44 +284,103 @@ async function checkAndWriteIn(ctx: SaveContext, media: StagedMedia, target: Mod
   // (`base`, compared byte for byte, not hashed; undefined: no file). A move's destination: 'any', whatever it holds now; 'absent', none.
   const base = expect === undefined && !media.isNew ? media.base.bytes : undefined;
   if (stat !== undefined) {
-    if (stat.type === 'symlink') throw refused(`"${target.display}" was refused: it is a symbolic link, and writes never go through links.`, `Write to the real file path instead.`);
-    if (stat.type !== 'file') throw invalidInput(`"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it.`, `Save to a file path instead.`);
+    if (stat.type === 'symlink')
+      throw refused(
+        `"${target.display}" was refused: it is a symbolic link, and writes never go through links.`,
+        `Write to the real file path instead.`,
+      );
+    if (stat.type !== 'file')
+      throw invalidInput(
+        `"${target.display}" is a ${stat.type === 'directory' ? 'directory' : 'special file'}, not a file; save_media cannot replace it.`,
+        `Save to a file path instead.`,
+      );
   }
   const staleNote = media.stale?.kind === 'saved' ? ` (media ${media.stale.by} was saved to it since)` : '';
   if (samePath && stat !== undefined && base === undefined && expect !== 'any') {
-    throw conflict(`"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`, `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`);
+    throw conflict(
+      `"${target.display}" did not exist when ${media.id} was staged, but it exists now${staleNote}; saving would overwrite it.`,
+      `Stage it again with stage_file to see its content, re-apply your change, and save the new media.`,
+    );
   }
   if (samePath && stat === undefined && base !== undefined) {
-    throw conflict(`"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`, '');
+    throw conflict(
+      `"${target.display}" was deleted after ${media.id} was staged; saving would recreate it. If it should exist again, stage it with stage_file and content, then save that media.`,
+      '',
+    );
   }
   if (!samePath && stat !== undefined) {
-    throw conflict(`"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`, '');
+    throw conflict(
+      `"${target.display}" already exists, and save_media writes ${media.id} (staged for "${media.path.display}") to another path only as a new file. To replace "${target.display}", stage it with stage_file and content, then save that media.`,
+      '',
+    );
   }
   // What the file holds now: its base, compared in chunks as it is read (a second copy of a large file in fresh memory costs
   // more than the read), or read whole where the person agreed to replace whatever is there.
   let disk: Uint8Array | undefined;
   if (stat !== undefined) {
     try {
-      disk = base === undefined ? await fs.readFile(place.address, ctx.signal) : stat.size === base.byteLength && await fs.holds(place.address, base, ctx.signal) ? base : undefined;
+      disk =
+        base === undefined
+          ? await fs.readFile(place.address, ctx.signal)
+          : stat.size === base.byteLength && (await fs.holds(place.address, base, ctx.signal))
+            ? base
+            : undefined;
     } catch (e) {
       throw fromFsError(e, target.display, 'read');
     }
-    if (disk === undefined) throw conflict(`"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`, `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`);
+    if (disk === undefined)
+      throw conflict(
+        `"${target.display}" changed on disk after ${media.id} was staged${staleNote}; saving would overwrite that change.`,
+        `Stage the file again with stage_file, re-apply your edits to the new media, and save it.`,
+      );
   }
 
   if (ctx.signal.aborted) throw cancelled();
   if (disk === undefined && !place.pinned && target.rel.includes('/')) {
     // The existing part of this chain was just checked link-free by ctx.resolve; mkdir creates the rest.
-    try { await fs.mkdir(place.folder); } catch (e) { throw fromFsError(e, target.display, 'create the folder of'); }
+    try {
+      await fs.mkdir(place.folder);
+    } catch (e) {
+      throw fromFsError(e, target.display, 'create the folder of');
+    }
   }
-  const written = await writeSafely({ fs, folder: place.folder, name: place.name, address: place.address, display: target.display, stat, carried, signal: ctx.signal, now: ctx.clock.now() }, media.bytes, disk !== undefined);
+  const written = await writeSafely(
+    {
+      fs,
+      folder: place.folder,
+      name: place.name,
+      address: place.address,
+      display: target.display,
+      stat,
+      carried,
+      signal: ctx.signal,
+      now: ctx.clock.now(),
+    },
+    media.bytes,
+    disk !== undefined,
+  );
   const file = disk === undefined ? await identityOf(fs, place.address) : undefined;
 
   const counts = savedCounts(store, media, disk);
   const personChange = store.personChange(media.id);
   // The person may have discarded the media while it was being written; the file is written all the same.
   const effects = store.find(media.id) ? store.markSaved(media.id, target, media.bytes) : { stale: [], rebased: [] };
-  return { mediaId: media.id, path: target, bytes: media.bytes.byteLength, ...counts, created: disk === undefined, method: written.method, inPlaceBecause: written.inPlaceBecause, stale: effects.stale, rebased: effects.rebased, personChange, replaced: disk, replacedMeta: disk === undefined ? undefined : metaOf(stat), written: media.bytes, file };
+  return {
+    mediaId: media.id,
+    path: target,
+    bytes: media.bytes.byteLength,
+    ...counts,
+    created: disk === undefined,
+    method: written.method,
+    inPlaceBecause: written.inPlaceBecause,
+    stale: effects.stale,
+    rebased: effects.rebased,
+    personChange,
+    replaced: disk,
+    replacedMeta: disk === undefined ? undefined : metaOf(stat),
+    written: media.bytes,
+    file,
+  };
 }
 
 /** `+added −removed` from what the disk held to what was written: the media's own counts when the disk held its base (known, not diffed again). */
@@ -283,5 +394,7 @@ function savedCounts(store: SaveContext['media'], media: StagedMedia, disk: Uint
 /** The device and inode of the file just written (in the pinned folder, no link followed); undefined where the backend has none. */
 async function identityOf(fs: ResolvedFs, address: ResolvedAddress): Promise<FileIdentity | undefined> {
   const stat = fs.capabilities.symlinks ? await fs.lstat(address).catch(() => undefined) : undefined;
-  return stat?.dev !== undefined && stat.ino !== undefined && stat.type === 'file' ? { dev: stat.dev, ino: stat.ino } : undefined;
+  return stat?.dev !== undefined && stat.ino !== undefined && stat.type === 'file'
+    ? { dev: stat.dev, ino: stat.ino }
+    : undefined;
 }

@@ -16,7 +16,12 @@ export interface StagedContent {
  * not exist. `content`: the full new text, written in the file's encoding and line endings; or bytes
  * taken as they are; omitted, the disk bytes. `configured`: the user's files.encoding for the path.
  */
-export function stagedContent(path: ModelPath, disk: Uint8Array | undefined, content: string | Uint8Array | undefined, configured: TextEncoding | undefined): StagedContent {
+export function stagedContent(
+  path: ModelPath,
+  disk: Uint8Array | undefined,
+  content: string | Uint8Array | undefined,
+  configured: TextEncoding | undefined,
+): StagedContent {
   const fileName = path.rel.slice(path.rel.lastIndexOf('/') + 1);
   if (content === undefined || content instanceof Uint8Array) {
     const bytes = content ?? disk;

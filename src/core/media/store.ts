@@ -11,7 +11,18 @@ import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { DiskBase, byBase, hashKept, heldCopyOf, holdsBase } from './hash.ts';
 import { stagedContent } from './staged-content.ts';
-import { pathKey, sourceOf, type MediaBase, type MediaChangeKind, type MediaChange, type MediaOrigin, type MediaTaint, type PersonChange, type SaveEffects, type StagedMedia } from './types.ts';
+import {
+  pathKey,
+  sourceOf,
+  type MediaBase,
+  type MediaChangeKind,
+  type MediaChange,
+  type MediaOrigin,
+  type MediaTaint,
+  type PersonChange,
+  type SaveEffects,
+  type StagedMedia,
+} from './types.ts';
 
 export interface MediaStoreOptions {
   readonly clock: Clock;
@@ -77,10 +88,14 @@ export class MediaStore {
   }
 
   /** Media not saved and not an earlier version of a saved one, oldest first. */
-  unsaved(): StagedMedia[] { return unsavedOf(this.all()); }
+  unsaved(): StagedMedia[] {
+    return unsavedOf(this.all());
+  }
 
   /** The unsaved media nothing was derived from yet: the latest version of each line of edits, oldest first. */
-  heads(): StagedMedia[] { return headsOf(this.all()); }
+  heads(): StagedMedia[] {
+    return headsOf(this.all());
+  }
 
   /** `+added −removed` lines of a media against the disk it was staged from (0/0 for binary). */
   changes(mediaId: string): LineCounts {
@@ -112,13 +127,21 @@ export class MediaStore {
   private makeRoom(display: string, bytes: number, held: HeldBytes): void {
     const budget = this.options.budgetBytes();
     if (bytes > budget) {
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`, '');
+      throw new SandboxError(
+        'E_SANDBOX_TOO_LARGE',
+        `Staging "${display}" needs ${formatBytes(bytes)}, more than the whole staged-media budget of ${formatBytes(budget)}; nothing was staged. Edit a smaller file, or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`,
+        '',
+      );
     }
     if (held.total + bytes <= budget) return;
     const used = this.evictSaved(budget - bytes, held);
     if (used + bytes > budget) {
       const unsaved = this.heads().length;
-      throw new SandboxError('E_SANDBOX_TOO_LARGE', `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged.`, `Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`);
+      throw new SandboxError(
+        'E_SANDBOX_TOO_LARGE',
+        `Staging "${display}" needs ${formatBytes(bytes)}, but staged media already hold ${formatBytes(used)} of the ${formatBytes(budget)} budget (${unsaved} unsaved; list_media shows them); nothing was staged.`,
+        `Save the changes you want with save_media (the user can discard the rest), or ask the user to raise the staged-media budget (${this.options.budgetSetting ?? 'workspaceTools.media.memoryBudgetMB'}).`,
+      );
     }
   }
 
@@ -128,10 +151,25 @@ export class MediaStore {
    * taken as they are; omitted, the media is those bytes. `change`: a delete (`path` staged
    * against `read`, no content) or a move (`read` is the source's, `path` the destination).
    */
-  stage(path: ModelPath, read: Uint8Array | undefined, content?: string | Uint8Array, taint?: MediaTaint, origin: MediaOrigin = 'model', change?: MediaChangeKind): StagedMedia {
-    const disk = read === undefined ? undefined : heldCopyOf(this.entries.values(), change?.kind === 'move' ? change.from : path, read);
+  stage(
+    path: ModelPath,
+    read: Uint8Array | undefined,
+    content?: string | Uint8Array,
+    taint?: MediaTaint,
+    origin: MediaOrigin = 'model',
+    change?: MediaChangeKind,
+  ): StagedMedia {
+    const disk =
+      read === undefined
+        ? undefined
+        : heldCopyOf(this.entries.values(), change?.kind === 'move' ? change.from : path, read);
     const base: MediaBase = disk === undefined ? NO_FILE : new DiskBase(disk);
-    const { bytes, encoding, text } = stagedContent(path, disk, change?.kind === 'delete' ? EMPTY : content, this.options.encodingOf?.(path));
+    const { bytes, encoding, text } = stagedContent(
+      path,
+      disk,
+      change?.kind === 'delete' ? EMPTY : content,
+      this.options.encodingOf?.(path),
+    );
     return this.add({ path, bytes, encoding, text, base, parent: undefined, origin, taint, change });
   }
 
@@ -140,11 +178,26 @@ export class MediaStore {
    * of it already, so nothing is decoded or counted twice: the `text` the bytes encode, the `+added
    * −removed` lines from the parent's text (`counts`), and its lines and line endings (`stats`).
    */
-  derive(parentId: string, bytes: Uint8Array, known: { readonly text?: string; readonly counts?: LineCounts; readonly stats?: LineStats | undefined } = {}): StagedMedia {
+  derive(
+    parentId: string,
+    bytes: Uint8Array,
+    known: { readonly text?: string; readonly counts?: LineCounts; readonly stats?: LineStats | undefined } = {},
+  ): StagedMedia {
     const parent = this.entry(parentId);
     // Against the parent is against the base when the parent holds its base's bytes (a file just staged).
     const counts = known.counts && parent.bytes === parent.base.bytes ? known.counts : undefined;
-    return this.add({ path: parent.path, bytes, encoding: parent.encoding, text: known.text, counts, stats: known.stats, base: parent.base, parent, origin: 'model', taint: undefined });
+    return this.add({
+      path: parent.path,
+      bytes,
+      encoding: parent.encoding,
+      text: known.text,
+      counts,
+      stats: known.stats,
+      base: parent.base,
+      parent,
+      origin: 'model',
+      taint: undefined,
+    });
   }
 
   /**
@@ -154,7 +207,15 @@ export class MediaStore {
   stagePersonEdit(parentId: string, bytes: Uint8Array): StagedMedia {
     const parent = this.entry(parentId);
     if (Buffer.from(parent.bytes.buffer, parent.bytes.byteOffset, parent.bytes.byteLength).equals(bytes)) return parent;
-    return this.add({ path: parent.path, bytes, encoding: parent.encoding, base: parent.base, parent, origin: 'person', taint: undefined });
+    return this.add({
+      path: parent.path,
+      bytes,
+      encoding: parent.encoding,
+      base: parent.base,
+      parent,
+      origin: 'person',
+      taint: undefined,
+    });
   }
 
   /**
@@ -168,7 +229,10 @@ export class MediaStore {
     const samePath = key === pathKey(media.path);
     const newBase: MediaBase = { existed: true, hash, bytes: written };
     media.saved = { at: this.options.clock.now(), path: target, hash };
-    if (samePath) { media.base = newBase; media.stale = undefined; }
+    if (samePath) {
+      media.base = newBase;
+      media.stale = undefined;
+    }
     const stale: string[] = [];
     const rebased: string[] = [];
     const holdsWritten = byBase((base) => holdsBase(written, base));
@@ -205,7 +269,10 @@ export class MediaStore {
       const conflicts = !holdsDisk(m.base);
       if (conflicts) {
         conflicting.push(m.id);
-        if (m.stale === undefined) { m.stale = { kind: 'disk-changed' }; flipped.push(m.id); }
+        if (m.stale === undefined) {
+          m.stale = { kind: 'disk-changed' };
+          flipped.push(m.id);
+        }
       } else if (m.stale !== undefined) {
         m.stale = undefined;
         flipped.push(m.id);
@@ -246,9 +313,23 @@ export class MediaStore {
     this.changed.dispose();
   }
 
-  private add(init: { path: ModelPath; bytes: Uint8Array; encoding: FileEncoding; text?: string | undefined; counts?: LineCounts | undefined; stats?: LineStats | undefined; base: MediaBase; parent: MediaRecord | undefined; origin: MediaOrigin; taint: MediaTaint | undefined; change?: MediaChangeKind | undefined }): StagedMedia {
+  private add(init: {
+    path: ModelPath;
+    bytes: Uint8Array;
+    encoding: FileEncoding;
+    text?: string | undefined;
+    counts?: LineCounts | undefined;
+    stats?: LineStats | undefined;
+    base: MediaBase;
+    parent: MediaRecord | undefined;
+    origin: MediaOrigin;
+    taint: MediaTaint | undefined;
+    change?: MediaChangeKind | undefined;
+  }): StagedMedia {
     const held = new HeldBytes(this.entries.values());
-    const need = (held.has(init.bytes) ? 0 : init.bytes.byteLength) + (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
+    const need =
+      (held.has(init.bytes) ? 0 : init.bytes.byteLength) +
+      (held.has(init.base.bytes) || init.base.bytes === init.bytes ? 0 : init.base.bytes.byteLength);
     this.makeRoom(init.path.display, need, held);
     const record = new MediaRecord({ ...init, id: `m${++this.counter}`, createdAt: this.options.clock.now() });
     this.entries.set(record.id, record);
@@ -261,16 +342,31 @@ export class MediaStore {
     if (found) return found;
     switch (this.tombstones.get(mediaId)) {
       case 'discarded':
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was discarded by the user, so it cannot be patched or saved.`, `Call list_media to see what is still staged, or stage the file again.`);
+        throw new SandboxError(
+          'E_SANDBOX_NOT_FOUND',
+          `Media "${mediaId}" was discarded by the user, so it cannot be patched or saved.`,
+          `Call list_media to see what is still staged, or stage the file again.`,
+        );
       case 'evicted':
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `Media "${mediaId}" was already saved and has been dropped from memory to stay within the staged-media budget.`, `Stage the file again with stage_file to edit it further.`);
+        throw new SandboxError(
+          'E_SANDBOX_NOT_FOUND',
+          `Media "${mediaId}" was already saved and has been dropped from memory to stay within the staged-media budget.`,
+          `Stage the file again with stage_file to edit it further.`,
+        );
       case undefined:
-        throw new SandboxError('E_SANDBOX_NOT_FOUND', `No staged media has id "${mediaId}".`, `Call list_media to see the unsaved ones, or stage the file again.`);
+        throw new SandboxError(
+          'E_SANDBOX_NOT_FOUND',
+          `No staged media has id "${mediaId}".`,
+          `Call list_media to see the unsaved ones, or stage the file again.`,
+        );
     }
   }
 
   private remove(ids: readonly string[], why: Tombstone): void {
-    for (const id of ids) { this.entries.delete(id); this.tombstones.set(id, why); }
+    for (const id of ids) {
+      this.entries.delete(id);
+      this.tombstones.set(id, why);
+    }
   }
 
   /**

@@ -46,12 +46,17 @@ export async function treeChange(abs: string, manifest: TreeManifest, stamps = t
   let seen = 0;
   const turn = turnsEvery(500);
   const shown = (rel: string): string => (rel === '' ? 'the folder' : `"${rel}"`);
-  const check = (rel: string, type: TreeStamp['type'] | undefined, stat: () => Stats | undefined): string | undefined => {
+  const check = (
+    rel: string,
+    type: TreeStamp['type'] | undefined,
+    stat: () => Stats | undefined,
+  ): string | undefined => {
     const want = manifest.entries.get(rel);
     if (want === undefined) return `${shown(rel)} was added`;
     if (type !== want.type) return type === undefined ? `${shown(rel)} is gone` : `${shown(rel)} changed`;
     const now = stamps ? stat() : undefined;
-    if (stamps && (now === undefined || now.ino !== want.ino || now.size !== want.size || now.mtimeMs !== want.mtimeMs)) return `${shown(rel)} changed`;
+    if (stamps && (now === undefined || now.ino !== want.ino || now.size !== want.size || now.mtimeMs !== want.mtimeMs))
+      return `${shown(rel)} changed`;
     seen++;
     return undefined;
   };
@@ -60,14 +65,23 @@ export async function treeChange(abs: string, manifest: TreeManifest, stamps = t
       await turn();
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
       const childPath = `${path}${nodePath.sep}${entry.name}`;
-      const type = entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : entry.isSymbolicLink() ? 'link' : undefined;
-      const why = check(childRel, type, () => lstatSync(childPath, { throwIfNoEntry: false })) ?? (type === 'folder' ? await walk(childRel, childPath) : undefined);
+      const type = entry.isFile()
+        ? 'file'
+        : entry.isDirectory()
+          ? 'folder'
+          : entry.isSymbolicLink()
+            ? 'link'
+            : undefined;
+      const why =
+        check(childRel, type, () => lstatSync(childPath, { throwIfNoEntry: false })) ??
+        (type === 'folder' ? await walk(childRel, childPath) : undefined);
       if (why !== undefined) return why;
     }
     return undefined;
   };
   const top = lstatSync(abs, { throwIfNoEntry: false });
-  const why = check('', top && treeStampOf(top)?.type, () => top) ?? (top?.isDirectory() ? await walk('', abs) : undefined);
+  const why =
+    check('', top && treeStampOf(top)?.type, () => top) ?? (top?.isDirectory() ? await walk('', abs) : undefined);
   if (why !== undefined) return why;
   return seen === manifest.entries.size ? undefined : `${manifest.entries.size - seen} of its entries are gone`;
 }
@@ -77,13 +91,20 @@ export async function treeChange(abs: string, manifest: TreeManifest, stamps = t
  * renamed there (another filesystem, or something took its place), and nothing moved.
  */
 export async function moveTree(from: string, to: string): Promise<boolean> {
-  if (await lstat(to).then(() => true, (e: unknown) => errnoCode(e) !== 'ENOENT')) return false;
+  if (
+    await lstat(to).then(
+      () => true,
+      (e: unknown) => errnoCode(e) !== 'ENOENT',
+    )
+  )
+    return false;
   try {
     await rename(from, to);
     return true;
   } catch (e) {
     const code = errnoCode(e);
-    if (code === 'EXDEV' || code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') return false;
+    if (code === 'EXDEV' || code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+      return false;
     throw e;
   }
 }

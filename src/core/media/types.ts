@@ -134,7 +134,12 @@ export function userEditOf(person: PersonChange | undefined): { readonly user_ed
 export type MediaChange =
   /** A media was staged, patched, or edited by the person (`media.origin`). */
   | { readonly kind: 'added'; readonly media: StagedMedia }
-  | { readonly kind: 'saved'; readonly media: StagedMedia; readonly stale: readonly string[]; readonly rebased: readonly string[] }
+  | {
+      readonly kind: 'saved';
+      readonly media: StagedMedia;
+      readonly stale: readonly string[];
+      readonly rebased: readonly string[];
+    }
   | { readonly kind: 'discarded'; readonly ids: readonly string[] }
   /** Media dropped from memory to stay within the budget (they were saved or superseded by a save). */
   | { readonly kind: 'evicted'; readonly ids: readonly string[] }

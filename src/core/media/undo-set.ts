@@ -24,44 +24,88 @@ interface Step {
  * written files get their previous bytes (created ones are removed), deleted ones are recreated.
  * If a step fails, the steps done are redone, and the error says so. Never overwrites a newer change.
  */
-export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[], targets: readonly GatedPath[]): Promise<void> {
+export async function undoFiles(
+  ctx: UndoContext,
+  records: readonly SaveRecord[],
+  targets: readonly GatedPath[],
+): Promise<void> {
   const steps: Step[] = [];
   const trees: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
   for (const record of records) {
-    if (record.undone) throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
+    if (record.undone)
+      throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
     const path = targets.find((t) => pathKey(t) === pathKey(record.path));
-    if (path === undefined) throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" was not among the files the user was asked about; nothing was undone.`, 'Call undo_save again.');
+    if (path === undefined)
+      throw new SandboxError(
+        'E_SANDBOX_CONFLICT',
+        `"${record.path.display}" was not among the files the user was asked about; nothing was undone.`,
+        'Call undo_save again.',
+      );
     ctx.saveGuard.checkWriteRoot(path);
     if (record.tree !== undefined) {
       const tree = record.tree;
       const why = await inPinned(ctx, path, false, (address) => treeChange(address, tree));
-      if (why !== undefined) throw new SandboxError('E_SANDBOX_CONFLICT', `The folder "${record.path.display}", which save ${record.id} made, changed since (${why}), so undoing the set would remove that newer change; nothing was undone.`, `Ask the user; they can remove the folder themselves.`);
+      if (why !== undefined)
+        throw new SandboxError(
+          'E_SANDBOX_CONFLICT',
+          `The folder "${record.path.display}", which save ${record.id} made, changed since (${why}), so undoing the set would remove that newer change; nothing was undone.`,
+          `Ask the user; they can remove the folder themselves.`,
+        );
       trees.push({ record, path });
       continue;
     }
     refuseUnsavedEditor(ctx.editors, path, 'undo_save');
     const now = await readFileAt(ctx, path, 'restored');
     const disk = now?.bytes;
-    const holdsSave = record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
+    const holdsSave =
+      record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
     if (!holdsSave) {
-      throw new SandboxError('E_SANDBOX_CONFLICT', `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`, `Undo the other files one by one (undo_save with save_id and path), or ask the user.`);
+      throw new SandboxError(
+        'E_SANDBOX_CONFLICT',
+        `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`,
+        `Undo the other files one by one (undo_save with save_id and path), or ask the user.`,
+      );
     }
     steps.push({ record, path, before: await ctx.saves.before(record.id), now });
   }
   // Folders made whole are moved aside first (one rename each, taken back if a file's undo fails), removed at the end.
   const aside: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
   for (const tree of trees) {
-    if (!await inPinned(ctx, tree.path, false, (address) => moveTree(address, undoneName(address, tree.record.id)))) {
+    if (!(await inPinned(ctx, tree.path, false, (address) => moveTree(address, undoneName(address, tree.record.id))))) {
       await putTreesBack(ctx, aside);
-      throw new SandboxError('E_SANDBOX_CONFLICT', `The folder "${tree.record.path.display}" could not be moved aside to be removed (something is in the way); nothing was undone.`, 'Tell the user.');
+      throw new SandboxError(
+        'E_SANDBOX_CONFLICT',
+        `The folder "${tree.record.path.display}" could not be moved aside to be removed (something is in the way); nothing was undone.`,
+        'Tell the user.',
+      );
     }
     aside.push(tree);
   }
-  const journal = steps.length === 0 ? undefined : await ctx.journal.begin('undo', steps.map((s): PlannedStep => ({ path: s.path, kind: s.before === undefined ? 'delete' : 'write', before: s.now, after: s.before, afterMeta: s.record.replacedMeta, keepAfter: true }))).catch((e: unknown) => {
-    return putTreesBack(ctx, aside).then(() => {
-      throw new SandboxError('E_SANDBOX_IO', `The undo could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing was undone.`, `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`, { cause: e });
-    });
-  });
+  const journal =
+    steps.length === 0
+      ? undefined
+      : await ctx.journal
+          .begin(
+            'undo',
+            steps.map((s): PlannedStep => ({
+              path: s.path,
+              kind: s.before === undefined ? 'delete' : 'write',
+              before: s.now,
+              after: s.before,
+              afterMeta: s.record.replacedMeta,
+              keepAfter: true,
+            })),
+          )
+          .catch((e: unknown) => {
+            return putTreesBack(ctx, aside).then(() => {
+              throw new SandboxError(
+                'E_SANDBOX_IO',
+                `The undo could not be journaled before writing (${e instanceof Error ? e.message : String(e)}), so nothing was undone.`,
+                `Tell the user: Workspace Tools journals change sets in that folder, which must be the user's own writable folder with free space.`,
+                { cause: e },
+              );
+            });
+          });
   const done: Step[] = [];
   for (const step of [...steps].reverse()) {
     try {
@@ -71,23 +115,42 @@ export async function undoFiles(ctx: UndoContext, records: readonly SaveRecord[]
       ctx.media.noteDisk(step.path, step.before);
       done.push(step);
     } catch (e) {
-      const failed = [...await redo(ctx, done), ...await putTreesBack(ctx, aside)];
+      const failed = [...(await redo(ctx, done)), ...(await putTreesBack(ctx, aside))];
       if (failed.length === 0) await journal?.close();
-      else if (journal !== undefined) ctx.log.warn(`The undo's journal (${journal.folder}) keeps what the files held; the next start of Workspace Tools on this workspace puts back what it can.`);
+      else if (journal !== undefined)
+        ctx.log.warn(
+          `The undo's journal (${journal.folder}) keeps what the files held; the next start of Workspace Tools on this workspace puts back what it can.`,
+        );
       const what = e instanceof SandboxError ? e.what : e instanceof Error ? e.message : String(e);
-      throw new SandboxError(e instanceof SandboxError ? e.code : 'E_SANDBOX_IO', `Undoing failed at "${step.path.display}": ${what} ${failed.length ? `Putting back the files already undone failed for ${failed.join(', ')}: check them.` : 'The files already undone were put back, so nothing remains changed.'}`, 'Tell the user.', { cause: e });
+      throw new SandboxError(
+        e instanceof SandboxError ? e.code : 'E_SANDBOX_IO',
+        `Undoing failed at "${step.path.display}": ${what} ${failed.length ? `Putting back the files already undone failed for ${failed.join(', ')}: check them.` : 'The files already undone were put back, so nothing remains changed.'}`,
+        'Tell the user.',
+        { cause: e },
+      );
     }
   }
-  for (const tree of aside) await inPinned(ctx, tree.path, false, (address) => removeTree(undoneName(address, tree.record.id))).catch((e: unknown) => ctx.log.warn(`The folder "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`));
+  for (const tree of aside)
+    await inPinned(ctx, tree.path, false, (address) => removeTree(undoneName(address, tree.record.id))).catch(
+      (e: unknown) =>
+        ctx.log.warn(
+          `The folder "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+    );
   for (const step of [...steps, ...aside]) ctx.saves.markUndone(step.record.id, { kind: 'reverted' });
   await journal?.close();
 }
 
 /** Moves folders an undo had moved aside back to their place; the ones that could not be (as shown). */
-async function putTreesBack(ctx: UndoContext, aside: readonly { readonly record: SaveRecord; readonly path: GatedPath }[]): Promise<string[]> {
+async function putTreesBack(
+  ctx: UndoContext,
+  aside: readonly { readonly record: SaveRecord; readonly path: GatedPath }[],
+): Promise<string[]> {
   const failed: string[] = [];
   for (const tree of aside) {
-    const back = await inPinned(ctx, tree.path, false, (address) => moveTree(undoneName(address, tree.record.id), address)).catch(() => false);
+    const back = await inPinned(ctx, tree.path, false, (address) =>
+      moveTree(undoneName(address, tree.record.id), address),
+    ).catch(() => false);
     if (!back) failed.push(`"${tree.record.path.display}"`);
   }
   return failed;
@@ -99,7 +162,8 @@ async function redo(ctx: UndoContext, done: readonly Step[]): Promise<string[]> 
   for (const step of [...done].reverse()) {
     try {
       if (step.record.kind === 'delete') await removeFile(ctx, step.path, undefined);
-      else await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, step.now?.meta);
+      else
+        await putBack(ctx, step.path, await ctx.saves.after(step.record.id), step.before === undefined, step.now?.meta);
     } catch {
       failed.push(`"${step.path.display}"`);
     }

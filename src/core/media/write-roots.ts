@@ -23,10 +23,20 @@ const settingSchema = z.array(z.string());
  * no save at all. Security: an invalid entry is dropped, never widened; if no entry survives, no
  * save is allowed.
  */
-export function parseWriteRoots(raw: unknown, roots: readonly WorkspaceRoot[], setting = 'workspaceTools.writeRoots'): ParsedWriteRoots {
+export function parseWriteRoots(
+  raw: unknown,
+  roots: readonly WorkspaceRoot[],
+  setting = 'workspaceTools.writeRoots',
+): ParsedWriteRoots {
   if (raw === undefined || raw === null) return { writeRoots: undefined, errors: [] };
   const parsed = settingSchema.safeParse(raw);
-  if (!parsed.success) return { writeRoots: [], errors: [`${setting} must be a list of workspace paths such as ["src", "docs"]; no save is allowed until it is fixed.`] };
+  if (!parsed.success)
+    return {
+      writeRoots: [],
+      errors: [
+        `${setting} must be a list of workspace paths such as ["src", "docs"]; no save is allowed until it is fixed.`,
+      ],
+    };
   const writeRoots: ModelPath[] = [];
   const errors: string[] = [];
   for (const entry of parsed.data) {
@@ -42,17 +52,25 @@ export function parseWriteRoots(raw: unknown, roots: readonly WorkspaceRoot[], s
 /** True when `target` is at or below one of `writeRoots` (pure). */
 export function isInWriteRoots(target: ModelPath, writeRoots: WriteRoots): boolean {
   if (writeRoots === undefined) return true;
-  return writeRoots.some((root) => root.root.name === target.root.name && (root.rel === '' || isWithin(root.rel, target.rel)));
+  return writeRoots.some(
+    (root) => root.root.name === target.root.name && (root.rel === '' || isWithin(root.rel, target.rel)),
+  );
 }
 
 /** Refuses a save target outside the write roots with a narrated E_SANDBOX_REFUSED (pure). */
 export function checkWriteRoots(target: ModelPath, writeRoots: WriteRoots): void {
   if (isInWriteRoots(target, writeRoots)) return;
   if (writeRoots === undefined || writeRoots.length === 0) {
-    throw refused(`save_media may not write "${target.display}": no write root is configured (workspaceTools.writeRoots is empty or has no valid entry), so no file can be saved.`, `Tell the user what you wanted to save; they can fix the setting.`);
+    throw refused(
+      `save_media may not write "${target.display}": no write root is configured (workspaceTools.writeRoots is empty or has no valid entry), so no file can be saved.`,
+      `Tell the user what you wanted to save; they can fix the setting.`,
+    );
   }
   const shown = writeRoots.map((r) => `"${r.display}"`).join(', ');
-  throw refused(`save_media may not write "${target.display}": it is outside the write roots (${shown}).`, `Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.`);
+  throw refused(
+    `save_media may not write "${target.display}": it is outside the write roots (${shown}).`,
+    `Save under one of them, or ask the user to add this folder to workspaceTools.writeRoots.`,
+  );
 }
 
 export interface ScopedWriteRoots extends ParsedWriteRoots {
@@ -66,7 +84,11 @@ export interface ScopedWriteRoots extends ParsedWriteRoots {
  * an entry outside the roots already in force is ignored and reported, and a workspace value of
  * `null` cannot lift the user's list.
  */
-export function scopeWriteRoots(user: unknown, workspace: readonly ScopedValue[], roots: readonly WorkspaceRoot[]): ScopedWriteRoots {
+export function scopeWriteRoots(
+  user: unknown,
+  workspace: readonly ScopedValue[],
+  roots: readonly WorkspaceRoot[],
+): ScopedWriteRoots {
   const fromUser = parseWriteRoots(user, roots, 'workspaceTools.writeRoots in user settings');
   let current = fromUser.writeRoots;
   const errors = [...fromUser.errors];
@@ -77,12 +99,17 @@ export function scopeWriteRoots(user: unknown, workspace: readonly ScopedValue[]
     const parsed = parseWriteRoots(value, roots, setting);
     errors.push(...parsed.errors);
     const wanted = parsed.writeRoots ?? [];
-    if (current === undefined) { current = wanted; continue; }
+    if (current === undefined) {
+      current = wanted;
+      continue;
+    }
     const inForce = current;
     const kept = wanted.filter((entry) => isInWriteRoots(entry, inForce));
     const allowed = inForce.map((r) => `"${r.display}"`).join(', ') || 'none';
     for (const entry of wanted.filter((e) => !kept.includes(e))) {
-      ignored.push(`${setting}: "${entry.display}" is outside the write roots already in force (${allowed}), so it is ignored: a workspace file can only narrow where saves go.`);
+      ignored.push(
+        `${setting}: "${entry.display}" is outside the write roots already in force (${allowed}), so it is ignored: a workspace file can only narrow where saves go.`,
+      );
     }
     // A value whose every entry would widen is ignored as a whole; an empty list narrows to no save at all.
     if (wanted.length === 0 || kept.length > 0) current = kept;
