@@ -113,9 +113,9 @@ async function layerBase(
   if (near === undefined || device === undefined || (await deviceOf(callTemp)) === device) return callTemp;
   const other = await near();
   if (other === undefined || UNLAYERABLE.test(other) || (await deviceOf(other)) !== device) return callTemp;
-  const real = await realpath(other);
+  const real = await realpath(other).catch(() => undefined);
   const folders = await Promise.all(writeFolders.map((f) => realpath(f).catch(() => f)));
-  return folders.some((f) => isWithin(f, real) || isWithin(real, f)) ? callTemp : other;
+  return real === undefined || folders.some((f) => isWithin(f, real) || isWithin(real, f)) ? callTemp : other;
 }
 
 /** A layer folder's name: the host and process that made it, and mkdtemp's six characters. */
@@ -141,14 +141,13 @@ export async function callLayerFolder(
 
 /** Removes a layer folder a killed host left: overlayfs leaves its scratch folder mode 000, so folders are opened up first (never through a link). */
 async function removeLeftover(path: string): Promise<void> {
-  const stat = await lstat(path);
-  if (!stat.isDirectory()) return;
-  const open = async (dir: string): Promise<void> => {
+  if (!(await lstat(path)).isDirectory()) return;
+  const openUp = async (dir: string): Promise<void> => {
     await chmod(dir, 0o700);
     for (const entry of await readdir(dir, { withFileTypes: true }))
-      if (entry.isDirectory()) await open(nodePath.join(dir, entry.name));
+      if (entry.isDirectory()) await openUp(nodePath.join(dir, entry.name));
   };
-  await open(path);
+  await openUp(path);
   await rm(path, { recursive: true, force: true });
 }
 
