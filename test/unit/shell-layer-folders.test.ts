@@ -13,12 +13,22 @@ import { testDir } from './harness.ts';
  * where it does not (a tmpfs /tmp), the workspace's state folder does.
  */
 
-/** A tmpfs beside the temp folder's filesystem (Linux's /dev/shm), or why there is none to test with. */
-function otherFilesystem(): string | { readonly skip: string } {
+/**
+ * A call's folder on a tmpfs (Linux's /dev/shm) and a workspace folder in the temp folder, on
+ * another filesystem; or why this machine has no two to test with.
+ */
+function twoFilesystems(
+  t: Parameters<typeof testDir>[0],
+): { readonly dir: string; readonly call: string; readonly workspace: string } | { readonly skip: string } {
   const shm = '/dev/shm';
   if (!existsSync(shm)) return { skip: 'no /dev/shm on this machine' };
   if (statSync(shm).dev === statSync(tmpdir()).dev) return { skip: `${shm} and ${tmpdir()} are one filesystem here` };
-  return shm;
+  const dir = testDir(t, 'wt-layer-place-').path;
+  const call = mkdtempSync(nodePath.join(shm, 'wt-layer-call-'));
+  t.after(() => spawnSync('rm', ['-rf', call]));
+  const workspace = nodePath.join(dir, 'ws');
+  mkdirSync(workspace);
+  return { dir, call, workspace };
 }
 
 test("a layer is made in the call's folder when that shares the workspace folder's filesystem; the state folder is not asked", async (t) => {
@@ -37,14 +47,10 @@ test("a layer is made in the call's folder when that shares the workspace folder
 });
 
 test("where the call's folder is on another filesystem (a tmpfs temp folder), the layer is made in the state folder on the workspace's", async (t) => {
-  const other = otherFilesystem();
-  if (typeof other !== 'string') return t.skip(other.skip);
-  const dir = testDir(t, 'wt-layer-place-').path;
-  const call = mkdtempSync(nodePath.join(other, 'wt-layer-call-'));
-  t.after(() => spawnSync('rm', ['-rf', call]));
-  const workspace = nodePath.join(dir, 'ws');
+  const place = twoFilesystems(t);
+  if ('skip' in place) return t.skip(place.skip);
+  const { dir, call, workspace } = place;
   const state = nodePath.join(dir, 'state');
-  mkdirSync(workspace);
   mkdirSync(state);
   const layer = await makeLayer(call, [workspace], () => Promise.resolve(state));
   const { upper, work } = layer.folders[0]!;
@@ -87,12 +93,9 @@ test("a call's layer folder in the state folder is private, and what this host's
 });
 
 test('the state folder is not used for a layer when it lies inside a folder the command writes, or has a character overlayfs cannot take', async (t) => {
-  const other = otherFilesystem();
-  if (typeof other !== 'string') return t.skip(other.skip);
-  const dir = testDir(t, 'wt-layer-place-').path;
-  const call = mkdtempSync(nodePath.join(other, 'wt-layer-call-'));
-  t.after(() => spawnSync('rm', ['-rf', call]));
-  const workspace = nodePath.join(dir, 'ws');
+  const place = twoFilesystems(t);
+  if ('skip' in place) return t.skip(place.skip);
+  const { dir, call, workspace } = place;
   const inside = nodePath.join(workspace, '.state');
   const comma = nodePath.join(dir, 'st,ate');
   mkdirSync(inside, { recursive: true });
