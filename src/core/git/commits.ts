@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { nulList, readGit } from './run-git.ts';
 
@@ -65,7 +65,7 @@ async function pathsChanged(
  * (read without running anything the repository's configuration names); `undefined` when none, and
  * a reason when git cannot tell (fail closed).
  */
-export async function protectedInRefChange(
+async function protectedInRefChange(
   repo: LayeredRepository,
   inner: string,
   objects: boolean,
@@ -122,7 +122,7 @@ async function indexEntries(
 }
 
 /** The protected paths a new index stages other bytes for (what Discard restores from), as `protectedInRefChange` says. */
-export async function protectedInIndexChange(
+async function protectedInIndexChange(
   repo: LayeredRepository,
   objects: boolean,
   isProtected: (rel: string) => boolean,
@@ -135,4 +135,23 @@ export async function protectedInIndexChange(
       return `an index that stages new content for ${rel}, a protected file: VS Code's Discard would write it outside any review`;
   }
   return undefined;
+}
+
+/**
+ * For a file a command wrote in an existing repository's git folder (`inner`, its path there): when it
+ * is a ref, `packed-refs`, `HEAD` or the index, and its change brings a protected file in, why.
+ */
+export async function protectedInGitWrite(
+  repo: LayeredRepository,
+  inner: string,
+  isProtected: (rel: string) => boolean,
+): Promise<string | undefined> {
+  if (!/^(refs\/|packed-refs$|HEAD$|index$)/.test(inner)) return undefined;
+  const objects = await lstat(nodePath.join(repo.upperGitDir, 'objects')).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  return inner === 'index'
+    ? protectedInIndexChange(repo, objects, isProtected)
+    : protectedInRefChange(repo, inner, objects, isProtected);
 }

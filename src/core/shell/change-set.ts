@@ -6,9 +6,10 @@ import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.
 import type { GitNamed } from '../git/named.ts';
 import { plural } from '../text/format.ts';
 import { modelPathOf, type ChangeOutcome } from './apply.ts';
-import { gitPlaceOf, judge, type JudgedChange, type ShellReview } from './judge.ts';
+import { judge, type JudgedChange, type ShellReview } from './judge.ts';
+import { gitPlaceOf } from '../git/git-folder.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
-import { protectedInIndexChange, protectedInRefChange } from '../git/commits.ts';
+import { protectedInGitWrite } from '../git/commits.ts';
 import type { Layer, LayerFolder } from './layer.ts';
 import { readUpper, type LayerEntry } from './upper.ts';
 
@@ -125,18 +126,13 @@ async function refsToReview(
   for (const entry of entries) {
     if (entry.kind !== 'file') continue;
     const git = gitPlaceOf(entry.rel);
-    if (git === undefined || existed.get(git.entry) !== true || !/^(refs\/|packed-refs$|HEAD$|index$)/.test(git.inner))
-      continue;
+    if (git === undefined || existed.get(git.entry) !== true) continue;
     const topRel = nodePath.posix.dirname(git.entry);
     const repo = {
       gitDir: nodePath.join(folder.lower, ...git.entry.split('/')),
       upperGitDir: nodePath.join(folder.upper, ...git.entry.split('/')),
       path: inputs.path,
     };
-    const objects = await lstat(nodePath.join(repo.upperGitDir, 'objects')).then(
-      (st) => st.isDirectory(),
-      () => false,
-    );
     const isProtected = (rel: string): boolean => {
       const inRoot = [layerPlace!.rel, topRel === '.' ? '' : topRel, rel].filter((p) => p !== '').join('/');
       const verdict = writeVerdict(inputs.policy.decide(inRoot, 'write', rootPath));
@@ -144,10 +140,7 @@ async function refsToReview(
         verdict === 'closed' || (verdict === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(inRoot)))
       );
     };
-    const why =
-      git.inner === 'index'
-        ? await protectedInIndexChange(repo, objects, isProtected)
-        : await protectedInRefChange(repo, git.inner, objects, isProtected);
+    const why = await protectedInGitWrite(repo, git.inner, isProtected);
     if (why !== undefined) review.set(entry.rel, why);
   }
   return review;

@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
-import { unsafeConfig } from '../git/new-repo.ts';
+import { gitChangeWhy, gitFolderAllowed, gitPlaceOf } from '../git/git-folder.ts';
 import type { LayerEntry } from './upper.ts';
 import type { ModelPath } from '../paths.ts';
 
@@ -48,23 +48,6 @@ export interface JudgeInputs {
   readonly textOf: (entry: LayerEntry & { readonly kind: 'file' }) => Promise<string | undefined>;
 }
 
-/**
- * What everyday git writes in a repository's git folder: objects, references and their logs, the
- * index, and the files that name the current commit. None of it is a program or names one.
- */
-const EVERYDAY_GIT = /^(objects|refs|logs)(\/|$)|^(packed-refs|index|HEAD|ORIG_HEAD|FETCH_HEAD|COMMIT_EDITMSG)$/;
-/** What `git init` and `git clone` write besides, allowed in a repository the command made (its config is judged by its keys). */
-const NEW_REPOSITORY = /^(description|info\/exclude|hooks\/[^/]+\.sample|info|hooks|branches)$/;
-
-/** Where a path sits in a repository's git folder: the `.git` entry (relative) and the path inside it; undefined outside any. */
-export function gitPlaceOf(rel: string): { readonly entry: string; readonly inner: string } | undefined {
-  if (!rel.includes('.git')) return undefined;
-  const parts = rel.split('/');
-  const at = parts.indexOf('.git');
-  if (at === -1) return undefined;
-  return { entry: parts.slice(0, at + 1).join('/'), inner: parts.slice(at + 1).join('/') };
-}
-
 const REVIEW_ALL = 'workspaceTools.shell.review is "all": every change a command makes is reviewed';
 
 /** The verdict on one change of a command's change set, by the write rules a save is judged by. */
@@ -76,12 +59,7 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
     return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };
   if (entry.kind === 'rmdir' || entry.kind === 'mkdir') {
     const git = gitPlaceOf(entry.rel);
-    if (
-      git !== undefined &&
-      git.inner !== '' &&
-      !EVERYDAY_GIT.test(git.inner) &&
-      !(NEW_REPOSITORY.test(git.inner) && !inputs.repositoryExisted(git.entry))
-    )
+    if (git !== undefined && !gitFolderAllowed(git, inputs.repositoryExisted(git.entry)))
       return { action: 'hold', why: "a folder in a repository's git folder that everyday git does not make" };
     return inputs.review === 'all' && entry.kind === 'mkdir' ? { action: 'skip' } : { action: 'apply' };
   }
@@ -111,7 +89,13 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   const git = gitPlaceOf(entry.rel);
   // A repository's git folder is judged by what everyday git writes there, not by the file rules (which keep .git from the file tools).
   if (git !== undefined) {
-    const gitWhy = await gitVerdict(entry, git, inputs);
+    const gitWhy =
+      inputs.gitReview.get(entry.rel) ??
+      (await gitChangeWhy(git, {
+        isFile: entry.kind === 'file',
+        repositoryExisted: inputs.repositoryExisted(git.entry),
+        configText: () => (entry.kind === 'file' ? inputs.textOf(entry) : Promise.resolve(undefined)),
+      }));
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
   if (read === 'ask' || read === 'deny') return { action: 'stage', why: "a secret's name (a read rule protects it)" };
@@ -137,28 +121,6 @@ function isPlaceholder(entry: LayerEntry, abs: string, placeholders: ReadonlySet
   if (entry.kind === 'mkdir') return [...placeholders].some((p) => p === abs || p.startsWith(`${abs}${nodePath.sep}`));
   if (entry.kind === 'file') return entry.size === 0 && entry.below.type === 'none' && placeholders.has(abs);
   return false;
-}
-
-/** Why a change in a git folder is reviewed, or undefined when everyday git makes it. */
-async function gitVerdict(
-  entry: LayerEntry,
-  git: { readonly entry: string; readonly inner: string },
-  inputs: JudgeInputs,
-): Promise<string | undefined> {
-  if (git.inner === '')
-    return "a .git file or folder in place of a repository's (it can send git to another folder's configuration and hooks)";
-  const review = inputs.gitReview.get(entry.rel);
-  if (review !== undefined) return review;
-  if (EVERYDAY_GIT.test(git.inner)) return undefined;
-  if (!inputs.repositoryExisted(git.entry)) {
-    if (NEW_REPOSITORY.test(git.inner)) return undefined;
-    if (git.inner === 'config' && entry.kind === 'file') {
-      const text = await inputs.textOf(entry);
-      const unsafe = text === undefined ? 'a repository configuration too large to read' : unsafeConfig(text);
-      return unsafe === undefined ? undefined : `${unsafe}`;
-    }
-  }
-  return `${git.inner} in a repository's git folder, which everyday git does not write (git reads or runs it: configuration, hooks, a rebase's todo, attributes)`;
 }
 
 /**
