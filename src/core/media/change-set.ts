@@ -6,7 +6,7 @@ import { metaAt, putBack, readFileAt, removeEmptiedFolders, removeFile, type Fil
 import type { FileMeta } from './file-meta.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from './journal.ts';
 import { holdsBase } from './hash.ts';
-import type { SaveHistory, SaveRecord } from './history.ts';
+import type { SaveHistory } from './history.ts';
 import { commitMedia, type SaveContext, type SaveOutcome } from './save.ts';
 import { pathKey, type StagedMedia } from './types.ts';
 
@@ -45,20 +45,16 @@ export interface SetOutcome {
   readonly removedFolders: readonly string[];
 }
 
-/** A step already done, and how to take it back. */
-type Done =
-  | {
-      readonly kind: 'wrote';
-      readonly path: GatedPath;
-      readonly replaced: Uint8Array | undefined;
-      readonly meta: FileMeta | undefined;
-    }
-  | {
-      readonly kind: 'removed';
-      readonly path: GatedPath;
-      readonly bytes: Uint8Array;
-      readonly meta: FileMeta | undefined;
-    };
+/** A file a set wrote or removed, with what it held before (`before` undefined: the write created it): how to take it back. */
+export interface DoneStep {
+  readonly kind: 'wrote' | 'removed';
+  readonly path: GatedPath;
+  readonly before: Uint8Array | undefined;
+  readonly meta: FileMeta | undefined;
+}
+
+/** What `SaveHistory.record` keeps of one file of a set. */
+export type SetRecord = Omit<Parameters<SaveHistory['record']>[0], 'set'>;
 
 function conflict(what: string): SandboxError {
   return new SandboxError(
@@ -135,19 +131,41 @@ function plannedSteps(changes: readonly SetChange[], disks: Disks): PlannedStep[
   });
 }
 
-/** Takes back what was done, newest first; returns the paths that could not be restored. */
-async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[]> {
+/** Takes back what a set did, newest first (bytes restored, created files removed, removed ones recreated); the paths that could not be restored. */
+export async function rollBack(ctx: SaveContext & { readonly log: Log }, done: readonly DoneStep[]): Promise<string[]> {
   const failed: string[] = [];
   for (const step of [...done].reverse()) {
     try {
-      if (step.kind === 'wrote') await putBack(ctx, step.path, step.replaced, false, step.meta);
-      else await putBack(ctx, step.path, step.bytes, true, step.meta);
+      await putBack(ctx, step.path, step.before, step.kind === 'removed', step.meta);
     } catch (e) {
       ctx.log.warn(`Rolling back "${step.path.display}" failed: ${e instanceof Error ? e.message : String(e)}`);
       failed.push(step.path.display);
     }
   }
   return failed;
+}
+
+/**
+ * Records the files of a set as one save set for undo (joining `set` when given); its id. Failing to
+ * keep what was replaced never fails the set: the log says why, and undefined says it cannot be undone.
+ */
+export async function recordAll(
+  ctx: { readonly saves: SaveHistory; readonly log: Log },
+  records: readonly SetRecord[],
+  set?: string,
+): Promise<string | undefined> {
+  try {
+    for (const record of records) {
+      const saved = await ctx.saves.record({ ...record, ...(set ? { set } : {}) });
+      set ??= saved.id;
+    }
+    return set;
+  } catch (e) {
+    ctx.log.warn(
+      `The change cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -158,14 +176,14 @@ async function rollBack(ctx: SetContext, done: readonly Done[]): Promise<string[
 export async function commitSet(ctx: SetContext, changes: readonly SetChange[]): Promise<SetOutcome> {
   const disks = await checkAll(ctx, changes);
   const journal = await beginJournal(ctx, plannedSteps(changes, disks));
-  const done: Done[] = [];
+  const done: DoneStep[] = [];
   const files: SetFileOutcome[] = [];
   for (const { media, target, source } of changes) {
     const counts = ctx.media.find(media.id) ? ctx.media.changes(media.id) : { added: 0, removed: 0 };
     try {
       if (media.change.kind === 'delete') {
         const removed = await removeFile(ctx, target, media.base.hash);
-        done.push({ kind: 'removed', path: target, ...removed });
+        done.push({ kind: 'removed', path: target, before: removed.bytes, meta: removed.meta });
         if (ctx.media.find(media.id)) ctx.media.markSaved(media.id, target, new Uint8Array(0));
         ctx.media.noteDisk(target, undefined);
         files.push({ kind: 'delete', mediaId: media.id, path: target, ...counts, write: undefined });
@@ -183,10 +201,10 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
         move && media.change.kind === 'move' ? (media.change.replace ? 'any' : 'absent') : undefined,
         carried,
       );
-      done.push({ kind: 'wrote', path: target, replaced: write.replaced, meta: write.replacedMeta });
+      done.push({ kind: 'wrote', path: target, before: write.replaced, meta: write.replacedMeta });
       if (move) {
         const removed = await removeFile(ctx, source, sourceHash);
-        done.push({ kind: 'removed', path: source, ...removed });
+        done.push({ kind: 'removed', path: source, before: removed.bytes, meta: removed.meta });
         ctx.media.noteDisk(source, undefined);
         files.push({ kind: 'move', mediaId: media.id, path: target, from: source, ...counts, write });
       } else {
@@ -225,7 +243,7 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
   const removedFolders: string[] = [];
   for (const step of done)
     if (step.kind === 'removed') removedFolders.push(...(await removeEmptiedFolders(ctx, step.path)));
-  const saveId = await recordSet(ctx, files, done);
+  const saveId = await recordAll(ctx, setRecords(files, done));
   await journal.close();
   return { saveId, files, removedFolders };
 }
@@ -244,19 +262,12 @@ async function beginJournal(ctx: SetContext, steps: readonly PlannedStep[]): Pro
   }
 }
 
-/** Keeps what the set replaced, for undo: a write record per written file, a delete record per removed one. Failing to keep it never fails the save. */
-async function recordSet(
-  ctx: SetContext,
-  files: readonly SetFileOutcome[],
-  done: readonly Done[],
-): Promise<string | undefined> {
-  let set: string | undefined;
-  try {
-    for (const f of files) {
-      const base = { mediaId: f.mediaId, added: f.added, removed: f.removed, ...(set ? { set } : {}) };
-      let first: SaveRecord;
-      if (f.write) {
-        first = await ctx.saves.record({
+/** What the set replaced, for undo: a write record per written file, a delete record per removed one (a move is both). */
+function setRecords(files: readonly SetFileOutcome[], done: readonly DoneStep[]): SetRecord[] {
+  return files.flatMap((f): SetRecord[] => {
+    const base = { mediaId: f.mediaId, added: f.added, removed: f.removed };
+    const first: SetRecord = f.write
+      ? {
           ...base,
           path: f.path,
           replaced: f.write.replaced,
@@ -264,44 +275,26 @@ async function recordSet(
           written: f.write.written,
           file: f.write.file,
           ...(f.from ? { moved: { from: f.from } } : {}),
-        });
-      } else {
-        first = await ctx.saves.record({
-          ...base,
-          path: f.path,
-          kind: 'delete',
-          ...removedAt(done, f.path),
-          written: new Uint8Array(0),
-        });
-      }
-      set ??= first.id;
-      if (f.from)
-        await ctx.saves.record({
-          ...base,
-          set,
-          path: f.from,
-          kind: 'delete',
-          ...removedAt(done, f.from),
-          written: new Uint8Array(0),
-          moved: { to: f.path },
-        });
-    }
-    return set;
-  } catch (e) {
-    ctx.log.warn(
-      `The save cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
-    );
-    return undefined;
-  }
+        }
+      : { ...base, path: f.path, kind: 'delete', ...removedAt(done, f.path), written: new Uint8Array(0) };
+    if (!f.from) return [first];
+    const source: SetRecord = {
+      ...base,
+      path: f.from,
+      kind: 'delete',
+      ...removedAt(done, f.from),
+      written: new Uint8Array(0),
+      moved: { to: f.path },
+    };
+    return [first, source];
+  });
 }
 
 /** The bytes, mode and owner a set removed at `path`, as a delete record keeps them. */
 function removedAt(
-  done: readonly Done[],
+  done: readonly DoneStep[],
   path: ModelPath,
 ): { readonly replaced: Uint8Array | undefined; readonly replacedMeta: FileMeta | undefined } {
   const step = done.find((d) => d.kind === 'removed' && pathKey(d.path) === pathKey(path));
-  return step?.kind === 'removed'
-    ? { replaced: step.bytes, replacedMeta: step.meta }
-    : { replaced: undefined, replacedMeta: undefined };
+  return { replaced: step?.before, replacedMeta: step?.meta };
 }

@@ -7,7 +7,8 @@ import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts';
 import type { Log } from '../ports.ts';
-import { inPinned, putBack, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
+import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
+import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
 import { mediaTaint } from '../media/types.ts';
 import { lineCountsOfUtf8 } from '../text/line-counts.ts';
 import type { Policy } from '../policy/policy.ts';
@@ -81,6 +82,7 @@ export async function applyChanges(
   let stopped = journaled.refused;
   /** A file failed to apply: the folders moved in whole (never journaled) are held too, so nothing of the set lands. */
   let failed = false;
+  let keepJournal = false;
   const applyOne = async (i: number): Promise<void> => {
     const { entry, path, verdict: judged } = changes[i]!;
     const isFile = entry.kind === 'file' || entry.kind === 'delete';
@@ -113,7 +115,8 @@ export async function applyChanges(
             after: new Uint8Array(await readFile(entry.from)),
           };
           await writeInPlace(ctx, gated, bytes, entry.mode);
-          done.push({ change: i, gated, kind: 'write', replaced, written: bytes, outcome: outcomes.length });
+          const step = { kind: 'wrote' as const, path: gated, before: replaced?.bytes, meta: replaced?.meta };
+          done.push({ change: i, step, written: bytes, outcome: outcomes.length });
           break;
         }
         case 'delete': {
@@ -125,15 +128,9 @@ export async function applyChanges(
             });
             return;
           }
-          const replaced = await removeFile(ctx, gated, undefined);
-          done.push({
-            change: i,
-            gated,
-            kind: 'delete',
-            replaced,
-            written: new Uint8Array(0),
-            outcome: outcomes.length,
-          });
+          const removed = await removeFile(ctx, gated, undefined);
+          const step = { kind: 'removed' as const, path: gated, before: removed.bytes, meta: removed.meta };
+          done.push({ change: i, step, written: new Uint8Array(0), outcome: outcomes.length });
           break;
         }
         case 'mkdir':
@@ -158,11 +155,16 @@ export async function applyChanges(
       failed = true;
       stopped = `"${path.display}" failed to apply (${e instanceof Error ? e.message : String(e)}), so the command's files were put back and staged instead`;
       outcomes.push(await stage(ctx, entry, gated, failure));
-      await putBackApplied(ctx, done, (applied) =>
-        stage(ctx, changes[applied.change]!.entry, applied.gated, stopped!).then((o) => {
-          outcomes[applied.outcome] = o;
-        }),
-      );
+      // Where a file could not be put back, the journal keeps what it held for the next start.
+      keepJournal =
+        (
+          await rollBack(
+            ctx,
+            done.map((applied) => applied.step),
+          )
+        ).length > 0;
+      for (const applied of done)
+        outcomes[applied.outcome] = await stage(ctx, changes[applied.change]!.entry, applied.step.path, stopped);
       done.length = 0;
     }
   };
@@ -202,67 +204,35 @@ export async function applyChanges(
       if (entry.kind !== 'mkdir') outcomes.push({ path: path.display, kind: kindOf(entry), action: 'applied' });
     }
   }
-  await journaled.record?.close();
+  if (!keepJournal) await journaled.record?.close();
   return { saveId: set, outcomes };
 }
 
-/** A file a change set wrote or removed, with what it replaced; `outcome`: its place among the outcomes. */
+/** A file the change set wrote or removed: its change, its step (how to take it back), what it wrote, and its place among the outcomes. */
 interface Applied {
   readonly change: number;
-  readonly gated: GatedPath;
-  readonly kind: 'write' | 'delete';
-  readonly replaced: FileBytes | undefined;
+  readonly step: DoneStep;
   readonly written: Uint8Array;
   readonly outcome: number;
 }
 
-/** Puts back what the set had applied (newest first: bytes restored, created files removed, deleted ones recreated), then `then` for each. */
-async function putBackApplied(
-  ctx: ApplyContext,
-  done: readonly Applied[],
-  then: (applied: Applied) => Promise<void>,
-): Promise<void> {
-  for (const applied of [...done].reverse()) {
-    try {
-      await putBack(ctx, applied.gated, applied.replaced?.bytes, applied.kind === 'delete', applied.replaced?.meta);
-    } catch (e) {
-      ctx.log.warn(
-        `Putting back "${applied.gated.display}" after a command's change set failed did not work: ${e instanceof Error ? e.message : String(e)}; the set's journal keeps what it held.`,
-      );
-    }
-    await then(applied);
-  }
-}
-
-/** Records the files applied as one save set (joining `set` when given); its id. Failing to record never fails the command: the log says why. */
-async function recordApplied(
+/** Records the files applied as one save set (joining `set` when given); its id. */
+function recordApplied(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
   done: readonly Applied[],
   set?: string,
 ): Promise<string | undefined> {
-  for (const applied of done) {
-    const path = changes[applied.change]!.path;
-    try {
-      const counts = lineCountsOfUtf8(applied.replaced?.bytes ?? new Uint8Array(0), applied.written);
-      const saved = await ctx.saves.record({
-        path,
-        mediaId: 'run_shell_command',
-        replaced: applied.replaced?.bytes,
-        replacedMeta: applied.replaced?.meta,
-        written: applied.written,
-        kind: applied.kind,
-        ...(set ? { set } : {}),
-        ...counts,
-      });
-      set ??= saved.id;
-    } catch (e) {
-      ctx.log.warn(
-        `A command's change to "${path.display}" cannot be undone: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
-  }
-  return set;
+  const records = done.map(({ change, step, written }) => ({
+    path: changes[change]!.path,
+    mediaId: 'run_shell_command',
+    replaced: step.before,
+    replacedMeta: step.meta,
+    written,
+    kind: step.kind === 'removed' ? ('delete' as const) : ('write' as const),
+    ...lineCountsOfUtf8(step.before ?? new Uint8Array(0), written),
+  }));
+  return recordAll(ctx, records, set);
 }
 
 /**
