@@ -4,8 +4,7 @@ import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
 import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
-import { plural } from '../text/format.ts';
-import { modelPathOf, type ChangeOutcome } from './apply.ts';
+import { modelPathOf } from './apply.ts';
 import { judge, type JudgedChange, type ShellReview } from './judge.ts';
 import { gitPlaceOf } from '../git/git-folder.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
@@ -144,31 +143,4 @@ async function refsToReview(
     if (why !== undefined) review.set(entry.rel, why);
   }
   return review;
-}
-
-/** The lines of a command's result that say what became of its changes, and how to take them back. */
-export function changeSetLines(outcomes: readonly ChangeOutcome[], saveId: string | undefined): string[] {
-  const lines: string[] = [];
-  const inGit = (o: ChangeOutcome): boolean => o.path.includes('.git') && gitPlaceOf(o.path) !== undefined;
-  const applied = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder' && !inGit(o));
-  const appliedInGit = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder' && inGit(o)).length;
-  const staged = outcomes.filter((o) => o.action === 'staged');
-  const held = outcomes.filter((o) => o.action === 'held');
-  if (applied.length + appliedInGit > 0) {
-    const shown = applied
-      .slice(0, 20)
-      .map((o) => `${o.kind === 'delete' ? '-' : o.kind === 'link' ? '@' : '+'}${o.path}`);
-    if (applied.length > 20) shown.push('…');
-    if (appliedInGit > 0) shown.push(`${plural(appliedInGit, 'file')} of git's own (objects, refs, index)`);
-    lines.push(
-      `changes applied: ${plural(applied.length, 'file')} (${shown.join(' ')})${saveId !== undefined ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : ''}.`,
-    );
-  }
-  if (staged.length > 0) {
-    lines.push(
-      `staged for review, NOT on disk: ${staged.map((o) => `${o.kind === 'delete' ? 'delete ' : ''}${o.path} (${o.mediaId}: ${o.why})`).join('; ')}. Save them with save_media {"media_ids":[${staged.map((o) => JSON.stringify(o.mediaId)).join(',')}]} if they are wanted (the user is asked), or leave them.`,
-    );
-  }
-  if (held.length > 0) lines.push(`held back, not written: ${held.map((o) => `${o.path} (${o.why})`).join('; ')}.`);
-  return lines;
 }

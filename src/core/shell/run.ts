@@ -8,7 +8,7 @@ import type { Policy } from '../policy/policy.ts';
 import type { SaveGuard } from '../media/save-guard.ts';
 import type { Ripgrep } from '../ripgrep/process.ts';
 import { fits } from '../paging/budget.ts';
-import { isPaged, renderPaged, type Paged } from '../paging/paged.ts';
+import { isPaged } from '../paging/paged.ts';
 import { ResultPager } from '../results/pager.ts';
 import { streamResult, type StreamingCall } from '../results/stream.ts';
 import { plural } from '../text/format.ts';
@@ -16,47 +16,15 @@ import { boundaryLineOf, deriveBoundary } from './boundary.ts';
 import { visibleCommand } from './display.ts';
 import { QUIET_TOOLS, scrubEnvironment } from './env.ts';
 import { LineFeed, renderShellLine, type ShellLine } from './output.ts';
-import { condenseOutput } from './condense.ts';
 import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.ts';
 import { ripgrepLister } from './tree.ts';
 import { callLayerFolder, makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
 import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
-import { changeSetLines, judgeLayer } from './change-set.ts';
+import { judgeLayer } from './change-set.ts';
+import { renderShell, statusLines, type ShellOutput, type ShellStatus } from './result.ts';
 import { gitNamedBy, type GitNamed } from '../git/named.ts';
 import { personalIdentity } from './identity.ts';
-
-/** How the command ended. */
-export interface ShellStatus {
-  readonly command: string;
-  /** The folder it ran in, as displayed. */
-  readonly cwd: string;
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  readonly timedOut: boolean;
-  readonly durationMs: number;
-  /** What the sandbox reported refusing (network hosts; file events where the platform reports them). */
-  readonly violations: readonly string[];
-  /** Hosts the command tried to reach that were refused (no setting allows them, and the person declined or nobody could be asked). */
-  readonly refusedHosts: readonly string[];
-  /** Lines on stderr that say a read or write was refused (the sandbox's refusals on Linux show up this way). */
-  readonly refusedLines: number;
-  readonly boundary: string;
-  /** What became of each change the command made (applied, staged for review, held back). */
-  readonly changes: readonly ChangeOutcome[];
-  /** The save_id that undoes what was applied (undo_save). */
-  readonly saveId?: string;
-  /** The workspace was read-only to the command (no copy-on-write layer here): why. */
-  readonly readOnlyBecause?: string;
-  /** Where this host's person allows hosts (a setting or a flag), for the refusal line. */
-  readonly hostsSetting: string;
-  /** Repositories (as displayed) whose object store was unreadable, and the secret their history holds. */
-  readonly hiddenHistories: readonly { readonly repository: string; readonly secret: string }[];
-}
-
-/** A command's result: every line when they fit one page, else the first page and the result artifact. */
-export type ShellOutput =
-  (ShellStatus & { readonly lines: readonly ShellLine[] }) | (Paged<ShellLine> & { readonly status: ShellStatus });
 
 /** What a command is given: the sandbox, the rules and folders it is derived from, where its output streams. */
 interface ShellContext extends StreamingCall, Omit<ApplyContext, 'signal' | 'log'> {
@@ -78,12 +46,19 @@ interface ShellInput {
 const REFUSAL =
   /Permission denied|Read-only file system|Operation not permitted|Connection blocked by network allowlist/;
 
-/** Runs one command in the sandbox, its output streamed into the pager; resolves once it has ended. */
-export async function runInSandbox(
+/** What a call is checked to have before anything is made for it: the shell, a sandbox, a folder to run in, a timeout within bounds. */
+async function checkCall(
   input: ShellInput,
   ctx: ShellContext,
   target: GatedPath | undefined,
-): Promise<ShellOutput> {
+): Promise<{
+  readonly shell: ShellServices;
+  readonly ripgrep: Ripgrep;
+  readonly folder: GatedPath;
+  readonly timeoutMs: number;
+  readonly cwd: string;
+  readonly cwdShown: string;
+}> {
   const shell = ctx.shell;
   if (shell === undefined || ctx.ripgrep === undefined)
     throw new SandboxError(
@@ -126,8 +101,19 @@ export async function runInSandbox(
       'Pass a folder relative to the workspace, or omit cwd for the first workspace folder.',
     );
   const cwd = nodePath.join(rootPath, resolved.realRel);
-  const cwdShown = target.rel === '' ? target.root.name : target.display;
 
+  const shown = target.rel === '' ? target.root.name : target.display;
+  return { shell, ripgrep: ctx.ripgrep, folder: target, timeoutMs, cwd, cwdShown: shown };
+}
+
+/** Runs one command in the sandbox, its output streamed into the pager; resolves once it has ended. */
+export async function runInSandbox(
+  input: ShellInput,
+  ctx: ShellContext,
+  target: GatedPath | undefined,
+): Promise<ShellOutput> {
+  const { shell, ripgrep, folder, timeoutMs, cwd, cwdShown } = await checkCall(input, ctx, target);
+  const host = shell.host;
   const writeRoots = ctx.saveGuard.current();
   const writeFolders = (writeRoots ?? ctx.roots.map((root) => ({ root, rel: '' }))).flatMap((p) =>
     p.root.localPath === undefined ? [] : [nodePath.join(p.root.localPath, p.rel)],
@@ -178,31 +164,14 @@ export async function runInSandbox(
         layered: readOnlyBecause === undefined,
         allowedDomains,
         path: hostEnv['PATH'] ?? '/usr/bin:/bin',
-        list: ripgrepLister(ctx.ripgrep),
+        list: ripgrepLister(ripgrep),
         signal: ctx.signal,
         memo: shell.memo,
       }),
     ]);
     if (ctx.signal.aborted) throw cancelled();
     await hidePlaceholdersFromGit(home, host.sandbox.placeholders(), writeFolders, boundary.gitDirs);
-    const { env } = scrubEnvironment(hostEnv);
-    // The sandbox sets TMPDIR to a folder of its own, which the allow-list of reads hides: bash puts
-    // the call's own back from BASH_ENV, which it reads before the command.
-    const bashEnv = nodePath.join(home, '.bash_env');
-    await writeFile(
-      bashEnv,
-      `export TMPDIR=${shellQuoted(temp)} TMP=${shellQuoted(temp)} TEMP=${shellQuoted(temp)}\n`,
-      { mode: 0o600 },
-    );
-    Object.assign(env, QUIET_TOOLS, {
-      HOME: home,
-      TMPDIR: temp,
-      TMP: temp,
-      TEMP: temp,
-      BASH_ENV: bashEnv,
-      XDG_CONFIG_HOME: nodePath.join(home, '.config'),
-      XDG_CACHE_HOME: nodePath.join(home, '.cache'),
-    });
+    const env = await commandEnv(hostEnv, home, temp);
     const started = ctx.clock.now();
     const startedAt = Date.now();
     const refusedHosts = new Set<string>();
@@ -284,7 +253,7 @@ export async function runInSandbox(
       store: ctx.artifacts,
       budget: ctx.page,
       ...(ctx.progress ? { progress: ctx.progress } : {}),
-      source: target,
+      source: folder,
       stop: () => child.kill(),
       label: `run_shell_command ${JSON.stringify(visibleCommand(input.command))}`,
       render: (line) => renderShellLine(line),
@@ -346,6 +315,32 @@ export async function runInSandbox(
 }
 
 /**
+ * The command's environment: the host's, scrubbed of credentials, with the call's own HOME and
+ * temp folder. The sandbox sets TMPDIR to a folder of its own, which the allow-list of reads hides:
+ * bash puts the call's own back from BASH_ENV, which it reads before the command.
+ */
+async function commandEnv(
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  home: string,
+  temp: string,
+): Promise<Record<string, string>> {
+  const { env } = scrubEnvironment(hostEnv);
+  const bashEnv = nodePath.join(home, '.bash_env');
+  await writeFile(bashEnv, `export TMPDIR=${shellQuoted(temp)} TMP=${shellQuoted(temp)} TEMP=${shellQuoted(temp)}\n`, {
+    mode: 0o600,
+  });
+  return Object.assign(env, QUIET_TOOLS, {
+    HOME: home,
+    TMPDIR: temp,
+    TMP: temp,
+    TEMP: temp,
+    BASH_ENV: bashEnv,
+    XDG_CONFIG_HOME: nodePath.join(home, '.config'),
+    XDG_CACHE_HOME: nodePath.join(home, '.cache'),
+  });
+}
+
+/**
  * The sandbox makes a mount point for each name it guards that is missing in its process's working
  * folder (a device, to the command): git would stop on it (`git add -A`: "can only add regular
  * files"). The call's own git ignores those that are not on disk, so git sees the work tree as it is.
@@ -395,41 +390,4 @@ const shellQuoted = (value: string): string => `'${value.replace(/'/g, `'\\''`)}
 function privateFolders(spoolDir: string): string[] {
   const parent = nodePath.dirname(spoolDir);
   return parent === nodePath.parse(parent).root || parent === tmpdir() ? [spoolDir] : [parent];
-}
-
-/** The lines that say how the command ended and what the sandbox refused. */
-export function statusLines(s: ShellStatus): string[] {
-  const how = s.timedOut
-    ? `timed out: killed after ${s.durationMs} ms (with everything it started)`
-    : s.signal !== null
-      ? `ended by signal ${s.signal} after ${s.durationMs} ms`
-      : `exit code ${s.exitCode ?? 'unknown'} after ${s.durationMs} ms`;
-  const lines = [`$ ${visibleCommand(s.command)}  (in ${s.cwd}; ${how})`];
-  for (const v of s.violations) lines.push(`sandbox refused: ${v}`);
-  if (s.refusedHosts.length > 0)
-    lines.push(
-      `network refused: ${s.refusedHosts.join(', ')} (not in ${s.hostsSetting}, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`,
-    );
-  lines.push(...changeSetLines(s.changes, s.saveId));
-  for (const h of s.hiddenHistories)
-    lines.push(
-      `Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`,
-    );
-  if (s.readOnlyBecause !== undefined)
-    lines.push(
-      `Note: the workspace was read-only to this command (${s.readOnlyBecause}); writes outside $TMPDIR fail.`,
-    );
-  if (s.refusedLines > 0)
-    lines.push(
-      `Note: ${plural(s.refusedLines, 'stderr line')} report a refused read, write or connection. The sandbox (${s.boundary}) refuses these on purpose: do not retry them another way; work inside the boundary or ask the user.`,
-    );
-  return lines;
-}
-
-/** The model's text: the output lines (or their first page), then how the command ended. */
-export function renderShell(output: ShellOutput): string {
-  if (isPaged<ShellLine>(output))
-    return [renderPaged(output, (line) => renderShellLine(line)), ...statusLines(output.status)].join('\n');
-  const body = condenseOutput(output.lines).map(renderShellLine);
-  return [...(body.length === 0 ? ['(no output)'] : body), ...statusLines(output)].join('\n');
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from '../contract/tool.ts';
-import { runInSandbox, renderShell, type ShellOutput } from '../shell/run.ts';
+import { runInSandbox } from '../shell/run.ts';
+import { renderShell, type ShellOutput } from '../shell/result.ts';
 import { visibleCommand } from '../shell/display.ts';
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../shell/port.ts';
 
