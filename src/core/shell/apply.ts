@@ -10,7 +10,8 @@ import type { Log } from '../ports.ts';
 import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
 import { mediaTaint } from '../media/types.ts';
-import { lineCountsOfUtf8 } from '../text/line-counts.ts';
+import { lineCountsOfUtf8, type LineCounts } from '../text/line-counts.ts';
+import { hasEarlyNul } from '../text/encoding.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { LayerEntry } from './upper.ts';
 import type { JudgedChange } from './judge.ts';
@@ -112,7 +113,7 @@ export async function applyChanges(
         case 'file': {
           const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? {
             before: await readFileAt(ctx, gated, 'written'),
-            after: new Uint8Array(await readFile(entry.from)),
+            after: await readFile(entry.from),
           };
           await writeInPlace(ctx, gated, bytes, entry.mode);
           const step = { kind: 'wrote' as const, path: gated, before: replaced?.bytes, meta: replaced?.meta };
@@ -216,6 +217,10 @@ interface Applied {
   readonly outcome: number;
 }
 
+/** Lines added and removed, counted as git counts them: none for a binary file (its text is not decoded). */
+const countsOf = (before: Uint8Array, after: Uint8Array): LineCounts =>
+  hasEarlyNul(before) || hasEarlyNul(after) ? { added: 0, removed: 0 } : lineCountsOfUtf8(before, after);
+
 /** Records the files applied as one save set (joining `set` when given); its id. */
 function recordApplied(
   ctx: ApplyContext,
@@ -230,7 +235,7 @@ function recordApplied(
     replacedMeta: step.meta,
     written,
     kind: step.kind === 'removed' ? ('delete' as const) : ('write' as const),
-    ...lineCountsOfUtf8(step.before ?? new Uint8Array(0), written),
+    ...countsOf(step.before ?? new Uint8Array(0), written),
   }));
   return recordAll(ctx, records, set);
 }
@@ -265,7 +270,7 @@ async function journalFirst(
     // One at a time: reading the file where it lands may ask the person (a file with several names, one a git configuration names), and a refusal stops the set.
     try {
       const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
-      const after = entry.kind === 'file' ? new Uint8Array(await readFile(entry.from)) : new Uint8Array(0);
+      const after = entry.kind === 'file' ? await readFile(entry.from) : new Uint8Array(0);
       bytes.set(i, { before, after });
       steps.push({
         path,
@@ -320,7 +325,7 @@ async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why:
     let media;
     if (entry.kind === 'file') {
       ctx.media.ensureRoom(path.display, entry.size);
-      media = ctx.media.stage(path, disk, new Uint8Array(await readFile(entry.from)), taint);
+      media = ctx.media.stage(path, disk, await readFile(entry.from), taint);
     } else {
       media = ctx.media.stage(path, disk, undefined, taint, 'model', { kind: 'delete' });
     }

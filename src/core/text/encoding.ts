@@ -40,13 +40,16 @@ export const BINARY_SAMPLE_BYTES = 32 * 1024;
 // git's rule: a NUL byte in the first 8,000 bytes means binary, whatever the file name says.
 const NUL_WINDOW = 8000;
 
+/** git's test for a binary file: a NUL byte in its first 8,000 bytes. */
+export const hasEarlyNul = (bytes: Uint8Array): boolean => bytes.subarray(0, NUL_WINDOW).includes(0);
+
 /**
  * istextorbinary decides by the file name's extension when it knows it (".png" is binary, ".txt"
  * text), else by the content at the start, middle and end of the sample. A NUL near the start
  * overrides a text extension (a ".txt" that is really a PNG).
  */
 export function detectBinary(fileName: string, head: Uint8Array, tail: Uint8Array): boolean {
-  if (head.subarray(0, NUL_WINDOW).includes(0)) return true;
+  if (hasEarlyNul(head)) return true;
   return isBinary(fileName, Buffer.concat([head, tail])) === true;
 }
 
