@@ -404,6 +404,48 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.doesNotMatch(text, /changes applied/, text);
   });
 
+  test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {
+    const fs = new FaultyFs();
+    let writesOfA = 0;
+    fs.beforeWrite = (address) => {
+      if (address.endsWith('b.txt'))
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      if (address.endsWith('a.txt') && ++writesOfA > 1)
+        throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    };
+    const stateDir = testDir(t, 'wt-state-').path;
+    const f = fixture(t, { fs, stateDir });
+    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n', text);
+    assert.match(
+      text,
+      /a\.txt \(m\d+: "b\.txt" failed to apply .*putting this file back failed: it holds the command's bytes/,
+      text,
+    );
+    const journals = execFileSync('find', [stateDir, '-name', 'journal.json']).toString().trim();
+    assert.notEqual(journals, '', `no journal was kept:\n${text}`);
+  });
+
+  test("where one file's undo record cannot be kept, the command's other files are still recorded, and its save_id takes them back", async (t) => {
+    const f = fixture(t);
+    const saves = f.s.session.saves;
+    const record = saves.record.bind(saves);
+    let calls = 0;
+    // The undo folder fails once (a full disk): the second file's record.
+    saves.record = async (save) => {
+      if (++calls === 2) throw new Error('ENOSPC: no space left on device, write');
+      return record(save);
+    };
+    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt && echo THREE > c.txt');
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.notEqual(saveId, undefined, text);
+    assert.match(f.s.log.messages.join('\n'), /The change to "b\.txt" cannot be undone/);
+    await f.s.invoke('undo_save', { save_id: saveId });
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
+    assert.equal(existsSync(nodePath.join(f.s.root, 'c.txt')), false);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'b.txt'), 'utf8'), 'TWO\n');
+  });
+
   test('a change set whose file cannot be read where it lands (a folder kept on disk) applies nothing, and says which file', async (t) => {
     const f = fixture(t);
     mkdirSync(nodePath.join(f.s.root, 'd'));

@@ -146,26 +146,28 @@ export async function rollBack(ctx: SaveContext & { readonly log: Log }, done: r
 }
 
 /**
- * Records the files of a set as one save set for undo (joining `set` when given); its id. Failing to
- * keep what was replaced never fails the set: the log says why, and undefined says it cannot be undone.
+ * Records the files of a set as one save set for undo (joining `set` when given): its id, and the
+ * files whose record failed (the log says why; a failure never fails the set, and the others are
+ * still recorded).
  */
 export async function recordAll(
   ctx: { readonly saves: SaveHistory; readonly log: Log },
   records: readonly SetRecord[],
   set?: string,
-): Promise<string | undefined> {
-  try {
-    for (const record of records) {
+): Promise<{ readonly set: string | undefined; readonly failed: readonly string[] }> {
+  const failed: string[] = [];
+  for (const record of records) {
+    try {
       const saved = await ctx.saves.record({ ...record, ...(set ? { set } : {}) });
       set ??= saved.id;
+    } catch (e) {
+      ctx.log.warn(
+        `The change to "${record.path.display}" cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
+      );
+      failed.push(record.path.display);
     }
-    return set;
-  } catch (e) {
-    ctx.log.warn(
-      `The change cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
-    );
-    return undefined;
   }
+  return { set, failed };
 }
 
 /**
@@ -243,7 +245,9 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
   const removedFolders: string[] = [];
   for (const step of done)
     if (step.kind === 'removed') removedFolders.push(...(await removeEmptiedFolders(ctx, step.path)));
-  const saveId = await recordAll(ctx, setRecords(files, done));
+  const recorded = await recordAll(ctx, setRecords(files, done));
+  // A set that cannot be undone as a whole gives no save_id.
+  const saveId = recorded.failed.length === 0 ? recorded.set : undefined;
   await journal.close();
   return { saveId, files, removedFolders };
 }

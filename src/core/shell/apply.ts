@@ -156,21 +156,31 @@ export async function applyChanges(
       failed = true;
       stopped = `"${path.display}" failed to apply (${e instanceof Error ? e.message : String(e)}), so the command's files were put back and staged instead`;
       outcomes.push(await stage(ctx, entry, gated, failure));
-      // Where a file could not be put back, the journal keeps what it held for the next start.
-      keepJournal =
-        (
-          await rollBack(
-            ctx,
-            done.map((applied) => applied.step),
-          )
-        ).length > 0;
-      for (const applied of done)
-        outcomes[applied.outcome] = await stage(ctx, changes[applied.change]!.entry, applied.step.path, stopped);
+      const notBack = new Set(
+        await rollBack(
+          ctx,
+          done.map((applied) => applied.step),
+        ),
+      );
+      if (notBack.size > 0) {
+        // The journal keeps what they held: the next start puts them back.
+        keepJournal = true;
+        ctx.log.warn(
+          `A command's change set could not be put back wholly; its journal keeps what it replaced, and the next start of Workspace Tools on this workspace puts back what it can.`,
+        );
+      }
+      for (const applied of done) {
+        const why = notBack.has(applied.step.path.display)
+          ? `${stopped}; putting this file back failed: it holds the command's bytes until Workspace Tools next starts on this workspace, which puts it back`
+          : stopped;
+        outcomes[applied.outcome] = await stage(ctx, changes[applied.change]!.entry, applied.step.path, why);
+      }
       done.length = 0;
     }
   };
   for (const i of changes.keys()) if (!inTree.has(i)) await applyOne(i);
-  let set = await recordApplied(ctx, changes, done);
+  // Recorded, these stay applied whatever becomes of the folders below (a failure there puts back only its own files).
+  let set = await recordApplied(ctx, changes, done.splice(0));
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
@@ -222,7 +232,7 @@ const countsOf = (before: Uint8Array, after: Uint8Array): LineCounts =>
   hasEarlyNul(before) || hasEarlyNul(after) ? { added: 0, removed: 0 } : lineCountsOfUtf8(before, after);
 
 /** Records the files applied as one save set (joining `set` when given); its id. */
-function recordApplied(
+async function recordApplied(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
   done: readonly Applied[],
@@ -237,7 +247,7 @@ function recordApplied(
     kind: step.kind === 'removed' ? ('delete' as const) : ('write' as const),
     ...countsOf(step.before ?? new Uint8Array(0), written),
   }));
-  return recordAll(ctx, records, set);
+  return (await recordAll(ctx, records, set)).set;
 }
 
 /**
