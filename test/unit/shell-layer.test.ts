@@ -1,7 +1,17 @@
 import { after, describe, test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
 import * as nodePath from 'node:path';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
@@ -27,9 +37,10 @@ function fixture(
     noLayer?: string;
     stateDir?: string;
     fs?: FaultyFs;
+    home?: string;
   } = {},
 ): Fixture {
-  const home = testDir(t, 'wt-home-').path;
+  const home = options.home ?? testDir(t, 'wt-home-').path;
   writeFileSync(
     nodePath.join(home, '.gitconfig'),
     '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[alias]\n\tst = status\n',
@@ -180,6 +191,39 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     const text = await run(f, 'env');
     assert.doesNotMatch(text, new RegExp(CANARY), text);
     assert.match(text, /PLAIN=kept/);
+  });
+
+  test('attack: ~/.local/bin and ~/.cargo/bin on PATH open only those folders, not all of ~/.local and ~/.cargo (shell history, the Trash, a registry token)', async (t) => {
+    // A home outside the temp folders, as a person's is (/home/pat): a toolchain there is detected.
+    const home = mkdtempSync(nodePath.join(homedir(), 'wt-test-home-'));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const f = fixture(t, {
+      home,
+      env: {
+        PATH: `${home}/.local/bin:${home}/.cargo/bin:${home}/.npm-global/bin:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+      },
+    });
+    mkdirSync(nodePath.join(home, '.npm-global', 'bin'), { recursive: true });
+    symlinkSync('../lib/node_modules/x/cli.sh', nodePath.join(home, '.npm-global', 'bin', 'x'));
+    for (const [rel, text] of [
+      ['.local/bin/tool', 'echo TOOL-RAN\n'],
+      ['.local/share/fish/fish_history', `- cmd: export OPENAI_API_KEY=${CANARY}\n`],
+      ['.local/share/Trash/files/.env', `API_KEY=${CANARY}\n`],
+      ['.cargo/bin/cargo', 'echo CARGO-RAN\n'],
+      ['.cargo/config.toml', `[registry]\ntoken = "${CANARY}"\n`],
+      ['.npm-global/lib/node_modules/x/cli.sh', 'echo NPM-GLOBAL-RAN\n'],
+      ['.npm-global/etc/npmrc', `//registry.npmjs.org/:_authToken=${CANARY}\n`],
+    ] as const) {
+      mkdirSync(nodePath.dirname(nodePath.join(home, rel)), { recursive: true });
+      writeFileSync(nodePath.join(home, rel), text);
+    }
+    const text = await run(
+      f,
+      `sh ${home}/.local/bin/tool; sh ${home}/.cargo/bin/cargo; sh ${home}/.npm-global/bin/x; cat ${home}/.local/share/fish/fish_history ${home}/.local/share/Trash/files/.env ${home}/.cargo/config.toml ${home}/.npm-global/etc/npmrc`,
+    );
+    // A global npm package's script, as its bin link leads to it, still runs.
+    assert.match(text, /TOOL-RAN[\s\S]*CARGO-RAN[\s\S]*NPM-GLOBAL-RAN/, text);
+    assert.doesNotMatch(text, new RegExp(CANARY), text);
   });
 
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {

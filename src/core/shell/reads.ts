@@ -97,7 +97,10 @@ const isFolder = (path: string): boolean => {
 /**
  * The toolchain folders a command may read (that exist): those below home, and each folder on the
  * host's PATH outside the system folders (a `bin` with the installation above it, where npm's and
- * pip's scripts lead), unless it is home itself, a folder above it, or a temp folder.
+ * pip's scripts lead), unless it is home itself, a folder above it, or a temp folder. Security: below
+ * home, a `bin` opens only itself and the `lib` beside it (where `~/.npm-global/bin`'s scripts lead),
+ * never the folder above: there the person keeps other things (`~/.local` holds shell history and
+ * the Trash, `~/.cargo` a registry token, `~/.npm-global/etc` an npmrc).
  */
 export function toolchainFolders(home: string, pathVariable: string | undefined, extra: readonly string[]): string[] {
   const found = new Set<string>();
@@ -109,15 +112,22 @@ export function toolchainFolders(home: string, pathVariable: string | undefined,
     if (!nodePath.isAbsolute(entry)) continue;
     const dir = nodePath.resolve(entry);
     const top = dir.split(nodePath.sep)[1] ?? '';
-    if (SYSTEM_TOP.has(top) || !isFolder(dir)) continue;
-    const installation = nodePath.basename(dir) === 'bin' ? nodePath.dirname(dir) : dir;
+    if (SYSTEM_TOP.has(top) || /^\/(tmp|var\/tmp)(\/|$)/.test(dir) || !isFolder(dir)) continue;
+    const isBin = nodePath.basename(dir) === 'bin';
+    if (dir.startsWith(`${home}${nodePath.sep}`)) {
+      // `~/bin` is the person's own folder of scripts, not an installation's.
+      if (isBin && nodePath.dirname(dir) === home) continue;
+      const lib = nodePath.join(nodePath.dirname(dir), 'lib');
+      for (const folder of isBin ? [dir, lib] : [dir]) if (isFolder(folder)) found.add(folder);
+      continue;
+    }
+    const installation = isBin ? nodePath.dirname(dir) : dir;
     if (
       installation === home ||
       home.startsWith(`${installation}${nodePath.sep}`) ||
       installation === nodePath.parse(installation).root
     )
       continue;
-    if (/^\/(tmp|var\/tmp)(\/|$)/.test(installation)) continue;
     found.add(installation);
   }
   for (const folder of extra) if (nodePath.isAbsolute(folder) && isFolder(folder)) found.add(folder);
