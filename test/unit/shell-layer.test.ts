@@ -226,6 +226,27 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.doesNotMatch(text, new RegExp(CANARY), text);
   });
 
+  test("attack: a repository whose .git is a file naming a git folder of another name (gitdir: gd): the command's config and hooks there are staged, never on disk, and git on the host runs nothing", async (t) => {
+    const f = fixture(t);
+    execFileSync('sh', ['-c', 'mv .git gd && echo "gitdir: gd" > .git'], { cwd: f.s.root });
+    const marker = nodePath.join(f.outside, 'PWNED');
+    const text = await run(
+      f,
+      [
+        `printf "#!/bin/sh\\ntouch ${marker}-hook\\n" > gd/hooks/pre-commit && chmod +x gd/hooks/pre-commit`,
+        `git config core.fsmonitor "touch ${marker}"`,
+        'echo ONE > a.txt',
+      ].join('; '),
+    );
+    // What VS Code's git does outside the sandbox as soon as it sees the repository.
+    execFileSync('git', ['-C', f.s.root, 'status', '--short']);
+    assert.equal(existsSync(marker), false, text);
+    assert.equal(existsSync(nodePath.join(f.s.root, 'gd', 'hooks', 'pre-commit')), false, text);
+    assert.doesNotMatch(readFileSync(nodePath.join(f.s.root, 'gd', 'config'), 'utf8'), /fsmonitor/);
+    assert.match(text, /staged for review, NOT on disk: .*gd\/(config|hooks\/pre-commit)/, text);
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n', text);
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

@@ -55,3 +55,31 @@ export async function gitChangeWhy(
   }
   return `${place.inner} in a repository's git folder, which everyday git does not write (git reads or runs it: configuration, hooks, a rebase's todo, attributes)`;
 }
+
+/**
+ * Why a change in a git folder not named `.git` (a `gitdir:` file names it: `git init
+ * --separate-git-dir` inside the work tree) is reviewed: all but its objects and logs, which git
+ * reads only as data. Such a folder is judged by the file rules besides, never instead of them.
+ */
+export function namedGitFolderWhy(place: GitPlace): string | undefined {
+  if (/^(objects|logs)(\/|$)/.test(place.inner)) return undefined;
+  return `${place.inner === '' ? 'a git folder' : place.inner} in a git folder a .git file names (git reads or runs what is there: configuration, hooks, refs that bring files in)`;
+}
+
+/** The place of `rel` in one of these git folders (relative paths, "" for the folder itself), the deepest first; undefined outside them. */
+export function gitPlaceIn(gitFolders: readonly string[], rel: string): GitPlace | undefined {
+  let found: GitPlace | undefined;
+  for (const folder of gitFolders) {
+    const inner =
+      folder === ''
+        ? rel
+        : rel === folder
+          ? ''
+          : rel.startsWith(`${folder}/`)
+            ? rel.slice(folder.length + 1)
+            : undefined;
+    if (inner !== undefined && (found === undefined || folder.length > found.entry.length))
+      found = { entry: folder, inner };
+  }
+  return found;
+}

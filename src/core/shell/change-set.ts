@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
 import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { modelPathOf } from './apply.ts';
 import { judge, type JudgedChange, type ShellReview } from './judge.ts';
-import { gitPlaceOf } from '../git/git-folder.ts';
+import { gitPlaceIn, gitPlaceOf } from '../git/git-folder.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { protectedInGitWrite } from '../git/commits.ts';
 import type { Layer, LayerFolder } from './layer.ts';
@@ -21,6 +21,8 @@ export interface ChangeSetInputs {
   readonly startedAt: number;
   readonly allowProtectedWrites: boolean;
   readonly placeholders: ReadonlySet<string>;
+  /** The git folders of the repositories in and around the workspace folders (absolute; the boundary's). */
+  readonly gitDirs: readonly string[];
   /** What git configurations name for git to run, given the work trees of the repositories the command made. */
   readonly gitNamed: (newRepositoryTops: readonly string[]) => Promise<GitNamed>;
 }
@@ -64,6 +66,8 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
           ),
         );
     }
+    // Git folders under another name than .git, which a .git file names (relative to the layer's folder).
+    const namedGitFolders = await namedGitFoldersIn(folder.lower, inputs.gitDirs);
     const layerPlace = placeOf(folder.lower, inputs.roots);
     const placeIn = placesIn(folder.lower, layerPlace, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
@@ -85,6 +89,7 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         placeholders: inputs.placeholders,
         gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
+        namedGitPlace: (rel) => gitPlaceIn(namedGitFolders, rel),
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });
       judged.push({
@@ -95,6 +100,27 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     }
   }
   return judged;
+}
+
+/** The git folders within `folder` not named .git (relative to it), by their paths as given and as links resolve them. */
+async function namedGitFoldersIn(folder: string, gitDirs: readonly string[]): Promise<string[]> {
+  const real = async (path: string): Promise<string[]> => [
+    path,
+    ...(await realpath(path).then(
+      (r) => [r],
+      () => [],
+    )),
+  ];
+  const folders = await real(folder);
+  const found = new Set<string>();
+  for (const dir of gitDirs)
+    for (const path of await real(dir))
+      for (const base of folders)
+        if (isWithin(base, path)) {
+          const rel = nodePath.relative(base, path).split(nodePath.sep).join('/');
+          if (gitPlaceOf(rel) === undefined) found.add(rel);
+        }
+  return [...found];
 }
 
 /**

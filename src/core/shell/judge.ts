@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
-import { gitChangeWhy, gitFolderAllowed, gitPlaceOf } from '../git/git-folder.ts';
+import { gitChangeWhy, gitFolderAllowed, gitPlaceOf, namedGitFolderWhy, type GitPlace } from '../git/git-folder.ts';
 import type { LayerEntry } from './upper.ts';
 import type { ModelPath } from '../paths.ts';
 
@@ -44,6 +44,8 @@ export interface JudgeInputs {
   readonly repositoryExisted: (gitEntryRel: string) => boolean;
   /** Changes to a repository's refs or index that bring a protected file in (why), by the entry's path in the layer. */
   readonly gitReview: ReadonlyMap<string, string>;
+  /** Where a path lies in a git folder a `.git` file names under another name (`gd/config`), if it does. */
+  readonly namedGitPlace: (rel: string) => GitPlace | undefined;
   /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
   readonly textOf: (entry: LayerEntry & { readonly kind: 'file' }) => Promise<string | undefined>;
 }
@@ -98,6 +100,9 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
       }));
     return gitWhy === undefined ? { action: 'apply' } : { action: 'stage', why: gitWhy };
   }
+  const named = inputs.namedGitPlace(entry.rel);
+  const namedWhy = named === undefined ? undefined : namedGitFolderWhy(named);
+  if (namedWhy !== undefined) return { action: 'stage', why: namedWhy };
   if (read === 'ask' || read === 'deny') return { action: 'stage', why: "a secret's name (a read rule protects it)" };
   if (write === 'closed') return { action: 'stage', why: 'a rule keeps this path from being written' };
   if (write === 'protected' && (!inputs.allowProtectedWrites || isAlwaysReviewed(rootRel)))
@@ -137,7 +142,11 @@ function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: str
   if (nodePath.isAbsolute(entry.target))
     return { action: 'hold', why: `a symbolic link to the absolute path ${entry.target}` };
   const led = nodePath.posix.normalize(nodePath.posix.join(nodePath.posix.dirname(entry.rel), entry.target));
-  if (led === '..' || led.startsWith('../') || gitPlaceOf(led) !== undefined || gitPlaceOf(entry.rel) !== undefined)
+  if (
+    led === '..' ||
+    led.startsWith('../') ||
+    [led, entry.rel].some((rel) => gitPlaceOf(rel) !== undefined || inputs.namedGitPlace(rel) !== undefined)
+  )
     return {
       action: 'hold',
       why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder`,

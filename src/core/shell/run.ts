@@ -224,6 +224,7 @@ export async function runInSandbox(
         startedAt,
         allowProtectedWrites,
         placeholders: new Set(host.sandbox.placeholders()),
+        gitDirs: boundary.gitDirs,
         gitNamed,
       });
       return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
