@@ -175,3 +175,22 @@ test("a UTF-8 file is staged, patched and saved without its text, and the result
   assert.deepEqual({ added: again.result.added, removed: again.result.removed }, { added: 1, removed: 1 });
   assert.deepEqual(t.session.media.changes('m3'), { added: 1, removed: 1 }, 'against what the save wrote');
 });
+
+test('line counts under a bound of work: a rewrite past it counts its changed region whole; small edits and work within it, the exact diff', () => {
+  const before = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n') + '\n';
+  const everyOther = before
+    .split('\n')
+    .map((line, i) => (i % 2 === 0 && line !== '' ? line.toUpperCase() : line))
+    .join('\n');
+  assert.deepEqual(lineCounts(before, everyOther), { added: 150, removed: 150 });
+  // Past the bound: from the first changed line (0) to the last (298), whole.
+  assert.deepEqual(lineCountsOfUtf8(Buffer.from(before), Buffer.from(everyOther), 0, undefined, 1_000), {
+    added: 299,
+    removed: 299,
+  });
+  // A few changed lines are always diffed exactly, whatever the bound.
+  const lines = before.split('\n');
+  lines[100] = 'changed';
+  lines[200] = 'changed';
+  assert.deepEqual(lineCounts(before, lines.join('\n'), 1_000), { added: 2, removed: 2 });
+});

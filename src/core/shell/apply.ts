@@ -10,7 +10,7 @@ import type { Log } from '../ports.ts';
 import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
 import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
 import { mediaTaint } from '../media/types.ts';
-import { lineCountsOfUtf8, type LineCounts } from '../text/line-counts.ts';
+import { lineCountsOfUtf8, MAX_DIFF_WORK, type LineCounts } from '../text/line-counts.ts';
 import { hasEarlyNul } from '../text/encoding.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { LayerEntry } from './upper.ts';
@@ -227,9 +227,15 @@ interface Applied {
   readonly outcome: number;
 }
 
-/** Lines added and removed, counted as git counts them: none for a binary file (its text is not decoded). */
-const countsOf = (before: Uint8Array, after: Uint8Array): LineCounts =>
-  hasEarlyNul(before) || hasEarlyNul(after) ? { added: 0, removed: 0 } : lineCountsOfUtf8(before, after);
+/**
+ * Lines added and removed, counted as git counts them: none for a binary file (its text is not
+ * decoded). The diffs of one set share one bound of work (a checkout or a formatter rewrites
+ * thousands of files): past its share, a file's changed region counts whole.
+ */
+const countsOf = (before: Uint8Array, after: Uint8Array, files: number): LineCounts =>
+  hasEarlyNul(before) || hasEarlyNul(after)
+    ? { added: 0, removed: 0 }
+    : lineCountsOfUtf8(before, after, 0, undefined, MAX_DIFF_WORK / Math.max(files, 1));
 
 /** Records the files applied as one save set (joining `set` when given); its id. */
 async function recordApplied(
@@ -245,7 +251,7 @@ async function recordApplied(
     replacedMeta: step.meta,
     written,
     kind: step.kind === 'removed' ? ('delete' as const) : ('write' as const),
-    ...countsOf(step.before ?? new Uint8Array(0), written),
+    ...countsOf(step.before ?? new Uint8Array(0), written, changes.length),
   }));
   return (await recordAll(ctx, records, set)).set;
 }

@@ -10,13 +10,13 @@ export interface LineCounts {
 /** Beyond this many changed lines the exact diff is not searched for; the changed region is counted whole. */
 const MAX_EDIT_LENGTH = 5000;
 /** Bounds the diff's work (about lines × edit distance): past it the counts are the whole changed region. */
-const MAX_DIFF_WORK = 20_000_000;
+export const MAX_DIFF_WORK = 20_000_000;
 
 /**
  * `+added −removed` lines from `before` to `after`, as a line diff counts them. For a rewrite too large
  * to diff quickly (this runs in the editor's extension host), every line of the changed region counts.
  */
-export function lineCounts(before: string, after: string): LineCounts {
+export function lineCounts(before: string, after: string, maxWork = MAX_DIFF_WORK): LineCounts {
   if (before === after) return { added: 0, removed: 0 };
   // Common leading and trailing lines are cut first, so a small edit in a big file diffs quickly.
   // Compared as characters (4 KiB slices, then one by one), without splitting the texts into lines.
@@ -49,7 +49,7 @@ export function lineCounts(before: string, after: string): LineCounts {
   const oldLines = countLines(oldMiddle);
   const newLines = countLines(newMiddle);
   const middleLines = oldLines + newLines;
-  const maxEditLength = Math.min(MAX_EDIT_LENGTH, Math.max(50, Math.floor(MAX_DIFF_WORK / Math.max(middleLines, 1))));
+  const maxEditLength = Math.min(MAX_EDIT_LENGTH, Math.max(50, Math.floor(maxWork / Math.max(middleLines, 1))));
   const changes = lazyModule<typeof Diff>('diff').diffLines(oldMiddle, newMiddle, { maxEditLength });
   if (changes === undefined) return { added: newLines, removed: oldLines };
   let added = 0;
@@ -109,9 +109,10 @@ export function lineCountsOfUtf8(
   after: Uint8Array,
   start = 0,
   changed = changedLinesOfUtf8(before, after, start),
+  maxWork = MAX_DIFF_WORK,
 ): LineCounts {
   if (changed === undefined) return { added: 0, removed: 0 };
   const text = (bytes: Uint8Array, end: number): string =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', changed.from, end);
-  return lineCounts(text(before, changed.endBefore), text(after, changed.endAfter));
+  return lineCounts(text(before, changed.endBefore), text(after, changed.endAfter), maxWork);
 }
