@@ -65,7 +65,9 @@ const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
  * media, and records what was applied as one save set, so `undo_save` of the returned id takes the
  * whole command back. All or nothing for its files: where one fails to apply, those already
  * applied are put back and every file of the set is staged instead, saying why. New folders of
- * many files (an install's `node_modules`, a build's output) are moved in whole (`wholeTrees`).
+ * many files (an install's `node_modules`, a build's output) are moved in whole (`wholeTrees`);
+ * one that cannot be (something took its place) lands file by file after the rest, all or nothing
+ * on its own.
  */
 export async function applyChanges(
   ctx: ApplyContext,
