@@ -261,3 +261,20 @@ test('attack: git folders of another name than .git (a .git file names gd, or th
     'file src/a.ts: stage',
   );
 });
+
+test("attack: a .git file the command writes names a new git folder (gitdir: gd2): the .git file and the folder's config are both staged, so saving one never brings the other in unseen", async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'sub/a.txt', 'a\n');
+  put(upper, 'sub/.git', 'gitdir: ../gd2\n');
+  put(upper, 'gd2/HEAD', 'ref: refs/heads/main\n');
+  put(upper, 'gd2/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  put(upper, 'gd2/objects/ab/cdef', 'blob');
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  const files = verdicts(judged).filter((v) => v.startsWith('file '));
+  assert.deepEqual(files, [
+    'file gd2/HEAD: stage',
+    'file gd2/config: stage',
+    'file gd2/objects/ab/cdef: apply',
+    'file sub/.git: stage',
+  ]);
+});

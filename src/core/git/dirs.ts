@@ -46,9 +46,13 @@ export async function firstBytes(
 export async function gitDirOf(entry: string, stat: Stats): Promise<string | undefined> {
   if (stat.isDirectory()) return entry;
   if (!stat.isFile()) return undefined;
-  const text = await firstBytes(entry, GITDIR_FILE_MAX).catch(() => '');
+  return gitdirNamed(await firstBytes(entry, GITDIR_FILE_MAX).catch(() => ''), nodePath.dirname(entry));
+}
+
+/** The git directory a `.git` file's text names (`gitdir: …`), resolved from the folder `at` holds it; undefined when none. */
+export function gitdirNamed(text: string, at: string): string | undefined {
   const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
-  return named === undefined ? undefined : nodePath.resolve(nodePath.dirname(entry), named);
+  return named === undefined ? undefined : nodePath.resolve(at, named);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { GitNamed } from '../git/named.ts';
 import { modelPathOf } from './apply.ts';
 import { judge, type JudgedChange, type ShellReview } from './judge.ts';
 import { gitPlaceIn, gitPlaceOf } from '../git/git-folder.ts';
+import { CONFIG_MAX, firstBytes, gitdirNamed, GITDIR_FILE_MAX } from '../git/dirs.ts';
 import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { protectedInGitWrite } from '../git/commits.ts';
 import type { Layer, LayerFolder } from './layer.ts';
@@ -26,9 +27,6 @@ export interface ChangeSetInputs {
   /** What git configurations name for git to run, given the work trees of the repositories the command made. */
   readonly gitNamed: (newRepositoryTops: readonly string[]) => Promise<GitNamed>;
 }
-
-/** A repository's configuration is read this far at most. */
-const CONFIG_MAX = 1024 * 1024;
 
 /** A file of the upper layer as text, never through a link; undefined when larger than `max`. */
 async function textOf(path: string, max: number): Promise<string | undefined> {
@@ -66,8 +64,16 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
           ),
         );
     }
-    // Git folders under another name than .git, which a .git file names (relative to the layer's folder).
-    const namedGitFolders = await namedGitFoldersIn(folder.lower, inputs.gitDirs);
+    // Git folders under another name than .git, which a .git file names: one on disk, or one the
+    // command wrote (staged itself, it could be saved later, and git would then read that folder).
+    const namedByCommand: string[] = [];
+    for (const entry of entries)
+      if (entry.kind === 'file' && gitPlaceOf(entry.rel)?.inner === '') {
+        const text = await firstBytes(entry.from, GITDIR_FILE_MAX).catch(() => '');
+        const named = gitdirNamed(text, nodePath.dirname(nodePath.join(folder.lower, ...entry.rel.split('/'))));
+        if (named !== undefined) namedByCommand.push(named);
+      }
+    const namedGitFolders = await namedGitFoldersIn(folder.lower, [...inputs.gitDirs, ...namedByCommand]);
     const layerPlace = placeOf(folder.lower, inputs.roots);
     const placeIn = placesIn(folder.lower, layerPlace, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
