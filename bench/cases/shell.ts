@@ -5,7 +5,7 @@
  * each run, ours minus plain); goal: at most 150 ms added.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import type { BenchContext } from '../lib/context.ts';
@@ -114,6 +114,7 @@ export async function shellCases(ctx: BenchContext, source: SourceTree): Promise
         );
       }
       await applyCost(ctx, dir, host);
+      await replaceCost(ctx, dir, host);
     } finally {
       await host.dispose();
     }
@@ -129,7 +130,8 @@ export async function shellCases(ctx: BenchContext, source: SourceTree): Promise
  * the command's own, which the result reports — is held against `cp -a` of the same files run
  * plainly (the goal). Reported beside it: the whole call against the plain copy, and the same copy
  * through overlayfs alone (no sandbox, nothing judged), the kernel's share of the difference. Each
- * run writes a new folder (or layer), all removed at the end. No `sync` between runs: on this VM's
+ * run writes a new folder (or layer); the copies of earlier runs are removed before it, untimed, so every
+ * command lists the same workspace. No `sync` between runs: on this VM's
  * disk a copy right after one took 4-9 s either way (plain or layered), which measures the disk.
  */
 async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnType<typeof coreHost>>): Promise<void> {
@@ -141,6 +143,10 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
     made.push(nodePath.join(dir, name));
     return name;
   };
+  /** Before each run (untimed), the copies of the runs before it go: every command lists the same workspace. */
+  const clear = (): void => {
+    for (const folder of made.splice(0)) execFileSync('rm', ['-rf', folder]);
+  };
   /** Each run's landing: its wall time less the command's own ("exit code 0 after N ms"). */
   const landing: number[] = [];
   const layers = mkdtempSync(nodePath.join(tmpdir(), 'wt-bench-layer-'));
@@ -149,6 +155,7 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
     const [ours, [peer, layerAlone]] = await compareAll(
       {
         label: `run_shell_command "cp -a ${from} …" (written to the layer, applied with its undo record)`,
+        before: clear,
         run: async () => {
           const started = performance.now();
           const out = await host.invoke('run_shell_command', { command: `cp -a ${from} ${target('ours')}` });
@@ -164,6 +171,7 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
       [
         {
           label: `cp -a ${from} … (plain)`,
+          before: clear,
           run: () => run('cp', ['-a', from, target('plain')], { cwd: dir }),
           check: (out) => {
             const { code, stderr } = out as { code: number | null; stderr: string };
@@ -172,8 +180,9 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
         },
         {
           label: `cp -a ${from} … through overlayfs alone (unshare and mount; no sandbox, nothing judged or applied)`,
+          before: clear,
           run: async () => {
-            // A new layer each run, like each command's; all are removed at the end, as the other sides' copies are.
+            // A new layer each run, like each command's (outside the workspace; all removed at the end).
             const layer = await makeLayer(mkdtempSync(nodePath.join(layers, 'run-')), [dir]);
             return runToEnd(
               'unshare',
@@ -223,5 +232,83 @@ async function applyCost(ctx: BenchContext, dir: string, host: Awaited<ReturnTyp
   } finally {
     for (const folder of made) execFileSync('rm', ['-rf', folder]);
     execFileSync('rm', ['-rf', layers]);
+  }
+}
+
+/** Files a build rewrites in a folder that is already there: this many small ones, and a few large ones of this size. */
+const REWRITTEN_SMALL = 2_000;
+const REWRITTEN_LARGE = 4;
+const LARGE_MIB = 32;
+
+/**
+ * What landing costs when a command replaces files in a folder that exists (an incremental build's
+ * `target/` or `dist/`, a checkout of another branch): no new folder to move in whole, so each file
+ * is journaled, written and recorded for undo one by one, its old and new bytes read into memory.
+ * Held against `cp -a` of the same files over an existing copy. Reported, not judged (no goal is
+ * met here yet: see bench/README.md).
+ */
+async function replaceCost(ctx: BenchContext, dir: string, host: Awaited<ReturnType<typeof coreHost>>): Promise<void> {
+  const made = ['bench-gen-a', 'bench-gen-b', 'bench-rewritten-ours', 'bench-rewritten-plain'].map((name) =>
+    nodePath.join(dir, name),
+  );
+  const [genA, genB, oursDir, plainDir] = made as [string, string, string, string];
+  try {
+    for (const [gen, fill] of [
+      [genA, 'a'],
+      [genB, 'b'],
+    ] as const) {
+      mkdirSync(nodePath.join(gen, 'src'), { recursive: true });
+      mkdirSync(nodePath.join(gen, 'bin'));
+      for (let i = 0; i < REWRITTEN_SMALL; i++)
+        writeFileSync(nodePath.join(gen, 'src', `m${i}.js`), `// ${fill}\n`.repeat(300));
+      for (let i = 0; i < REWRITTEN_LARGE; i++)
+        writeFileSync(nodePath.join(gen, 'bin', `out${i}.bin`), Buffer.alloc(LARGE_MIB * 1024 * 1024, fill));
+    }
+    execFileSync('cp', ['-a', genA, oursDir]);
+    execFileSync('cp', ['-a', genA, plainDir]);
+    // Each side copies the other generation over what it holds, so every file changes each run.
+    const turns = { ours: 0, plain: 0 };
+    const next = (side: keyof typeof turns): string => nodePath.basename(++turns[side] % 2 === 1 ? genB : genA);
+    const landing: number[] = [];
+    const what = `${REWRITTEN_SMALL} files and ${REWRITTEN_LARGE} of ${LARGE_MIB} MiB`;
+    ctx.log(`run_shell_command "cp -a GEN/. OUT/" over ${what} vs cp -a in ${dir}`);
+    const [ours, peer] = await compare(
+      {
+        label: `run_shell_command "cp -a GEN/. ${nodePath.basename(oursDir)}/" (every file replaced)`,
+        run: async () => {
+          const started = performance.now();
+          const out = await host.invoke('run_shell_command', {
+            command: `cp -a ${next('ours')}/. ${nodePath.basename(oursDir)}/`,
+          });
+          return { out, wall: performance.now() - started };
+        },
+        check: ({ out, wall }) => {
+          const own = /exit code 0 after (\d+) ms[\s\S]*changes applied/.exec(out.text);
+          if (own === null) throw new Error(`run_shell_command cp over a folder: ${out.text.slice(0, 500)}`);
+          landing.push(wall - Number(own[1]));
+        },
+        elapsed: ({ wall }) => wall,
+      },
+      {
+        label: `cp -a GEN/. ${nodePath.basename(plainDir)}/ (plain)`,
+        run: () => run('cp', ['-a', `${next('plain')}/.`, `${nodePath.basename(plainDir)}/`], { cwd: dir }),
+        check: (out) => {
+          const { code, stderr } = out as { code: number | null; stderr: string };
+          if (code !== 0) throw new Error(`cp -a exited ${code}: ${stderr}`);
+        },
+      },
+      ctx.runs(3),
+    );
+    ctx.add(
+      result({
+        id: 'shell.apply.replaced',
+        title: `a command's writes landed over an existing folder (${what}, every one replaced) vs cp -a of the same files`,
+        goal: { kind: 'none' },
+        ours: { label: "the result less the command's own time", values: landing.slice(-ours.values.length) },
+        peer,
+      }),
+    );
+  } finally {
+    for (const folder of made) execFileSync('rm', ['-rf', folder]);
   }
 }
