@@ -278,3 +278,25 @@ test("attack: a .git file the command writes names a new git folder (gitdir: gd2
     'file sub/.git: stage',
   ]);
 });
+
+test("attack: links named like a folder a rule protects (.cargo, .github, patches, a rule's own folder) are held: through them, files of an ordinary folder would have protected names", async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'src/a.ts', 'export const a = 1;\n');
+  put(upper, 'c/config.toml', '[build]\nrustc-wrapper = "sh evil.sh"\n');
+  put(upper, 'gh/workflows/ci.yml', 'on: push\n');
+  for (const [name, target] of [
+    ['.cargo', 'c'],
+    ['.github', 'gh'],
+    ['patches', 'c'],
+    ['deploy', 'c'],
+    ['lib', 'src'],
+  ] as const)
+    symlinkSync(target, nodePath.join(upper, name));
+  const policy = new Policy([{ glob: 'deploy/**', write: 'ask' }]);
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { policy }));
+  assert.deepEqual(
+    verdicts(judged).filter((v) => v.startsWith('link ')),
+    ['link .cargo: hold', 'link .github: hold', 'link deploy: hold', 'link lib: apply', 'link patches: hold'],
+  );
+  assert.match(why(judged, '.github'), /named like a folder a rule protects/);
+});

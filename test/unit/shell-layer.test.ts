@@ -247,6 +247,21 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'ONE\n', text);
   });
 
+  test('attack: links named like protected folders (.cargo -> c, .github -> gh) are held: the files under them never get protected names on disk', async (t) => {
+    const f = fixture(t);
+    const text = await run(
+      f,
+      "mkdir -p c gh/workflows && printf '[build]\\nrustc-wrapper = \"sh evil.sh\"\\n' > c/config.toml && echo 'on: push' > gh/workflows/ci.yml && ln -s c .cargo && ln -s gh .github",
+    );
+    assert.equal(existsSync(nodePath.join(f.s.root, '.cargo')), false, text);
+    assert.equal(existsSync(nodePath.join(f.s.root, '.github')), false, text);
+    assert.match(
+      text,
+      /held back, not written: .*\.cargo \(a symbolic link to c named like a folder a rule protects/,
+      text,
+    );
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

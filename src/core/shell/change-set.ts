@@ -2,6 +2,8 @@ import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import type { Policy } from '../policy/policy.ts';
+import { PROTECTED_GLOBS } from '../policy/protected.ts';
+import { globReachesBelow } from '../glob/below.ts';
 import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
 import { modelPathOf } from './apply.ts';
@@ -49,6 +51,7 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
  */
 export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSetInputs): Promise<JudgedChange[]> {
   const judged: JudgedChange[] = [];
+  const protecting = protectingGlobs(inputs.policy);
   for (const folder of layer.folders) {
     const entries = await readUpper(folder);
     if (entries.length === 0) continue;
@@ -96,6 +99,7 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
         namedGitPlace: (rel) => gitPlaceIn(namedGitFolders, rel),
+        protectsBelow: (rootRel) => protecting.some((glob) => globReachesBelow(glob, rootRel)),
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });
       judged.push({
@@ -106,6 +110,12 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
     }
   }
   return judged;
+}
+
+/** The globs that keep a path from being written as it is: the built-in protected list and the rules that ask or deny. */
+function protectingGlobs(policy: Policy): string[] {
+  const rules = [...policy.userRules, ...policy.workspaceRules].filter((r) => r.write === 'ask' || r.write === 'deny');
+  return [...new Set([...PROTECTED_GLOBS, ...rules.map((r) => r.glob)])];
 }
 
 /** The git folders within `folder` not named .git (relative to it), by their paths as given and as links resolve them. */

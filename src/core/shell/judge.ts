@@ -44,6 +44,8 @@ export interface JudgeInputs {
   readonly repositoryExisted: (gitEntryRel: string) => boolean;
   /** Changes to a repository's refs or index that bring a protected file in (why), by the entry's path in the layer. */
   readonly gitReview: ReadonlyMap<string, string>;
+  /** Whether a path below this one (relative to the workspace folder) could be one a write rule protects through this path's own name (`.cargo`, `.github`). */
+  readonly protectsBelow: (rootRel: string) => boolean;
   /** Where a path lies in a git folder a `.git` file names under another name (`gd/config`), if it does. */
   readonly namedGitPlace: (rel: string) => GitPlace | undefined;
   /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
@@ -150,6 +152,11 @@ function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: str
     return {
       action: 'hold',
       why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder`,
+    };
+  if (inputs.protectsBelow(rootRel))
+    return {
+      action: 'hold',
+      why: `a symbolic link to ${entry.target} named like a folder a rule protects, which would give the files it leads to protected names`,
     };
   const ledRootRel = inputs.layerRel === '' ? led : `${inputs.layerRel}/${led}`;
   for (const rel of [rootRel, ledRootRel]) {
