@@ -262,6 +262,26 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     );
   });
 
+  test('attack: secrets under names that are not UTF-8 (sec\\xff/.env, .env\\xff) are never printed: the listing refuses to run, naming them', async (t) => {
+    const f = fixture(t);
+    const dir = Buffer.concat([Buffer.from(`${f.s.root}/sec`), Buffer.from([0xff])]);
+    mkdirSync(dir);
+    writeFileSync(Buffer.concat([dir, Buffer.from('/.env')]), `API_KEY=${CANARY}\n`);
+    writeFileSync(Buffer.concat([Buffer.from(`${f.s.root}/.env`), Buffer.from([0xff])]), `API_KEY=${CANARY}\n`);
+    await assert.rejects(f.s.invoke('run_shell_command', { command: 'cat sec*/.env; cat .env?' }), (e: Error) => {
+      assert.doesNotMatch(e.message, new RegExp(CANARY));
+      assert.match(e.message, /ran nothing: the workspace holds names that are not UTF-8 \(.*sec\\xff\/\.env/);
+      return true;
+    });
+  });
+
+  test('attack: a secret whose name holds a backslash (keys\\id.pem) is masked by its own name, not by the one the backslash read as a slash would give', async (t) => {
+    const f = fixture(t);
+    writeFileSync(nodePath.join(f.s.root, 'keys\\id.pem'), `-----BEGIN PRIVATE KEY----- ${CANARY}\n`);
+    const text = await run(f, "cat 'keys\\id.pem'");
+    assert.doesNotMatch(text, new RegExp(CANARY), text);
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

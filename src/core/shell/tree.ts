@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { SandboxError } from '../errors.ts';
 import type { Ripgrep } from '../ripgrep/process.ts';
@@ -46,14 +47,38 @@ export function ripgrepLister(ripgrep: Ripgrep): TreeLister {
     if (exit.code !== 0 && exit.code !== 1)
       throw new Error(`ripgrep could not list ${folder}: ${exit.stderr || `exit ${exit.code ?? exit.signal}`}`);
     const raw = Buffer.concat(chunks);
+    // Security: a name that is not UTF-8 cannot be judged by the rules (decoded, it names another
+    // path, which masks nothing): such a workspace refuses to run, naming them.
+    if (!isUtf8(raw)) throw notUtf8(raw);
     return {
       digest: createHash('sha256').update(raw).digest('base64'),
+      // Names as they are: a backslash is part of a name here (the shell runs on Linux and macOS).
       files: () =>
         raw
           .toString('utf8')
           .split('\0')
           .filter((p) => p !== '')
-          .map((p) => p.replace(/^\.\//, '').replace(/\\/g, '/')),
+          .map((p) => p.replace(/^\.\//, '')),
     };
   };
+}
+
+/** The refusal for a listing with names that are not UTF-8, naming the first few (their other bytes as \\xNN). */
+function notUtf8(raw: Buffer): SandboxError {
+  const names: string[] = [];
+  let start = 0;
+  for (let end = raw.indexOf(0); end !== -1 && names.length < 3; start = end + 1, end = raw.indexOf(0, start)) {
+    const name = raw.subarray(start, end);
+    if (!isUtf8(name))
+      names.push(
+        [...name]
+          .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`))
+          .join(''),
+      );
+  }
+  return new SandboxError(
+    'E_SANDBOX_REFUSED',
+    `run_shell_command ran nothing: the workspace holds names that are not UTF-8 (${names.join(', ')}), which the rules cannot be matched against, so the sandbox cannot be built.`,
+    'Ask the user to rename those files; do not retry until they are.',
+  );
 }
