@@ -300,3 +300,14 @@ test("attack: links named like a folder a rule protects (.cargo, .github, patche
   );
   assert.match(why(judged, '.github'), /named like a folder a rule protects/);
 });
+
+test('attack: a .git file read as git reads it (gitdir: "gd " with its trailing space): the folder git would use is the one judged as a git folder', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'sub/a.txt', 'a\n');
+  put(upper, 'sub/.git', 'gitdir: gd \n');
+  put(upper, 'sub/gd /config', '[core]\n\tfsmonitor = sh run.sh\n');
+  put(upper, 'sub/gd/config', '[core]\n\tbare = false\n');
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  const files = verdicts(judged).filter((v) => v.startsWith('file '));
+  assert.ok(files.includes('file sub/gd /config: stage'), files.join('\n'));
+});

@@ -49,10 +49,17 @@ export async function gitDirOf(entry: string, stat: Stats): Promise<string | und
   return gitdirNamed(await firstBytes(entry, GITDIR_FILE_MAX).catch(() => ''), nodePath.dirname(entry));
 }
 
-/** The git directory a `.git` file's text names (`gitdir: …`), resolved from the folder `at` holds it; undefined when none. */
+/**
+ * The git directory a `.git` file's text names, read as git reads it (`read_gitfile_gently`): the file
+ * starts with `gitdir: `, and the rest of it, less its trailing CR and LF and cut at a NUL, is the
+ * path — spaces and later lines included. Resolved from the folder `at` that holds the file;
+ * undefined when it names none.
+ */
 export function gitdirNamed(text: string, at: string): string | undefined {
-  const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
-  return named === undefined ? undefined : nodePath.resolve(at, named);
+  if (!text.startsWith('gitdir: ')) return undefined;
+  const rest = text.slice('gitdir: '.length).replace(/[\r\n]+$/, '');
+  const named = rest.includes('\0') ? rest.slice(0, rest.indexOf('\0')) : rest;
+  return named === '' ? undefined : nodePath.resolve(at, named);
 }
 
 /**
