@@ -76,7 +76,14 @@ export function renderShell(output: ShellOutput): string {
 }
 
 /** The lines of a command's result that say what became of its changes, and how to take them back. */
-export function changeSetLines(outcomes: readonly ChangeOutcome[], saveId: string | undefined): string[] {
+export function changeSetLines(given: readonly ChangeOutcome[], saveId: string | undefined): string[] {
+  // Security: names and link targets are the command's: shown with their line breaks and hidden
+  // characters escaped, so that a name cannot forge a line of the result.
+  const outcomes = given.map((o) => ({
+    ...o,
+    path: visibleCommand(o.path),
+    ...(o.why !== undefined ? { why: visibleCommand(o.why) } : {}),
+  }));
   const lines: string[] = [];
   const inGit = (o: ChangeOutcome): boolean => o.path.includes('.git') && gitPlaceOf(o.path) !== undefined;
   const applied = outcomes.filter((o) => o.action === 'applied' && o.kind !== 'folder' && !inGit(o));
