@@ -290,6 +290,13 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(text, /n⏎ held back, not written: a\.txt \(forged\)\./, text);
   });
 
+  test('a name the command makes that is not UTF-8 is held, saying so, and the rest of its changes land', async (t) => {
+    const f = fixture(t);
+    const text = await run(f, 'echo TWO > a.txt && mkdir -p d && touch "$(printf \'d/bad\\377name\')"');
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'TWO\n', text);
+    assert.match(text, /held back, not written: d\/bad\\xffname \(a name that is not UTF-8/, text);
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

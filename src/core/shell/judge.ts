@@ -60,7 +60,13 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
   const abs = nodePath.join(inputs.rootPath, rootRel);
   if (isPlaceholder(entry, abs, inputs.placeholders)) return { action: 'skip' };
   if (entry.kind === 'special')
-    return { action: 'hold', why: 'a pipe, socket or device, which is never copied into the workspace' };
+    return {
+      action: 'hold',
+      why:
+        entry.nameNotUtf8 === true
+          ? 'a name that is not UTF-8, which the rules cannot judge (give it a UTF-8 name)'
+          : 'a pipe, socket or device, which is never copied into the workspace',
+    };
   if (entry.kind === 'rmdir' || entry.kind === 'mkdir') {
     const git = gitPlaceOf(entry.rel);
     if (git !== undefined && !gitFolderAllowed(git, inputs.repositoryExisted(git.entry)))

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { SandboxError } from '../errors.ts';
 import type { Ripgrep } from '../ripgrep/process.ts';
 import type { TreeLister } from './boundary.ts';
+import { escapedName } from './upper.ts';
 
 /**
  * Of a `.git` folder, only its `HEAD` is listed (every repository shows, one without other files
@@ -69,12 +70,7 @@ function notUtf8(raw: Buffer): SandboxError {
   let start = 0;
   for (let end = raw.indexOf(0); end !== -1 && names.length < 3; start = end + 1, end = raw.indexOf(0, start)) {
     const name = raw.subarray(start, end);
-    if (!isUtf8(name))
-      names.push(
-        [...name]
-          .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`))
-          .join(''),
-      );
+    if (!isUtf8(name)) names.push(escapedName(name));
   }
   return new SandboxError(
     'E_SANDBOX_REFUSED',

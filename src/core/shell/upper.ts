@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { chmodSync, constants, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { mergedNames, type LayerFolder } from './layer.ts';
@@ -44,10 +45,16 @@ export type LayerEntry =
       readonly below: Below;
       readonly stamp: EntryStamp;
     }
-  /** A pipe, socket or device: never applied. */
-  | { readonly kind: 'special'; readonly rel: string; readonly below: Below };
+  /** A pipe, socket or device, or an entry whose name is not UTF-8 (`rel` shows it escaped): never applied. */
+  | { readonly kind: 'special'; readonly rel: string; readonly below: Below; readonly nameNotUtf8?: true };
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
+
+/** A name's printable ASCII as it is, its other bytes as `\xNN`. */
+export const escapedName = (name: Uint8Array): string =>
+  [...name]
+    .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`))
+    .join('');
 /** `rel` ("/"-separated) below an absolute folder; the layer exists on Linux only, where "/" is the separator. */
 const under = (folder: string, rel: string): string => (rel === '' ? folder : `${folder}/${rel}`);
 
@@ -136,7 +143,12 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
   /** `lowerFolder`: the folder is on disk too (below a folder made by the command, nothing is). */
   const walk = async (rel: string, lowerFolder: boolean, folderStat: Stats): Promise<void> => {
     readable(under(folder.upper, rel), folderStat);
-    const names = readdirSync(under(folder.upper, rel));
+    const names: string[] = [];
+    for (const raw of readdirSync(under(folder.upper, rel), { encoding: 'buffer' })) {
+      // A name that is not UTF-8 cannot be judged by the rules, nor reached by its decoded name: held, with all it holds.
+      if (isUtf8(raw)) names.push(raw.toString('utf8'));
+      else made.push({ kind: 'special', rel: join(rel, escapedName(raw)), below: { type: 'none' }, nameNotUtf8: true });
+    }
     for (const name of names.sort()) {
       await turn();
       const child = join(rel, name);
