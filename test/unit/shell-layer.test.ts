@@ -297,6 +297,24 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.match(text, /held back, not written: d\/bad\\xffname \(a name that is not UTF-8/, text);
   });
 
+  test('a change set that cannot be read (a path longer in the upper layer than the system allows) fails with a narrated error, and nothing of it lands', async (t) => {
+    const f = fixture(t);
+    // 40 folders of 100 characters: within PATH_MAX where the command made them, past it below the layer's longer root.
+    const deep = Array.from({ length: 41 }, (_, i) => `${String(i).padStart(2, '0')}${'d'.repeat(98)}`).join('/');
+    await assert.rejects(
+      f.s.invoke('run_shell_command', { command: `echo TWO > a.txt && mkdir -p ${deep} && echo x > ${deep}/f` }),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'E_SANDBOX_IO', e.message);
+        assert.match(
+          e.message,
+          /The command ended, but what it wrote could not be read and judged .*none of it reached the workspace/,
+        );
+        return true;
+      },
+    );
+    assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

@@ -210,10 +210,22 @@ export async function runInSandbox(
     let written = 0;
     let refusedLines = 0;
     let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[] } | undefined;
-    /** What the command wrote, judged and applied or staged once it has ended (and everything it started with it). */
-    const landChanges = async (): Promise<{ saveId: string | undefined; outcomes: ChangeOutcome[] }> => {
-      if (changeSet !== undefined) return changeSet;
-      if (layer === undefined) return (changeSet = { saveId: undefined, outcomes: [] });
+    let landing: Promise<unknown> | undefined;
+    /** What the command wrote, judged and applied or staged once it has ended (and everything it started with it); once. */
+    const landChanges = (): Promise<unknown> =>
+      (landing ??= land().catch((e: unknown) => {
+        throw new SandboxError(
+          'E_SANDBOX_IO',
+          `The command ended, but what it wrote could not be read and judged (${(e instanceof Error ? e.message : String(e)).slice(0, 300)}), so none of it reached the workspace.`,
+          'Tell the user. Run the command again if its changes are needed.',
+          { cause: e },
+        );
+      }));
+    const land = async (): Promise<void> => {
+      if (layer === undefined) {
+        changeSet = { saveId: undefined, outcomes: [] };
+        return;
+      }
       const gitNamed = (newTops: readonly string[]): Promise<GitNamed> =>
         gitNamedBy(boundary.gitDirs, host.home, hostEnv, newTops);
       const judged = await judgeLayer(layer, {
@@ -227,7 +239,7 @@ export async function runInSandbox(
         gitDirs: boundary.gitDirs,
         gitNamed,
       });
-      return (changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged));
+      changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged);
     };
     const status = (): ShellStatus => ({
       command: input.command,
@@ -301,9 +313,7 @@ export async function runInSandbox(
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
-      await landChanges().catch((e: unknown) =>
-        ctx.log.warn(`A command's changes could not be read: ${e instanceof Error ? e.message : String(e)}`),
-      );
+      await landChanges().catch((e: unknown) => ctx.log.warn(e instanceof Error ? e.message : String(e)));
     }
   } finally {
     const elsewhere = await nearFolder?.catch(() => undefined);
