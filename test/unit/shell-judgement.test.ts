@@ -311,3 +311,33 @@ test('attack: a .git file read as git reads it (gitdir: "gd " with its trailing 
   const files = verdicts(judged).filter((v) => v.startsWith('file '));
   assert.ok(files.includes('file sub/gd /config: stage'), files.join('\n'));
 });
+
+test('attack: links a rule reaches below through a brace across "/", a "**" after a named folder, or the workspace folder\'s own name are held; a rule of many "**" is judged without blowing up', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'a/keep.txt', 'a\n');
+  put(upper, 'x/prod/app.yml', 'on: push\n');
+  for (const [name, target] of [
+    ['deploy', 'x'],
+    ['a/x', '../x'],
+    ['conf', 'x'],
+    ['ok', 'x'],
+  ] as const) {
+    mkdirSync(nodePath.dirname(nodePath.join(upper, name)), { recursive: true });
+    symlinkSync(target, nodePath.join(upper, name));
+  }
+  // Deep enough for a rule of twelve "**" to try every way of placing it, were it not memoised.
+  const deep = Array.from({ length: 40 }, (_, i) => `d${i}`).join('/');
+  put(upper, `${deep}/f.txt`, 'f\n');
+  symlinkSync('f.txt', nodePath.join(upper, deep, 'lnk'));
+  const policy = new Policy([
+    { glob: '{deploy/prod,ops}/**', write: 'deny' },
+    { glob: 'a/**/b/c', write: 'ask' },
+    { glob: '**/ws/conf/*.toml', write: 'ask' },
+    { glob: `${Array(12).fill('**').join('/')}/z/q`, write: 'ask' },
+  ]);
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { policy }));
+  assert.deepEqual(
+    verdicts(judged).filter((v) => v.startsWith('link ')),
+    ['link a/x: hold', 'link conf: hold', `link ${deep}/lnk: apply`, 'link deploy: hold', 'link ok: apply'],
+  );
+});

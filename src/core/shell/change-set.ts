@@ -1,8 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import type { Policy } from '../policy/policy.ts';
-import { PROTECTED_GLOBS } from '../policy/protected.ts';
+import { BUILT_IN_RULES, type Policy } from '../policy/policy.ts';
 import { globReachesBelow } from '../glob/below.ts';
 import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
@@ -51,7 +50,7 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
  */
 export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSetInputs): Promise<JudgedChange[]> {
   const judged: JudgedChange[] = [];
-  const protecting = protectingGlobs(inputs.policy);
+  const linkProtects = protectsBelow(inputs.policy);
   for (const folder of layer.folders) {
     const entries = await readUpper(folder);
     if (entries.length === 0) continue;
@@ -99,7 +98,7 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
         namedGitPlace: (rel) => gitPlaceIn(namedGitFolders, rel),
-        protectsBelow: (rootRel) => protecting.some((glob) => globReachesBelow(glob, rootRel)),
+        protectsBelow: linkProtects,
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });
       judged.push({
@@ -112,10 +111,37 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
   return judged;
 }
 
-/** The globs that keep a path from being written as it is: the built-in protected list and the rules that ask or deny. */
-function protectingGlobs(policy: Policy): string[] {
-  const rules = [...policy.userRules, ...policy.workspaceRules].filter((r) => r.write === 'ask' || r.write === 'deny');
-  return [...new Set([...PROTECTED_GLOBS, ...rules.map((r) => r.glob)])];
+/**
+ * Whether a link at `abs` could give what lies below it a name a rule protects (`globReachesBelow`),
+ * by any rule that keeps a path from being written as it is (the built-in secret and protected lists,
+ * the person's and the workspace's rules that ask or deny). Rules match paths relative to any
+ * workspace folder and absolute ones: every tail of the path is tried (fail closed).
+ */
+function protectsBelow(policy: Policy): (abs: string) => boolean {
+  const globs = [
+    ...new Set(
+      [...BUILT_IN_RULES.map((r) => r.rule), ...policy.userRules, ...policy.workspaceRules]
+        .filter((r) => r.write === 'ask' || r.write === 'deny')
+        .map((r) => r.glob)
+        .filter((glob) => glob.includes('/')),
+    ),
+  ];
+  // Most globs name their folders plainly: a path none of whose segments is one of them is passed by.
+  const compiled = globs.map((glob) => {
+    const named = glob.split('/').filter((segment) => segment !== '**');
+    const plain = named.every((segment) => !/[*?[\]{}()!+@]/.test(segment));
+    return { glob, leading: glob.startsWith('**/'), names: plain ? named.map((n) => n.toLowerCase()) : undefined };
+  });
+  return (abs) => {
+    const segments = abs.split('/').filter((s) => s !== '');
+    const lower = new Set(segments.map((s) => s.toLowerCase()));
+    return compiled.some(({ glob, leading, names }) => {
+      if (names !== undefined && !names.some((n) => lower.has(n))) return false;
+      // A leading `**` takes any start: the whole path stands for all its tails.
+      if (leading) return globReachesBelow(glob, segments.join('/'));
+      return segments.some((_, i) => globReachesBelow(glob, segments.slice(i).join('/')));
+    });
+  };
 }
 
 /** The git folders within `folder` not named .git (relative to it), by their paths as given and as links resolve them. */

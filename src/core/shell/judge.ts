@@ -44,8 +44,8 @@ export interface JudgeInputs {
   readonly repositoryExisted: (gitEntryRel: string) => boolean;
   /** Changes to a repository's refs or index that bring a protected file in (why), by the entry's path in the layer. */
   readonly gitReview: ReadonlyMap<string, string>;
-  /** Whether a path below this one (relative to the workspace folder) could be one a write rule protects through this path's own name (`.cargo`, `.github`). */
-  readonly protectsBelow: (rootRel: string) => boolean;
+  /** Whether a path below this one (absolute) could be one a write rule protects through this path's own name or place (`.cargo`, `.github`). */
+  readonly protectsBelow: (abs: string) => boolean;
   /** Where a path lies in a git folder a `.git` file names under another name (`gd/config`), if it does. */
   readonly namedGitPlace: (rel: string) => GitPlace | undefined;
   /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
@@ -159,7 +159,7 @@ function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: str
       action: 'hold',
       why: `a symbolic link to ${entry.target}, which leads out of the folder or into a git folder`,
     };
-  if (inputs.protectsBelow(rootRel))
+  if (inputs.protectsBelow(nodePath.join(inputs.rootPath, rootRel)))
     return {
       action: 'hold',
       why: `a symbolic link to ${entry.target} named like a folder a rule protects, which would give the files it leads to protected names`,
