@@ -262,7 +262,7 @@ test('attack: git folders of another name than .git (a .git file names gd, or th
   );
 });
 
-test("attack: a .git file the command writes names a new git folder (gitdir: gd2): the .git file and the folder's config are both staged, so saving one never brings the other in unseen", async (t) => {
+test("attack: a .git file the command writes names a new git folder (gitdir: gd2): the .git file is held (git would read that folder once it were saved) and the folder's config staged", async (t) => {
   const { lower, upper, root } = fixture(t);
   put(lower, 'sub/a.txt', 'a\n');
   put(upper, 'sub/.git', 'gitdir: ../gd2\n');
@@ -275,7 +275,7 @@ test("attack: a .git file the command writes names a new git folder (gitdir: gd2
     'file gd2/HEAD: stage',
     'file gd2/config: stage',
     'file gd2/objects/ab/cdef: apply',
-    'file sub/.git: stage',
+    'file sub/.git: hold',
   ]);
 });
 
@@ -339,5 +339,53 @@ test('attack: links a rule reaches below through a brace across "/", a "**" afte
   assert.deepEqual(
     verdicts(judged).filter((v) => v.startsWith('link ')),
     ['link a/x: hold', 'link conf: hold', `link ${deep}/lnk: apply`, 'link deploy: hold', 'link ok: apply'],
+  );
+});
+
+test("attack: git folders a .git file on disk names through a link (made by the command, or on disk with the folder new), in another layer folder, or through commondir: the link is held, or the folder's config staged", async (t) => {
+  const { lower, upper, root } = fixture(t);
+  // A: .git on disk names lnk/gd; the command makes lnk -> real and writes real/gd/config.
+  put(lower, '.git', 'gitdir: lnk/gd\n');
+  put(upper, 'real/gd/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  symlinkSync('real', nodePath.join(upper, 'lnk'));
+  // E: .git on disk names onl/gd2, where onl -> real2 is on disk and gd2 is new.
+  put(lower, 'e/.git', 'gitdir: ../onl/gd2\n');
+  mkdirSync(nodePath.join(lower, 'real2'));
+  symlinkSync('real2', nodePath.join(lower, 'onl'));
+  put(upper, 'real2/gd2/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  // C: .git on disk names w, whose commondir (written by the command) is ../c.
+  put(lower, 'cw/.git', 'gitdir: ../w\n');
+  put(upper, 'w/commondir', '../c\n');
+  put(upper, 'c/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  const gitDirs = [nodePath.join(lower, 'lnk/gd'), nodePath.join(lower, 'onl/gd2'), nodePath.join(lower, 'w')];
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { gitDirs }));
+  const shown = verdicts(judged).filter((v) => /^(file|link) /.test(v));
+  assert.deepEqual(shown, [
+    'file c/config: stage',
+    'file real/gd/config: apply',
+    'file real2/gd2/config: stage',
+    'file w/commondir: stage',
+    'link lnk: hold',
+  ]);
+
+  // B: a .git file the command writes in one workspace folder names a git folder in another.
+  const other = fixture(t);
+  put(other.lower, 'keep.txt', 'k\n');
+  put(other.upper, 'gd/config', '[core]\n\tfsmonitor = sh run.sh\n');
+  const first = fixture(t);
+  put(first.lower, 'keep.txt', 'k\n');
+  put(first.upper, '.git', `gitdir: ${nodePath.join(other.lower, 'gd')}\n`);
+  const both = await judgeLayer(
+    {
+      folders: [
+        { lower: first.lower, upper: first.upper, work: '' },
+        { lower: other.lower, upper: other.upper, work: '' },
+      ],
+    },
+    inputs([first.root, { ...other.root, name: 'other' }]),
+  );
+  assert.deepEqual(
+    verdicts(both).filter((v) => v.startsWith('file ')),
+    ['file other/gd/config: stage', 'file ws/.git: hold'],
   );
 });

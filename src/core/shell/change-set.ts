@@ -51,8 +51,19 @@ async function textOf(path: string, max: number): Promise<string | undefined> {
 export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSetInputs): Promise<JudgedChange[]> {
   const judged: JudgedChange[] = [];
   const linkProtects = protectsBelow(inputs.policy);
-  for (const folder of layer.folders) {
-    const entries = await readUpper(folder);
+  const uppers: { readonly folder: LayerFolder; readonly entries: LayerEntry[] }[] = [];
+  for (const folder of layer.folders) uppers.push({ folder, entries: await readUpper(folder) });
+  // Git folders under another name than .git, which a .git file names: one on disk, or one a .git file
+  // the command wrote names (in any of the layer's folders: it may name one in another).
+  const namedByCommand: string[] = [];
+  for (const { folder, entries } of uppers)
+    for (const entry of entries)
+      if (entry.kind === 'file' && gitPlaceOf(entry.rel)?.inner === '') {
+        const text = await firstBytes(entry.from, GITDIR_FILE_MAX).catch(() => '');
+        const named = gitdirNamed(text, nodePath.dirname(nodePath.join(folder.lower, ...entry.rel.split('/'))));
+        if (named !== undefined) namedByCommand.push(named);
+      }
+  for (const { folder, entries } of uppers) {
     if (entries.length === 0) continue;
     const existed = new Map<string, boolean>();
     for (const entry of entries) {
@@ -66,16 +77,7 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
           ),
         );
     }
-    // Git folders under another name than .git, which a .git file names: one on disk, or one the
-    // command wrote (staged itself, it could be saved later, and git would then read that folder).
-    const namedByCommand: string[] = [];
-    for (const entry of entries)
-      if (entry.kind === 'file' && gitPlaceOf(entry.rel)?.inner === '') {
-        const text = await firstBytes(entry.from, GITDIR_FILE_MAX).catch(() => '');
-        const named = gitdirNamed(text, nodePath.dirname(nodePath.join(folder.lower, ...entry.rel.split('/'))));
-        if (named !== undefined) namedByCommand.push(named);
-      }
-    const namedGitFolders = await namedGitFoldersIn(folder.lower, [...inputs.gitDirs, ...namedByCommand]);
+    const namedGitFolders = await namedGitFoldersIn(folder, [...inputs.gitDirs, ...namedByCommand]);
     const layerPlace = placeOf(folder.lower, inputs.roots);
     const placeIn = placesIn(folder.lower, layerPlace, inputs.roots);
     const gitReview = await refsToReview(folder, entries, existed, inputs, layerPlace);
@@ -98,6 +100,7 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         gitNamed,
         repositoryExisted: (gitEntry) => existed.get(gitEntry) ?? true,
         namedGitPlace: (rel) => gitPlaceIn(namedGitFolders, rel),
+        holdsNamedGitFolder: (rel) => namedGitFolders.some((f) => f === '' || f === rel || f.startsWith(`${rel}/`)),
         protectsBelow: linkProtects,
         textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
       });
@@ -144,25 +147,49 @@ function protectsBelow(policy: Policy): (abs: string) => boolean {
   };
 }
 
-/** The git folders within `folder` not named .git (relative to it), by their paths as given and as links resolve them. */
-async function namedGitFoldersIn(folder: string, gitDirs: readonly string[]): Promise<string[]> {
-  const real = async (path: string): Promise<string[]> => [
-    path,
-    ...(await realpath(path).then(
-      (r) => [r],
-      () => [],
-    )),
-  ];
-  const folders = await real(folder);
+/**
+ * The git folders within a layer's folder not named .git (relative to it), by their paths as given
+ * and as links resolve them — on disk, or, for a part not there yet, the longest part that is — with
+ * the common folder each one's `commondir` names (as the command left it, else as on disk).
+ */
+async function namedGitFoldersIn(folder: LayerFolder, gitDirs: readonly string[]): Promise<string[]> {
+  const bases = [folder.lower, ...(await resolvedPath(folder.lower))];
   const found = new Set<string>();
-  for (const dir of gitDirs)
-    for (const path of await real(dir))
-      for (const base of folders)
+  const add = async (dir: string, depth: number): Promise<void> => {
+    for (const path of [dir, ...(await resolvedPath(dir))])
+      for (const base of bases)
         if (isWithin(base, path)) {
           const rel = nodePath.relative(base, path).split(nodePath.sep).join('/');
-          if (gitPlaceOf(rel) === undefined) found.add(rel);
+          if (gitPlaceOf(rel) !== undefined || found.has(rel)) continue;
+          found.add(rel);
+          const commondir = await firstLine(nodePath.join(folder.upper, rel, 'commondir'))
+            .catch(() => firstLine(nodePath.join(folder.lower, rel, 'commondir')))
+            .catch(() => undefined);
+          if (commondir !== undefined && depth < 4) await add(nodePath.resolve(path, commondir), depth + 1);
         }
+  };
+  for (const dir of gitDirs) await add(dir, 0);
   return [...found];
+}
+
+/** `path` with links resolved: in full where it exists, else its longest existing part resolved and the rest appended. */
+async function resolvedPath(path: string): Promise<string[]> {
+  let head = path;
+  const rest: string[] = [];
+  while (head !== nodePath.dirname(head)) {
+    const real = await realpath(head).catch(() => undefined);
+    if (real !== undefined) return [nodePath.join(real, ...rest.reverse())];
+    rest.push(nodePath.basename(head));
+    head = nodePath.dirname(head);
+  }
+  return [];
+}
+
+/** A `commondir` file's path as git reads it (its first line), never through a link. */
+async function firstLine(path: string): Promise<string | undefined> {
+  const text = await firstBytes(path, GITDIR_FILE_MAX);
+  const line = text.split('\n')[0]!.replace(/\r$/, '');
+  return line === '' ? undefined : line;
 }
 
 /**

@@ -4,6 +4,7 @@ import { isAlwaysReviewed, writeVerdict } from './boundary.ts';
 import { gitChangeWhy, gitFolderAllowed, gitPlaceOf, namedGitFolderWhy, type GitPlace } from '../git/git-folder.ts';
 import type { LayerEntry } from './upper.ts';
 import type { ModelPath } from '../paths.ts';
+import { gitdirNamed } from '../git/dirs.ts';
 
 /** `protected`: what the write rules protect is staged for review, the rest applied; `all`: everything is staged. */
 export type ShellReview = 'protected' | 'all';
@@ -46,6 +47,8 @@ export interface JudgeInputs {
   readonly gitReview: ReadonlyMap<string, string>;
   /** Whether a path below this one (absolute) could be one a write rule protects through this path's own name or place (`.cargo`, `.github`). */
   readonly protectsBelow: (abs: string) => boolean;
+  /** Whether a git folder a `.git` file names lies at or below this path (a link here would move it). */
+  readonly holdsNamedGitFolder: (rel: string) => boolean;
   /** Where a path lies in a git folder a `.git` file names under another name (`gd/config`), if it does. */
   readonly namedGitPlace: (rel: string) => GitPlace | undefined;
   /** The text of a file the command wrote (a new repository's config), at most 1 MiB; undefined when larger or unreadable. */
@@ -95,8 +98,16 @@ export async function judge(entry: LayerEntry, inputs: JudgeInputs): Promise<Ver
       };
     return linkVerdict(entry, rootRel, inputs);
   }
-  if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
   const git = gitPlaceOf(entry.rel);
+  if (git !== undefined && git.inner === '' && entry.kind === 'file') {
+    const named = gitdirNamed((await inputs.textOf(entry)) ?? '', nodePath.dirname(abs));
+    if (named === undefined || !named.split(nodePath.sep).includes('.git'))
+      return {
+        action: 'hold',
+        why: `a .git file that names ${named === undefined ? 'no git folder' : `a git folder outside any .git folder (${named})`}, which git would then read and run from; make it yourself if it is wanted`,
+      };
+  }
+  if (inputs.review === 'all') return { action: 'stage', why: REVIEW_ALL };
   // A repository's git folder is judged by what everyday git writes there, not by the file rules (which keep .git from the file tools).
   if (git !== undefined) {
     const gitWhy =
@@ -153,6 +164,7 @@ function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: str
   if (
     led === '..' ||
     led.startsWith('../') ||
+    inputs.holdsNamedGitFolder(entry.rel) ||
     [led, entry.rel].some((rel) => gitPlaceOf(rel) !== undefined || inputs.namedGitPlace(rel) !== undefined)
   )
     return {
