@@ -211,21 +211,25 @@ export async function runInSandbox(
     let refusedLines = 0;
     let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[] } | undefined;
     let landing: Promise<unknown> | undefined;
+    /** The landing failed and the call says so: the cleanup does not log it again. */
+    let landingSaid = false;
     /** What the command wrote, judged and applied or staged once it has ended (and everything it started with it); once. */
-    const landChanges = (): Promise<unknown> =>
-      (landing ??= land().catch((e: unknown) => {
-        throw new SandboxError(
-          'E_SANDBOX_IO',
-          `The command ended, but what it wrote could not be read and judged (${(e instanceof Error ? e.message : String(e)).slice(0, 300)}), so none of it reached the workspace.`,
-          'Tell the user. Run the command again if its changes are needed.',
-          { cause: e },
-        );
-      }));
+    const landChanges = (): Promise<unknown> => (landing ??= land());
     const land = async (): Promise<void> => {
       if (layer === undefined) {
         changeSet = { saveId: undefined, outcomes: [] };
         return;
       }
+      const failed =
+        (what: string, next: string) =>
+        (e: unknown): never => {
+          throw new SandboxError(
+            'E_SANDBOX_IO',
+            `The command ended, but ${what} (${(e instanceof Error ? e.message : String(e)).slice(0, 300)}).`,
+            next,
+            { cause: e },
+          );
+        };
       const gitNamed = (newTops: readonly string[]): Promise<GitNamed> =>
         gitNamedBy(boundary.gitDirs, host.home, hostEnv, newTops);
       const judged = await judgeLayer(layer, {
@@ -238,8 +242,18 @@ export async function runInSandbox(
         placeholders: new Set(host.sandbox.placeholders()),
         gitDirs: boundary.gitDirs,
         gitNamed,
-      });
-      changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged);
+      }).catch(
+        failed(
+          'what it wrote could not be read and judged, so none of it reached the workspace',
+          'Tell the user. Run the command again if its changes are needed.',
+        ),
+      );
+      changeSet = await applyChanges({ ...ctx, signal: new AbortController().signal, log: ctx.log }, judged).catch(
+        failed(
+          'applying what it wrote failed midway: some of it may be on disk, without an undo record',
+          'Tell the user, and look at the workspace (git status) before going on.',
+        ),
+      );
     };
     const status = (): ShellStatus => ({
       command: input.command,
@@ -288,7 +302,9 @@ export async function runInSandbox(
             endedAt = ctx.clock.now();
             // The command has ended: applying what it wrote is not the command's time.
             clearTimeout(timer);
+            landingSaid = true;
             await landChanges();
+            landingSaid = false;
             final = status();
             if (ctx.signal.aborted && !timedOut) throw cancelled();
             return true;
@@ -313,7 +329,9 @@ export async function runInSandbox(
       ctx.signal.removeEventListener('abort', onAbort);
       child.kill();
       await child.exited;
-      await landChanges().catch((e: unknown) => ctx.log.warn(e instanceof Error ? e.message : String(e)));
+      await landChanges().catch((e: unknown) => {
+        if (!landingSaid) ctx.log.warn(e instanceof Error ? e.message : String(e));
+      });
     }
   } finally {
     const elsewhere = await nearFolder?.catch(() => undefined);
