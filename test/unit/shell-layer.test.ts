@@ -307,7 +307,7 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
         assert.equal(e.code, 'E_SANDBOX_IO', e.message);
         assert.match(
           e.message,
-          /The command ended, but what it wrote could not be read and judged .*none of it reached the workspace/,
+          /The command ended, but what it wrote could not be read and judged, so none of it reached the workspace \(/,
         );
         return true;
       },
