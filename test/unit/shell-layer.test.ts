@@ -288,6 +288,9 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'x\n');
     assert.doesNotMatch(text, /^held back, not written: a\.txt \(forged\)/m, text);
     assert.match(text, /n⏎ held back, not written: a\.txt \(forged\)\./, text);
+    // Nor one that reads as two entries of a line.
+    const two = await run(f, "touch 'README.md -index.ts'");
+    assert.match(two, /changes applied: 1 file \(\+"README\.md -index\.ts"\)/, two);
   });
 
   test('a name the command makes that is not UTF-8 is held, saying so, and the rest of its changes land', async (t) => {

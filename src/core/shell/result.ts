@@ -79,9 +79,14 @@ export function renderShell(output: ShellOutput): string {
 export function changeSetLines(given: readonly ChangeOutcome[], saveId: string | undefined): string[] {
   // Security: names and link targets are the command's: shown with their line breaks and hidden
   // characters escaped, so that a name cannot forge a line of the result.
+  // A name with a space or a separator of these lines is quoted: "README.md -src/index.ts" is one file.
+  const named = (path: string): string => {
+    const shown = visibleCommand(path);
+    return /[\s;,()"]|^[-+@]/.test(shown) ? JSON.stringify(shown) : shown;
+  };
   const outcomes = given.map((o) => ({
     ...o,
-    path: visibleCommand(o.path),
+    path: named(o.path),
     ...(o.why !== undefined ? { why: visibleCommand(o.why) } : {}),
   }));
   const lines: string[] = [];
