@@ -318,6 +318,33 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
   });
 
+  test('attack: a home reached through a link (/home/u -> /data/u) with the real ~/.local/bin on PATH still opens only that folder; a Go SDK in ~/sdk is readable whole', async (t) => {
+    const real = mkdtempSync(nodePath.join(homedir(), 'wt-test-home-'));
+    t.after(() => rmSync(real, { recursive: true, force: true }));
+    const home = `${real}-link`;
+    symlinkSync(real, home);
+    t.after(() => rmSync(home, { force: true }));
+    const f = fixture(t, {
+      home,
+      env: { PATH: `${real}/.local/bin:${real}/sdk/go1.22/bin:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
+    });
+    for (const [rel, text] of [
+      ['.local/bin/tool', 'echo TOOL-RAN\n'],
+      ['.local/share/fish/fish_history', `- cmd: export OPENAI_API_KEY=${CANARY}\n`],
+      ['sdk/go1.22/bin/go', 'echo GO-RAN\n'],
+      ['sdk/go1.22/src/fmt/print.go', 'package fmt // GO-SRC\n'],
+    ] as const) {
+      mkdirSync(nodePath.dirname(nodePath.join(real, rel)), { recursive: true });
+      writeFileSync(nodePath.join(real, rel), text);
+    }
+    const text = await run(
+      f,
+      `sh ${real}/.local/bin/tool; sh ${real}/sdk/go1.22/bin/go; cat ${real}/sdk/go1.22/src/fmt/print.go; cat ${real}/.local/share/fish/fish_history ${home}/.local/share/fish/fish_history`,
+    );
+    assert.match(text, /TOOL-RAN[\s\S]*GO-RAN[\s\S]*GO-SRC/, text);
+    assert.doesNotMatch(text, new RegExp(CANARY), text);
+  });
+
   test('a mode the command gives a new script is kept; a deleted file comes back on undo', async (t) => {
     const f = fixture(t);
     const text = await run(f, 'printf "#!/bin/sh\\necho hi\\n" > run.sh && chmod 755 run.sh && rm b.txt');

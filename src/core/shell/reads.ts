@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 
 /**
@@ -39,8 +39,9 @@ const SYSTEM_SECRETS = [
 
 /**
  * Where toolchains and package caches that hold no credentials live below a home folder (read-only
- * for a build: node version managers, pyenv, rustup, cargo's binaries and registry, go's modules,
- * sdkman, maven's and gradle's caches, ~/.local's programs and libraries).
+ * for a build: node version managers, pyenv, rustup, cargo's binaries and registry, go's modules and
+ * SDKs, sdkman, maven's and gradle's caches, ~/.local's programs and libraries, ghcup, elan,
+ * juliaup, .NET, Flutter, conda's installations).
  */
 export const HOME_TOOLCHAINS: readonly string[] = [
   '.nvm',
@@ -64,6 +65,15 @@ export const HOME_TOOLCHAINS: readonly string[] = [
   '.gradle/wrapper',
   '.deno/bin',
   '.bun/bin',
+  '.ghcup',
+  '.elan',
+  '.juliaup',
+  '.dotnet',
+  'sdk',
+  'flutter',
+  'miniconda3',
+  'miniforge3',
+  'anaconda3',
 ];
 
 /** On macOS, its system's own folders besides (`/etc` and `/var` lead into `/private`, whose temp folders stay unreadable). */
@@ -86,6 +96,16 @@ export function systemDenies(platform: NodeJS.Platform = 'linux'): string[] {
   ];
 }
 
+/** Where links lead `path` (when that differs from it). */
+const realOf = (path: string): string[] => {
+  try {
+    const real = realpathSync(path);
+    return real === path ? [] : [real];
+  } catch {
+    return [];
+  }
+};
+
 const isFolder = (path: string): boolean => {
   try {
     return statSync(path).isDirectory();
@@ -104,9 +124,13 @@ const isFolder = (path: string): boolean => {
  */
 export function toolchainFolders(home: string, pathVariable: string | undefined, extra: readonly string[]): string[] {
   const found = new Set<string>();
+  // Home by its name and by where its links lead (/home/u -> /data/u): a PATH folder may name either.
+  const homes = [home, ...realOf(home)];
+  const inHome = (dir: string): boolean =>
+    [dir, ...realOf(dir)].some((d) => homes.some((h) => d.startsWith(`${h}${nodePath.sep}`)));
   for (const rel of HOME_TOOLCHAINS) {
     const abs = nodePath.join(home, rel);
-    if (isFolder(abs)) found.add(abs);
+    if (isFolder(abs)) for (const path of [abs, ...realOf(abs)]) found.add(path);
   }
   for (const entry of (pathVariable ?? '').split(':')) {
     if (!nodePath.isAbsolute(entry)) continue;
@@ -114,9 +138,9 @@ export function toolchainFolders(home: string, pathVariable: string | undefined,
     const top = dir.split(nodePath.sep)[1] ?? '';
     if (SYSTEM_TOP.has(top) || /^\/(tmp|var\/tmp)(\/|$)/.test(dir) || !isFolder(dir)) continue;
     const isBin = nodePath.basename(dir) === 'bin';
-    if (dir.startsWith(`${home}${nodePath.sep}`)) {
+    if (inHome(dir)) {
       // `~/bin` is the person's own folder of scripts, not an installation's.
-      if (isBin && nodePath.dirname(dir) === home) continue;
+      if (isBin && [dir, ...realOf(dir)].some((d) => homes.includes(nodePath.dirname(d)))) continue;
       const lib = nodePath.join(nodePath.dirname(dir), 'lib');
       for (const folder of isBin ? [dir, lib] : [dir]) if (isFolder(folder)) found.add(folder);
       continue;
