@@ -389,3 +389,23 @@ test("attack: git folders a .git file on disk names through a link (made by the 
     ['file other/gd/config: stage', 'file ws/.git: hold'],
   );
 });
+
+test('attack: links spelled another way the policy reads as the same name (NFD, a long s) or matched by an escaped glob are held', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'keep.txt', 'k\n');
+  put(upper, 'pub/config', 'x\n');
+  for (const name of ['cafe\u0301', '\u017Fecrets', '.cargo2', 'plain']) symlinkSync('pub', nodePath.join(upper, name));
+  const policy = new Policy([
+    { glob: '**/café/config', write: 'deny' },
+    { glob: '**/secrets/config', write: 'deny' },
+    { glob: '**/\\.cargo2/config.toml', write: 'deny' },
+  ]);
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root], { policy }));
+  assert.deepEqual(
+    judged
+      .filter((c) => c.entry.kind === 'link')
+      .map((c) => `${c.entry.rel.normalize('NFC')}: ${c.verdict.action}`)
+      .sort(),
+    ['.cargo2: hold', 'café: hold', 'plain: apply', 'ſecrets: hold'],
+  );
+});

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { BUILT_IN_RULES, type Policy } from '../policy/policy.ts';
+import { canonicalSpelling } from '../policy/canonical.ts';
 import { globReachesBelow } from '../glob/below.ts';
 import { isWithin, placeOf, type RootPlace, type WorkspaceRoot } from '../paths.ts';
 import type { GitNamed } from '../git/named.ts';
@@ -132,11 +133,11 @@ function protectsBelow(policy: Policy): (abs: string) => boolean {
   // Most globs name their folders plainly: a path none of whose segments is one of them is passed by.
   const compiled = globs.map((glob) => {
     const named = glob.split('/').filter((segment) => segment !== '**');
-    const plain = named.every((segment) => !/[*?[\]{}()!+@]/.test(segment));
+    const plain = named.every((segment) => !/[*?[\]{}()!+@\\]/.test(segment));
     return { glob, leading: glob.startsWith('**/'), names: plain ? named.map((n) => n.toLowerCase()) : undefined };
   });
-  return (abs) => {
-    const segments = abs.split('/').filter((s) => s !== '');
+  const reaches = (spelling: string): boolean => {
+    const segments = spelling.split('/').filter((s) => s !== '');
     const lower = new Set(segments.map((s) => s.toLowerCase()));
     return compiled.some(({ glob, leading, names }) => {
       if (names !== undefined && !names.some((n) => lower.has(n))) return false;
@@ -145,6 +146,8 @@ function protectsBelow(policy: Policy): (abs: string) => boolean {
       return segments.some((_, i) => globReachesBelow(glob, segments.slice(i).join('/')));
     });
   };
+  // As the policy tests a path: as it is spelled, and as a case-folding disk spells it (`canonicalSpelling`).
+  return (abs) => reaches(abs) || [canonicalSpelling(abs)].some((folded) => folded !== undefined && reaches(folded));
 }
 
 /**
