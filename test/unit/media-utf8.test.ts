@@ -10,7 +10,7 @@ import { TOOLS } from '../../src/core/tools/index.ts';
 import { spliceUtf8 } from '../../src/core/media/patch-utf8.ts';
 import { applyEdits, type FindReplace, type PatchOutcome } from '../../src/core/media/patch.ts';
 import { lineFeedsOfUtf8, lineStats, lineStatsOfUtf8 } from '../../src/core/text/eol.ts';
-import { lineCounts, lineCountsOfUtf8 } from '../../src/core/text/line-counts.ts';
+import { lineCounts, lineCountsOfUtf8, MAX_DECODED_BYTES } from '../../src/core/text/line-counts.ts';
 import { session, runTool } from './harness.ts';
 import { join } from './media-fixtures.ts';
 
@@ -193,4 +193,17 @@ test('line counts under a bound of work: a rewrite past it counts its changed re
   lines[100] = 'changed';
   lines[200] = 'changed';
   assert.deepEqual(lineCounts(before, lines.join('\n'), 1_000), { added: 2, removed: 2 });
+});
+
+test('line counts of a changed region past MAX_DECODED_BYTES: counted whole from its bytes, as past the bound of work', () => {
+  const lines = Math.ceil(MAX_DECODED_BYTES / 2 / 'line\n'.length) + 10;
+  const before = 'line\n'.repeat(lines);
+  // The first and the last line change: the region between them is every line, too large to decode.
+  const after = `first\n${'line\n'.repeat(lines - 2)}last`;
+  assert.deepEqual(lineCountsOfUtf8(Buffer.from(before), Buffer.from(after)), { added: lines, removed: lines });
+  // One long line rewritten (a bundle, a data file): one line each way.
+  const long = (fill: string): Buffer => Buffer.from(`head\n${fill.repeat(MAX_DECODED_BYTES / 2 + 1)}\ntail\n`);
+  assert.deepEqual(lineCountsOfUtf8(long('a'), long('b')), { added: 1, removed: 1 });
+  // Below the bound the exact diff is kept.
+  assert.deepEqual(lineCountsOfUtf8(Buffer.from('a\nb\nc\n'), Buffer.from('x\nb\ny\n')), { added: 2, removed: 2 });
 });

@@ -1,6 +1,6 @@
 import type * as Diff from 'diff';
 import { lazyModule } from '../lazy-module.ts';
-import { countLines } from './eol.ts';
+import { countLines, lineFeedsOfUtf8, lineStatsOf } from './eol.ts';
 
 export interface LineCounts {
   readonly added: number;
@@ -61,6 +61,17 @@ export function lineCounts(before: string, after: string, maxWork = MAX_DIFF_WOR
   return { added, removed };
 }
 
+/**
+ * A changed region larger than this (both sides together) is counted whole from its bytes, never
+ * decoded: a rewritten 32 MiB bundle or data file would otherwise be decoded to strings of twice
+ * that and diffed in the editor's extension host.
+ */
+export const MAX_DECODED_BYTES = 8 * 1024 * 1024;
+
+/** The lines of the UTF-8 bytes [from, to) as `countLines` counts them, nothing decoded. */
+const linesIn = (bytes: Uint8Array, from: number, to: number): number =>
+  lineStatsOf(lineFeedsOfUtf8(bytes, from, to), to <= from, bytes[to - 1] === 10).lines;
+
 /** Bytes compared at once while looking for the common start and end of two texts. */
 const BYTE_CHUNK = 64 * 1024;
 
@@ -102,7 +113,8 @@ export function changedLinesOfUtf8(before: Uint8Array, after: Uint8Array, start 
 /**
  * `lineCounts` of the texts of two UTF-8 byte arrays, decoding only the lines they differ in: a
  * small edit in a 10 MB file decodes a few lines, not 20 MB. The same counts as `lineCounts` of the
- * whole texts, which cuts whole common lines at both ends itself.
+ * whole texts, which cuts whole common lines at both ends itself, up to `MAX_DECODED_BYTES` of
+ * changed lines: past it the changed region counts whole, as past the bound of work.
  */
 export function lineCountsOfUtf8(
   before: Uint8Array,
@@ -112,6 +124,11 @@ export function lineCountsOfUtf8(
   maxWork = MAX_DIFF_WORK,
 ): LineCounts {
   if (changed === undefined) return { added: 0, removed: 0 };
+  if (changed.endBefore - changed.from + (changed.endAfter - changed.from) > MAX_DECODED_BYTES)
+    return {
+      added: linesIn(after, changed.from, changed.endAfter),
+      removed: linesIn(before, changed.from, changed.endBefore),
+    };
   const text = (bytes: Uint8Array, end: number): string =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', changed.from, end);
   return lineCounts(text(before, changed.endBefore), text(after, changed.endAfter), maxWork);
