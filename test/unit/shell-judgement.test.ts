@@ -409,3 +409,30 @@ test('attack: links spelled another way the policy reads as the same name (NFD, 
     ['.cargo2: hold', 'café: hold', 'plain: apply', 'ſecrets: hold'],
   );
 });
+
+test('a file copied up but not changed (a touch, an open for writing) is no change; one of the same size with other bytes, in its first or last chunk or past 64 KiB, is a write', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  const big = 'x'.repeat(200 * 1024);
+  const at = (text: string, i: number, c: string): string => text.slice(0, i) + c + text.slice(i + 1);
+  for (const [rel, text] of [
+    ['same.txt', 'same\n'],
+    ['empty.txt', ''],
+    ['big-same.bin', big],
+    ['first.txt', 'abc\n'],
+    ['big-middle.bin', big],
+    ['big-last.bin', big],
+  ] as const)
+    put(lower, rel, text);
+  put(upper, 'same.txt', 'same\n');
+  put(upper, 'empty.txt', '');
+  put(upper, 'big-same.bin', big);
+  put(upper, 'first.txt', 'Abc\n');
+  put(upper, 'big-middle.bin', at(big, 100 * 1024, 'y'));
+  put(upper, 'big-last.bin', at(big, big.length - 1, 'y'));
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  assert.deepEqual(verdicts(judged), [
+    'file big-last.bin: apply',
+    'file big-middle.bin: apply',
+    'file first.txt: apply',
+  ]);
+});

@@ -81,8 +81,8 @@ function readable(path: string, stat: Stats): void {
   if ((stat.mode & needed) !== needed) chmodSync(path, (stat.mode & 0o7777) | needed);
 }
 
-/** Whether two files hold the same bytes (read side by side in chunks, never through a link). */
-async function sameBytes(a: string, b: string): Promise<boolean> {
+/** Whether two files of `size` bytes hold the same bytes (read side by side in chunks, never through a link). */
+async function sameBytes(a: string, b: string, size: number): Promise<boolean> {
   const opened = await Promise.allSettled([
     open(a, constants.O_RDONLY | constants.O_NOFOLLOW),
     open(b, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK),
@@ -94,7 +94,9 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
     return false;
   }
   try {
-    const [ba, bb] = [Buffer.alloc(1 << 16), Buffer.alloc(1 << 16)];
+    // Only what each read fills is compared: no need to zero them, nor to make them larger than the files.
+    const chunk = Math.min(1 << 16, size + 1);
+    const [ba, bb] = [Buffer.allocUnsafe(chunk), Buffer.allocUnsafe(chunk)];
     for (let at = 0; ; at += ba.length) {
       const [ra, rb] = await Promise.all([fa.read(ba, 0, ba.length, at), fb.read(bb, 0, bb.length, at)]);
       if (ra.bytesRead !== rb.bytesRead || !ba.subarray(0, ra.bytesRead).equals(bb.subarray(0, rb.bytesRead)))
@@ -183,7 +185,7 @@ export async function readUpper(folder: LayerFolder): Promise<LayerEntry[]> {
           below.type === 'file' &&
           below.mode === (stat.mode & 0o7777) &&
           belowStat?.size === stat.size &&
-          (await sameBytes(at, under(folder.lower, child)))
+          (await sameBytes(at, under(folder.lower, child), stat.size))
         )
           continue;
         made.push({
