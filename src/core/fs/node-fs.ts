@@ -173,11 +173,15 @@ export class NodeFs implements WorkspaceFs {
     try {
       for (const segment of segments) {
         const child = `/proc/self/fd/${handle.fd}/${segment}`;
-        if (create)
-          await fsp.mkdir(child).catch((e: unknown) => {
-            if ((e as { code?: string }).code !== 'EEXIST') throw e;
+        const open = (): Promise<fsp.FileHandle> => fsp.open(child, flags | fsConstants.O_NOFOLLOW);
+        // Opened first: a folder that exists (nearly always) costs one call, not a refused mkdir and an open.
+        const next = await open().catch(async (e: unknown) => {
+          if (!create || errnoCode(e) !== 'ENOENT') throw e;
+          await fsp.mkdir(child).catch((made: unknown) => {
+            if (errnoCode(made) !== 'EEXIST') throw made;
           });
-        const next = await fsp.open(child, flags | fsConstants.O_NOFOLLOW);
+          return open();
+        });
         await handle.close();
         handle = next;
       }
