@@ -167,3 +167,16 @@ test('rule globs that cannot be matched safely are refused like any invalid rule
   assert.match(parsed.errors[1]!, /NUL or control character/);
   assert.equal(parsed.policy.decide('README.md', 'read').action, 'ask');
 });
+
+test('a line break in a folder name hides nothing from a rule: `**` spans it (a crate under "x⏎/" picked up its .cargo/config.toml unasked)', () => {
+  const policy = new Policy([{ glob: 'deploy/**', write: 'deny' }]);
+  for (const folder of ['x\n', '\n', 'a\nb', 'sub/x\r\n']) {
+    assert.equal(policy.decide(`${folder}/.cargo/config.toml`, 'write').action, 'ask', JSON.stringify(folder));
+    assert.equal(policy.decide(`${folder}/.github/workflows/ci.yml`, 'write').action, 'ask', JSON.stringify(folder));
+    assert.equal(policy.decide(`${folder}/.aws/credentials`, 'read').action, 'ask', JSON.stringify(folder));
+    assert.equal(policy.decide(`deploy/${folder}/x.yml`, 'write').action, 'deny', JSON.stringify(folder));
+  }
+  // A person's rule that runs on RE2 (it could backtrack) spans a line break too.
+  const slow = new Policy([{ glob: '**/a*a*a*a*a*a*/**', read: 'deny' }]);
+  assert.equal(slow.decide('q\n/aaaaaa/f', 'read').action, 'deny');
+});

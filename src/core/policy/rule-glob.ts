@@ -49,7 +49,8 @@ export function anyOf(regexes: readonly RuleRegex[], ignoreCase: boolean): Strin
   const tests: StringTest[] = [];
   for (const backtrackSafe of [true, false]) {
     const sources = regexes.filter((r) => r.backtrackSafe === backtrackSafe).map((r) => `(?:${r.source})`);
-    if (sources.length) tests.push(compileRegex(sources.join('|'), { ignoreCase, backtrackSafe }));
+    // dotAll: picomatch builds `**` on `.`, which would stop at a line break in a folder's name.
+    if (sources.length) tests.push(compileRegex(sources.join('|'), { ignoreCase, backtrackSafe, dotAll: true }));
   }
   if (tests.length === 0) return () => false;
   if (tests.length === 1) return tests[0]!;
