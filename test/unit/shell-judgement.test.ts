@@ -436,3 +436,31 @@ test('a file copied up but not changed (a touch, an open for writing) is no chan
     'file first.txt: apply',
   ]);
 });
+
+test('attack: a link whose target climbs back through a name (a/b/c/u/.. with u a link to the top) is held; ".." before any name is read by its text', async (t) => {
+  const { lower, upper, root } = fixture(t);
+  put(lower, 'a.txt', 'a\n');
+  put(lower, 'd/e.txt', 'e\n');
+  mkdirSync(nodePath.join(upper, 'a/b/c'), { recursive: true });
+  // u leads to the top by its text (applied on its own); x and k climb through it, out of the folder.
+  symlinkSync('../../..', nodePath.join(upper, 'a/b/c/u'));
+  symlinkSync('a/b/c/u/..', nodePath.join(upper, 'x'));
+  symlinkSync('a/b/c/u/../../etc/passwd', nodePath.join(upper, 'k'));
+  symlinkSync('d/./../a.txt', nodePath.join(upper, 'back'));
+  mkdirSync(nodePath.join(upper, 'd'));
+  symlinkSync('../a.txt', nodePath.join(upper, 'd/up'));
+  symlinkSync('./e.txt', nodePath.join(upper, 'd/here'));
+  const judged = await judgeLayer({ folders: [{ lower, upper, work: '' }] }, inputs([root]));
+  assert.deepEqual(verdicts(judged), [
+    'link a/b/c/u: apply',
+    'link back: hold',
+    'link d/here: apply',
+    'link d/up: apply',
+    'link k: hold',
+    'link x: hold',
+    'mkdir a/b/c: apply',
+    'mkdir a/b: apply',
+    'mkdir a: apply',
+  ]);
+  assert.match(why(judged, 'x'), /"\.\." after a name/);
+});

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -145,6 +146,17 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
       `cat linked.env cfg/app.env "${f.home}/.claude/.credentials.json" "${f.home}/.kube/config" .env; ls /tmp | head -3; true`,
     );
     assert.doesNotMatch(text, new RegExp(CANARY), text);
+  });
+
+  test('attack: a link that climbs out through another link (x -> a/b/c/u/.. with u -> ../../..) is held, never on disk', async (t) => {
+    const f = fixture(t);
+    const text = await run(
+      f,
+      'mkdir -p a/b/c && ln -s ../../.. a/b/c/u && ln -s a/b/c/u/.. x && ln -s a/b/c/u/../a.txt y',
+    );
+    assert.throws(() => lstatSync(nodePath.join(f.s.root, 'x')), /ENOENT/, text);
+    assert.throws(() => lstatSync(nodePath.join(f.s.root, 'y')), /ENOENT/, text);
+    assert.match(text, /held back[\s\S]*"\.\." after a name/, text);
   });
 
   test('attack: a rebase todo and a hook are staged, never on disk (finding 3)', async (t) => {

@@ -160,6 +160,14 @@ function linkVerdict(entry: LayerEntry & { readonly kind: 'link' }, rootRel: str
     };
   if (nodePath.isAbsolute(entry.target))
     return { action: 'hold', why: `a symbolic link to the absolute path ${entry.target}` };
+  // Security: the kernel resolves `u/..` through whatever `u` is (a link to the folder's top climbs out of
+  // it), while the text below cancels the two out: only `..` before any name is read by its text.
+  const named = entry.target.split('/').filter((s) => s !== '' && s !== '.');
+  if (named.some((s, i) => s === '..' && named.slice(0, i).some((before) => before !== '..')))
+    return {
+      action: 'hold',
+      why: `a symbolic link to ${entry.target}, whose ".." after a name leads wherever that name leads (a link may lead out)`,
+    };
   const led = nodePath.posix.normalize(nodePath.posix.join(nodePath.posix.dirname(entry.rel), entry.target));
   if (
     led === '..' ||
