@@ -579,6 +579,72 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.doesNotMatch(text, /changes applied/, text);
   });
 
+  test("attack: an edit the person makes while a command's changes land is never overwritten nor removed: the command's version of that file is staged, the rest lands, and undo leaves the edit", async (t) => {
+    const fs = new FaultyFs();
+    const f = fixture(t, { fs });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    writeFileSync(at('c.txt'), 'three\n');
+    writeFileSync(at('d.txt'), 'four\n');
+    // The person saves d.txt as the command's first removal lands, and b.txt as its first write does (both after the journal read them).
+    const edits = new Map([
+      ['c.txt', 'd.txt'],
+      ['a.txt', 'b.txt'],
+    ]);
+    const edit = (address: string): void => {
+      for (const [trigger, file] of edits)
+        if (address.endsWith(`/${trigger}`)) {
+          edits.delete(trigger);
+          writeFileSync(at(file), "PERSON'S EDIT\n");
+        }
+    };
+    fs.beforeDelete = edit;
+    fs.beforeWrite = edit;
+    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt && rm c.txt d.txt');
+    assert.equal(edits.size, 0, text);
+    assert.equal(readFileSync(at('a.txt'), 'utf8'), 'ONE\n', text);
+    assert.equal(existsSync(at('c.txt')), false, text);
+    assert.equal(readFileSync(at('b.txt'), 'utf8'), "PERSON'S EDIT\n", text);
+    assert.equal(readFileSync(at('d.txt'), 'utf8'), "PERSON'S EDIT\n", text);
+    assert.match(text, /changes applied: 2 files \(-c\.txt \+a\.txt\)/, text);
+    assert.match(
+      text,
+      /b\.txt \(m\d+: "b\.txt" changed on disk while the command's changes were landing: yours is kept/,
+      text,
+    );
+    assert.match(text, /d\.txt \(m\d+: "d\.txt" changed on disk while the command's changes were landing/, text);
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.ok(saveId, text);
+    await f.s.invoke('undo_save', { save_id: saveId });
+    assert.equal(readFileSync(at('a.txt'), 'utf8'), 'one\n');
+    assert.equal(readFileSync(at('c.txt'), 'utf8'), 'three\n');
+    assert.equal(readFileSync(at('b.txt'), 'utf8'), "PERSON'S EDIT\n");
+    assert.equal(readFileSync(at('d.txt'), 'utf8'), "PERSON'S EDIT\n");
+  });
+
+  test("attack: an edit the person makes while undo_save puts a command's files back is never overwritten: the undo stops, says which file, and redoes what it had undone", async (t) => {
+    const fs = new FaultyFs();
+    const f = fixture(t, { fs });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    const text = await run(f, 'echo ONE > a.txt && echo TWO > b.txt');
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.ok(saveId, text);
+    // The undo puts b.txt back first (newest first); as it does, the person saves a.txt.
+    let edited = false;
+    fs.beforeWrite = (address) => {
+      if (edited || !address.endsWith('/b.txt')) return;
+      edited = true;
+      writeFileSync(at('a.txt'), "PERSON'S EDIT\n");
+    };
+    await assert.rejects(f.s.invoke('undo_save', { save_id: saveId }), (e: Error) => {
+      assert.match(e.message, /Undoing failed at "a\.txt": "a\.txt" changed on disk after it was checked/);
+      assert.match(e.message, /put back, so nothing remains changed/);
+      return true;
+    });
+    assert.ok(edited);
+    assert.equal(readFileSync(at('a.txt'), 'utf8'), "PERSON'S EDIT\n");
+    assert.equal(readFileSync(at('b.txt'), 'utf8'), 'TWO\n');
+  });
+
   test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {
     const fs = new FaultyFs();
     let writesOfA = 0;

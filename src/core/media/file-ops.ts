@@ -1,4 +1,4 @@
-import { cancelled, errnoCode, fromFsError, invalidInput, refused } from '../errors.ts';
+import { cancelled, errnoCode, fromFsError, invalidInput, refused, SandboxError } from '../errors.ts';
 import type { GatedPath, ResolvedAddress } from '../paths.ts';
 import type { ResolvedPinned } from '../fs/resolved-fs.ts';
 import { hashBytes } from './hash.ts';
@@ -122,10 +122,21 @@ export async function removeFile(ctx: SaveContext, path: GatedPath, expected: st
   });
 }
 
+/** Whether the file at `address` (never through a link) holds `expected`, compared as it is read. */
+export async function holdsNow(
+  ctx: Pick<SaveContext, 'fs' | 'signal'>,
+  address: ResolvedAddress,
+  expected: Uint8Array,
+): Promise<boolean> {
+  const stat = await ctx.fs.lstat(address).catch(() => undefined);
+  return stat?.type === 'file' && stat.size === expected.byteLength && ctx.fs.holds(address, expected, ctx.signal);
+}
+
 /**
  * Puts `bytes` back at `path` (undefined: removes the file there), for a rollback or an undo: the
- * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise;
- * either way with the mode and owner it had (`meta`, where known).
+ * file must not exist when `fresh` (a deleted file recreated), and is written in place otherwise,
+ * only while it holds `expected` where given (what was checked before the set began: a change made
+ * since is never overwritten); either way with the mode and owner it had (`meta`, where known).
  */
 export async function putBack(
   ctx: SaveContext,
@@ -133,12 +144,19 @@ export async function putBack(
   bytes: Uint8Array | undefined,
   fresh: boolean,
   meta: FileMeta | undefined,
+  expected?: Uint8Array,
 ): Promise<void> {
   if (bytes === undefined) {
     await removeFile(ctx, path, undefined);
     return;
   }
   await inPinned(ctx, path, true, async (address) => {
+    if (!fresh && expected !== undefined && !(await holdsNow(ctx, address, expected)))
+      throw new SandboxError(
+        'E_SANDBOX_CONFLICT',
+        `"${path.display}" changed on disk after it was checked, and that change is not overwritten.`,
+        '',
+      );
     try {
       await ctx.fs.writeFile(address, bytes, {
         noFollow: true,

@@ -111,7 +111,7 @@ export async function undoFiles(
     try {
       if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true, step.record.replacedMeta);
       else if (step.before === undefined) await removeFile(ctx, step.path, step.record.savedHash);
-      else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta);
+      else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta, step.now?.bytes);
       ctx.media.noteDisk(step.path, step.before);
       done.push(step);
     } catch (e) {

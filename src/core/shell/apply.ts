@@ -1,13 +1,13 @@
 import { constants } from 'node:fs';
 import { open, readFile, rmdir, symlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { errnoCode, fromFsError, refused } from '../errors.ts';
+import { errnoCode, fromFsError, refused, SandboxError } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts';
 import type { Log } from '../ports.ts';
-import { inPinned, readFileAt, removeFile, type FileBytes } from '../media/file-ops.ts';
+import { holdsNow, inPinned, readFileAt, type FileBytes } from '../media/file-ops.ts';
 import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
 import { mediaTaint } from '../media/types.ts';
 import { lineCountsOfUtf8, MAX_DIFF_WORK, type LineCounts } from '../text/line-counts.ts';
@@ -117,7 +117,7 @@ export async function applyChanges(
             before: await readFileAt(ctx, gated, 'written'),
             after: await readFile(entry.from),
           };
-          await writeInPlace(ctx, gated, bytes, entry.mode);
+          await writeInPlace(ctx, gated, replaced?.bytes, bytes, entry.mode);
           const step = { kind: 'wrote' as const, path: gated, before: replaced?.bytes, meta: replaced?.meta };
           done.push({ change: i, step, written: bytes, outcome: outcomes.length });
           break;
@@ -131,7 +131,9 @@ export async function applyChanges(
             });
             return;
           }
-          const removed = await removeFile(ctx, gated, undefined);
+          const removed = journaled.bytes.get(i)?.before ?? (await readFileAt(ctx, gated, 'deleted'));
+          if (removed === undefined) break;
+          await removeInPlace(ctx, gated, removed.bytes);
           const step = { kind: 'removed' as const, path: gated, before: removed.bytes, meta: removed.meta };
           done.push({ change: i, step, written: new Uint8Array(0), outcome: outcomes.length });
           break;
@@ -150,6 +152,11 @@ export async function applyChanges(
       }
       outcomes.push({ ...base, action: 'applied' });
     } catch (e) {
+      if (e instanceof SandboxError && e.code === 'E_SANDBOX_CONFLICT' && isFile) {
+        // Yours stands; the command's version waits for review, and the rest of the set lands.
+        outcomes.push(await stage(ctx, entry, gated, e.what));
+        return;
+      }
       const failure = `applying it failed (${e instanceof Error ? e.message : String(e)})`;
       if (!isFile) {
         outcomes.push({ ...base, action: 'held', why: failure });
@@ -379,14 +386,43 @@ async function diskBytes(path: ModelPath, ensureRoom: (size: number) => void): P
   }
 }
 
-/** Writes bytes at `path` with the mode the command gave the file; never through a link, its folder pinned (made where missing). */
-async function writeInPlace(ctx: ApplyContext, path: GatedPath, bytes: Uint8Array, mode: number): Promise<void> {
+const changedMeanwhile = (path: GatedPath): SandboxError =>
+  new SandboxError(
+    'E_SANDBOX_CONFLICT',
+    `"${path.display}" changed on disk while the command's changes were landing: yours is kept, and the command's version is staged for review`,
+    '',
+  );
+
+/**
+ * Writes bytes at `path` with the mode the command gave the file, only while it holds `expected`
+ * (undefined: while there is no file): an edit made since the journal read it is never overwritten.
+ * Never through a link, its folder pinned (made where missing).
+ */
+async function writeInPlace(
+  ctx: ApplyContext,
+  path: GatedPath,
+  expected: Uint8Array | undefined,
+  bytes: Uint8Array,
+  mode: number,
+): Promise<void> {
   await inPinned(ctx, path, true, async (address) => {
+    if (expected !== undefined && !(await holdsNow(ctx, address, expected))) throw changedMeanwhile(path);
     try {
-      await ctx.fs.writeFile(address, bytes, { noFollow: true, mode: mode & 0o777 });
+      await ctx.fs.writeFile(address, bytes, { noFollow: true, exclusive: expected === undefined, mode: mode & 0o777 });
     } catch (e) {
+      if (expected === undefined && errnoCode(e) === 'EEXIST') throw changedMeanwhile(path);
       throw fromFsError(e, path.display, 'write');
     }
+  });
+}
+
+/** Removes the file at `path` only while it holds `expected`; never a link or a folder, its folder pinned. */
+async function removeInPlace(ctx: ApplyContext, path: GatedPath, expected: Uint8Array): Promise<void> {
+  await inPinned(ctx, path, false, async (address) => {
+    if (!(await holdsNow(ctx, address, expected))) throw changedMeanwhile(path);
+    await ctx.fs.delete(address).catch((e: unknown) => {
+      throw fromFsError(e, path.display, 'remove');
+    });
   });
 }
 
