@@ -18,6 +18,7 @@ import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 import { session, testDir, testRipgrep, type TestSession } from './harness.ts';
 import { FaultyFs } from './media-fixtures.ts';
+import { DEFAULT_LIMITS } from '../../src/core/pipeline/session.ts';
 
 const CANARY = 'CANARY-5d1e2b7a';
 const ripgrep = testRipgrep();
@@ -39,6 +40,7 @@ function fixture(
     stateDir?: string;
     fs?: FaultyFs;
     home?: string;
+    undoBudgetBytes?: number;
   } = {},
 ): Fixture {
   const home = options.home ?? testDir(t, 'wt-home-').path;
@@ -63,7 +65,13 @@ function fixture(
   };
   const s = session(t, {
     ...(options.fs ? { fs: options.fs } : {}),
-    overrides: { shell: host, ...(options.stateDir ? { stateDir: options.stateDir } : {}) },
+    overrides: {
+      shell: host,
+      ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+      ...(options.undoBudgetBytes !== undefined
+        ? { limits: () => ({ ...DEFAULT_LIMITS, undoBudgetBytes: options.undoBudgetBytes! }) }
+        : {}),
+    },
   });
   writeFileSync(nodePath.join(s.root, '.env'), `API_KEY=${CANARY}\n`);
   writeFileSync(nodePath.join(s.root, 'a.txt'), 'one\n');
@@ -643,6 +651,33 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.ok(edited);
     assert.equal(readFileSync(at('a.txt'), 'utf8'), "PERSON'S EDIT\n");
     assert.equal(readFileSync(at('b.txt'), 'utf8'), 'TWO\n');
+  });
+
+  test("attack: a command whose undo would not fit the undo budget: the files it replaces are staged, never lost unseen; what it creates lands, the result says it cannot be undone, and the person's earlier save stays undoable", async (t) => {
+    const f = fixture(t, { undoBudgetBytes: 1024 * 1024 });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    writeFileSync(at('notes.txt'), 'my notes\n');
+    const staged = await f.s.invoke('stage_file', { path: 'b.txt', content: 'two, edited\n' });
+    const mediaId = /m\d+/.exec(staged.text)?.[0];
+    const saved = await f.s.invoke('save_media', { media_id: mediaId });
+    const earlier = /"save_id":"(s\d+)"/.exec(saved.text)?.[1];
+    assert.ok(earlier, saved.text);
+    const text = await run(f, 'echo garbage > notes.txt; for i in 1 2 3; do head -c 600000 /dev/zero > z$i.bin; done');
+    assert.equal(readFileSync(at('notes.txt'), 'utf8'), 'my notes\n', text);
+    assert.match(
+      text,
+      /staged for review, NOT on disk: notes\.txt \(m\d+: the command needs 1\.7 MiB kept to be undone, more than the undo budget/,
+      text,
+    );
+    assert.equal(statSync(at('z3.bin')).size, 600_000, text);
+    assert.match(
+      text,
+      /changes applied: 3 files \(\+z1\.bin \+z2\.bin \+z3\.bin\); they cannot be undone: its set needs/,
+      text,
+    );
+    assert.doesNotMatch(text, /takes the whole command back/, text);
+    await f.s.invoke('undo_save', { save_id: earlier });
+    assert.equal(readFileSync(at('b.txt'), 'utf8'), 'two\n');
   });
 
   test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {

@@ -209,3 +209,44 @@ test('attack: a call runs as the host confirmed it, not as it would be planned n
     ['a.txt'],
   );
 });
+
+test('attack: a set whose bytes do not fit the undo budget keeps none, drops no earlier save, and gives no save_id; one that fits gets its save_id', async (tc) => {
+  const t = session(tc, { overrides: { limits: () => ({ ...DEFAULT_LIMITS, undoBudgetBytes: 40 }) } });
+  writeFileSync(join(t.root, 'mine.txt'), 'old\n');
+  const earlier = await saveNew(t, 'mine.txt', 'new\n');
+  assert.equal(earlier, 's1');
+  // Three files of 10 bytes rewritten, 60 bytes to keep (before and after): more than 40.
+  for (const name of ['a', 'b', 'c']) writeFileSync(join(t.root, `${name}.txt`), `${name} old ...\n`);
+  const staged = [];
+  for (const name of ['a', 'b', 'c'])
+    staged.push(
+      (await runTool(t.session, TOOLS.stage_file, { path: `${name}.txt`, content: `${name} new ...\n` })).result
+        .media_id,
+    );
+  const big = await runTool(t.session, TOOLS.save_media, { media_ids: staged });
+  assert.equal((big.result as { save_id?: string }).save_id, undefined, big.text);
+  assert.match(big.text, /cannot be undone/, big.text);
+  await rejectsWith(
+    runTool(t.session, TOOLS.undo_save, { save_id: 's2' }),
+    'E_SANDBOX_NOT_FOUND',
+    'Save s2 of "a.txt" cannot be undone: the bytes it replaced were not kept (its set needs 60 bytes kept to be undone, more than the undo budget of 40 bytes (workspaceTools.undo.diskBudgetMB)). Stage the file and change it back by hand instead.',
+  );
+  // The earlier save was not dropped for a set that could not be kept anyway.
+  await runTool(t.session, TOOLS.undo_save, { save_id: 's1' });
+  assert.equal(readFileSync(join(t.root, 'mine.txt'), 'utf8'), 'old\n');
+
+  // Two small files, 26 bytes to keep: the set fits.
+  writeFileSync(join(t.root, 'x.txt'), 'x old\n');
+  writeFileSync(join(t.root, 'y.txt'), 'y old\n');
+  const pair = [];
+  for (const name of ['x', 'y'])
+    pair.push(
+      (await runTool(t.session, TOOLS.stage_file, { path: `${name}.txt`, content: `${name} new!\n` })).result.media_id,
+    );
+  const fits = await runTool(t.session, TOOLS.save_media, { media_ids: pair });
+  const saveId = (fits.result as { save_id?: string }).save_id;
+  assert.ok(saveId, fits.text);
+  await runTool(t.session, TOOLS.undo_save, { save_id: saveId });
+  assert.equal(readFileSync(join(t.root, 'x.txt'), 'utf8'), 'x old\n');
+  assert.equal(readFileSync(join(t.root, 'y.txt'), 'utf8'), 'y old\n');
+});

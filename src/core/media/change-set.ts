@@ -146,20 +146,28 @@ export async function rollBack(ctx: SaveContext & { readonly log: Log }, done: r
 }
 
 /**
- * Records the files of a set as one save set for undo (joining `set` when given): its id, and the
- * files whose record failed (the log says why; a failure never fails the set, and the others are
- * still recorded).
+ * Records the files of a set as one save set for undo (joining `set` when given): its id, the files
+ * whose record failed (the log says why; a failure never fails the set, and the others are still
+ * recorded), and `unkept`: why the set cannot be undone, when the bytes it needs kept do not fit the
+ * undo budget (then none are kept, and no other save is dropped for them).
  */
 export async function recordAll(
   ctx: { readonly saves: SaveHistory; readonly log: Log },
   records: readonly SetRecord[],
   set?: string,
-): Promise<{ readonly set: string | undefined; readonly failed: readonly string[] }> {
+): Promise<{ readonly set: string | undefined; readonly failed: readonly string[]; readonly unkept?: string }> {
   const failed: string[] = [];
+  const over = ctx.saves.roomFor(undoBytes(records), set);
+  let unkept = over === undefined ? undefined : `its set ${over}`;
   for (const record of records) {
     try {
-      const saved = await ctx.saves.record({ ...record, ...(set ? { set } : {}) });
+      const saved = await ctx.saves.record({
+        ...record,
+        ...(set ? { set } : {}),
+        ...(unkept !== undefined ? { unkept } : {}),
+      });
       set ??= saved.id;
+      unkept ??= saved.lost;
     } catch (e) {
       ctx.log.warn(
         `The change to "${record.path.display}" cannot be undone: the bytes it replaced could not be kept (${e instanceof Error ? e.message : String(e)}).`,
@@ -167,8 +175,12 @@ export async function recordAll(
       failed.push(record.path.display);
     }
   }
-  return { set, failed };
+  return { set, failed, ...(unkept !== undefined ? { unkept } : {}) };
 }
+
+/** The bytes the undo history keeps for these records: what each file held and what it was given. */
+export const undoBytes = (records: readonly Pick<SetRecord, 'replaced' | 'written'>[]): number =>
+  records.reduce((sum, r) => sum + (r.replaced?.byteLength ?? 0) + r.written.byteLength, 0);
 
 /**
  * Saves a set of changes as one: checks them all, then writes, deletes and moves in order; if a step
@@ -247,7 +259,7 @@ export async function commitSet(ctx: SetContext, changes: readonly SetChange[]):
     if (step.kind === 'removed') removedFolders.push(...(await removeEmptiedFolders(ctx, step.path)));
   const recorded = await recordAll(ctx, setRecords(files, done));
   // A set that cannot be undone as a whole gives no save_id.
-  const saveId = recorded.failed.length === 0 ? recorded.set : undefined;
+  const saveId = recorded.failed.length === 0 && recorded.unkept === undefined ? recorded.set : undefined;
   await journal.close();
   return { saveId, files, removedFolders };
 }

@@ -136,9 +136,12 @@ export class SaveHistory {
       readonly kind?: 'write' | 'delete';
       readonly set?: string;
       readonly moved?: SaveRecord['moved'];
+      /** Keep no bytes, for this reason (its set does not fit the budget). */
+      readonly unkept?: string;
     } & LineCounts,
   ): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
+    const set = save.set ?? id;
     const size = (save.replaced?.byteLength ?? 0) + save.written.byteLength;
     const budget = this.options.budgetBytes();
     const base = {
@@ -146,7 +149,7 @@ export class SaveHistory {
       path: save.path,
       mediaId: save.mediaId,
       kind: save.kind ?? 'write',
-      set: save.set ?? id,
+      set,
       ...(save.moved ? { moved: save.moved } : {}),
       at: this.options.clock.now(),
       created: save.replaced === undefined,
@@ -158,16 +161,20 @@ export class SaveHistory {
       removed: save.removed,
       undone: undefined,
     };
-    if (size > budget) {
-      const record: SaveRecord = {
-        ...base,
-        lost: `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)} (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})`,
-      };
+    // The files of its own set are never dropped for it: a set evicting itself would keep none of it whole.
+    const room = budget - this.keptOf(set);
+    const unkept =
+      save.unkept ??
+      (size > room
+        ? `it needs ${formatBytes(size)}, more than the undo budget of ${formatBytes(budget)}${room < budget ? ' has room for beside the rest of its set' : ''} (${this.setting()})`
+        : undefined);
+    if (unkept !== undefined) {
+      const record: SaveRecord = { ...base, lost: unkept };
       this.entries.set(id, { record, kept: 0, files: undefined });
       this.changed.fire();
       return record;
     }
-    this.dropOldest(budget - size);
+    this.dropOldest(budget - size, set);
     const dir = await this.dir();
     const files = { before: nodePath.join(dir, `${id}.before`), after: nodePath.join(dir, `${id}.after`) };
     // Security: copies of workspace files: only this user may read them.
@@ -214,6 +221,17 @@ export class SaveHistory {
   setOf(id: string): SaveRecord[] {
     const set = this.get(id).set;
     return [...this.entries.values()].map((e) => e.record).filter((r) => r.set === set);
+  }
+
+  /**
+   * Bytes a set of files needs kept to be undone, past which it cannot be: `undefined` when they fit
+   * the budget beside what `set` (a set being recorded) keeps already, dropping other saves as needed;
+   * else why not.
+   */
+  roomFor(bytes: number, set?: string): string | undefined {
+    const budget = this.options.budgetBytes();
+    if (bytes + (set === undefined ? 0 : this.keptOf(set)) <= budget) return undefined;
+    return `needs ${formatBytes(bytes)} kept to be undone, more than the undo budget of ${formatBytes(budget)} (${this.setting()})`;
   }
 
   /** What the file held before the save (undefined: the save created it). */
@@ -281,18 +299,29 @@ export class SaveHistory {
     return this.folder;
   }
 
-  /** Drops the oldest saves' kept bytes until at most `target` bytes are kept. */
-  private dropOldest(target: number): void {
+  private setting(): string {
+    return this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB';
+  }
+
+  /** Bytes the saves of `set` keep. */
+  private keptOf(set: string): number {
+    let kept = 0;
+    for (const e of this.entries.values()) if (e.record.set === set) kept += e.kept;
+    return kept;
+  }
+
+  /** Drops the oldest saves' kept bytes (never those of `set`) until at most `target` bytes are kept. */
+  private dropOldest(target: number, set: string): void {
     let used = 0;
     for (const e of this.entries.values()) used += e.kept;
     for (const entry of this.entries.values()) {
       if (used <= target) return;
-      if (entry.kept === 0 || !entry.files) continue;
+      if (entry.kept === 0 || !entry.files || entry.record.set === set) continue;
       used -= entry.kept;
       entry.kept = 0;
       entry.record = {
         ...entry.record,
-        lost: `the oldest saves were dropped to stay within the undo budget (${this.options.budgetSetting ?? 'workspaceTools.undo.diskBudgetMB'})`,
+        lost: `the oldest saves were dropped to stay within the undo budget (${this.setting()})`,
       };
       void fsp.rm(entry.files.before, { force: true });
       void fsp.rm(entry.files.after, { force: true });

@@ -72,13 +72,19 @@ const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
 export async function applyChanges(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
-): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[] }> {
+): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[]; readonly noUndo?: string }> {
   const outcomes: ChangeOutcome[] = [];
   const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
   const inTree = new Set(trees.flatMap((t) => t.members));
   const tops = new Set(trees.map((t) => t.top));
   const gatedPaths = gatedOf(ctx, changes, (i) => !inTree.has(i) || tops.has(i));
-  const journaled = await journalFirst(ctx, changes, gatedPaths, inTree);
+  const overBudget = ctx.approveChangeSet ? unkeptFiles(ctx, changes, inTree) : undefined;
+  const journaled = await journalFirst(
+    ctx,
+    changes,
+    gatedPaths,
+    overBudget ? new Set([...inTree, ...overBudget.files]) : inTree,
+  );
   /** The files applied so far, with what they replaced (for the undo record, or to be put back). */
   const done: Applied[] = [];
   /** Why the set's files are staged rather than applied (the journal could not be written, or a file failed to apply). */
@@ -94,7 +100,9 @@ export async function applyChanges(
         ? isFile
           ? { action: 'stage' as const, why: stopped }
           : { action: 'hold' as const, why: stopped }
-        : judged;
+        : overBudget?.files.has(i)
+          ? { action: 'stage' as const, why: overBudget.why }
+          : judged;
     if (verdict.action === 'skip') return;
     const base = { path: path.display, kind: kindOf(entry) };
     if (verdict.action === 'hold') {
@@ -189,7 +197,9 @@ export async function applyChanges(
   };
   for (const i of changes.keys()) if (!inTree.has(i)) await applyOne(i);
   // Recorded, these stay applied whatever becomes of the folders below (a failure there puts back only its own files).
-  let set = await recordApplied(ctx, changes, done.splice(0));
+  const first = await recordApplied(ctx, changes, done.splice(0));
+  let set = first.set;
+  let noUndo = first.unkept;
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
@@ -209,7 +219,9 @@ export async function applyChanges(
     if (!moved) {
       // Something took its place, or it lies on another filesystem: file by file, as any change.
       for (const i of tree.members) await applyOne(i);
-      set = (await recordApplied(ctx, changes, done.splice(0), set)) ?? set;
+      const more = await recordApplied(ctx, changes, done.splice(0), set);
+      set ??= more.set;
+      noUndo ??= more.unkept;
       continue;
     }
     const saved = ctx.saves.recordTree({
@@ -225,7 +237,32 @@ export async function applyChanges(
     }
   }
   if (!keepJournal) await journaled.record?.close();
-  return { saveId: set, outcomes };
+  return noUndo === undefined ? { saveId: set, outcomes } : { saveId: undefined, outcomes, noUndo };
+}
+
+/**
+ * The files a change set replaces or removes, when undoing the set would need more bytes kept than
+ * the undo budget holds: they are staged rather than applied, so that what they replace is never lost
+ * unseen (the files it creates still land: they replace nothing). Folders moved in whole keep no bytes.
+ */
+function unkeptFiles(
+  ctx: ApplyContext,
+  changes: readonly JudgedChange[],
+  inTree: ReadonlySet<number>,
+): { readonly files: ReadonlySet<number>; readonly why: string } | undefined {
+  const files = new Set<number>();
+  let needed = 0;
+  for (const [i, { entry, verdict }] of changes.entries()) {
+    if (verdict.action !== 'apply' || inTree.has(i) || (entry.kind !== 'file' && entry.kind !== 'delete')) continue;
+    if (entry.kind === 'file') needed += entry.size;
+    if (entry.below.type !== 'file') continue;
+    files.add(i);
+    needed += entry.below.size ?? 0;
+  }
+  const why = ctx.saves.roomFor(needed);
+  return why === undefined || files.size === 0
+    ? undefined
+    : { files, why: `the command ${why}, so the files it replaces or removes are staged rather than lost unseen` };
 }
 
 /** A file the change set wrote or removed: its change, its step (how to take it back), what it wrote, and its place among the outcomes. */
@@ -246,13 +283,13 @@ const countsOf = (before: Uint8Array, after: Uint8Array, files: number): LineCou
     ? { added: 0, removed: 0 }
     : lineCountsOfUtf8(before, after, 0, undefined, MAX_DIFF_WORK / Math.max(files, 1));
 
-/** Records the files applied as one save set (joining `set` when given); its id. */
+/** Records the files applied as one save set (joining `set` when given): its id, and why it cannot be undone where it cannot. */
 async function recordApplied(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
   done: readonly Applied[],
   set?: string,
-): Promise<string | undefined> {
+): Promise<{ readonly set: string | undefined; readonly unkept?: string }> {
   const records = done.map(({ change, step, written }) => ({
     path: changes[change]!.path,
     mediaId: 'run_shell_command',
@@ -262,7 +299,7 @@ async function recordApplied(
     kind: step.kind === 'removed' ? ('delete' as const) : ('write' as const),
     ...countsOf(step.before ?? new Uint8Array(0), written, changes.length),
   }));
-  return (await recordAll(ctx, records, set)).set;
+  return recordAll(ctx, records, set);
 }
 
 /**

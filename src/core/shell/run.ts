@@ -209,7 +209,7 @@ export async function runInSandbox(
     let endedAt: number | undefined;
     let written = 0;
     let refusedLines = 0;
-    let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[] } | undefined;
+    let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[]; noUndo?: string } | undefined;
     let landing: Promise<unknown> | undefined;
     /** The landing failed and the call says so: the cleanup does not log it again. */
     let landingSaid = false;
@@ -273,6 +273,7 @@ export async function runInSandbox(
       })),
       changes: changeSet?.outcomes ?? [],
       ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}),
+      ...(changeSet?.noUndo !== undefined ? { noUndo: changeSet.noUndo } : {}),
       ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
     let final: ShellStatus | undefined;

@@ -9,6 +9,8 @@ import { turnsEvery } from '../turns.ts';
 export interface Below {
   readonly type: 'file' | 'folder' | 'link' | 'special' | 'none';
   readonly mode?: number;
+  /** A file's size in bytes. */
+  readonly size?: number;
   /** The later of its modification and status-change times (ms): later than the command's start, the file changed under it. */
   readonly changedAt?: number;
 }
@@ -68,7 +70,12 @@ function entryAt(abs: string): Stats | undefined {
 function belowOf(stat: Stats | undefined): Below {
   if (stat === undefined) return { type: 'none' };
   const type = stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : stat.isSymbolicLink() ? 'link' : 'special';
-  return { type, mode: stat.mode & 0o7777, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs) };
+  return {
+    type,
+    mode: stat.mode & 0o7777,
+    ...(type === 'file' ? { size: stat.size } : {}),
+    changedAt: Math.max(stat.mtimeMs, stat.ctimeMs),
+  };
 }
 
 /**
