@@ -255,6 +255,8 @@ export type ResolveGated = (path: GatedPath, options?: ResolveOptions) => Promis
 export interface ResolveOptions {
   /** Security: writes refuse any symlinked component, even one that stays inside the root. */
   readonly forWrite?: boolean;
+  /** The path's last component may itself be a symbolic link, which is the subject (a link an undo removes): never followed. */
+  readonly linkAtEnd?: boolean;
 }
 
 /**
@@ -315,7 +317,9 @@ export async function resolveOnDisk(
         );
       throw fromFsError(e, path.display, 'inspect');
     }
-    if (type === 'symlink') {
+    if (type === 'symlink' && options.linkAtEnd === true && i === segments.length - 1) {
+      currentReal = currentReal + '/' + segments[i]!;
+    } else if (type === 'symlink') {
       const shown = segments.slice(0, i + 1).join('/');
       if (options.forWrite)
         throw refuse(

@@ -84,6 +84,9 @@ function fixture(
   return { s, home, outside };
 }
 
+/** Whether anything, a dangling link included, is at `path`. */
+const lstatSafe = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+
 async function run(f: Fixture, command: string, extra: Record<string, unknown> = {}): Promise<string> {
   return (await f.s.invoke('run_shell_command', { command, ...extra })).text;
 }
@@ -678,6 +681,40 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.doesNotMatch(text, /takes the whole command back/, text);
     await f.s.invoke('undo_save', { save_id: earlier });
     assert.equal(readFileSync(at('b.txt'), 'utf8'), 'two\n');
+  });
+
+  test('undo_save takes back the links and folders a command made too: new links and the folders it made are removed, a folder it replaced by a link comes back with its file; a link changed since is not removed', async (t) => {
+    const f = fixture(t);
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    mkdirSync(at('d'));
+    writeFileSync(at('d/mine.txt'), 'precious\n');
+    mkdirSync(at('kept'));
+    const text = await run(
+      f,
+      'echo new > n.txt && ln -s a.txt l && mkdir -p deep/er kept/new && echo x > deep/er/f.txt && echo y > kept/new/g.txt && mkdir -p lk/in && ln -s ../../a.txt lk/in/l2 && rm -rf d && ln -s a.txt d',
+    );
+    assert.equal(lstatSync(at('l')).isSymbolicLink(), true, text);
+    assert.equal(lstatSync(at('d')).isSymbolicLink(), true, text);
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.ok(saveId, text);
+    await f.s.invoke('undo_save', { save_id: saveId });
+    for (const gone of ['n.txt', 'l', 'deep', 'lk', 'kept/new'])
+      assert.equal(existsSync(at(gone)) || lstatSafe(at(gone)), false, gone);
+    assert.equal(statSync(at('kept')).isDirectory(), true, 'a folder that was there stays');
+    assert.equal(lstatSync(at('d')).isDirectory(), true);
+    assert.equal(readFileSync(at('d/mine.txt'), 'utf8'), 'precious\n');
+    assert.equal(readFileSync(at('a.txt'), 'utf8'), 'one\n');
+
+    // A link the person replaced after the command is theirs: the undo refuses, removing nothing.
+    const again = await run(f, 'ln -s a.txt m && echo z > z.txt');
+    const second = /"save_id":"(s\d+)"/.exec(again)?.[1];
+    rmSync(at('m'));
+    symlinkSync('b.txt', at('m'));
+    await assert.rejects(
+      f.s.invoke('undo_save', { save_id: second }),
+      /symbolic link "m", which save s\d+ made, changed since/,
+    );
+    assert.equal(readFileSync(at('z.txt'), 'utf8'), 'z\n');
   });
 
   test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {

@@ -1,5 +1,5 @@
 import { cancelled, errnoCode, fromFsError, invalidInput, refused, SandboxError } from '../errors.ts';
-import type { GatedPath, ResolvedAddress } from '../paths.ts';
+import type { GatedPath, ResolvedAddress, ResolveOptions } from '../paths.ts';
 import type { ResolvedPinned } from '../fs/resolved-fs.ts';
 import { hashBytes } from './hash.ts';
 import { metaOf, metaOptions, type FileMeta } from './file-meta.ts';
@@ -65,14 +65,15 @@ export async function metaAt(ctx: Pick<SaveContext, 'fs' | 'resolve'>, path: Gat
   return stat.type === 'file' ? metaOf(stat) : undefined;
 }
 
-/** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`). */
+/** Runs `fn` on the address of `path` in its folder pinned with no link followed (created when `create`; `linkAtEnd`: `path` may be a link itself, never followed). */
 export async function inPinned<T>(
   ctx: SaveContext,
   path: GatedPath,
   create: boolean,
   fn: (address: ResolvedAddress) => Promise<T>,
+  options: Pick<ResolveOptions, 'linkAtEnd'> = {},
 ): Promise<T> {
-  const resolved = await ctx.resolve(path, { forWrite: true });
+  const resolved = await ctx.resolve(path, { forWrite: true, ...options });
   let pinned: ResolvedPinned | undefined;
   try {
     pinned = await ctx.fs.pinFolderOf(resolved, create);
@@ -170,18 +171,18 @@ export async function putBack(
 }
 
 /**
- * After the file at `path` was removed: removes the folders that this leaves empty, innermost first,
+ * After the file at `path` was removed: removes the folders that this leaves empty (at most `limit`), innermost first,
  * below its workspace folder and inside the write roots (never a write root itself); returns them as
  * displayed ("src/legacy/"). An undo puts them back with the file. Security: each folder is removed
  * from its parent pinned with no link followed, and only while it is empty (never recursively).
  */
-export async function removeEmptiedFolders(ctx: SaveContext, path: GatedPath): Promise<string[]> {
+export async function removeEmptiedFolders(ctx: SaveContext, path: GatedPath, limit = Infinity): Promise<string[]> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   const segments = path.rel.split('/');
   const shown = path.display.split('/');
   const writeRoots = ctx.saveGuard.current();
   const removed: string[] = [];
-  for (let up = 1; up < segments.length; up++) {
+  for (let up = 1; up < segments.length && up <= limit; up++) {
     const rel = segments.slice(0, segments.length - up).join('/');
     const inside =
       writeRoots === undefined ||

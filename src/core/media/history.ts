@@ -8,7 +8,7 @@ import { formatBytes } from '../text/format.ts';
 import type { LineCounts } from '../text/line-counts.ts';
 import { hashKept } from './hash.ts';
 import type { FileMeta } from './file-meta.ts';
-import type { TreeManifest } from './tree.ts';
+import { madeThing, type TreeManifest } from './tree.ts';
 
 /** How a save was undone. */
 export type UndoneBy =
@@ -31,7 +31,7 @@ export interface SaveRecord extends LineCounts {
   /**
    * `write`: bytes were written to `path`; `delete`: `path` was removed (a move is a delete of its
    * source and a write of its destination, in one set); `tree`: a command made the folder `path`
-   * whole (`tree` says what it held), and undoing removes it.
+   * whole, or the symbolic link `path` (`tree` says what it held), and undoing removes it.
    */
   readonly kind: 'write' | 'delete' | 'tree';
   /** The save_id of the set it belongs to (its own id for a save of one file): undo_save of the set undoes every file of it. */
@@ -53,6 +53,8 @@ export interface SaveRecord extends LineCounts {
   readonly undone: UndoneBy | undefined;
   /** kind `tree`: what the folder held when it was made. */
   readonly tree?: TreeManifest;
+  /** How many folders above `path` its set made, innermost first: undoing the set removes them while they are empty. */
+  readonly madeFolders?: number;
 }
 
 export interface FileIdentity {
@@ -138,6 +140,7 @@ export class SaveHistory {
       readonly moved?: SaveRecord['moved'];
       /** Keep no bytes, for this reason (its set does not fit the budget). */
       readonly unkept?: string;
+      readonly madeFolders?: number;
     } & LineCounts,
   ): Promise<SaveRecord> {
     const id = `s${++this.counter}`;
@@ -160,6 +163,7 @@ export class SaveHistory {
       added: save.added,
       removed: save.removed,
       undone: undefined,
+      ...(save.madeFolders ? { madeFolders: save.madeFolders } : {}),
     };
     // The files of its own set are never dropped for it: a set evicting itself would keep none of it whole.
     const room = budget - this.keptOf(set);
@@ -186,12 +190,13 @@ export class SaveHistory {
     return record;
   }
 
-  /** Records a folder a command made whole: no bytes are kept; undoing it removes the folder while it holds just what `tree` says. */
+  /** Records a folder a command made whole, or a link it made: no bytes are kept; undoing it removes the folder (or link) while it holds just what `tree` says. */
   recordTree(save: {
     readonly path: ModelPath;
     readonly mediaId: string;
     readonly tree: TreeManifest;
     readonly set?: string;
+    readonly madeFolders?: number;
   }): SaveRecord {
     const id = `s${++this.counter}`;
     const record: SaveRecord = {
@@ -211,6 +216,7 @@ export class SaveHistory {
       lost: undefined,
       undone: undefined,
       tree: save.tree,
+      ...(save.madeFolders ? { madeFolders: save.madeFolders } : {}),
     };
     this.entries.set(id, { record, kept: 0, files: undefined });
     this.changed.fire();
@@ -277,7 +283,9 @@ export class SaveHistory {
     if (record.tree !== undefined) {
       throw new SandboxError(
         'E_SANDBOX_NOT_FOUND',
-        `Save ${id} made the folder "${record.path.display}" whole (${record.tree.files} files) and keeps no copy of them: undoing it removes the folder.`,
+        madeThing(record.tree) === 'folder'
+          ? `Save ${id} made the folder "${record.path.display}" whole (${record.tree.files} files) and keeps no copy of them: undoing it removes the folder.`
+          : `Save ${id} made the symbolic link "${record.path.display}": undoing it removes the link.`,
         `Undo the whole save (undo_save with its save_id).`,
       );
     }

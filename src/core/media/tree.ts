@@ -29,6 +29,17 @@ export interface TreeManifest {
   readonly entries: ReadonlyMap<string, TreeStamp>;
 }
 
+/** A manifest of one symbolic link ('' a link): a link a command made, which an undo removes while it is that link. */
+export const linkManifest = (stamp: EntryStamp): TreeManifest => ({
+  files: 0,
+  bytes: 0,
+  entries: new Map([['', { type: 'link', ...stamp }]]),
+});
+
+/** What a manifest's record made, in a word: a folder, or a symbolic link. */
+export const madeThing = (manifest: TreeManifest): 'folder' | 'symbolic link' =>
+  manifest.entries.get('')?.type === 'link' ? 'symbolic link' : 'folder';
+
 export const entryStampOf = (stat: Stats): EntryStamp => ({ ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
 
 export function treeStampOf(stat: Stats): TreeStamp | undefined {

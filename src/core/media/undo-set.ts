@@ -1,13 +1,16 @@
 import { SandboxError, invalidInput } from '../errors.ts';
 import type { GatedPath } from '../paths.ts';
 import { refuseUnsavedEditor } from './editors.ts';
-import { inPinned, putBack, readFileAt, removeFile, type FileBytes } from './file-ops.ts';
-import { moveTree, removeTree, treeChange, undoneName } from './tree.ts';
+import { inPinned, putBack, readFileAt, removeEmptiedFolders, removeFile, type FileBytes } from './file-ops.ts';
+import { madeThing, moveTree, removeTree, treeChange, undoneName } from './tree.ts';
 import type { PlannedStep } from './journal.ts';
 import { hashBytes } from './hash.ts';
 import type { SaveRecord } from './history.ts';
 import type { UndoContext } from './undo.ts';
 import { pathKey } from './types.ts';
+
+/** A record that made a folder or a link names it: the link is what the undo removes, never followed. */
+const LINK_AT_END = { linkAtEnd: true } as const;
 
 /** A record of a set to undo, with its gated path and the bytes it replaced (undefined: it created the file). */
 interface Step {
@@ -29,8 +32,8 @@ export async function undoFiles(
   records: readonly SaveRecord[],
   targets: readonly GatedPath[],
 ): Promise<void> {
-  const steps: Step[] = [];
   const trees: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
+  const files: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
   for (const record of records) {
     if (record.undone)
       throw invalidInput(`Save ${record.id} of "${record.path.display}" was already undone. Nothing was changed.`, '');
@@ -42,44 +45,62 @@ export async function undoFiles(
         'Call undo_save again.',
       );
     ctx.saveGuard.checkWriteRoot(path);
-    if (record.tree !== undefined) {
-      const tree = record.tree;
-      const why = await inPinned(ctx, path, false, (address) => treeChange(address, tree));
-      if (why !== undefined)
-        throw new SandboxError(
-          'E_SANDBOX_CONFLICT',
-          `The folder "${record.path.display}", which save ${record.id} made, changed since (${why}), so undoing the set would remove that newer change; nothing was undone.`,
-          `Ask the user; they can remove the folder themselves.`,
-        );
-      trees.push({ record, path });
+    if (record.tree === undefined) {
+      files.push({ record, path });
       continue;
     }
-    refuseUnsavedEditor(ctx.editors, path, 'undo_save');
-    const now = await readFileAt(ctx, path, 'restored');
-    const disk = now?.bytes;
-    const holdsSave =
-      record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
-    if (!holdsSave) {
+    const tree = record.tree;
+    const why = await inPinned(ctx, path, false, (address) => treeChange(address, tree), LINK_AT_END);
+    if (why !== undefined)
       throw new SandboxError(
         'E_SANDBOX_CONFLICT',
-        `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`,
-        `Undo the other files one by one (undo_save with save_id and path), or ask the user.`,
+        `The ${madeThing(tree)} "${record.path.display}", which save ${record.id} made, changed since (${why}), so undoing the set would remove that newer change; nothing was undone.`,
+        `Ask the user; they can remove it themselves.`,
       );
-    }
-    steps.push({ record, path, before: await ctx.saves.before(record.id), now });
+    trees.push({ record, path });
   }
-  // Folders made whole are moved aside first (one rename each, taken back if a file's undo fails), removed at the end.
+  // Folders made whole and links made are moved aside first (one rename each, taken back if a file's
+  // check or undo fails), removed at the end: a file the set removed where it put a link goes back.
   const aside: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
   for (const tree of trees) {
-    if (!(await inPinned(ctx, tree.path, false, (address) => moveTree(address, undoneName(address, tree.record.id))))) {
+    if (
+      !(await inPinned(
+        ctx,
+        tree.path,
+        false,
+        (address) => moveTree(address, undoneName(address, tree.record.id)),
+        LINK_AT_END,
+      ))
+    ) {
       await putTreesBack(ctx, aside);
       throw new SandboxError(
         'E_SANDBOX_CONFLICT',
-        `The folder "${tree.record.path.display}" could not be moved aside to be removed (something is in the way); nothing was undone.`,
+        `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" could not be moved aside to be removed (something is in the way); nothing was undone.`,
         'Tell the user.',
       );
     }
     aside.push(tree);
+  }
+  const steps: Step[] = [];
+  try {
+    for (const { record, path } of files) {
+      refuseUnsavedEditor(ctx.editors, path, 'undo_save');
+      const now = await readFileAt(ctx, path, 'restored');
+      const disk = now?.bytes;
+      const holdsSave =
+        record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
+      if (!holdsSave) {
+        throw new SandboxError(
+          'E_SANDBOX_CONFLICT',
+          `"${record.path.display}" ${record.kind === 'delete' ? 'exists again' : 'changed'} since save ${record.id}, so undoing the set would overwrite that newer change; nothing was undone.`,
+          `Undo the other files one by one (undo_save with save_id and path), or ask the user.`,
+        );
+      }
+      steps.push({ record, path, before: await ctx.saves.before(record.id), now });
+    }
+  } catch (e) {
+    await putTreesBack(ctx, aside);
+    throw e;
   }
   const journal =
     steps.length === 0
@@ -134,9 +155,12 @@ export async function undoFiles(
     await inPinned(ctx, tree.path, false, (address) => removeTree(undoneName(address, tree.record.id))).catch(
       (e: unknown) =>
         ctx.log.warn(
-          `The folder "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
+          `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
+  // The folders the set made that its undo left empty go too (never one holding anything, nor above what it made).
+  for (const { record, path } of [...steps, ...aside])
+    if (record.madeFolders !== undefined) await removeEmptiedFolders(ctx, path, record.madeFolders).catch(() => []);
   for (const step of [...steps, ...aside]) ctx.saves.markUndone(step.record.id, { kind: 'reverted' });
   await journal?.close();
 }

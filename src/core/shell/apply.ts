@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, readFile, rmdir, symlink } from 'node:fs/promises';
+import { lstat, open, readFile, rmdir, symlink } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errnoCode, fromFsError, refused, SandboxError } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
@@ -9,13 +9,14 @@ import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts
 import type { Log } from '../ports.ts';
 import { holdsNow, inPinned, readFileAt, type FileBytes } from '../media/file-ops.ts';
 import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
-import { mediaTaint } from '../media/types.ts';
+import { mediaTaint, pathKey } from '../media/types.ts';
 import { lineCountsOfUtf8, MAX_DIFF_WORK, type LineCounts } from '../text/line-counts.ts';
 import { hasEarlyNul } from '../text/encoding.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { LayerEntry } from './upper.ts';
 import type { JudgedChange } from './judge.ts';
 import { moveTreeIn, wholeTrees } from './whole-trees.ts';
+import { entryStampOf, linkManifest, type EntryStamp } from '../media/tree.ts';
 
 /** What became of one change of a command's change set, as the result shows it. */
 export interface ChangeOutcome {
@@ -92,6 +93,10 @@ export async function applyChanges(
   /** A file failed to apply: the folders moved in whole (never journaled) are held too, so nothing of the set lands. */
   let failed = false;
   let keepJournal = false;
+  /** The links made, recorded with the set so that its undo removes them. */
+  const links: { readonly path: ModelPath; readonly stamp: EntryStamp }[] = [];
+  /** The folders made (by `pathKey`): an undo removes those it leaves empty. */
+  const madeFolders = new Set<string>();
   const applyOne = async (i: number): Promise<void> => {
     const { entry, path, verdict: judged } = changes[i]!;
     const isFile = entry.kind === 'file' || entry.kind === 'delete';
@@ -147,13 +152,13 @@ export async function applyChanges(
           break;
         }
         case 'mkdir':
-          await makeFolder(ctx, gated);
+          if (await makeFolder(ctx, gated)) madeFolders.add(pathKey(changes[i]!.path));
           break;
         case 'rmdir':
           await removeFolderIfEmpty(ctx, gated);
           break;
         case 'link':
-          await makeLink(ctx, gated, entry.target);
+          links.push({ path: changes[i]!.path, stamp: await makeLink(ctx, gated, entry.target) });
           break;
         case 'special':
           break;
@@ -197,7 +202,7 @@ export async function applyChanges(
   };
   for (const i of changes.keys()) if (!inTree.has(i)) await applyOne(i);
   // Recorded, these stay applied whatever becomes of the folders below (a failure there puts back only its own files).
-  const first = await recordApplied(ctx, changes, done.splice(0));
+  const first = await recordApplied(ctx, changes, done.splice(0), madeFolders);
   let set = first.set;
   let noUndo = first.unkept;
   for (const tree of trees) {
@@ -219,7 +224,7 @@ export async function applyChanges(
     if (!moved) {
       // Something took its place, or it lies on another filesystem: file by file, as any change.
       for (const i of tree.members) await applyOne(i);
-      const more = await recordApplied(ctx, changes, done.splice(0), set);
+      const more = await recordApplied(ctx, changes, done.splice(0), madeFolders, set);
       set ??= more.set;
       noUndo ??= more.unkept;
       continue;
@@ -235,6 +240,16 @@ export async function applyChanges(
       const { entry, path } = changes[i]!;
       if (entry.kind !== 'mkdir') outcomes.push({ path: path.display, kind: kindOf(entry), action: 'applied' });
     }
+  }
+  for (const link of links) {
+    const saved = ctx.saves.recordTree({
+      path: link.path,
+      mediaId: 'run_shell_command',
+      tree: linkManifest(link.stamp),
+      ...(set ? { set } : {}),
+      madeFolders: madeAbove(link.path, madeFolders),
+    });
+    set ??= saved.id;
   }
   if (!keepJournal) await journaled.record?.close();
   return noUndo === undefined ? { saveId: set, outcomes } : { saveId: undefined, outcomes, noUndo };
@@ -283,15 +298,27 @@ const countsOf = (before: Uint8Array, after: Uint8Array, files: number): LineCou
     ? { added: 0, removed: 0 }
     : lineCountsOfUtf8(before, after, 0, undefined, MAX_DIFF_WORK / Math.max(files, 1));
 
+/** How many of the folders right above `path` the set made (innermost first, up to the first it did not). */
+function madeAbove(path: ModelPath, made: ReadonlySet<string>): number {
+  let count = 0;
+  for (let rel = path.rel; rel.includes('/'); count++) {
+    rel = rel.slice(0, rel.lastIndexOf('/'));
+    if (!made.has(pathKey({ ...path, rel }))) break;
+  }
+  return count;
+}
+
 /** Records the files applied as one save set (joining `set` when given): its id, and why it cannot be undone where it cannot. */
 async function recordApplied(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
   done: readonly Applied[],
+  madeFolders: ReadonlySet<string>,
   set?: string,
 ): Promise<{ readonly set: string | undefined; readonly unkept?: string }> {
   const records = done.map(({ change, step, written }) => ({
     path: changes[change]!.path,
+    madeFolders: madeAbove(changes[change]!.path, madeFolders),
     mediaId: 'run_shell_command',
     replaced: step.before,
     replacedMeta: step.meta,
@@ -463,14 +490,16 @@ async function removeInPlace(ctx: ApplyContext, path: GatedPath, expected: Uint8
   });
 }
 
-async function makeFolder(ctx: ApplyContext, path: GatedPath): Promise<void> {
+/** Makes the folder where there is none; whether it made it. */
+async function makeFolder(ctx: ApplyContext, path: GatedPath): Promise<boolean> {
   const resolved = await ctx.resolve(path, { forWrite: true });
   if (resolved.exists) {
     if (resolved.checked?.type !== 'directory')
       throw refused(`"${path.display}" exists and is not a folder.`, 'Look at it.');
-    return;
+    return false;
   }
   await inPinned(ctx, path, true, (address) => ctx.fs.mkdir(address));
+  return true;
 }
 
 /** The local path of `path`, when no link lies on the way to it (else a narrated refusal). */
@@ -499,8 +528,10 @@ async function removeFolderIfEmpty(ctx: ApplyContext, path: GatedPath): Promise<
   }
 }
 
-async function makeLink(ctx: ApplyContext, path: GatedPath, target: string): Promise<void> {
+/** Makes the link; what identifies it as made (an undo removes it only while it is this link). */
+async function makeLink(ctx: ApplyContext, path: GatedPath, target: string): Promise<EntryStamp> {
   const { abs, exists } = await localOf(ctx, path);
   if (exists) throw refused(`"${path.display}" exists, and a link is not made over it.`, 'Look at it.');
   await symlink(target, abs);
+  return entryStampOf(await lstat(abs));
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { madeThing } from '../media/tree.ts';
 import { defineTool, soleTarget, type TargetScope } from '../contract/tool.ts';
 import { undoFiles } from '../media/undo-set.ts';
 import { pathArgument } from '../contract/schema.ts';
@@ -94,12 +95,12 @@ export const undoSaveTool = defineTool({
     if (records.length === 1 && first !== undefined)
       return {
         paths: [first.path],
-        summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : first.kind === 'tree' ? ` (remove the folder it made, ${first.tree?.files ?? 0} files)` : ''}`,
+        summary: `undo save ${first.id} of ${first.path.display}${first.kind === 'delete' ? ' (recreate the deleted file)' : first.tree !== undefined ? (madeThing(first.tree) === 'folder' ? ` (remove the folder it made, ${first.tree.files} files)` : ' (remove the link it made)') : ''}`,
         plan,
       };
     return {
       paths: records.map((r) => r.path),
-      summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : r.kind === 'tree' ? 'remove the folder' : 'restore'} ${r.path.display}`).join('; ')}`,
+      summary: `undo save ${first?.set ?? '?'}: ${records.map((r) => `${r.kind === 'delete' ? 'recreate' : r.tree !== undefined ? `remove the ${madeThing(r.tree) === 'folder' ? 'folder' : 'link'}` : 'restore'} ${r.path.display}`).join('; ')}`,
       plan,
     };
   },

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { madeThing } from '../../core/media/tree.ts';
 import type { MediaStore } from '../../core/media/store.ts';
 import { pathKey, type StagedMedia } from '../../core/media/types.ts';
 import type { SaveHistory, SaveRecord } from '../../core/media/history.ts';
@@ -40,7 +41,9 @@ function savedNotes(record: SaveRecord): string[] {
   return [
     moved ||
       (record.tree
-        ? `new folder of ${record.tree.files} files`
+        ? madeThing(record.tree) === 'folder'
+          ? `new folder of ${record.tree.files} files`
+          : 'new symbolic link'
         : record.created
           ? 'new file'
           : record.kind === 'delete'
