@@ -717,6 +717,18 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(at('z.txt'), 'utf8'), 'z\n');
   });
 
+  test('a file the command replaced by a folder lands (the file removed first), and undo_save puts the file back in place of the folder', async (t) => {
+    const f = fixture(t);
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    const text = await run(f, 'rm a.txt && mkdir -p a.txt/in && echo inside > a.txt/in/x && echo y > a.txt/y');
+    assert.equal(readFileSync(at('a.txt/in/x'), 'utf8'), 'inside\n', text);
+    assert.match(text, /changes applied: 3 files \(-a\.txt \+a\.txt\/in\/x \+a\.txt\/y\)/, text);
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.ok(saveId, text);
+    await f.s.invoke('undo_save', { save_id: saveId });
+    assert.equal(readFileSync(at('a.txt'), 'utf8'), 'one\n');
+  });
+
   test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {
     const fs = new FaultyFs();
     let writesOfA = 0;

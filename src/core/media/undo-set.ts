@@ -82,10 +82,13 @@ export async function undoFiles(
     aside.push(tree);
   }
   const steps: Step[] = [];
+  const made = foldersMade(records);
   try {
     for (const { record, path } of files) {
       refuseUnsavedEditor(ctx.editors, path, 'undo_save');
-      const now = await readFileAt(ctx, path, 'restored');
+      // A file the set replaced by a folder: the folder goes with the files the set put in it, before the file comes back.
+      const now =
+        record.kind === 'delete' && made.has(pathKey(path)) ? undefined : await readFileAt(ctx, path, 'restored');
       const disk = now?.bytes;
       const holdsSave =
         record.kind === 'delete' ? disk === undefined : disk !== undefined && hashBytes(disk) === record.savedHash;
@@ -131,8 +134,12 @@ export async function undoFiles(
   for (const step of [...steps].reverse()) {
     try {
       if (step.record.kind === 'delete') await putBack(ctx, step.path, step.before, true, step.record.replacedMeta);
-      else if (step.before === undefined) await removeFile(ctx, step.path, step.record.savedHash);
-      else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta, step.now?.bytes);
+      else if (step.before === undefined) {
+        await removeFile(ctx, step.path, step.record.savedHash);
+        // The folders the set made for it go as soon as they are empty: a file the set replaced by a folder comes back in its place.
+        if (step.record.madeFolders !== undefined)
+          await removeEmptiedFolders(ctx, step.path, step.record.madeFolders).catch(() => []);
+      } else await putBack(ctx, step.path, step.before, false, step.record.replacedMeta, step.now?.bytes);
       ctx.media.noteDisk(step.path, step.before);
       done.push(step);
     } catch (e) {
@@ -158,11 +165,24 @@ export async function undoFiles(
           `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
-  // The folders the set made that its undo left empty go too (never one holding anything, nor above what it made).
-  for (const { record, path } of [...steps, ...aside])
+  // The folders the set made for its links go too once empty (never one holding anything, nor above what it made).
+  for (const { record, path } of aside)
     if (record.madeFolders !== undefined) await removeEmptiedFolders(ctx, path, record.madeFolders).catch(() => []);
   for (const step of [...steps, ...aside]) ctx.saves.markUndone(step.record.id, { kind: 'reverted' });
   await journal?.close();
+}
+
+/** The folders the set's records say it made above their files (by `pathKey`). */
+function foldersMade(records: readonly SaveRecord[]): Set<string> {
+  const made = new Set<string>();
+  for (const { path, madeFolders = 0 } of records) {
+    let rel = path.rel;
+    for (let up = 0; up < madeFolders && rel.includes('/'); up++) {
+      rel = rel.slice(0, rel.lastIndexOf('/'));
+      made.add(pathKey({ ...path, rel }));
+    }
+  }
+  return made;
 }
 
 /** Moves folders an undo had moved aside back to their place; the ones that could not be (as shown). */

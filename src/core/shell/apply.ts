@@ -358,7 +358,17 @@ async function journalFirst(
       continue;
     // One at a time: reading the file where it lands may ask the person (a file with several names, one a git configuration names), and a refusal stops the set.
     try {
-      const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted');
+      const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted').catch((e: unknown) => {
+        // A new file below what is a file now (`rm f; mkdir f; echo > f/x`): nothing is there; the set removes `f` first.
+        if (
+          entry.kind === 'file' &&
+          entry.below.type === 'none' &&
+          e instanceof SandboxError &&
+          e.code === 'E_SANDBOX_NOT_FOUND'
+        )
+          return undefined;
+        throw e;
+      });
       const after = entry.kind === 'file' ? await readFile(entry.from) : new Uint8Array(0);
       bytes.set(i, { before, after });
       steps.push({
