@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Policy, parseRules, SECRET_GLOBS } from '../../src/core/policy/policy.ts';
+import { globReachesBelow } from '../../src/core/glob/below.ts';
 import { anyOf, ruleRegex, ruleSource } from '../../src/core/policy/rule-glob.ts';
 import { backtrackSafeGlob } from '../../src/core/glob/linear.ts';
 
@@ -179,4 +180,10 @@ test('a line break in a folder name hides nothing from a rule: `**` spans it (a 
   // A person's rule that runs on RE2 (it could backtrack) spans a line break too.
   const slow = new Policy([{ glob: '**/a*a*a*a*a*a*/**', read: 'deny' }]);
   assert.equal(slow.decide('q\n/aaaaaa/f', 'read').action, 'deny');
+});
+
+test("a link's name with a line break at a segment's start still meets a wildcard segment of a rule (deploy/⏎prod under deploy/*/secrets/**)", () => {
+  assert.equal(globReachesBelow('deploy/*/secrets/**', 'deploy/prod'), true);
+  assert.equal(globReachesBelow('deploy/*/secrets/**', 'deploy/\nprod'), true);
+  assert.equal(globReachesBelow('deploy/p?od/**', 'deploy/p\nod'), true);
 });

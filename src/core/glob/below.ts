@@ -8,14 +8,14 @@ const unbalanced = (pattern: string): boolean =>
   (pattern.match(/\{/g)?.length ?? 0) !== (pattern.match(/\}/g)?.length ?? 0) ||
   (pattern.match(/\(/g)?.length ?? 0) !== (pattern.match(/\)/g)?.length ?? 0);
 
-/** Whether one path segment matches one segment of a glob, in any case (`*`, `?`, classes, braces and escapes within a segment). */
+/** Whether one path segment matches one segment of a glob, in any case and across line breaks (`*`, `?`, classes, braces and escapes within a segment). */
 function segmentMatches(segment: string, pattern: string): boolean {
   let matcher = matchers.get(pattern);
   if (matcher === undefined) {
     matcher = unbalanced(pattern)
       ? (): boolean => true
       : /[*?[\]{}()!+@\\]/.test(pattern)
-        ? lazyModule<typeof Picomatch>('picomatch')(pattern, { dot: true, nocase: true })
+        ? lazyModule<typeof Picomatch>('picomatch')(pattern, { dot: true, nocase: true, flags: 'is' })
         : (s: string): boolean => s.toLowerCase() === pattern.toLowerCase();
     matchers.set(pattern, matcher);
   }
