@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { SandboxError, type SandboxCode } from '../../src/core/errors.ts';
 import { NodeFs } from '../../src/core/fs/node-fs.ts';
-import type { Clock, WriteOptions } from '../../src/core/ports.ts';
+import type { Clock, FileStat, WriteOptions } from '../../src/core/ports.ts';
 
 /** Asserts that `promise` rejects with exactly this sandbox code and message. */
 export async function rejectsWith(promise: Promise<unknown>, code: SandboxCode, message: string): Promise<void> {
@@ -50,6 +50,8 @@ export class FaultyFs extends NodeFs {
   beforeWrite: Fault | undefined;
   beforeRename: ((from: string, to: string) => void | Promise<void>) | undefined;
   beforeDelete: Fault | undefined;
+  /** Runs before each lstat: the person acting at that moment. */
+  beforeLstat: ((address: string) => void) | undefined;
   readonly writes: string[] = [];
   readonly renames: [string, string][] = [];
 
@@ -63,6 +65,11 @@ export class FaultyFs extends NodeFs {
     this.renames.push([from, to]);
     await this.beforeRename?.(from, to);
     await super.rename(from, to);
+  }
+
+  override async lstat(address: string): Promise<FileStat> {
+    this.beforeLstat?.(address);
+    return super.lstat(address);
   }
 
   override async delete(address: string): Promise<void> {

@@ -63,19 +63,28 @@ export async function undoFiles(
   // check or undo fails), removed at the end: a file the set removed where it put a link goes back.
   const aside: { readonly record: SaveRecord; readonly path: GatedPath }[] = [];
   for (const tree of trees) {
-    if (
-      !(await inPinned(
-        ctx,
-        tree.path,
-        false,
-        (address) => moveTree(address, undoneName(address, tree.record.id)),
-        LINK_AT_END,
-      ))
-    ) {
+    const manifest = tree.record.tree!;
+    const notMoved = await inPinned(
+      ctx,
+      tree.path,
+      false,
+      async (address) => {
+        const beside = undoneName(address, tree.record.id);
+        if (!(await moveTree(address, beside))) return 'something is in the way';
+        // Security: checked again once aside, so what moved is what was checked (a link swapped for
+        // the person's folder in between goes back untouched).
+        const why = await treeChange(beside, manifest);
+        if (why === undefined) return undefined;
+        await moveTree(beside, address);
+        return `it changed as it was moved: ${why}`;
+      },
+      LINK_AT_END,
+    );
+    if (notMoved !== undefined) {
       await putTreesBack(ctx, aside);
       throw new SandboxError(
         'E_SANDBOX_CONFLICT',
-        `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" could not be moved aside to be removed (something is in the way); nothing was undone.`,
+        `The ${madeThing(manifest)} "${tree.record.path.display}" could not be moved aside to be removed (${notMoved}); nothing was undone.`,
         'Tell the user.',
       );
     }
@@ -159,11 +168,16 @@ export async function undoFiles(
     }
   }
   for (const tree of aside)
-    await inPinned(ctx, tree.path, false, (address) => removeTree(undoneName(address, tree.record.id))).catch(
-      (e: unknown) =>
-        ctx.log.warn(
-          `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
-        ),
+    await inPinned(ctx, tree.path, false, async (address) => {
+      const beside = undoneName(address, tree.record.id);
+      // Removed only while it is still what the set made.
+      const why = await treeChange(beside, tree.record.tree!);
+      if (why !== undefined) throw new Error(`it changed beside it (${why}), so it was kept as ${beside}`);
+      await removeTree(beside);
+    }).catch((e: unknown) =>
+      ctx.log.warn(
+        `The ${madeThing(tree.record.tree!)} "${tree.record.path.display}" was undone but its copy beside it could not be removed: ${e instanceof Error ? e.message : String(e)}`,
+      ),
     );
   // The folders the set made for its links go too once empty (never one holding anything, nor above what it made).
   for (const { record, path } of aside)
