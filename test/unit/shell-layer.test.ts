@@ -729,6 +729,76 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.equal(readFileSync(at('a.txt'), 'utf8'), 'one\n');
   });
 
+  test("attack: a file the person makes in place of a command's new folder, before it lands (the folder then lands file by file), is never overwritten", async (t) => {
+    const fs = new FaultyFs();
+    const f = fixture(t, { fs });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    let armed = true;
+    fs.beforeLstat = (address) => {
+      if (!armed || address !== at('out')) return;
+      armed = false;
+      mkdirSync(at('out'));
+      writeFileSync(at('out/f1'), "PERSON'S FILE\n");
+    };
+    const text = await run(f, 'mkdir out && for i in $(seq 1 120); do echo cmd$i > out/f$i; done');
+    assert.equal(armed, false, text);
+    assert.equal(readFileSync(at('out/f1'), 'utf8'), "PERSON'S FILE\n", text);
+    assert.equal(readFileSync(at('out/f2'), 'utf8'), 'cmd2\n', text);
+    assert.match(text, /out\/f1 \(m\d+: "out\/f1" changed on disk while the command's changes were landing/, text);
+  });
+
+  test('attack: files the person makes, grows or removes and remakes after a command ended, before its journal reads them, are never overwritten nor removed', async (t) => {
+    const fs = new FaultyFs();
+    const f = fixture(t, { fs, undoBudgetBytes: 1024 * 1024 });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    writeFileSync(at('notes.txt'), 'my notes\n');
+    const seen = new Map<string, number>();
+    fs.beforeLstat = (address) => {
+      const name = nodePath.relative(f.s.root, address);
+      const calls = (seen.get(name) ?? 0) + 1;
+      seen.set(name, calls);
+      if (calls !== 1) {
+        // b.txt: removed as the journal first looks, saved again as the landing looks.
+        if (name === 'b.txt' && calls === 2) writeFileSync(at('b.txt'), "PERSON'S NEW b\n");
+        return;
+      }
+      if (name === 'new.txt') writeFileSync(at('new.txt'), "PERSON'S FILE\n");
+      // Grown past the undo budget: were it applied, nothing could bring it back.
+      if (name === 'notes.txt') writeFileSync(at('notes.txt'), 'my notes, long\n'.repeat(100_000));
+      if (name === 'b.txt') rmSync(at('b.txt'));
+    };
+    const text = await run(f, 'echo CMD > new.txt && echo garbage > notes.txt && rm b.txt');
+    assert.equal(readFileSync(at('new.txt'), 'utf8'), "PERSON'S FILE\n", text);
+    assert.ok(readFileSync(at('notes.txt'), 'utf8').startsWith('my notes, long\n'), text);
+    assert.equal(readFileSync(at('b.txt'), 'utf8'), "PERSON'S NEW b\n", text);
+    assert.match(text, /new\.txt \(m\d+: "new\.txt" changed on disk/, text);
+    assert.match(text, /notes\.txt \(m\d+: "notes\.txt" changed on disk/, text);
+  });
+
+  test("attack: a link undo_save checked, swapped for the person's folder before it is moved aside, is not removed: the undo stops and their folder stays", async (t) => {
+    const fs = new FaultyFs();
+    const f = fixture(t, { fs });
+    const at = (name: string): string => nodePath.join(f.s.root, name);
+    const text = await run(f, 'ln -s a.txt m && echo z > z.txt');
+    const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
+    assert.ok(saveId, text);
+    let seen = 0;
+    fs.beforeLstat = (address) => {
+      // The check resolves m first; as the undo moves it aside, the person has put a folder there.
+      if (address !== at('m') || ++seen !== 2) return;
+      rmSync(at('m'));
+      mkdirSync(at('m'));
+      writeFileSync(at('m/precious.txt'), 'precious\n');
+    };
+    await assert.rejects(
+      f.s.invoke('undo_save', { save_id: saveId }),
+      /could not be moved aside to be removed \(it changed as it was moved/,
+    );
+    assert.ok(seen >= 2);
+    assert.equal(readFileSync(at('m/precious.txt'), 'utf8'), 'precious\n');
+    assert.equal(readFileSync(at('z.txt'), 'utf8'), 'z\n');
+  });
+
   test("where a file of a failed change set cannot be put back, the result says it still holds the command's bytes, and the set's journal is kept for the next start", async (t) => {
     const fs = new FaultyFs();
     let writesOfA = 0;

@@ -12,6 +12,8 @@ import type { SaveContext } from './save.ts';
 export interface FileBytes {
   readonly bytes: Uint8Array;
   readonly meta: FileMeta | undefined;
+  /** The later of its modification and status-change times once read (ms), where the backend has them. */
+  readonly changedAt?: number;
 }
 
 /** What a path holds now: a file's bytes, or nothing. Security: a link or a folder is refused, never followed. */
@@ -45,7 +47,14 @@ export async function readFileAt(
         `"${path.display}" is a ${stat.type === 'symlink' ? 'symbolic link' : 'special file'}, and only regular files can be ${verb}.`,
         `Use the real file path.`,
       );
-    return { bytes: await ctx.fs.readFile(opened.address, ctx.signal), meta: metaOf(stat) };
+    const bytes = await ctx.fs.readFile(opened.address, ctx.signal);
+    // Taken after the read: a write before it or during it shows in these times.
+    const after = await ctx.fs.stat(opened.address).catch(() => undefined);
+    return {
+      bytes,
+      meta: metaOf(stat),
+      ...(after ? { changedAt: Math.max(after.mtimeMs, after.ctimeMs ?? 0) } : {}),
+    };
   } catch (e) {
     throw fromFsError(e, path.display, 'read');
   } finally {

@@ -1,34 +1,21 @@
-import { constants } from 'node:fs';
-import { lstat, open, readFile, rmdir, symlink } from 'node:fs/promises';
-import * as nodePath from 'node:path';
-import { errnoCode, fromFsError, refused, SandboxError } from '../errors.ts';
+import { readFile } from 'node:fs/promises';
+import { SandboxError } from '../errors.ts';
 import { displayOf, type GatedPath, type ModelPath, type WorkspaceRoot } from '../paths.ts';
 import type { SaveContext } from '../media/save.ts';
 import type { SaveHistory } from '../media/history.ts';
 import type { JournalRecord, PlannedStep, SetJournal } from '../media/journal.ts';
 import type { Log } from '../ports.ts';
-import { holdsNow, inPinned, readFileAt, type FileBytes } from '../media/file-ops.ts';
+import type { FileBytes } from '../media/file-ops.ts';
 import { recordAll, rollBack, type DoneStep } from '../media/change-set.ts';
-import { mediaTaint, pathKey } from '../media/types.ts';
+import { pathKey } from '../media/types.ts';
 import { lineCountsOfUtf8, MAX_DIFF_WORK, type LineCounts } from '../text/line-counts.ts';
 import { hasEarlyNul } from '../text/encoding.ts';
 import type { Policy } from '../policy/policy.ts';
-import type { LayerEntry } from './upper.ts';
 import type { JudgedChange } from './judge.ts';
 import { moveTreeIn, wholeTrees } from './whole-trees.ts';
-import { entryStampOf, linkManifest, type EntryStamp } from '../media/tree.ts';
-
-/** What became of one change of a command's change set, as the result shows it. */
-export interface ChangeOutcome {
-  /** As displayed. */
-  readonly path: string;
-  readonly kind: 'write' | 'delete' | 'link' | 'folder' | 'special';
-  readonly action: 'applied' | 'staged' | 'held';
-  /** The staged media (action `staged`). */
-  readonly mediaId?: string;
-  /** Why it was staged or held, or why applying it failed. */
-  readonly why?: string;
-}
+import { kindOf, stage, type ChangeOutcome } from './outcome.ts';
+import { asSeen, makeFolder, makeLink, removeFolderIfEmpty, removeInPlace, writeInPlace } from './in-place.ts';
+import { linkManifest, type EntryStamp } from '../media/tree.ts';
 
 export interface ApplyContext extends SaveContext {
   /** Where the change set is journaled before it is applied (see `journalFirst`). */
@@ -49,17 +36,6 @@ export interface ApplyContext extends SaveContext {
 export function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly WorkspaceRoot[]): ModelPath {
   return { root, rel, display: displayOf(root.name, rel, roots.length > 1) };
 }
-
-const kindOf = (entry: LayerEntry): ChangeOutcome['kind'] =>
-  entry.kind === 'file'
-    ? 'write'
-    : entry.kind === 'delete'
-      ? 'delete'
-      : entry.kind === 'link'
-        ? 'link'
-        : entry.kind === 'special'
-          ? 'special'
-          : 'folder';
 
 /**
  * Applies what a command's change set may apply (in order: removals first), stages the rest as
@@ -127,7 +103,7 @@ export async function applyChanges(
       switch (entry.kind) {
         case 'file': {
           const { before: replaced, after: bytes } = journaled.bytes.get(i) ?? {
-            before: await readFileAt(ctx, gated, 'written'),
+            before: await asSeen(ctx, gated, entry),
             after: await readFile(entry.from),
           };
           await writeInPlace(ctx, gated, replaced?.bytes, bytes, entry.mode);
@@ -144,7 +120,8 @@ export async function applyChanges(
             });
             return;
           }
-          const removed = journaled.bytes.get(i)?.before ?? (await readFileAt(ctx, gated, 'deleted'));
+          const removed = journaled.bytes.has(i) ? journaled.bytes.get(i)!.before : await asSeen(ctx, gated, entry);
+          // Gone already (the person removed it too): nothing to do.
           if (removed === undefined) break;
           await removeInPlace(ctx, gated, removed.bytes);
           const step = { kind: 'removed' as const, path: gated, before: removed.bytes, meta: removed.meta };
@@ -358,17 +335,8 @@ async function journalFirst(
       continue;
     // One at a time: reading the file where it lands may ask the person (a file with several names, one a git configuration names), and a refusal stops the set.
     try {
-      const before = await readFileAt(ctx, at, entry.kind === 'file' ? 'written' : 'deleted').catch((e: unknown) => {
-        // A new file below what is a file now (`rm f; mkdir f; echo > f/x`): nothing is there; the set removes `f` first.
-        if (
-          entry.kind === 'file' &&
-          entry.below.type === 'none' &&
-          e instanceof SandboxError &&
-          e.code === 'E_SANDBOX_NOT_FOUND'
-        )
-          return undefined;
-        throw e;
-      });
+      const before = await asSeen(ctx, at, entry);
+      if (entry.kind === 'delete' && before === undefined) continue;
       const after = entry.kind === 'file' ? await readFile(entry.from) : new Uint8Array(0);
       bytes.set(i, { before, after });
       steps.push({
@@ -378,6 +346,8 @@ async function journalFirst(
         after: entry.kind === 'file' ? after : undefined,
       });
     } catch (e) {
+      // Changed since the command saw it: that file is staged as a conflict, the rest journaled.
+      if (e instanceof SandboxError && e.code === 'E_SANDBOX_CONFLICT') continue;
       return {
         refused: `"${path.display}" cannot be applied (${e instanceof Error ? e.message : String(e)}), so the command's files were staged instead`,
         bytes: new Map(),
@@ -407,141 +377,4 @@ function gatedOf(
     gated[i] = approved[at];
   });
   return gated;
-}
-
-/** Stages a write or delete as a media (its bytes from the upper layer), tainted where a read rule protects its name. */
-async function stage(ctx: ApplyContext, entry: LayerEntry, path: GatedPath, why: string): Promise<ChangeOutcome> {
-  const base = { path: path.display, kind: kindOf(entry) };
-  if (entry.kind !== 'file' && entry.kind !== 'delete') return { ...base, action: 'held', why };
-  try {
-    // Read as it is, not through the call's resolve: that would ask the person about a file they are about to review.
-    const disk = await diskBytes(path, (size) => ctx.media.ensureRoom(path.display, size));
-    const read = ctx.policy.decide(path.rel, 'read', path.root.localPath);
-    const taint = mediaTaint(
-      path.display,
-      read.action === 'ask' || read.action === 'deny' ? { rule: read.rule ?? '', action: read.action } : undefined,
-    );
-    let media;
-    if (entry.kind === 'file') {
-      ctx.media.ensureRoom(path.display, entry.size);
-      media = ctx.media.stage(path, disk, await readFile(entry.from), taint);
-    } else {
-      media = ctx.media.stage(path, disk, undefined, taint, 'model', { kind: 'delete' });
-    }
-    return { ...base, action: 'staged', mediaId: media.id, why };
-  } catch (e) {
-    return {
-      ...base,
-      action: 'held',
-      why: `${why}; it could not be staged either (${e instanceof Error ? e.message : String(e)}), so nothing of it reached the workspace`,
-    };
-  }
-}
-
-/** A workspace file's bytes as they are on disk: never through a link at its place, nor waiting on a pipe; undefined when there is no file. */
-async function diskBytes(path: ModelPath, ensureRoom: (size: number) => void): Promise<Uint8Array | undefined> {
-  if (path.root.localPath === undefined) return undefined;
-  let file;
-  try {
-    file = await open(
-      nodePath.join(path.root.localPath, ...path.rel.split('/')),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = await file.stat();
-    if (!stat.isFile()) return undefined;
-    ensureRoom(stat.size);
-    return new Uint8Array(await file.readFile());
-  } finally {
-    await file.close();
-  }
-}
-
-const changedMeanwhile = (path: GatedPath): SandboxError =>
-  new SandboxError(
-    'E_SANDBOX_CONFLICT',
-    `"${path.display}" changed on disk while the command's changes were landing: yours is kept, and the command's version is staged for review`,
-    '',
-  );
-
-/**
- * Writes bytes at `path` with the mode the command gave the file, only while it holds `expected`
- * (undefined: while there is no file): an edit made since the journal read it is never overwritten.
- * Never through a link, its folder pinned (made where missing).
- */
-async function writeInPlace(
-  ctx: ApplyContext,
-  path: GatedPath,
-  expected: Uint8Array | undefined,
-  bytes: Uint8Array,
-  mode: number,
-): Promise<void> {
-  await inPinned(ctx, path, true, async (address) => {
-    if (expected !== undefined && !(await holdsNow(ctx, address, expected))) throw changedMeanwhile(path);
-    try {
-      await ctx.fs.writeFile(address, bytes, { noFollow: true, exclusive: expected === undefined, mode: mode & 0o777 });
-    } catch (e) {
-      if (expected === undefined && errnoCode(e) === 'EEXIST') throw changedMeanwhile(path);
-      throw fromFsError(e, path.display, 'write');
-    }
-  });
-}
-
-/** Removes the file at `path` only while it holds `expected`; never a link or a folder, its folder pinned. */
-async function removeInPlace(ctx: ApplyContext, path: GatedPath, expected: Uint8Array): Promise<void> {
-  await inPinned(ctx, path, false, async (address) => {
-    if (!(await holdsNow(ctx, address, expected))) throw changedMeanwhile(path);
-    await ctx.fs.delete(address).catch((e: unknown) => {
-      throw fromFsError(e, path.display, 'remove');
-    });
-  });
-}
-
-/** Makes the folder where there is none; whether it made it. */
-async function makeFolder(ctx: ApplyContext, path: GatedPath): Promise<boolean> {
-  const resolved = await ctx.resolve(path, { forWrite: true });
-  if (resolved.exists) {
-    if (resolved.checked?.type !== 'directory')
-      throw refused(`"${path.display}" exists and is not a folder.`, 'Look at it.');
-    return false;
-  }
-  await inPinned(ctx, path, true, (address) => ctx.fs.mkdir(address));
-  return true;
-}
-
-/** The local path of `path`, when no link lies on the way to it (else a narrated refusal). */
-async function localOf(
-  ctx: ApplyContext,
-  path: GatedPath,
-): Promise<{ readonly abs: string; readonly exists: boolean; readonly type: string | undefined }> {
-  const resolved = await ctx.resolve(path, { forWrite: true });
-  const root = resolved.realRoot ?? path.root.localPath;
-  if (root === undefined || resolved.realRel !== path.rel)
-    throw refused(
-      `"${path.display}" lies behind a symbolic link now, and a change set never goes through links.`,
-      'Look at the folder.',
-    );
-  return { abs: nodePath.join(root, ...path.rel.split('/')), exists: resolved.exists, type: resolved.checked?.type };
-}
-
-async function removeFolderIfEmpty(ctx: ApplyContext, path: GatedPath): Promise<void> {
-  const { abs, exists, type } = await localOf(ctx, path);
-  if (!exists || type !== 'directory') return;
-  try {
-    await rmdir(abs);
-  } catch (e) {
-    // Something the change set did not remove is still in it (the person's file, a held change).
-    if (errnoCode(e) !== 'ENOTEMPTY' && errnoCode(e) !== 'EEXIST') throw e;
-  }
-}
-
-/** Makes the link; what identifies it as made (an undo removes it only while it is this link). */
-async function makeLink(ctx: ApplyContext, path: GatedPath, target: string): Promise<EntryStamp> {
-  const { abs, exists } = await localOf(ctx, path);
-  if (exists) throw refused(`"${path.display}" exists, and a link is not made over it.`, 'Look at it.');
-  await symlink(target, abs);
-  return entryStampOf(await lstat(abs));
 }

@@ -1,6 +1,6 @@
 import { isPaged, renderPaged, type Paged } from '../paging/paged.ts';
 import { plural } from '../text/format.ts';
-import type { ChangeOutcome } from './apply.ts';
+import type { ChangeOutcome } from './outcome.ts';
 import { gitPlaceOf } from '../git/git-folder.ts';
 import { condenseOutput } from './condense.ts';
 import { visibleCommand } from './display.ts';

@@ -20,7 +20,8 @@ import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.t
 import { ripgrepLister } from './tree.ts';
 import { callLayerFolder, makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
-import { applyChanges, type ApplyContext, type ChangeOutcome } from './apply.ts';
+import { applyChanges, type ApplyContext } from './apply.ts';
+import type { ChangeOutcome } from './outcome.ts';
 import { judgeLayer } from './change-set.ts';
 import { renderShell, statusLines, type ShellOutput, type ShellStatus } from './result.ts';
 import { gitNamedBy, type GitNamed } from '../git/named.ts';
