@@ -821,7 +821,7 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     assert.notEqual(journals, '', `no journal was kept:\n${text}`);
   });
 
-  test("where one file's undo record cannot be kept, the command's other files are still recorded, and its save_id takes them back", async (t) => {
+  test("where one file's undo record cannot be kept, the command's other files are still recorded, its save_id takes them back, and the result names the one it cannot", async (t) => {
     const f = fixture(t);
     const saves = f.s.session.saves;
     const record = saves.record.bind(saves);
@@ -835,6 +835,7 @@ describe('run_shell_command through a copy-on-write layer', { timeout: 120_000 }
     const saveId = /"save_id":"(s\d+)"/.exec(text)?.[1];
     assert.notEqual(saveId, undefined, text);
     assert.match(f.s.log.messages.join('\n'), /The change to "b\.txt" cannot be undone/);
+    assert.match(text, /takes the command back but for b\.txt, whose undo records could not be kept\./, text);
     await f.s.invoke('undo_save', { save_id: saveId });
     assert.equal(readFileSync(nodePath.join(f.s.root, 'a.txt'), 'utf8'), 'one\n');
     assert.equal(existsSync(nodePath.join(f.s.root, 'c.txt')), false);

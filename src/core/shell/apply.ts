@@ -17,6 +17,16 @@ import { kindOf, stage, type ChangeOutcome } from './outcome.ts';
 import { asSeen, makeFolder, makeLink, removeFolderIfEmpty, removeInPlace, writeInPlace } from './in-place.ts';
 import { linkManifest, type EntryStamp } from '../media/tree.ts';
 
+/** What a change set's landing did: each change's outcome, and how it is undone. */
+export interface LandedSet {
+  readonly outcomes: ChangeOutcome[];
+  /** Undoes what was applied (undefined where nothing was, or it cannot be undone: `noUndo` says why). */
+  readonly saveId: string | undefined;
+  readonly noUndo?: string;
+  /** Files applied whose undo record could not be kept: `saveId` takes back all but these. */
+  readonly unrecorded?: readonly string[];
+}
+
 export interface ApplyContext extends SaveContext {
   /** Where the change set is journaled before it is applied (see `journalFirst`). */
   readonly journal: SetJournal;
@@ -46,10 +56,7 @@ export function modelPathOf(root: WorkspaceRoot, rel: string, roots: readonly Wo
  * one that cannot be (something took its place) lands file by file after the rest, all or nothing
  * on its own.
  */
-export async function applyChanges(
-  ctx: ApplyContext,
-  changes: readonly JudgedChange[],
-): Promise<{ readonly saveId: string | undefined; readonly outcomes: ChangeOutcome[]; readonly noUndo?: string }> {
+export async function applyChanges(ctx: ApplyContext, changes: readonly JudgedChange[]): Promise<LandedSet> {
   const outcomes: ChangeOutcome[] = [];
   const trees = ctx.approveChangeSet ? await wholeTrees(changes) : [];
   const inTree = new Set(trees.flatMap((t) => t.members));
@@ -182,6 +189,7 @@ export async function applyChanges(
   const first = await recordApplied(ctx, changes, done.splice(0), madeFolders);
   let set = first.set;
   let noUndo = first.unkept;
+  const unrecorded = [...first.failed];
   for (const tree of trees) {
     const top = changes[tree.top]!;
     const gated = gatedPaths[tree.top];
@@ -204,6 +212,7 @@ export async function applyChanges(
       const more = await recordApplied(ctx, changes, done.splice(0), madeFolders, set);
       set ??= more.set;
       noUndo ??= more.unkept;
+      unrecorded.push(...more.failed);
       continue;
     }
     const saved = ctx.saves.recordTree({
@@ -229,7 +238,8 @@ export async function applyChanges(
     set ??= saved.id;
   }
   if (!keepJournal) await journaled.record?.close();
-  return noUndo === undefined ? { saveId: set, outcomes } : { saveId: undefined, outcomes, noUndo };
+  if (noUndo !== undefined) return { saveId: undefined, outcomes, noUndo };
+  return unrecorded.length > 0 ? { saveId: set, outcomes, unrecorded } : { saveId: set, outcomes };
 }
 
 /**
@@ -285,14 +295,14 @@ function madeAbove(path: ModelPath, made: ReadonlySet<string>): number {
   return count;
 }
 
-/** Records the files applied as one save set (joining `set` when given): its id, and why it cannot be undone where it cannot. */
+/** Records the files applied as one save set (joining `set` when given): its id, the files whose record failed, and why it cannot be undone where it cannot. */
 async function recordApplied(
   ctx: ApplyContext,
   changes: readonly JudgedChange[],
   done: readonly Applied[],
   madeFolders: ReadonlySet<string>,
   set?: string,
-): Promise<{ readonly set: string | undefined; readonly unkept?: string }> {
+): Promise<{ readonly set: string | undefined; readonly failed: readonly string[]; readonly unkept?: string }> {
   const records = done.map(({ change, step, written }) => ({
     path: changes[change]!.path,
     madeFolders: madeAbove(changes[change]!.path, madeFolders),

@@ -28,6 +28,8 @@ export interface ShellStatus {
   readonly saveId?: string;
   /** Why what was applied cannot be undone (no save_id then). */
   readonly noUndo?: string;
+  /** Files applied whose undo record could not be kept (the save_id takes back the rest). */
+  readonly unrecorded?: readonly string[];
   /** The workspace was read-only to the command (no copy-on-write layer here): why. */
   readonly readOnlyBecause?: string;
   /** Where this host's person allows hosts (a setting or a flag), for the refusal line. */
@@ -53,7 +55,7 @@ export function statusLines(s: ShellStatus): string[] {
     lines.push(
       `network refused: ${s.refusedHosts.join(', ')} (not in ${s.hostsSetting}, and the user did not allow it, or could not be asked). Do not retry through another host or tool; ask the user to allow the host if the command needs it.`,
     );
-  lines.push(...changeSetLines(s.changes, s.saveId, s.noUndo));
+  lines.push(...changeSetLines(s.changes, s));
   for (const h of s.hiddenHistories)
     lines.push(
       `Note: git's object store of ${h.repository} was unreadable to this command: its history holds ${h.secret}, a secret's name, which git show or git log -p would print. git commands that read objects fail there; ask the user to run them, or to relax the rule for that name.`,
@@ -78,7 +80,11 @@ export function renderShell(output: ShellOutput): string {
 }
 
 /** The lines of a command's result that say what became of its changes, and how to take them back. */
-export function changeSetLines(given: readonly ChangeOutcome[], saveId: string | undefined, noUndo?: string): string[] {
+export function changeSetLines(
+  given: readonly ChangeOutcome[],
+  undo: Pick<ShellStatus, 'saveId' | 'noUndo' | 'unrecorded'>,
+): string[] {
+  const { saveId, noUndo, unrecorded = [] } = undo;
   // Security: names and link targets are the command's: shown with their line breaks and hidden
   // characters escaped, so that a name cannot forge a line of the result.
   // A name with a space or a separator of these lines is quoted: "README.md -src/index.ts" is one file.
@@ -104,7 +110,7 @@ export function changeSetLines(given: readonly ChangeOutcome[], saveId: string |
     if (applied.length > 20) shown.push('…');
     if (appliedInGit > 0) shown.push(`${plural(appliedInGit, 'file')} of git's own (objects, refs, index)`);
     lines.push(
-      `changes applied: ${plural(applied.length, 'file')} (${shown.join(' ')})${saveId !== undefined ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : noUndo !== undefined ? `; they cannot be undone: ${noUndo}` : ''}.`,
+      `changes applied: ${plural(applied.length, 'file')} (${shown.join(' ')})${saveId === undefined ? (noUndo !== undefined ? `; they cannot be undone: ${noUndo}` : '') : unrecorded.length === 0 ? `; undo_save {"save_id":"${saveId}"} takes the whole command back` : `; undo_save {"save_id":"${saveId}"} takes the command back but for ${unrecorded.map(named).join(', ')}, whose undo records could not be kept`}.`,
     );
   }
   if (staged.length > 0) {

@@ -20,7 +20,7 @@ import { DEFAULT_TIMEOUT_MS, type ShellExit, type ShellServices } from './port.t
 import { ripgrepLister } from './tree.ts';
 import { callLayerFolder, makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
-import { applyChanges, type ApplyContext } from './apply.ts';
+import { applyChanges, type ApplyContext, type LandedSet } from './apply.ts';
 import type { ChangeOutcome } from './outcome.ts';
 import { judgeLayer } from './change-set.ts';
 import { renderShell, statusLines, type ShellOutput, type ShellStatus } from './result.ts';
@@ -210,7 +210,7 @@ export async function runInSandbox(
     let endedAt: number | undefined;
     let written = 0;
     let refusedLines = 0;
-    let changeSet: { saveId: string | undefined; outcomes: ChangeOutcome[]; noUndo?: string } | undefined;
+    let changeSet: LandedSet | undefined;
     let landing: Promise<unknown> | undefined;
     /** The landing failed and the call says so: the cleanup does not log it again. */
     let landingSaid = false;
@@ -275,6 +275,7 @@ export async function runInSandbox(
       changes: changeSet?.outcomes ?? [],
       ...(changeSet?.saveId !== undefined ? { saveId: changeSet.saveId } : {}),
       ...(changeSet?.noUndo !== undefined ? { noUndo: changeSet.noUndo } : {}),
+      ...(changeSet?.unrecorded !== undefined ? { unrecorded: changeSet.unrecorded } : {}),
       ...(readOnlyBecause !== undefined ? { readOnlyBecause } : {}),
     });
     let final: ShellStatus | undefined;
