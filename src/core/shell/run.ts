@@ -21,7 +21,6 @@ import { ripgrepLister } from './tree.ts';
 import { callLayerFolder, makeLayer } from './layer.ts';
 import { toolchainFolders } from './reads.ts';
 import { applyChanges, type ApplyContext, type LandedSet } from './apply.ts';
-import type { ChangeOutcome } from './outcome.ts';
 import { judgeLayer } from './change-set.ts';
 import { renderShell, statusLines, type ShellOutput, type ShellStatus } from './result.ts';
 import { gitNamedBy, type GitNamed } from '../git/named.ts';
