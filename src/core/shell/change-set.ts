@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { BUILT_IN_RULES, type Policy } from '../policy/policy.ts';
 import { canonicalSpelling } from '../policy/canonical.ts';
@@ -28,20 +27,6 @@ export interface ChangeSetInputs {
   readonly gitDirs: readonly string[];
   /** What git configurations name for git to run, given the work trees of the repositories the command made. */
   readonly gitNamed: (newRepositoryTops: readonly string[]) => Promise<GitNamed>;
-}
-
-/** A file of the upper layer as text, never through a link; undefined when larger than `max`. */
-async function textOf(path: string, max: number): Promise<string | undefined> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const { size } = await file.stat();
-    if (size > max) return undefined;
-    const buffer = Buffer.alloc(size);
-    await file.read(buffer, 0, size, 0);
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
 }
 
 /**
@@ -103,7 +88,10 @@ export async function judgeLayer(layer: Pick<Layer, 'folders'>, inputs: ChangeSe
         namedGitPlace: (rel) => gitPlaceIn(namedGitFolders, rel),
         holdsNamedGitFolder: (rel) => namedGitFolders.some((f) => f === '' || f === rel || f.startsWith(`${rel}/`)),
         protectsBelow: linkProtects,
-        textOf: (file) => textOf(file.from, CONFIG_MAX).catch(() => undefined),
+        textOf: (file) =>
+          file.size > CONFIG_MAX
+            ? Promise.resolve(undefined)
+            : firstBytes(file.from, CONFIG_MAX).catch(() => undefined),
       });
       judged.push({
         entry: layerPlace?.root === place.root ? entry : ({ ...entry, rel: place.rel } as LayerEntry),
