@@ -84,6 +84,8 @@ export async function openCliSession(
     env: () => process.env,
     fs: new NodeFs({}, { warn }),
     roots: spec.liveRoots ?? (() => roots),
+    // The client's roots only narrow the --root folders, whose rules still judge what lies in them.
+    ...(spec.liveRoots ? { ruleFolders: () => roots } : {}),
     gate: spec.gate,
     policy: () => parsedRules.policy,
     ...(backend ? { search: backend.search, ripgrep: backend.ripgrep } : {}),

@@ -3,11 +3,12 @@
 import { test, type TestContext } from 'node:test';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_NAMES } from '../../src/core/contract/names.ts';
 import { LIST_ROOTS } from '../../src/mcp/server.ts';
 import { testDir } from './harness.ts';
@@ -335,5 +336,53 @@ test(
     s.send(JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'list_roots' } }));
     const roots = await s.reply();
     assert.deepEqual([roots.id, roots.error], [13, undefined]);
+  },
+);
+
+test(
+  "attack: a client's roots narrowed inside --root lift none of its rules: --policy's secrets/**, the built-in project/*.scala, in the file tools and the shell",
+  { timeout: 120_000 },
+  async (tc) => {
+    const ws = testDir(tc).path;
+    const canary = 'CANARY-narrowed-roots';
+    mkdirSync(nodePath.join(ws, 'secrets'));
+    writeFileSync(nodePath.join(ws, 'secrets', 'key.txt'), `${canary}\n`);
+    mkdirSync(nodePath.join(ws, 'project'));
+    const policyFile = nodePath.join(testDir(tc).path, 'policy.json');
+    writeFileSync(policyFile, JSON.stringify([{ glob: 'secrets/**', read: 'deny', write: 'deny' }]));
+    const connect = async (
+      root: string,
+    ): Promise<(name: string, input: Record<string, unknown>) => Promise<string>> => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--root', ws, '--gate', 'approve', '--policy', policyFile],
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'narrowing-client', version: '0.0.0' }, { capabilities: { roots: {} } });
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(root).href }] }));
+      await client.connect(transport);
+      tc.after(() => client.close());
+      return async (name, input) => {
+        const result = (await client.callTool({ name, arguments: input })) as CallToolResult;
+        return `${result.isError === true ? 'ERROR ' : ''}${result.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')}`;
+      };
+    };
+
+    const inSecrets = await connect(nodePath.join(ws, 'secrets'));
+    assert.match(await inSecrets(LIST_ROOTS, {}), /^secrets\t/);
+    const opened = await inSecrets('open_file', { path: 'key.txt' });
+    assert.match(opened, /^ERROR .*secrets\/\*\*/s, opened);
+    const shown = await inSecrets('run_shell_command', { command: 'cat key.txt; true' });
+    assert.doesNotMatch(shown, new RegExp(canary), shown);
+
+    const inProject = await connect(nodePath.join(ws, 'project'));
+    const staged = await inProject('stage_file', { path: 'Build.scala', content: 'object Build\n' });
+    const mediaId = /"media_id":"(m\d+)"/.exec(staged)?.[1];
+    const saved = mediaId === undefined ? staged : await inProject('save_media', { media_id: mediaId });
+    assert.match(saved, /^ERROR /, saved);
+    assert.equal(existsSync(nodePath.join(ws, 'project', 'Build.scala')), false, saved);
+    const written = await inProject('run_shell_command', { command: 'echo "object Ctl" > Ctl.scala' });
+    assert.match(written, /staged for review, NOT on disk: Ctl\.scala/, written);
+    assert.equal(existsSync(nodePath.join(ws, 'project', 'Ctl.scala')), false, written);
   },
 );

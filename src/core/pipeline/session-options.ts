@@ -43,6 +43,12 @@ export type ShellSpec = Omit<ShellHost, 'home' | 'env'>;
 export interface SessionOptions extends Environment {
   readonly fs: WorkspaceFs;
   readonly roots: () => readonly WorkspaceRoot[];
+  /**
+   * Security: folders whose rules judge the roots' paths too: the folders the person gave (`--root`)
+   * when a client's roots narrowed them, so that a narrowed root inside one is judged by its rules
+   * (`secrets/**` still denies `secrets/key.txt` with a root at `secrets`).
+   */
+  readonly ruleFolders?: () => readonly WorkspaceRoot[];
   readonly gate: Gate;
   /** Read on every call, so changed settings apply to the next call. */
   readonly policy: () => Policy;

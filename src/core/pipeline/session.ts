@@ -104,13 +104,15 @@ export class Session implements TargetScope {
     return withDistinctNames(this.options.roots());
   }
   /**
-   * The policy in force, knowing the workspace folders (so nested folders and absolute paths are
-   * judged) and the links in them (so a path is also judged by the names links give it).
+   * The policy in force, knowing the workspace folders and the folders whose rules judge them too
+   * (so nested folders and absolute paths are judged) and the links in them (so a path is also
+   * judged by the names links give it).
    */
   get policy(): Policy {
     const policy = this.options.policy();
     const links = this.links.current;
-    const folders = this.roots.map((r) => r.localPath);
+    const outer = (this.options.ruleFolders?.() ?? []).map((r) => r.localPath);
+    const folders = [...new Set([...this.roots.map((r) => r.localPath), ...outer])];
     const reals = folders.map((f) => (f === undefined ? undefined : links.realOf(f)));
     const key = [...folders, ...reals].join('\u0000');
     if (this.placed?.policy !== policy || this.placed.key !== key)
