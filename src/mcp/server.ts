@@ -203,6 +203,12 @@ export class McpToolHost {
       );
     try {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
+      // The client cancelled, but the call had passed its last check and did its work: the client drops
+      // this result, so the person hears of it here (a save's id is what undoes it).
+      if (signal.aborted)
+        this.options.warn(
+          `a ${name} call the client cancelled had already done its work; its result, which the client will not show: ${outcome.text.split('\n', 1)[0]!.slice(0, 300)}`,
+        );
       return { content: [{ type: 'text', text: outcome.text }] };
     } catch (e) {
       return failure(callFailure(e).text);

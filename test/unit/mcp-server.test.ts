@@ -38,6 +38,8 @@ import { rgChildren } from './search-helpers.ts';
 import { srtSandbox } from '../../src/core/shell/srt-sandbox.ts';
 import type { ShellHost } from '../../src/core/shell/port.ts';
 
+import { FaultyFs } from './media-fixtures.ts';
+
 const CANARY = 'CANARY-7f3a91';
 
 interface Connected {
@@ -67,6 +69,8 @@ interface ConnectOptions {
   readonly askTimeoutMs?: number;
   /** Attach the session with no --root folder (a state the CLI never starts in), to see what a call without a folder says. */
   readonly noServerRoots?: boolean;
+  /** The session's filesystem (a FaultyFs to act at a given step). */
+  readonly fs?: FaultyFs;
 }
 
 async function connect(tc: Parameters<typeof session>[0], options: ConnectOptions = {}): Promise<Connected> {
@@ -80,6 +84,7 @@ async function connect(tc: Parameters<typeof session>[0], options: ConnectOption
   });
   const t = session(tc, {
     ...(options.rules ? { rules: options.rules } : {}),
+    ...(options.fs ? { fs: options.fs } : {}),
     overrides: {
       gate: host.gate,
       roots: host.roots,
@@ -681,3 +686,30 @@ test('issue 44 item 10 (and 5): a call that finds no folder says which roots the
     `E_SANDBOX_NOT_FOUND: No workspace folder: the client's roots (${pathToFileURL(c.t.root).href}) leave none of the server's --root folders (none). Tell the user: the server serves the folders its --root options name, in their MCP client's configuration, narrowed by the roots the client announces.`,
   );
 });
+
+test(
+  'a save the client cancels after its last check, which lands, is said on the log with its result (the client drops the result, and its save_id with it)',
+  { timeout: 60_000 },
+  async (tc) => {
+    const fs = new FaultyFs();
+    const c = await connect(tc, { fs });
+    writeFileSync(nodePath.join(c.t.root, 'a.txt'), 'one\n');
+    const staged = await c.call('stage_file', { path: 'a.txt', content: 'two\n' });
+    const mediaId = /"media_id":"(m\d+)"/.exec(staged.text)?.[1];
+    const controller = new AbortController();
+    // The client cancels as the written file takes its place: past the save's last check.
+    fs.beforeRename = (_from, to) => {
+      if (to.endsWith('/a.txt')) controller.abort();
+    };
+    const call = c.client.callTool({ name: 'save_media', arguments: { media_id: mediaId } }, undefined, {
+      signal: controller.signal,
+    });
+    await assert.rejects(call);
+    await until(() => c.warnings.some((w) => w.includes('cancelled had already done its work')));
+    assert.equal(readFileSync(nodePath.join(c.t.root, 'a.txt'), 'utf8'), 'two\n');
+    assert.match(
+      c.warnings.join('\n'),
+      /a save_media call the client cancelled had already done its work; its result, which the client will not show: .*"save_id":"s1"/,
+    );
+  },
+);
