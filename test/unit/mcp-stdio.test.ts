@@ -3,7 +3,7 @@
 import { test, type TestContext } from 'node:test';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -384,5 +384,47 @@ test(
     const written = await inProject('run_shell_command', { command: 'echo "object Ctl" > Ctl.scala' });
     assert.match(written, /staged for review, NOT on disk: Ctl\.scala/, written);
     assert.equal(existsSync(nodePath.join(ws, 'project', 'Ctl.scala')), false, written);
+  },
+);
+
+test(
+  "attack: with a client's roots narrowed to app/, links in --root above it still protect what they lead to (.env -> app/settings.txt, .vscode -> app/cfg), in reads, search, saves and the shell",
+  { timeout: 120_000 },
+  async (tc) => {
+    const ws = testDir(tc).path;
+    const canary = 'CANARY-narrowed-links';
+    mkdirSync(nodePath.join(ws, 'app', 'cfg'), { recursive: true });
+    writeFileSync(nodePath.join(ws, 'app', 'settings.txt'), `${canary}\n`);
+    symlinkSync('app/settings.txt', nodePath.join(ws, '.env'));
+    symlinkSync('app/cfg', nodePath.join(ws, '.vscode'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--root', ws, '--gate', 'approve'],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'narrowing-client', version: '0.0.0' }, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(nodePath.join(ws, 'app')).href }],
+    }));
+    await client.connect(transport);
+    tc.after(() => client.close());
+    const call = async (name: string, input: Record<string, unknown>): Promise<string> => {
+      const result = (await client.callTool({ name, arguments: input })) as CallToolResult;
+      return `${result.isError === true ? 'ERROR ' : ''}${result.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')}`;
+    };
+    assert.match(await call(LIST_ROOTS, {}), /^app\t/);
+    const opened = await call('open_file', { path: 'settings.txt' });
+    assert.match(opened, /^ERROR .*\.env/s, opened);
+    const found = await call('search_files', { pattern: 'CANARY' });
+    assert.doesNotMatch(found, new RegExp(canary), found);
+    const shown = await call('run_shell_command', { command: 'cat settings.txt; true' });
+    assert.doesNotMatch(shown, new RegExp(canary), shown);
+    const staged = await call('stage_file', { path: 'cfg/settings.json', content: '{}\n' });
+    const mediaId = /"media_id":"(m\d+)"/.exec(staged)?.[1];
+    const saved = mediaId === undefined ? staged : await call('save_media', { media_id: mediaId });
+    assert.match(saved, /^ERROR /, saved);
+    assert.equal(existsSync(nodePath.join(ws, 'app', 'cfg', 'settings.json')), false, saved);
+    const written = await call('run_shell_command', { command: 'echo "{}" > cfg/tasks.json' });
+    assert.equal(existsSync(nodePath.join(ws, 'app', 'cfg', 'tasks.json')), false, written);
   },
 );

@@ -107,8 +107,9 @@ export async function invokeTool<R>(
     if (signal.aborted) throw cancelled();
     // A call that writes to disk is judged with the links as they are now; others with a recent walk.
     // A command's writes are held by the kernel, which follows links itself: its cwd is judged as a read.
+    // Links anywhere in the folders whose rules judge the roots count (a narrowed root's file may be `.env` above it).
     await session.links.refresh(
-      session.roots,
+      session.ruleRoots,
       tool.needs.includes('saveGuard') && tool.risk !== 'exec' ? 0 : LINKS_MAX_AGE_MS,
     );
     const refusals = prepared.batch

@@ -104,6 +104,17 @@ export class Session implements TargetScope {
     return withDistinctNames(this.options.roots());
   }
   /**
+   * The workspace folders and the folders whose rules and links judge them too
+   * (`SessionOptions.ruleFolders`: the `--root` folders a client's roots narrowed).
+   */
+  get ruleRoots(): readonly WorkspaceRoot[] {
+    const roots = this.roots;
+    const outer = (this.options.ruleFolders?.() ?? []).filter(
+      (o) => !roots.some((r) => r.localPath === o.localPath && r.address === o.address),
+    );
+    return outer.length === 0 ? roots : [...roots, ...outer];
+  }
+  /**
    * The policy in force, knowing the workspace folders and the folders whose rules judge them too
    * (so nested folders and absolute paths are judged) and the links in them (so a path is also
    * judged by the names links give it).
@@ -111,8 +122,7 @@ export class Session implements TargetScope {
   get policy(): Policy {
     const policy = this.options.policy();
     const links = this.links.current;
-    const outer = (this.options.ruleFolders?.() ?? []).map((r) => r.localPath);
-    const folders = [...new Set([...this.roots.map((r) => r.localPath), ...outer])];
+    const folders = this.ruleRoots.map((r) => r.localPath);
     const reals = folders.map((f) => (f === undefined ? undefined : links.realOf(f)));
     const key = [...folders, ...reals].join('\u0000');
     if (this.placed?.policy !== policy || this.placed.key !== key)
