@@ -204,11 +204,13 @@ export class McpToolHost {
     try {
       const outcome = await invoke(session, name, input, { signal, ...(progress ? { progress } : {}) });
       // The client cancelled, but the call had passed its last check and did its work: the client drops
-      // this result, so the person hears of it here (a save's id is what undoes it).
-      if (signal.aborted)
+      // this result, so the person hears of it here, with the id that undoes it (never the result's text).
+      if (signal.aborted) {
+        const saveId = /"save_id":"(s\d+)"/.exec(outcome.text)?.[1];
         this.options.warn(
-          `a ${name} call the client cancelled had already done its work; its result, which the client will not show: ${outcome.text.split('\n', 1)[0]!.slice(0, 300)}`,
+          `a ${name} call the client cancelled had already done its work${saveId === undefined ? '' : `: undo_save {"save_id":"${saveId}"} takes it back`}.`,
         );
+      }
       return { content: [{ type: 'text', text: outcome.text }] };
     } catch (e) {
       return failure(callFailure(e).text);
